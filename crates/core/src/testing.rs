@@ -1,0 +1,231 @@
+//! The conformance suite every game in tabula passes, and helpers for tests.
+//!
+//! A game's test module calls [`conformance`] (and [`undo_conformance`] if it implements
+//! [`Undo`]) from its start position, and a perft table through [`crate::perft`]. The checks
+//! are those a search relies on without checking: legal move lists without duplicates and
+//! empty exactly at the end, hashes that agree with a recomputation, notation that reads
+//! back, rewards in range, clones that behave like the original, undo that restores
+//! everything.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use crate::game::{Game, Player, Turn, Undo};
+use crate::rng::Rng;
+
+/// What a conformance run saw, for tests that want to assert more.
+#[derive(Clone, Debug, Default)]
+pub struct ConformanceReport {
+    /// Games played to the end.
+    pub games: usize,
+    /// Positions checked.
+    pub positions: usize,
+    /// Longest game in plies.
+    pub longest: u32,
+    /// Wins per player (the single highest reward), and draws at the end.
+    pub wins: Vec<usize>,
+    /// Games with no single winner.
+    pub draws: usize,
+}
+
+/// Plays `games` random games from `start` and checks the [`Game`] contract at every
+/// position. Panics with a description of the first violation.
+pub fn conformance<G: Game>(start: &G, games: usize, max_plies: u32, seed: u64) -> ConformanceReport {
+    let mut rng = Rng::new(seed);
+    let n = start.num_players();
+    assert!((1..=crate::MAX_PLAYERS).contains(&n), "num_players {n} out of range");
+    let mut report = ConformanceReport { wins: vec![0; n], ..Default::default() };
+    let mut moves = Vec::new();
+    let mut again = Vec::new();
+    let mut joint = Vec::new();
+    for _ in 0..games {
+        let mut state = start.clone();
+        let mut plies = 0u32;
+        loop {
+            report.positions += 1;
+            check_position(&state, &mut moves, &mut again);
+            if state.is_over() {
+                break;
+            }
+            assert!(plies < max_plies, "game did not end within {max_plies} plies:\n{state}");
+            let before_hash = state.hash();
+            let before_ply = state.ply();
+            match state.turn() {
+                Turn::Player(_) => {
+                    state.legal_moves(&mut moves);
+                    let mv = moves[rng.below(moves.len())];
+                    let mut twin = state.clone();
+                    assert_eq!(twin.hash(), before_hash, "clone changed the hash");
+                    state.play(mv);
+                    twin.play(mv);
+                    assert_eq!(twin.hash(), state.hash(), "clone and original diverged after {mv:?}");
+                    assert_eq!(format!("{twin:?}"), format!("{state:?}"), "clone and original diverged");
+                }
+                Turn::Simultaneous => {
+                    joint.clear();
+                    for p in 0..n {
+                        state.legal_moves_of(Player(p as u8), &mut moves);
+                        assert!(!moves.is_empty(), "player {p} has no move in a simultaneous turn:\n{state}");
+                        joint.push(moves[rng.below(moves.len())]);
+                    }
+                    state.play_joint(&joint);
+                }
+                Turn::Over => unreachable!(),
+            }
+            assert_eq!(state.ply(), before_ply + 1, "ply did not advance by one");
+            plies += 1;
+        }
+        let rewards = state.rewards();
+        assert_eq!(rewards.len(), n, "rewards for {} players in a {n}-player game", rewards.len());
+        for &r in rewards.as_slice() {
+            assert!((0.0..=1.0).contains(&r), "reward {r} outside 0..=1");
+        }
+        match rewards.winner() {
+            Some(p) => report.wins[p.index()] += 1,
+            None => report.draws += 1,
+        }
+        report.games += 1;
+        report.longest = report.longest.max(plies);
+    }
+    report
+}
+
+fn check_position<G: Game>(state: &G, moves: &mut Vec<G::Move>, again: &mut Vec<G::Move>) {
+    assert_eq!(state.hash(), state.hash_from_scratch(), "incremental hash differs from scratch:\n{state}");
+    let _ = state.to_string();
+    match state.turn() {
+        Turn::Over => {
+            state.legal_moves(moves);
+            assert!(moves.is_empty(), "moves listed in a finished game:\n{state}");
+        }
+        Turn::Player(p) => {
+            assert!(p.index() < state.num_players(), "player {p:?} out of range");
+            state.legal_moves(moves);
+            assert!(!moves.is_empty(), "no legal move but the game is not over:\n{state}");
+            state.legal_moves(again);
+            assert_eq!(moves, again, "legal moves not deterministic");
+            let unique: HashSet<_> = moves.iter().collect();
+            assert_eq!(unique.len(), moves.len(), "duplicate legal moves: {moves:?}");
+            for q in 0..state.num_players() {
+                state.legal_moves_of(Player(q as u8), again);
+                if q == p.index() {
+                    assert_eq!(moves, again, "legal_moves_of disagrees with legal_moves");
+                } else {
+                    assert!(again.is_empty(), "a waiting player has moves");
+                }
+            }
+            check_notation(state, moves);
+        }
+        Turn::Simultaneous => {
+            for q in 0..state.num_players() {
+                state.legal_moves_of(Player(q as u8), moves);
+                let unique: HashSet<_> = moves.iter().collect();
+                assert_eq!(unique.len(), moves.len(), "duplicate legal moves: {moves:?}");
+                check_notation(state, moves);
+            }
+        }
+    }
+}
+
+fn check_notation<G: Game>(state: &G, moves: &[G::Move]) {
+    let bound = state.move_index_bound();
+    for &mv in moves {
+        let text = state.format_move(mv);
+        match state.parse_move(&text) {
+            Ok(back) => assert_eq!(back, mv, "'{text}' reads back as a different move"),
+            Err(e) => panic!("'{text}' written for {mv:?} does not read back: {e}"),
+        }
+        if bound > 0 {
+            assert!(state.move_index(mv) < bound, "move index out of bound for {text}");
+        }
+    }
+    if bound > 0 {
+        let idx: HashSet<_> = moves.iter().map(|&m| state.move_index(m)).collect();
+        assert_eq!(idx.len(), moves.len(), "two legal moves share a move index");
+    }
+}
+
+/// Plays random games from `start`, and at every position plays each legal move with
+/// [`Undo::play_undoable`] and takes it back, checking that the position, its hash and its
+/// legal moves are restored exactly.
+pub fn undo_conformance<G: Undo>(start: &G, games: usize, max_plies: u32, seed: u64) {
+    let mut rng = Rng::new(seed);
+    let mut moves = Vec::new();
+    let mut after = Vec::new();
+    for _ in 0..games {
+        let mut state = start.clone();
+        let mut trail = Vec::new();
+        let mut plies = 0;
+        while let Turn::Player(_) = state.turn() {
+            assert!(plies < max_plies, "game did not end within {max_plies} plies");
+            let before = format!("{state:?}");
+            let hash = state.hash();
+            state.legal_moves(&mut moves);
+            for &mv in &moves {
+                let mut cloned = state.clone();
+                cloned.play(mv);
+                let info = state.play_undoable(mv);
+                assert_eq!(state.hash(), cloned.hash(), "play_undoable and play differ for {mv:?}");
+                assert_eq!(state.hash(), state.hash_from_scratch(), "hash wrong after play_undoable");
+                state.undo(mv, info);
+                assert_eq!(state.hash(), hash, "undo did not restore the hash after {mv:?}");
+                assert_eq!(format!("{state:?}"), before, "undo did not restore the position after {mv:?}");
+                state.legal_moves(&mut after);
+                assert_eq!(moves, after, "undo changed the legal moves");
+            }
+            let mv = moves[rng.below(moves.len())];
+            let info = state.play_undoable(mv);
+            trail.push((mv, info, before, hash));
+            plies += 1;
+        }
+        // Unwind the whole game back to the start.
+        while let Some((mv, info, before, hash)) = trail.pop() {
+            state.undo(mv, info);
+            assert_eq!(state.hash(), hash, "unwinding: hash not restored");
+            assert_eq!(format!("{state:?}"), before, "unwinding: position not restored");
+        }
+        assert_eq!(format!("{state:?}"), format!("{start:?}"), "unwinding did not reach the start");
+    }
+}
+
+/// Plays one uniformly random game from `start` and returns the final position.
+pub fn random_game<G: Game>(start: &G, rng: &mut Rng) -> G {
+    let mut state = start.clone();
+    let mut moves = Vec::new();
+    let mut joint = Vec::new();
+    loop {
+        match state.turn() {
+            Turn::Over => return state,
+            Turn::Player(_) => {
+                state.legal_moves(&mut moves);
+                state.play(moves[rng.below(moves.len())]);
+            }
+            Turn::Simultaneous => {
+                joint.clear();
+                for p in 0..state.num_players() {
+                    state.legal_moves_of(Player(p as u8), &mut moves);
+                    joint.push(moves[rng.below(moves.len())]);
+                }
+                state.play_joint(&joint);
+            }
+        }
+    }
+}
+
+/// The `shared/` data folder next to the project root: `$TABULA_SHARED` if set, else the
+/// first `shared` folder with a `data` subfolder found walking up from this crate.
+pub fn shared_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("TABULA_SHARED") {
+        return PathBuf::from(dir);
+    }
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    loop {
+        let candidate = dir.join("shared");
+        if candidate.join("data").is_dir() {
+            return candidate;
+        }
+        if !dir.pop() {
+            panic!("no shared/ data folder found above {}; set TABULA_SHARED", env!("CARGO_MANIFEST_DIR"));
+        }
+    }
+}
