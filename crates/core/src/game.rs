@@ -68,7 +68,7 @@ pub struct Rewards {
 impl Rewards {
     /// Rewards for `n` players, all zero.
     pub fn new(n: usize) -> Rewards {
-        assert!(n >= 1 && n <= MAX_PLAYERS, "a game has 1..={MAX_PLAYERS} players");
+        assert!((1..=MAX_PLAYERS).contains(&n), "a game has 1..={MAX_PLAYERS} players");
         Rewards { n: n as u8, values: [0.0; MAX_PLAYERS] }
     }
 

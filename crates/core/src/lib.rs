@@ -14,9 +14,7 @@ mod spec;
 pub mod testing;
 mod zobrist;
 
-pub use agent::{
-    Agent, AgentError, Choice, Clock, Limits, MoveStat, NullReport, Report, SearchInfo, Stopwatch,
-};
+pub use agent::{Agent, AgentError, Choice, Clock, Limits, MoveStat, NullReport, Report, SearchInfo, Stopwatch};
 pub use game::{Game, MAX_PLAYERS, MoveParseError, Player, Rewards, Turn, Undo};
 pub use perft::{perft, perft_divide};
 pub use rng::{Rng, splitmix64};

@@ -30,9 +30,9 @@ fn perft_rec<G: Game>(state: &G, depth: u32, buffers: &mut [Vec<G::Move>]) -> u6
         return buf.len() as u64;
     }
     let mut total = 0;
-    for i in 0..buf.len() {
+    for &mv in buf.iter() {
         let mut child = state.clone();
-        child.play(buf[i]);
+        child.play(mv);
         total += perft_rec(&child, depth - 1, rest);
     }
     total

@@ -186,7 +186,8 @@ impl Spec {
             loop {
                 skip_ws(&mut i);
                 let key_start = i;
-                while i < chars.len() && (chars[i].1.is_ascii_alphanumeric() || chars[i].1 == '_' || chars[i].1 == '-') {
+                while i < chars.len() && (chars[i].1.is_ascii_alphanumeric() || chars[i].1 == '_' || chars[i].1 == '-')
+                {
                     i += 1;
                 }
                 if i == key_start {
