@@ -57,7 +57,7 @@ impl TicTacToe {
     }
 
     fn winner_mask(bits: u16) -> bool {
-        LINES.iter().any(|&l| bits & l == l)
+        LINES.iter().any(|line| bits & line == *line)
     }
 
     fn line_winner(&self) -> Option<Player> {
