@@ -236,7 +236,7 @@ impl Connect4 {
     }
 
     fn winner(&self) -> Option<Player> {
-        self.won.then(|| Player(self.to_move ^ 1))
+        self.won.then_some(Player(self.to_move ^ 1))
     }
 }
 
