@@ -254,7 +254,8 @@ pub trait Agent<G: Game>: Send {
     /// A new game starts from `state`; agents drop anything kept from the last one.
     fn new_game(&mut self, _state: &G) {}
 
-    /// A move was played (by anyone): `before` is the position it was played in. Agents that
-    /// reuse their search tree or keep an external engine in sync follow along here.
+    /// A move was played (by anyone): `before` is the position it was played in, `joint` the
+    /// move — one element in alternating games, one move per player in simultaneous turns.
+    /// Agents that reuse their search tree or keep an external engine in sync follow along here.
     fn observe(&mut self, _before: &G, _joint: &[G::Move]) {}
 }

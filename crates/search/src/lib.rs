@@ -9,4 +9,4 @@ mod eval;
 mod random;
 
 pub use eval::{Evaluator, MAX_PLY, NoEval, WIN, WIN_MIN, is_win_score, terminal_score};
-pub use random::RandomAgent;
+pub use random::{RANDOM_PARAMS, RandomAgent};

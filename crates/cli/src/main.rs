@@ -1,0 +1,76 @@
+//! `tabula`: the command-line front end.
+//!
+//! A thin binary: each subcommand parses its arguments, resolves game and agent specs
+//! through the registry, and calls into the library crates. Errors end the process with a
+//! one-line message and a non-zero exit code.
+
+mod perft_cmd;
+mod play;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Plays, analyses and pits game engines against each other.
+#[derive(Parser, Debug)]
+#[command(name = "tabula", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the games and agents with their parameters.
+    List,
+    /// Play a game in the terminal: humans type moves, agents think.
+    Play(play::PlayArgs),
+    /// Count the leaves of the game tree to a depth (move generator test).
+    Perft(perft_cmd::PerftArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = match cli.command {
+        Command::List => {
+            list();
+            Ok(())
+        }
+        Command::Play(args) => play::run(args),
+        Command::Perft(args) => perft_cmd::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn list() {
+    use tabula_registry::{AGENTS, GAMES};
+    let show = |params: &[tabula_core::ParamInfo]| {
+        for p in params {
+            let default = if p.default.is_empty() { String::new() } else { format!(" (default {})", p.default) };
+            println!("      {}{default}: {}", p.name, p.help);
+        }
+    };
+    println!("games:");
+    for g in GAMES {
+        println!("  {:<12} {}", g.name, g.about);
+        show(g.params);
+    }
+    println!("agents:");
+    for a in AGENTS {
+        println!("  {:<12} {}", a.name, a.about);
+        show(a.params);
+    }
+    println!("  {:<12} a person typing moves at the terminal (play only)", "human");
+}
