@@ -4,6 +4,7 @@
 //! through the registry, and calls into the library crates. Errors end the process with a
 //! one-line message and a non-zero exit code.
 
+mod gdl_cmd;
 mod perft_cmd;
 mod play;
 
@@ -27,6 +28,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Count the leaves of the game tree to a depth (move generator test).
     Perft(perft_cmd::PerftArgs),
+    /// General game playing: check GDL game descriptions.
+    Gdl(gdl_cmd::GdlArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         }
         Command::Play(args) => play::run(args),
         Command::Perft(args) => perft_cmd::run(args),
+        Command::Gdl(args) => gdl_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -39,6 +39,11 @@ pub const GAMES: &[GameEntry] = &[
         about: "Connect Four, any board up to 64 cells; moves are column numbers",
         params: tabula_connect4::PARAMS,
     },
+    GameEntry {
+        name: "gdl",
+        about: "any game described in GDL (KIF); moves are KIF terms such as (mark 1 2)",
+        params: tabula_gdl::PARAMS,
+    },
 ];
 
 /// Every agent that works on any game.
@@ -99,6 +104,10 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
             let g = tabula_connect4::Connect4::from_spec(&spec)?;
             Ok(visitor.visit(g, &StandardAgents { evaluator: tabula_connect4::Connect4Eval }))
         }
+        "gdl" => {
+            let g = tabula_gdl::GdlGame::from_spec(&spec)?;
+            Ok(visitor.visit(g, &StandardAgents { evaluator: NoEval }))
+        }
         other => Err(SpecError::UnknownName {
             kind: "game".into(),
             name: other.to_string(),
@@ -122,7 +131,7 @@ mod tests {
 
     #[test]
     fn every_registered_game_builds_with_defaults() {
-        for entry in GAMES {
+        for entry in GAMES.iter().filter(|g| g.name != "gdl") {
             let (spec, n) = with_game(entry.name, Describe).unwrap();
             assert!(spec.starts_with(entry.name), "{spec}");
             assert!(n >= 1);
@@ -130,6 +139,17 @@ mod tests {
             let (again, _) = with_game(&spec, Describe).unwrap();
             assert_eq!(again, spec);
         }
+    }
+
+    #[test]
+    fn gdl_games_load_from_a_file_spec() {
+        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let (spec, n) = with_game(&format!("gdl(file={})", path.display()), Describe).unwrap();
+        assert!(spec.contains("ticTacToe.kif"), "{spec}");
+        assert_eq!(n, 2);
+        let e = with_game("gdl(file=/no/such/file.kif)", Describe).unwrap_err().to_string();
+        assert!(e.contains("/no/such/file.kif"), "{e}");
+        assert!(with_game("gdl", Describe).unwrap_err().to_string().contains("required"));
     }
 
     #[test]

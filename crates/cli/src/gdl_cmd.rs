@@ -1,0 +1,85 @@
+//! `tabula gdl check`: parse, validate and play a random game of GDL files.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand};
+
+/// Arguments of `tabula gdl`.
+#[derive(Args, Debug)]
+pub struct GdlArgs {
+    #[command(subcommand)]
+    command: GdlCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum GdlCommand {
+    /// Check .kif files (or every .kif file in a folder): one line per game.
+    Check {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Seed of the random playout.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x.eq_ignore_ascii_case("kif")))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else if p.exists() {
+            files.push(p.clone());
+        } else {
+            bail!("{}: no such file or folder", p.display());
+        }
+    }
+    Ok(files)
+}
+
+fn name(p: &Path) -> String {
+    p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| p.display().to_string())
+}
+
+/// Runs `tabula gdl`.
+pub fn run(args: GdlArgs) -> Result<()> {
+    match args.command {
+        GdlCommand::Check { paths, seed } => {
+            let files = collect(&paths)?;
+            let mut bad = 0;
+            for f in &files {
+                match tabula_gdl::check_file(f, seed) {
+                    Ok(r) if !r.problems.is_empty() => {
+                        bad += 1;
+                        println!("{}: invalid: {}", name(f), r.problems[0]);
+                    }
+                    Ok(r) => {
+                        let (plies, goals) = r.playout.unwrap_or_default();
+                        let stuck = if r.stuck { " (stopped: a role had no legal move)" } else { "" };
+                        println!(
+                            "{}: ok, {} role(s) {}, random game of {plies} plies, goals {goals:?}{stuck}",
+                            name(f),
+                            r.roles.len(),
+                            r.roles.join(" ")
+                        );
+                    }
+                    Err(e) => {
+                        bad += 1;
+                        println!("{}: error: {e}", name(f));
+                    }
+                }
+            }
+            if bad > 0 {
+                bail!("{bad} of {} game(s) failed the check", files.len());
+            }
+            Ok(())
+        }
+    }
+}
