@@ -8,7 +8,8 @@
 //! 1. A file that starts with a UTF-16 byte-order mark, or whose first bytes alternate with NULs,
 //!    is decoded as UTF-16 as a whole before parsing ([`detect_utf16`]).
 //! 2. A tree whose bytes are all ASCII is decoded as ASCII (identical in every ASCII-compatible
-//!    encoding), except when `CA` names an encoding that is not ASCII-compatible (UTF-16, ISO-2022-JP).
+//!    encoding), except when `CA` names an encoding that is not ASCII-compatible (UTF-16, ISO-2022-JP)
+//!    or, without `CA`, the bytes hold ISO-2022-JP escape sequences.
 //! 3. `CA` naming UTF-16: its values are decoded as UTF-16 (some writers embed UTF-16 values in an
 //!    otherwise 8-bit file).
 //! 4. Bytes that are valid UTF-8 are UTF-8, whatever `CA` says: valid multi-byte UTF-8 arising by
@@ -16,7 +17,9 @@
 //! 5. `CA[UTF-8]` with invalid bytes: if at least as many well-formed multi-byte characters as
 //!    malformed sequences are found, the text is UTF-8 with the bad bytes replaced by U+FFFD.
 //! 6. `CA` naming a known legacy encoding that decodes the bytes without error: that encoding.
-//! 7. Otherwise the encoding is detected from the bytes with `chardetng` (legacy CJK encodings
+//! 7. Non-ASCII bytes that never follow each other (accented letters in Latin text) are read as
+//!    windows-1252, the superset of the FF[4] default ISO-8859-1.
+//! 8. Otherwise the encoding is detected from the bytes with `chardetng` (legacy CJK encodings
 //!    Shift_JIS, EUC-JP, GBK/GB18030, Big5, EUC-KR and the Latin/Cyrillic/Greek windows code pages).
 //!
 //! Labels follow the WHATWG Encoding Standard, plus the aliases SGF files use (`UTF8`, `UTF16LE`,
@@ -124,6 +127,11 @@ fn utf8_quality(mut bytes: &[u8]) -> (usize, usize) {
     }
 }
 
+/// Whether two non-ASCII bytes ever follow each other (multi-byte CJK text always has such pairs).
+fn has_high_byte_pair(bytes: &[u8]) -> bool {
+    bytes.windows(2).any(|w| w[0] >= 0x80 && w[1] >= 0x80)
+}
+
 /// Chooses the encoding of a tree from its `CA` value (if any) and the bytes of the whole tree.
 pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
     let declared_enc = declared.and_then(encoding_for_label);
@@ -132,13 +140,25 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
         (Some(_), None) => Some(format!("unknown charset CA[{}]", label())),
         _ => None,
     };
-    let declared_charset = |e| Charset { encoding: e, source: CharsetSource::Declared, lossy: false };
+    let declared_charset = |e| Charset { encoding: e, source: CharsetSource::Declared, lossy: false, declared: None };
     if let Some(e) = declared_enc
         && (is_utf16(e) || e == encoding_rs::ISO_2022_JP)
     {
         return Choice { charset: declared_charset(e), note: None };
     }
     if bytes.is_ascii() {
+        if declared_enc.is_none() && memchr::memmem::find(bytes, b"\x1b$B").is_some() {
+            // 7-bit text with JIS X 0208 escape sequences.
+            return Choice {
+                charset: Charset {
+                    encoding: encoding_rs::ISO_2022_JP,
+                    source: CharsetSource::Detected,
+                    lossy: false,
+                    declared: None,
+                },
+                note: Some("no CA property; detected ISO-2022-JP".into()),
+            };
+        }
         let charset = match declared_enc {
             Some(e) => declared_charset(e),
             None => Charset::default(),
@@ -149,11 +169,21 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
         return match declared_enc {
             Some(e) if e == encoding_rs::UTF_8 => Choice { charset: declared_charset(e), note: None },
             Some(_) => Choice {
-                charset: Charset { encoding: encoding_rs::UTF_8, source: CharsetSource::Detected, lossy: false },
+                charset: Charset {
+                    encoding: encoding_rs::UTF_8,
+                    source: CharsetSource::Detected,
+                    lossy: false,
+                    declared: None,
+                },
                 note: Some(format!("CA[{}] declared, but the text is UTF-8", label())),
             },
             None => Choice {
-                charset: Charset { encoding: encoding_rs::UTF_8, source: CharsetSource::Detected, lossy: false },
+                charset: Charset {
+                    encoding: encoding_rs::UTF_8,
+                    source: CharsetSource::Detected,
+                    lossy: false,
+                    declared: None,
+                },
                 note: unknown_note,
             },
         };
@@ -162,7 +192,12 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
         let (good, bad) = utf8_quality(bytes);
         if good >= bad {
             return Choice {
-                charset: Charset { encoding: encoding_rs::UTF_8, source: CharsetSource::Declared, lossy: true },
+                charset: Charset {
+                    encoding: encoding_rs::UTF_8,
+                    source: CharsetSource::Declared,
+                    lossy: true,
+                    declared: None,
+                },
                 note: Some(format!("CA[UTF-8] text has {bad} malformed sequence(s), replaced by U+FFFD")),
             };
         }
@@ -171,6 +206,16 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
     {
         return Choice { charset: declared_charset(e), note: None };
     }
+    if !has_high_byte_pair(bytes) {
+        // Isolated non-ASCII bytes (accented letters between ASCII ones) are a single-byte
+        // encoding; the FF[4] default ISO-8859-1 (as windows-1252) is the best guess.
+        let e = encoding_rs::WINDOWS_1252;
+        let note = format!("CA missing or not matching; isolated non-ASCII bytes read as {}", e.name());
+        return Choice {
+            charset: Charset { encoding: e, source: CharsetSource::Detected, lossy: false, declared: None },
+            note: Some(note),
+        };
+    }
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(bytes, true);
     let e = detector.guess(None, false);
@@ -178,7 +223,10 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
         Some(_) => format!("CA[{}] does not match the text; detected {}", label(), e.name()),
         None => format!("no CA property; detected {}", e.name()),
     };
-    Choice { charset: Charset { encoding: e, source: CharsetSource::Detected, lossy: false }, note: Some(note) }
+    Choice {
+        charset: Charset { encoding: e, source: CharsetSource::Detected, lossy: false, declared: None },
+        note: Some(note),
+    }
 }
 
 #[cfg(test)]

@@ -33,8 +33,11 @@ pub enum Issue {
     Charset,
     /// Fox server komi written times 100 (`KM[750]`).
     FoxKomi,
-    /// Structural problem of the tree (variation without a root, several roots).
+    /// Structural problem of the tree (variation without a root, move and set-up mixed).
     Structure,
+    /// Legal FF[4] but suspicious game content, reported in strict mode only (successive moves of
+    /// one colour, set-up stones inside the main line, handicap mismatch, several games in a file).
+    Suspicious,
 }
 
 /// One deviation found while reading.

@@ -202,6 +202,19 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Whether blanks, an identifier, blanks and `[` follow `i` (a node missing its `;`).
+    fn ident_then_value(&self, mut i: usize) -> bool {
+        let s = self.src;
+        while i < s.len() && is_blank(s[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < s.len() && s[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        i > start && self.peek_after_blanks(i) == Some(b'[')
+    }
+
     /// Scans a value starting after its `[`; returns the end of its content and leaves `pos`
     /// after the closing `]`.
     fn scan_value(&mut self) -> usize {
@@ -274,7 +287,7 @@ impl<'s> Parser<'s> {
             }
             match self.peek_after_blanks(open + 1) {
                 Some(b';') => {}
-                Some(c) if c.is_ascii_alphabetic() => {
+                Some(c) if c.is_ascii_alphabetic() && self.ident_then_value(open + 1) => {
                     self.diag(open, Issue::MissingSemicolon, || "game tree without initial ';'".into());
                 }
                 _ => {
@@ -502,7 +515,7 @@ impl<'s> Parser<'s> {
         let ca = root_raw("CA");
         let gm = root_raw("GM").and_then(|g| parse_number(std::str::from_utf8(g).ok()?)).unwrap_or(1);
         let charset = match self.forced {
-            Some(e) => Charset { encoding: e, source: crate::tree::CharsetSource::Detected, lossy: false },
+            Some(e) => Charset { encoding: e, source: crate::tree::CharsetSource::Detected, ..Default::default() },
             None => {
                 let choice = charset::choose(ca, tree_bytes);
                 if let Some(note) = choice.note {
@@ -511,8 +524,9 @@ impl<'s> Parser<'s> {
                 choice.charset
             }
         };
+        let charset_encoding = charset.encoding;
         // Text in the arena is UTF-8 after decoding; a forced (UTF-16) file is already UTF-8.
-        let decode_as = if self.forced.is_some() { encoding_rs::UTF_8 } else { charset.encoding };
+        let decode_as = if self.forced.is_some() { encoding_rs::UTF_8 } else { charset_encoding };
         let mut lossy = false;
         tree.text.reserve(tree_bytes.len());
         for pi in 0..tree.props.len() {
@@ -550,7 +564,17 @@ impl<'s> Parser<'s> {
             }
         }
         tree.charset = Charset { lossy: charset.lossy || lossy, ..charset };
+        // The tree now holds Unicode text: its CA says so, the original label is in the report.
+        if let Some(ca) = ca {
+            tree.charset.declared = Some(String::from_utf8_lossy(ca.trim_ascii()).into_owned());
+            if tree.root().first_value("CA").is_none_or(|v| v.text() != "UTF-8") {
+                tree.set_property(crate::tree::NodeId::ROOT, "CA", &["UTF-8"]);
+            }
+        }
         self.validate(&tree, gm);
+        if self.mode == Mode::Strict {
+            self.strict_checks(&tree, tree_start);
+        }
         if self.mode == Mode::Lenient {
             self.fix_fox_komi(&mut tree, tree_start);
         }
@@ -563,6 +587,13 @@ impl<'s> Parser<'s> {
         let go_points = gm == 1 || gm == 2;
         for (ni, node) in tree.nodes.iter().enumerate() {
             let r = node.props_start as usize..(node.props_start + node.props_len) as usize;
+            let category = |c| {
+                tree.props[r.clone()].iter().any(|p| matches!(p.ident, Ident::Known(i) if props::info(i).category == c))
+            };
+            if category(props::Category::Move) && category(props::Category::Setup) {
+                let offset = self.raw.get(tree.props[r.start].values_start as usize).map_or(0, |r| r.0 as usize);
+                self.diag(offset, Issue::Structure, || format!("move and set-up properties mixed in node {ni}"));
+            }
             for p in &tree.props[r] {
                 let Ident::Known(i) = p.ident else { continue };
                 let info = props::info(i);
@@ -600,6 +631,38 @@ impl<'s> Parser<'s> {
                         format!("invalid value {}[{}] in node {}", info.ident, shown, ni)
                     });
                 }
+            }
+        }
+    }
+
+    /// Checks of game semantics that strict mode reports (as SGFC's strict mode does): a handicap
+    /// that differs from the number of set-up black stones, set-up stones on the main line after the
+    /// root, two successive moves of the same colour, and more than one game per file.
+    fn strict_checks(&mut self, tree: &GameTree, tree_start: usize) {
+        if !self.games.is_empty() {
+            self.diag(tree_start, Issue::Suspicious, || "file contains more than one game tree".into());
+        }
+        if tree.game_type() != 1 {
+            return;
+        }
+        let root = tree.root();
+        if let Some(ha) = root.number("HA") {
+            let stones = root.setup().black.len() as i64;
+            if ha >= 2 && stones != ha || ha < 2 && stones > 0 && ha != 0 {
+                self.diag(tree_start, Issue::Suspicious, || format!("HA[{ha}] but {stones} set-up black stone(s)"));
+            }
+        }
+        for node in tree.main_line().skip(1) {
+            if node.has("AB") || node.has("AW") || node.has("AE") {
+                self.diag(tree_start, Issue::Suspicious, || format!("set-up stones in main-line node {}", node.id().0));
+            }
+        }
+        for node in tree.nodes().skip(1) {
+            let (Some((c, _)), Some(parent)) = (node.raw_move(), node.parent()) else { continue };
+            if parent.raw_move().is_some_and(|(pc, _)| pc == c) {
+                self.diag(tree_start, Issue::Suspicious, || {
+                    format!("two successive {} moves at node {}", c.ident(), node.id().0)
+                });
             }
         }
     }
@@ -645,13 +708,25 @@ fn push_decoded(out: &mut String, bytes: &[u8], enc: &'static encoding_rs::Encod
                 true
             }
         }
-    } else if bytes.is_ascii() && enc.is_ascii_compatible() && enc != encoding_rs::ISO_2022_JP {
+    } else if bytes.is_ascii()
+        && enc.is_ascii_compatible()
+        && enc != encoding_rs::ISO_2022_JP
+        && !(enc == encoding_rs::SHIFT_JIS && bytes.contains(&b'\\'))
+    {
         // ASCII bytes are valid UTF-8.
         out.push_str(std::str::from_utf8(bytes).unwrap_or_default());
         false
+    } else if (enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE) && !bytes.contains(&0) {
+        // `CA[UTF-16]` in an 8-bit file: only some values (those with NULs) are really UTF-16.
+        push_decoded(out, bytes, encoding_rs::UTF_8)
     } else {
         let (text, had_errors) = enc.decode_without_bom_handling(bytes);
-        out.push_str(&text);
+        if enc == encoding_rs::SHIFT_JIS && text.contains('\\') {
+            // JIS X 0201: a single byte 0x5C is the yen sign in Japanese text.
+            out.push_str(&text.replace('\\', "\u{a5}"));
+        } else {
+            out.push_str(&text);
+        }
         had_errors
     }
 }

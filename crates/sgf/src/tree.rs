@@ -68,7 +68,7 @@ pub enum CharsetSource {
 }
 
 /// The text encoding a game tree was decoded from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Charset {
     /// The encoding used to decode every value of the tree.
     pub encoding: &'static encoding_rs::Encoding,
@@ -76,11 +76,14 @@ pub struct Charset {
     pub source: CharsetSource,
     /// Whether some bytes could not be decoded and were replaced by U+FFFD.
     pub lossy: bool,
+    /// The original `CA` label, if the file had one. The tree's own `CA` property is rewritten to
+    /// `UTF-8` on reading, since the tree holds decoded Unicode text.
+    pub declared: Option<String>,
 }
 
 impl Default for Charset {
     fn default() -> Self {
-        Charset { encoding: encoding_rs::UTF_8, source: CharsetSource::Assumed, lossy: false }
+        Charset { encoding: encoding_rs::UTF_8, source: CharsetSource::Assumed, lossy: false, declared: None }
     }
 }
 
