@@ -273,8 +273,11 @@ impl<'s> Parser<'s> {
         }
         while self.pos < s.len() {
             let Some(off) = memchr(b'(', &s[self.pos..]) else {
-                if seen_tree && s[self.pos..].iter().any(|&b| !is_blank(b)) {
+                let rest = &s[self.pos..];
+                if seen_tree && rest.iter().any(|&b| !is_blank(b) && b != b')') {
                     self.diag(self.pos, Issue::Garbage, || "data after the last game tree".into());
+                } else if seen_tree && rest.contains(&b')') {
+                    self.diag(self.pos, Issue::ExtraParen, || "')' without an open game tree".into());
                 }
                 return;
             };
