@@ -25,6 +25,9 @@ fn main() {
                 s.files, s.failed, s.games, s.moves, s.main_line_moves, s.nodes, s.warnings, s.bytes
             );
             println!("{:.3} s, {:.0} games/s, {:.1} MB/s", secs, s.games as f64 / secs, s.bytes as f64 / secs / 1e6);
+            for ((enc, how), n) in &s.charsets {
+                println!("  {n} game(s) {enc} ({how})");
+            }
             if verbose {
                 for p in &s.problems {
                     println!("{}: {:?} {} warning(s)", p.name, p.error, p.warning_count);

@@ -48,6 +48,8 @@ pub struct CheckSummary {
     pub warnings: usize,
     /// Bytes of SGF read (uncompressed).
     pub bytes: u64,
+    /// Games per text encoding, as `(encoding, how it was chosen)`, sorted.
+    pub charsets: std::collections::BTreeMap<(String, String), usize>,
     /// Details of the first [`MAX_PROBLEM_REPORTS`] files with warnings or errors.
     pub problems: Vec<FileReport>,
 }
@@ -99,6 +101,8 @@ impl CheckSummary {
             Ok(c) => {
                 self.games += c.games.len();
                 for g in &c.games {
+                    let key = (g.charset.encoding.name().to_string(), format!("{:?}", g.charset.source));
+                    *self.charsets.entry(key).or_default() += 1;
                     self.nodes += g.len() as u64;
                     self.moves += g.nodes().filter(|n| n.raw_move().is_some()).count() as u64;
                     self.main_line_moves += g.main_line().filter(|n| n.raw_move().is_some()).count() as u64;

@@ -122,6 +122,8 @@ struct Parser<'s> {
     games: Vec<GameTree>,
     /// Raw spans (source offsets) of the current tree's values, indexed like `tree.values`.
     raw: Vec<(u32, u32)>,
+    /// Source offset of each node of the current tree (its `;`).
+    node_offsets: Vec<u32>,
     scratch: Vec<u8>,
     ident_buf: Vec<u8>,
     /// Every `]` at or after this offset is known to have no plausible closing `]` after it.
@@ -145,6 +147,7 @@ impl<'s> Parser<'s> {
             lines: None,
             games: Vec::new(),
             raw: Vec::new(),
+            node_offsets: Vec::new(),
             scratch: Vec::new(),
             ident_buf: Vec::new(),
             no_close_from: usize::MAX,
@@ -309,6 +312,7 @@ impl<'s> Parser<'s> {
         let s = self.src;
         let mut tree = GameTree::with_capacity(256, 0);
         self.raw.clear();
+        self.node_offsets.clear();
         // Node each open variation hangs from (NONE before the root).
         let mut stack: Vec<u32> = vec![NONE];
         let mut cur = NONE;
@@ -389,6 +393,7 @@ impl<'s> Parser<'s> {
     }
 
     fn new_node(&mut self, tree: &mut GameTree, cur: u32) -> u32 {
+        self.node_offsets.push(self.pos as u32);
         if cur == NONE && !tree.nodes.is_empty() {
             self.diag(self.pos, Issue::Structure, || "variation without a root node; attached to the root".into());
             return tree.push_node(0).0;
@@ -593,6 +598,10 @@ impl<'s> Parser<'s> {
             let category = |c| {
                 tree.props[r.clone()].iter().any(|p| matches!(p.ident, Ident::Known(i) if props::info(i).category == c))
             };
+            if ni > 0 && category(props::Category::Root) {
+                let at = self.node_offsets.get(ni).map_or(0, |&o| o as usize);
+                self.diag(at, Issue::Structure, || format!("root property outside the root, in node {ni}"));
+            }
             if category(props::Category::Move) && category(props::Category::Setup) {
                 let offset = self.raw.get(tree.props[r.start].values_start as usize).map_or(0, |r| r.0 as usize);
                 self.diag(offset, Issue::Structure, || format!("move and set-up properties mixed in node {ni}"));
@@ -641,6 +650,10 @@ impl<'s> Parser<'s> {
     /// Checks of game semantics that strict mode reports (as SGFC's strict mode does): a handicap
     /// that differs from the number of set-up black stones, set-up stones on the main line after the
     /// root, two successive moves of the same colour, and more than one game per file.
+    fn node_offset(&self, node: crate::tree::NodeId) -> usize {
+        self.node_offsets.get(node.0 as usize).map_or(0, |&o| o as usize)
+    }
+
     fn strict_checks(&mut self, tree: &GameTree, tree_start: usize) {
         if !self.games.is_empty() {
             self.diag(tree_start, Issue::Suspicious, || "file contains more than one game tree".into());
@@ -657,13 +670,15 @@ impl<'s> Parser<'s> {
         }
         for node in tree.main_line().skip(1) {
             if node.has("AB") || node.has("AW") || node.has("AE") {
-                self.diag(tree_start, Issue::Suspicious, || format!("set-up stones in main-line node {}", node.id().0));
+                let at = self.node_offset(node.id());
+                self.diag(at, Issue::Suspicious, || format!("set-up stones in main-line node {}", node.id().0));
             }
         }
         for node in tree.nodes().skip(1) {
             let (Some((c, _)), Some(parent)) = (node.raw_move(), node.parent()) else { continue };
             if parent.raw_move().is_some_and(|(pc, _)| pc == c) {
-                self.diag(tree_start, Issue::Suspicious, || {
+                let at = self.node_offset(node.id());
+                self.diag(at, Issue::Suspicious, || {
                     format!("two successive {} moves at node {}", c.ident(), node.id().0)
                 });
             }

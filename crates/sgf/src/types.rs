@@ -264,6 +264,28 @@ impl<'a> NodeRef<'a> {
         out
     }
 
+    /// The labels (`LB`) of this node: point and text. Malformed values are skipped.
+    pub fn labels(&self) -> Vec<(Point, &'a str)> {
+        let Some(p) = self.get("LB") else { return Vec::new() };
+        p.values()
+            .filter_map(|v| match v.parts() {
+                (a, Some(b)) => Some((Point::parse(a.trim())?, b)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The point pairs of an arrow (`AR`) or line (`LN`) property. Malformed values are skipped.
+    pub fn point_pairs(&self, ident: &str) -> Vec<(Point, Point)> {
+        let Some(p) = self.get(ident) else { return Vec::new() };
+        p.values()
+            .filter_map(|v| match v.parts() {
+                (a, Some(b)) => Some((Point::parse(a.trim())?, Point::parse(b.trim())?)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The set-up properties (`AB`, `AW`, `AE`, `PL`).
     pub fn setup(&self) -> Setup {
         let mut s = Setup::default();

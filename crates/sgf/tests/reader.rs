@@ -62,6 +62,12 @@ fn composed_values_keep_escaped_colons() {
     assert_eq!(root.first_value("AP").map(|v| v.parts()), Some(("My:App", Some("1.0"))));
     assert_eq!(root.comment(), Some("time: 5:00"));
     round_trips(&t);
+    let (t, _) = one("(;GM[1];LB[aa:one][bad][cc:three]AR[aa:bb]LN[cc:dd][ee])");
+    let node = t.main_line().nth(1).expect("node");
+    let p = |s| Point::parse(s).expect("point");
+    assert_eq!(node.labels(), vec![(p("aa"), "one"), (p("cc"), "three")]);
+    assert_eq!(node.point_pairs("AR"), vec![(p("aa"), p("bb"))]);
+    assert_eq!(node.point_pairs("LN"), vec![(p("cc"), p("dd"))]);
 }
 
 #[test]
