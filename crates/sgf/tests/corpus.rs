@@ -53,6 +53,49 @@ fn count_main_line_moves(bytes: &[u8]) -> usize {
     count
 }
 
+/// Reads one archive; returns (games, main-line moves).
+fn check_archive(path: &std::path::Path) -> (usize, usize) {
+    let mut games = 0usize;
+    let mut moves = 0usize;
+    let mut buf = Vec::new();
+    let file = std::fs::File::open(path).expect("archive");
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    for entry in archive.entries().expect("entries") {
+        let mut entry = entry.expect("entry");
+        let name = entry.path().expect("path").display().to_string();
+        if !name.ends_with(".sgf") {
+            continue;
+        }
+        buf.clear();
+        entry.read_to_end(&mut buf).expect("read");
+        let collection = parse_lenient(&buf).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(collection.games.len(), 1, "{name}");
+        let tree = &collection.games[0];
+        let size = tree.board_size();
+        let mut played = 0;
+        for node in tree.main_line() {
+            if let Some((_, raw)) = node.raw_move() {
+                // Every move of these 19x19 records is a point on the board or a pass.
+                let mv = node.go_move(size);
+                assert!(mv.is_some(), "{name}: bad move {:?}", raw.text());
+                if let Some((_, GoMove::Play(p))) = mv {
+                    assert!(p.on_board(size));
+                }
+                played += 1;
+            }
+        }
+        assert_eq!(played, count_main_line_moves(&buf), "{name}");
+        moves += played;
+        // Round trip: read -> write -> read gives the same tree, and writing is stable.
+        let written = write_collection(&collection.games);
+        let again = parse_lenient(written.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(again.games == collection.games, "{name}: round trip changed the tree");
+        assert_eq!(write_collection(&again.games), written, "{name}");
+        games += 1;
+    }
+    (games, moves)
+}
+
 #[test]
 fn every_kgs_game_reads_without_losing_moves() {
     let dir = shared_dir().join("data/sgf");
@@ -63,46 +106,24 @@ fn every_kgs_game_reads_without_losing_moves() {
         .collect();
     archives.sort();
     assert_eq!(archives.len(), 5);
-    let mut games = 0usize;
-    let mut moves = 0usize;
-    let mut buf = Vec::new();
-    for path in &archives {
-        let file = std::fs::File::open(path).expect("archive");
-        let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
-        for entry in archive.entries().expect("entries") {
-            let mut entry = entry.expect("entry");
-            let name = entry.path().expect("path").display().to_string();
-            if !name.ends_with(".sgf") {
-                continue;
-            }
-            buf.clear();
-            entry.read_to_end(&mut buf).expect("read");
-            let collection = parse_lenient(&buf).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(collection.games.len(), 1, "{name}");
-            let tree = &collection.games[0];
-            let size = tree.board_size();
-            let mut played = 0;
-            for node in tree.main_line() {
-                if let Some((_, raw)) = node.raw_move() {
-                    // Every move of these 19x19 records is a point on the board or a pass.
-                    let mv = node.go_move(size);
-                    assert!(mv.is_some(), "{name}: bad move {:?}", raw.text());
-                    if let Some((_, GoMove::Play(p))) = mv {
-                        assert!(p.on_board(size));
+    // Two workers share the archives (the machine has two cores).
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (games, moves) = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut total = (0, 0);
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(path) = archives.get(i) else { return total };
+                        let (g, m) = check_archive(path);
+                        total = (total.0 + g, total.1 + m);
                     }
-                    played += 1;
-                }
-            }
-            assert_eq!(played, count_main_line_moves(&buf), "{name}");
-            moves += played;
-            // Round trip: read -> write -> read gives the same tree, and writing is stable.
-            let written = write_collection(&collection.games);
-            let again = parse_lenient(written.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(again.games == collection.games, "{name}: round trip changed the tree");
-            assert_eq!(write_collection(&again.games), written, "{name}");
-            games += 1;
-        }
-    }
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("worker")).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    });
     assert_eq!(games, 32_047);
     assert!(moves > 6_000_000, "{moves}");
 }
