@@ -147,6 +147,9 @@ pub struct MatchReport {
     pub score: ScoreEstimate,
     /// The Elo difference (first minus second) with its 95% interval.
     pub elo: EloEstimate,
+    /// The normalized Elo difference with its 95% interval (from the pairs when there are
+    /// any, else from single games).
+    pub normalized_elo: EloEstimate,
     /// Likelihood that the first player is stronger.
     pub los: f64,
     /// Fraction of draws.
@@ -183,6 +186,7 @@ impl MatchReport {
             wld,
             score: wld.score_estimate(0.95),
             elo: wld.elo(),
+            normalized_elo: if penta.pairs() > 0 { penta.normalized_elo() } else { wld.normalized_elo() },
             los: wld.los(),
             draw_ratio: wld.draw_ratio(),
             penta,
@@ -257,11 +261,13 @@ impl fmt::Display for MatchReport {
         )?;
         writeln!(
             f,
-            "  Elo difference {:+.1} ± {:.1} [{:+.1}, {:+.1}]  LOS {:.1}%",
+            "  Elo difference {:+.1} ± {:.1} [{:+.1}, {:+.1}]  nElo {:+.1} ± {:.1}  LOS {:.1}%",
             self.elo.elo,
             self.elo.margin,
             self.elo.low,
             self.elo.high,
+            self.normalized_elo.elo,
+            self.normalized_elo.margin,
             100.0 * self.los
         )?;
         if let Some(e) = &self.penta_elo {

@@ -17,9 +17,16 @@
 //!   distribution is the maximum-likelihood one among all distributions whose expected score
 //!   is `s(elo)`; the LLR is the log ratio of the two. It works on trinomial and pentanomial
 //!   samples alike. Empty outcome classes get a count of 1e-3 so the maximum exists (the
-//!   same regularisation fishtest uses). [`SprtModel::BayesElo`] is the classical SPRT of
-//!   cutechess-cli and the old fishtest: draw Elo estimated from the sample, `elo0`/`elo1`
-//!   in BayesElo units, trinomial only.
+//!   same regularisation fishtest uses). [`SprtModel::Normalized`] takes `elo0`/`elo1` in
+//!   normalized Elo (see below) and uses the normal approximation of the LLR,
+//!   `N (t1 - t0)(2t̂ - t0 - t1) / 2` with `t = nElo·ln10/800` and `t̂` the sample's
+//!   t-value. [`SprtModel::BayesElo`] is the classical SPRT of cutechess-cli and the old
+//!   fishtest: draw Elo estimated from the sample, `elo0`/`elo1` in BayesElo units,
+//!   trinomial only.
+//! - **Normalized Elo** ([`Wld::normalized_elo`], [`Penta::normalized_elo`]): the t-value
+//!   `(s - ½)/σ` times `800/ln10`, with σ the per-game standard deviation (for pairs,
+//!   `sqrt(2)` times the pair's), which measures a difference in units of how hard it is to
+//!   detect, independent of the draw rate.
 //! - **Ratings** ([`fit_ratings`]): the Bradley–Terry / Elo maximum-likelihood fit with
 //!   draws counted as half a win and half a loss (as Ordo does), solved by Newton's method;
 //!   95% error bars from the inverse Fisher information, relative to the chosen [`Anchor`].
@@ -115,7 +122,10 @@ impl EloEstimate {
     fn from_score(mean: f64, se: f64, z: f64) -> EloEstimate {
         let low = elo_from_score((mean - z * se).clamp(0.0, 1.0));
         let high = elo_from_score((mean + z * se).clamp(0.0, 1.0));
-        EloEstimate { elo: elo_from_score(mean), low, high, margin: (high - low) / 2.0 }
+        // A perfect score has an infinite, not an undefined, margin.
+        let infinite_end = low.is_infinite() || high.is_infinite();
+        let margin = if infinite_end { f64::INFINITY } else { (high - low) / 2.0 };
+        EloEstimate { elo: elo_from_score(mean), low, high, margin }
     }
 }
 
@@ -212,6 +222,12 @@ impl Wld {
         EloEstimate::from_score(e.score, e.std_error, normal_quantile(0.5 + confidence / 2.0))
     }
 
+    /// Normalized Elo with its 95% interval (NaN when every game had the same result).
+    pub fn normalized_elo(&self) -> EloEstimate {
+        let sigma = self.variance().sqrt();
+        normalized_estimate(self.score(), sigma, sigma / (self.games() as f64).sqrt())
+    }
+
     /// Likelihood of superiority: the probability that this side is the stronger, from wins
     /// and losses alone (0.5 when there are none).
     pub fn los(&self) -> f64 {
@@ -261,6 +277,12 @@ impl Penta {
         let se = (self.variance() / self.pairs() as f64).sqrt();
         EloEstimate::from_score(self.score(), se, Z95)
     }
+
+    /// Normalized Elo with its 95% interval: the per-game σ is `sqrt(2)` times the pair σ.
+    pub fn normalized_elo(&self) -> EloEstimate {
+        let var = self.variance();
+        normalized_estimate(self.score(), (2.0 * var).sqrt(), (var / self.pairs() as f64).sqrt())
+    }
 }
 
 /// How the SPRT models results (see the module documentation).
@@ -271,6 +293,9 @@ pub enum SprtModel {
     Logistic,
     /// Classical SPRT in BayesElo with the draw Elo estimated from the sample (cutechess-cli).
     BayesElo,
+    /// Normal approximation in normalized Elo (fishtest's normalized bounds); trinomial or
+    /// pentanomial.
+    Normalized,
 }
 
 /// What the SPRT concludes so far.
@@ -372,6 +397,10 @@ impl Sprt {
                 gsprt_llr(&counts, score_from_elo(self.elo0), score_from_elo(self.elo1))
             }
             SprtModel::BayesElo => bayeselo_llr(wld, self.elo0, self.elo1),
+            SprtModel::Normalized => {
+                let counts = [wld.losses as f64, wld.draws as f64, wld.wins as f64];
+                normalized_llr(&counts, 1.0, self.elo0, self.elo1)
+            }
         }
     }
 
@@ -382,6 +411,10 @@ impl Sprt {
             SprtModel::Logistic => {
                 let counts = penta.counts.map(|c| c as f64);
                 gsprt_llr(&counts, score_from_elo(self.elo0), score_from_elo(self.elo1))
+            }
+            SprtModel::Normalized => {
+                let counts = penta.counts.map(|c| c as f64);
+                normalized_llr(&counts, 2.0, self.elo0, self.elo1)
             }
             SprtModel::BayesElo => {
                 let c = penta.counts;
@@ -435,6 +468,38 @@ fn mle_multiplier(outcomes: &[(f64, f64)], s: f64) -> f64 {
         }
     }
     0.5 * (lo + hi)
+}
+
+/// Units of normalized Elo per unit of t-value: `800 / ln 10`.
+pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
+
+/// Mean and variance of outcomes `i / (len - 1)` with the given counts.
+fn mean_variance(counts: &[f64]) -> (f64, f64) {
+    let m = (counts.len() - 1) as f64;
+    let n: f64 = counts.iter().sum();
+    let mean = counts.iter().enumerate().map(|(i, c)| c * i as f64 / m).sum::<f64>() / n;
+    let var = counts.iter().enumerate().map(|(i, c)| c * (i as f64 / m - mean).powi(2)).sum::<f64>() / n;
+    (mean, var)
+}
+
+/// The normal-approximation LLR in normalized Elo; `games_per_unit` is 1 for single games
+/// and 2 for pairs (whose per-game σ is `sqrt(2)` times the pair's).
+fn normalized_llr(counts: &[f64], games_per_unit: f64, nelo0: f64, nelo1: f64) -> f64 {
+    let units: f64 = counts.iter().sum();
+    if units == 0.0 {
+        return 0.0;
+    }
+    let reg: Vec<f64> = counts.iter().map(|&c| if c == 0.0 { 1e-3 } else { c }).collect();
+    let (mean, var) = mean_variance(&reg);
+    let t_hat = (mean - 0.5) / (games_per_unit * var).sqrt();
+    let (t0, t1) = (nelo0 / NELO_PER_T, nelo1 / NELO_PER_T);
+    units * games_per_unit * (t1 - t0) * (2.0 * t_hat - t0 - t1) / 2.0
+}
+
+fn normalized_estimate(mean: f64, sigma: f64, se: f64) -> EloEstimate {
+    let to_nelo = |s: f64| (s - 0.5) / sigma * NELO_PER_T;
+    let (low, high) = (to_nelo(mean - Z95 * se), to_nelo(mean + Z95 * se));
+    EloEstimate { elo: to_nelo(mean), low, high, margin: (high - low) / 2.0 }
 }
 
 /// Win, loss and draw probabilities in the BayesElo model for a BayesElo difference `elo`

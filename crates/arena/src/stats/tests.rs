@@ -323,3 +323,53 @@ fn rating_fit_converges_for_a_wide_spread() {
     // Ends of the chain are less certain than the middle.
     assert!(r.error95[0] > r.error95[2]);
 }
+
+#[test]
+fn normalized_elo_by_hand() {
+    // +30 -20 =50: σ = sqrt(0.1225) = 0.35, t = 0.05 / 0.35, nElo = t · 800/ln10.
+    let r = Wld::new(30, 20, 50);
+    let e = r.normalized_elo();
+    assert!(close(NELO_PER_T, 347.435_585_522_005_4, 1e-9));
+    assert!(close(e.elo, 0.05 / 0.35 * NELO_PER_T, 1e-9));
+    assert!(close(e.high - e.elo, Z95 * 0.035 / 0.35 * NELO_PER_T, 1e-9));
+    // Pairs: σ per game is sqrt(2 · pair variance).
+    let p = Penta { counts: [0, 2, 4, 3, 1] };
+    let mean = (2.0 * 0.25 + 4.0 * 0.5 + 3.0 * 0.75 + 1.0) / 10.0;
+    let var = (2.0 * (0.25f64 - mean).powi(2)
+        + 4.0 * (0.5f64 - mean).powi(2)
+        + 3.0 * (0.75f64 - mean).powi(2)
+        + (1.0f64 - mean).powi(2))
+        / 10.0;
+    assert!(close(p.normalized_elo().elo, (mean - 0.5) / (2.0 * var).sqrt() * NELO_PER_T, 1e-9));
+    // No decisive spread at all: a perfect score has an infinite margin, no games a NaN one.
+    assert_eq!(Wld::new(5, 0, 0).elo().margin, f64::INFINITY);
+    assert!(Wld::default().elo().margin.is_nan());
+}
+
+#[test]
+fn normalized_sprt_matches_the_logistic_test_with_converted_bounds() {
+    // Convert logistic bounds to normalized Elo with the sample's σ; the two LLRs then agree
+    // to first order for a large sample.
+    let r = Wld::new(25_300, 24_700, 50_000);
+    let sigma = r.variance().sqrt();
+    let to_nelo = |e: f64| (score_from_elo(e) - 0.5) / sigma * NELO_PER_T;
+    let logistic = Sprt::new(0.0, 3.0, 0.05, 0.05).expect("valid");
+    let normalized =
+        Sprt::new(to_nelo(0.0), to_nelo(3.0), 0.05, 0.05).expect("valid").with_model(SprtModel::Normalized);
+    let (a, b) = (logistic.llr_trinomial(&r), normalized.llr_trinomial(&r));
+    assert!(close(a, b, 0.02 * a.abs()), "{a} vs {b}");
+    // Hand formula: N (t1 - t0)(2t̂ - t0 - t1)/2.
+    let t_hat = (r.score() - 0.5) / sigma;
+    let (t0, t1) = (to_nelo(0.0) / NELO_PER_T, to_nelo(3.0) / NELO_PER_T);
+    assert!(close(b, 100_000.0 * (t1 - t0) * (2.0 * t_hat - t0 - t1) / 2.0, 1e-6 * b.abs()));
+    // Pairs use twice the pair count as games.
+    let p = Penta { counts: [300, 4_000, 11_000, 4_300, 400] };
+    let var = p.variance();
+    let t_hat = (p.score() - 0.5) / (2.0 * var).sqrt();
+    let n = Sprt::new(0.0, 5.0, 0.05, 0.05).expect("valid").with_model(SprtModel::Normalized);
+    let (t0, t1) = (0.0, 5.0 / NELO_PER_T);
+    let expect = 2.0 * p.pairs() as f64 * (t1 - t0) * (2.0 * t_hat - t0 - t1) / 2.0;
+    assert!(close(n.llr_pentanomial(&p), expect, 1e-6 * expect.abs()));
+    // Every game won: the regularised variance keeps the LLR finite and positive.
+    assert!(n.llr_trinomial(&Wld::new(50, 0, 0)) > 0.0);
+}
