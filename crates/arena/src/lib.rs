@@ -5,12 +5,14 @@
 //! in parallel and resumably, and turns the results into Elo with error bars, SPRT decisions
 //! and tournament ratings.
 
+pub mod clock;
 pub mod openings;
 pub mod record;
 pub mod report;
 pub mod runner;
 pub mod stats;
 
+pub use clock::GameClock;
 pub use openings::{Opening, Openings};
 pub use record::{GameRecord, Termination, write_text_record};
 pub use report::{MatchReport, SprtReport, Standing, TournamentReport};

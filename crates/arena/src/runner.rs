@@ -19,7 +19,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use tabula_core::{Agent, Game, Limits, Player, Turn};
+use tabula_core::{Agent, Clock, Game, Limits, Player, Turn};
+
+use crate::clock::GameClock;
 
 use crate::openings::{Opening, Openings, apply_step, step_text};
 use crate::record::{GameRecord, Termination};
@@ -79,13 +81,17 @@ pub enum ArenaError {
 }
 
 /// Referee settings for one game.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameRules {
     /// Score the game a draw after this many plies (steps), if set.
     pub max_plies: Option<u32>,
     /// Forfeit a move that takes longer than the hard time limit plus this margin (only when
-    /// the limits have a hard time). `None` leaves timing to the agents.
+    /// the limits have a hard time). `None` leaves per-move timing to the agents. With a
+    /// game clock this is also the overrun the clock forgives (zero when `None`).
     pub time_margin: Option<Duration>,
+    /// A time control: each seat gets a [`GameClock`] with it, sees the clock in its limits
+    /// before every move and loses on time when its flag falls.
+    pub clock: Option<Clock>,
 }
 
 /// The outcome of [`play_game`].
@@ -148,6 +154,8 @@ pub fn play_game<G: Game>(
         (Some(h), Some(m)) => Some(h + m),
         _ => None,
     };
+    let mut clocks: Vec<GameClock> = rules.clock.iter().flat_map(|c| vec![GameClock::new(c.clone()); n]).collect();
+    let mut seat_limits = limits.clone();
     let mut legal = Vec::new();
     let mut report = |_: &tabula_core::SearchInfo<G::Move>| {};
     let end = |state: G, moves, rewards, termination| PlayedGame { state, moves, opening_plies, rewards, termination };
@@ -176,8 +184,11 @@ pub fn play_game<G: Game>(
                 let rewards = state.rewards().as_slice().to_vec();
                 return Ok(end(state, moves, rewards, Termination::Normal));
             }
+            if let Some(c) = clocks.get(seat) {
+                seat_limits.clock = Some(c.view());
+            }
             let clock = Instant::now();
-            let choice = agents[seat].choose(&state, Player(seat as u8), limits, &mut report);
+            let choice = agents[seat].choose(&state, Player(seat as u8), &seat_limits, &mut report);
             let took = clock.elapsed();
             let choice = match choice {
                 Ok(c) => c,
@@ -186,9 +197,10 @@ pub fn play_game<G: Game>(
                     return Ok(end(state, moves, forfeit(n, seat), t));
                 }
             };
-            if let Some(limit) = forfeit_after
-                && took > limit
-            {
+            let flag_fell = clocks
+                .get_mut(seat)
+                .is_some_and(|c| c.spend(took, rules.time_margin.unwrap_or(Duration::ZERO)).is_err());
+            if flag_fell || forfeit_after.is_some_and(|limit| took > limit) {
                 let t = Termination::TimeForfeit { seat, millis: took.as_millis() as u64 };
                 return Ok(end(state, moves, forfeit(n, seat), t));
             }

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{BadAgent, Counter, Fault, FirstAgent, Pennies, RandomAgent};
+use common::{BadAgent, ClockSpy, Counter, Fault, FirstAgent, Pennies, RandomAgent};
 use tabula_arena::{
     ArenaError, GameRecord, GameRules, MatchConfig, Opening, Openings, Sprt, SprtDecision, Termination, Wld, play_game,
     run_match,
 };
-use tabula_core::{Agent, Limits};
+use tabula_core::{Agent, Clock, Limits};
 use tabula_tictactoe::TicTacToe;
 
 type Ttt = Box<dyn Agent<TicTacToe>>;
@@ -335,4 +335,34 @@ fn on_game_records_can_be_written_as_text() {
     assert_eq!(text.matches("[Game \"tictactoe\"]").count(), 3);
     assert!(text.contains("a1 b1 c1 a2 b2 c2 a3\n"));
     assert!(text.contains("[Rewards \"1 0\"]"));
+}
+
+#[test]
+fn referee_keeps_a_game_clock_per_seat() {
+    let start = TicTacToe::new();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let control = Clock { remaining: Duration::from_secs(60), moves_to_go: Some(2), ..Clock::default() };
+    let rules = GameRules { clock: Some(control.clone()), ..GameRules::default() };
+    let mut agents: Vec<Ttt> = vec![Box::new(ClockSpy { seen: seen.clone() }), Box::new(FirstAgent)];
+    let g = play_game(&start, &no_opening(), &mut agents, &Limits::none(), &rules).expect("game");
+    assert_eq!(g.termination, Termination::Normal);
+    let seen = seen.lock().expect("lock").clone();
+    // X moves 4 times: 2 moves per control, so the counter runs 2, 1, 2, 1 and the main
+    // time is renewed after every second move.
+    let mtg: Vec<Option<u32>> = seen.iter().map(|c| c.as_ref().and_then(|c| c.moves_to_go)).collect();
+    assert_eq!(mtg, [Some(2), Some(1), Some(2), Some(1)]);
+    let first = seen[0].as_ref().expect("clock");
+    assert_eq!(first.remaining, Duration::from_secs(60));
+    let third = seen[2].as_ref().expect("clock");
+    assert!(third.remaining > Duration::from_secs(60) && third.remaining <= Duration::from_secs(120));
+    // An agent slower than its whole clock loses on time.
+    let rules = GameRules {
+        clock: Some(Clock { remaining: Duration::from_millis(5), ..Clock::default() }),
+        ..GameRules::default()
+    };
+    let mut agents: Vec<Ttt> =
+        vec![Box::new(FirstAgent), Box::new(BadAgent::new(Fault::Slow(Duration::from_millis(20))))];
+    let g = play_game(&start, &no_opening(), &mut agents, &Limits::none(), &rules).expect("game");
+    assert!(matches!(g.termination, Termination::TimeForfeit { seat: 1, .. }), "{:?}", g.termination);
+    assert_eq!(g.rewards, [1.0, 0.0]);
 }

@@ -221,3 +221,29 @@ impl Game for Pennies {
         u32::from(self.played)
     }
 }
+
+/// Plays the first legal move and remembers the clock it was shown.
+pub struct ClockSpy {
+    pub seen: Arc<std::sync::Mutex<Vec<Option<tabula_core::Clock>>>>,
+}
+
+impl<G: Game> Agent<G> for ClockSpy {
+    fn name(&self) -> String {
+        "spy".into()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        limits: &Limits,
+        _: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.push(limits.clock.clone());
+        }
+        let mut moves = Vec::new();
+        state.legal_moves_of(player, &mut moves);
+        moves.first().copied().map(Choice::new).ok_or(AgentError::NoMove)
+    }
+}
