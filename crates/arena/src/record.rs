@@ -96,6 +96,29 @@ impl Termination {
     }
 }
 
+/// What an agent reported about one of its moves.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MoveStats {
+    /// Index of the move in [`GameRecord::moves`].
+    pub ply: usize,
+    /// The seat that moved (0-based).
+    pub seat: usize,
+    /// Thinking time in milliseconds, as the referee measured it.
+    pub millis: u64,
+    /// Search depth reached, if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Nodes or playouts searched, if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Score for the mover in the agent's units, if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<i32>,
+    /// Win rate for the mover, if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub win_rate: Option<f64>,
+}
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
@@ -116,6 +139,9 @@ pub struct GameRecord {
     pub rewards: Vec<f64>,
     /// How the game ended.
     pub termination: Termination,
+    /// One entry per agent move (opening moves have none).
+    #[serde(default)]
+    pub stats: Vec<MoveStats>,
 }
 
 impl GameRecord {
@@ -208,6 +234,7 @@ mod tests {
             moves: ["a1", "b2", "a2", "c3", "a3"].map(String::from).to_vec(),
             rewards: vec![1.0, 0.0],
             termination: Termination::Normal,
+            stats: vec![MoveStats { ply: 2, seat: 0, millis: 5, depth: Some(3), ..MoveStats::default() }],
         }
     }
 
@@ -241,6 +268,7 @@ mod tests {
         r.termination = Termination::IllegalMove { seat: 1, mv: "z9".into() };
         let line = serde_json::to_string(&r).expect("json");
         assert!(line.contains("\"kind\":\"illegal_move\""));
+        assert!(line.contains("\"depth\":3") && !line.contains("nodes"));
         let back: GameRecord = serde_json::from_str(&line).expect("parse");
         assert_eq!(back, r);
         assert_eq!(r.termination.offender(), Some(1));

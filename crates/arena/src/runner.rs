@@ -24,7 +24,7 @@ use tabula_core::{Agent, Clock, Game, Limits, Player, Turn};
 use crate::clock::GameClock;
 
 use crate::openings::{Opening, Openings, apply_step, step_text};
-use crate::record::{GameRecord, Termination};
+use crate::record::{GameRecord, MoveStats, Termination};
 use crate::report::{MatchReport, Tally, TournamentReport};
 use crate::stats::{RatingOptions, Sprt, SprtDecision};
 
@@ -107,6 +107,8 @@ pub struct PlayedGame<G: Game> {
     pub rewards: Vec<f64>,
     /// How the game ended.
     pub termination: Termination,
+    /// What the agents reported about their moves.
+    pub stats: Vec<MoveStats>,
 }
 
 fn forfeit(n: usize, seat: usize) -> Vec<f64> {
@@ -157,16 +159,23 @@ pub fn play_game<G: Game>(
     let mut clocks: Vec<GameClock> = rules.clock.iter().flat_map(|c| vec![GameClock::new(c.clone()); n]).collect();
     let mut seat_limits = limits.clone();
     let mut legal = Vec::new();
-    let mut report = |_: &tabula_core::SearchInfo<G::Move>| {};
-    let end = |state: G, moves, rewards, termination| PlayedGame { state, moves, opening_plies, rewards, termination };
+    let mut stats = Vec::new();
+    let end = |state: G, moves, rewards, termination, stats| PlayedGame {
+        state,
+        moves,
+        opening_plies,
+        rewards,
+        termination,
+        stats,
+    };
     loop {
         let turn = state.turn();
         if turn == Turn::Over {
             let rewards = state.rewards().as_slice().to_vec();
-            return Ok(end(state, moves, rewards, Termination::Normal));
+            return Ok(end(state, moves, rewards, Termination::Normal, stats));
         }
         if rules.max_plies.is_some_and(|m| moves.len() as u64 >= m as u64) {
-            return Ok(end(state, moves, vec![0.5; n], Termination::MaxPlies));
+            return Ok(end(state, moves, vec![0.5; n], Termination::MaxPlies, stats));
         }
         let movers: Vec<usize> = match turn {
             Turn::Player(p) => vec![p.index()],
@@ -177,24 +186,27 @@ pub fn play_game<G: Game>(
             state.legal_moves_of(Player(seat as u8), &mut legal);
             if legal.is_empty() {
                 if turn == Turn::Simultaneous {
-                    return Ok(end(state, moves, vec![0.5; n], Termination::NoLegalMove { seat }));
+                    return Ok(end(state, moves, vec![0.5; n], Termination::NoLegalMove { seat }, stats));
                 }
                 // An alternating game whose mover has no move breaks the Game contract;
                 // score it as the rules' verdict.
                 let rewards = state.rewards().as_slice().to_vec();
-                return Ok(end(state, moves, rewards, Termination::Normal));
+                return Ok(end(state, moves, rewards, Termination::Normal, stats));
             }
             if let Some(c) = clocks.get(seat) {
                 seat_limits.clock = Some(c.view());
             }
+            let mut last = None;
             let clock = Instant::now();
-            let choice = agents[seat].choose(&state, Player(seat as u8), &seat_limits, &mut report);
+            let choice = agents[seat].choose(&state, Player(seat as u8), &seat_limits, &mut |info| {
+                last = Some((info.depth, info.nodes, info.score, info.win_rate))
+            });
             let took = clock.elapsed();
             let choice = match choice {
                 Ok(c) => c,
                 Err(e) => {
                     let t = Termination::AgentError { seat, error: e.to_string() };
-                    return Ok(end(state, moves, forfeit(n, seat), t));
+                    return Ok(end(state, moves, forfeit(n, seat), t, stats));
                 }
             };
             let flag_fell = clocks
@@ -202,14 +214,25 @@ pub fn play_game<G: Game>(
                 .is_some_and(|c| c.spend(took, rules.time_margin.unwrap_or(Duration::ZERO)).is_err());
             if flag_fell || forfeit_after.is_some_and(|limit| took > limit) {
                 let t = Termination::TimeForfeit { seat, millis: took.as_millis() as u64 };
-                return Ok(end(state, moves, forfeit(n, seat), t));
+                return Ok(end(state, moves, forfeit(n, seat), t, stats));
             }
+            let (depth, nodes, score, win_rate) =
+                last.unwrap_or((choice.info.depth, choice.info.nodes, choice.info.score, choice.info.win_rate));
+            stats.push(MoveStats {
+                ply: moves.len(),
+                seat,
+                millis: took.as_millis() as u64,
+                depth: (depth > 0).then_some(depth),
+                nodes: (nodes > 0).then_some(nodes),
+                score,
+                win_rate,
+            });
             if choice.resign {
-                return Ok(end(state, moves, forfeit(n, seat), Termination::Resignation { seat }));
+                return Ok(end(state, moves, forfeit(n, seat), Termination::Resignation { seat }, stats));
             }
             if !legal.contains(&choice.mv) {
                 let t = Termination::IllegalMove { seat, mv: state.format_move(choice.mv) };
-                return Ok(end(state, moves, forfeit(n, seat), t));
+                return Ok(end(state, moves, forfeit(n, seat), t, stats));
             }
             step.push(choice.mv);
         }
@@ -483,6 +506,20 @@ impl Sink<'_> {
     }
 
     fn finish(&mut self, fixture: &Fixture, record: GameRecord) -> bool {
+        // A results file mixes no agents: the same participant must keep its name.
+        for (p, name) in record.participants.iter().zip(&record.players) {
+            if let Some(Some(known)) = self.names.get(*p)
+                && known != name
+            {
+                let message = format!("player {} is '{name}' but was '{known}'", p + 1);
+                self.error.get_or_insert(ArenaError::ResumeMismatch {
+                    path: self.path.clone(),
+                    id: record.id,
+                    message,
+                });
+                return false;
+            }
+        }
         if let Some(file) = &mut self.file {
             let written = serde_json::to_string(&record)
                 .map_err(std::io::Error::other)
@@ -607,6 +644,7 @@ where
                         moves: played.moves,
                         rewards: played.rewards,
                         termination: played.termination,
+                        stats: played.stats,
                     };
                     let go_on = sink.lock().unwrap_or_else(PoisonError::into_inner).finish(fixture, record);
                     if !go_on {

@@ -46,6 +46,10 @@ fn referee_plays_a_normal_game_to_the_end() {
     assert_eq!(g.termination, Termination::Normal);
     assert_eq!(g.opening_plies, 0);
     assert!(tabula_core::Game::is_over(&g.state));
+    assert_eq!(g.stats.len(), 7);
+    for (i, st) in g.stats.iter().enumerate() {
+        assert_eq!((st.ply, st.seat, st.depth, st.nodes), (i, i % 2, None, None));
+    }
 }
 
 #[test]
@@ -284,6 +288,12 @@ fn resume_drops_a_cut_off_last_line_and_rejects_foreign_files() {
         run_match(&TicTacToe::new(), first, random(3), &fewer, |_| {}),
         Err(ArenaError::ResumeMismatch { id: 2, .. })
     ));
+    // Another agent under the same results file.
+    assert!(matches!(
+        run_match(&TicTacToe::new(), first, random(4), &MatchConfig { games: 6, ..config.clone() }, |_| {}),
+        Err(ArenaError::ResumeMismatch { id: 4, .. })
+    ));
+    assert_eq!(read_records(&path).len(), 4, "the mismatched game is not written");
     // A damaged line in the middle is an error naming the line.
     let mut lines: Vec<String> = std::fs::read_to_string(&path).expect("read").lines().map(String::from).collect();
     lines[1] = "{not json".into();
