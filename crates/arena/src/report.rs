@@ -355,24 +355,39 @@ impl TournamentReport {
         rating: &RatingOptions,
     ) -> TournamentReport {
         let n = tally.n;
-        let mut table = PairTable::new(n);
-        for i in 0..n {
-            for j in i + 1..n {
+        // Players without games (a run stopped early) are left out of the fit.
+        let active: Vec<usize> = (0..n).filter(|&i| tally.total(i).games() > 0).collect();
+        let mut table = PairTable::new(active.len());
+        for (a, &i) in active.iter().enumerate() {
+            for (b, &j) in active.iter().enumerate().skip(a + 1) {
                 let w = tally.wld[i * n + j];
                 if w.games() > 0 {
-                    table.add(i, j, w.games() as f64, w.points());
+                    table.add(a, b, w.games() as f64, w.points());
                 }
             }
         }
         let mut used = *rating;
-        let mut fit = fit_ratings(&table, &used);
+        let mut options = used;
+        if let crate::stats::Anchor::Player(p) = used.anchor {
+            // The anchor by its position among the active players (out of range if inactive).
+            options.anchor = crate::stats::Anchor::Player(active.iter().position(|&i| i == p).unwrap_or(usize::MAX));
+        }
+        let mut fit = fit_ratings(&table, &options);
         if matches!(fit, Err(StatsError::Unbounded(_))) && used.prior_draws == 0.0 {
             used.prior_draws = 1.0;
-            fit = fit_ratings(&table, &used);
+            options.prior_draws = 1.0;
+            fit = fit_ratings(&table, &options);
         }
-        let (elo, error95, rating_error) = match fit {
-            Ok(r) => (r.elo, r.error95, None),
-            Err(e) => (vec![f64::NAN; n], vec![f64::NAN; n], Some(e.to_string())),
+        let (mut elo, mut error95) = (vec![f64::NAN; n], vec![f64::NAN; n]);
+        let rating_error = match fit {
+            Ok(r) => {
+                for (a, &i) in active.iter().enumerate() {
+                    elo[i] = r.elo[a];
+                    error95[i] = r.error95[a];
+                }
+                None
+            }
+            Err(e) => Some(e.to_string()),
         };
         let mut standings: Vec<Standing> = (0..n)
             .map(|i| {

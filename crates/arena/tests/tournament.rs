@@ -79,6 +79,12 @@ fn gauntlet_meets_only_the_first_player() {
     // Too few players, or a player the factory cannot build.
     let one = TournamentConfig { players: 1, ..TournamentConfig::default() };
     assert!(run_tournament(&TicTacToe::new(), factory, &one, |_| {}).is_err());
+    // Stopped before anyone played player 3: the others are still rated.
+    let stop = std::sync::Arc::new(AtomicBool::new(true));
+    let early = TournamentConfig { players: 4, stop: Some(stop), ..TournamentConfig::default() };
+    let none = run_tournament(&TicTacToe::new(), factory, &early, |_| {}).expect("nothing played");
+    assert_eq!(none.played, 0);
+    assert!(none.standings.iter().all(|s| s.elo.is_nan()));
     let five = TournamentConfig { players: 5, ..TournamentConfig::default() };
     assert!(run_tournament(&TicTacToe::new(), factory, &five, |_| {}).is_err());
 }
@@ -104,6 +110,8 @@ fn tournament_resumes_from_its_results_file() {
     })
     .expect("partial");
     assert_eq!(partial.played, 5);
+    // Five games of the first round: pairs (0,1), (0,2) and one game of (1,2); all rated.
+    assert!(partial.rating_error.is_none(), "{:?}", partial.rating_error);
     stop.store(false, Ordering::SeqCst);
     let mut more = 0;
     let full = run_tournament(&TicTacToe::new(), factory, &config, |_| more += 1).expect("resume");
