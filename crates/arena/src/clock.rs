@@ -50,11 +50,11 @@ impl GameClock {
     /// [`TimeUp`] when the move overran the clock by more than `margin`.
     pub fn spend(&mut self, used: Duration, margin: Duration) -> Result<(), TimeUp> {
         if !self.overtime {
-            if used <= self.now.remaining + margin {
-                self.now.remaining = self.now.remaining.saturating_sub(used) + self.control.increment;
+            if used <= self.now.remaining.saturating_add(margin) {
+                self.now.remaining = self.now.remaining.saturating_sub(used).saturating_add(self.control.increment);
                 if let Some(k) = self.now.moves_to_go {
                     if k <= 1 {
-                        self.now.remaining += self.control.remaining;
+                        self.now.remaining = self.now.remaining.saturating_add(self.control.remaining);
                         self.now.moves_to_go = self.control.moves_to_go;
                     } else {
                         self.now.moves_to_go = Some(k - 1);
@@ -79,7 +79,7 @@ impl GameClock {
     fn spend_overtime(&mut self, used: Duration, margin: Duration) -> Result<(), TimeUp> {
         let period = self.control.overtime_period;
         if self.control.canadian {
-            if used > self.now.overtime_period + margin {
+            if used > self.now.overtime_period.saturating_add(margin) {
                 return Err(TimeUp);
             }
             self.now.overtime_period = self.now.overtime_period.saturating_sub(used);

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use tabula_core::{Agent, Clock, Game, Limits, Player, Turn};
+use tabula_core::{Agent, AgentError, Clock, Game, Limits, Player, Turn};
 
 use crate::clock::GameClock;
 
@@ -153,7 +153,7 @@ pub fn play_game<G: Game>(
     }
     let opening_plies = moves.len();
     let forfeit_after = match (limits.hard_time.or(limits.time), rules.time_margin) {
-        (Some(h), Some(m)) => Some(h + m),
+        (Some(h), Some(m)) => Some(h.saturating_add(m)),
         _ => None,
     };
     let mut clocks: Vec<GameClock> = rules.clock.iter().flat_map(|c| vec![GameClock::new(c.clone()); n]).collect();
@@ -198,8 +198,20 @@ pub fn play_game<G: Game>(
             }
             let mut last = None;
             let clock = Instant::now();
-            let choice = agents[seat].choose(&state, Player(seat as u8), &seat_limits, &mut |info| {
-                last = Some((info.depth, info.nodes, info.score, info.win_rate))
+            // A panicking agent loses the game like a crashed engine instead of taking the
+            // whole match down; it is rebuilt for the next game.
+            let choice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                agents[seat].choose(&state, Player(seat as u8), &seat_limits, &mut |info| {
+                    last = Some((info.depth, info.nodes, info.score, info.win_rate))
+                })
+            }))
+            .unwrap_or_else(|panic| {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(AgentError::Engine(format!("agent panicked: {what}")))
             });
             let took = clock.elapsed();
             let choice = match choice {

@@ -73,6 +73,12 @@ fn referee_forfeits_errors_illegal_moves_resignations_and_slow_moves() {
     assert_eq!(g.rewards, [1.0, 0.0]);
     assert_eq!(g.moves, ["a1"]);
 
+    let g = run(Fault::Panic, &GameRules::default(), &none);
+    assert_eq!(
+        g.termination,
+        Termination::AgentError { seat: 1, error: "engine failure: agent panicked: bug in agent".into() }
+    );
+
     let g = run(Fault::Resign, &GameRules::default(), &none);
     assert_eq!(g.termination, Termination::Resignation { seat: 1 });
     assert_eq!(g.rewards, [1.0, 0.0]);

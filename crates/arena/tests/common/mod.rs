@@ -72,6 +72,8 @@ pub enum Fault {
     Resign,
     /// Spends `Duration` before answering with the first legal move.
     Slow(Duration),
+    /// Panics.
+    Panic,
 }
 
 /// A deliberately failing agent (plays the first legal move when it does not fail).
@@ -111,6 +113,7 @@ impl Agent<tabula_tictactoe::TicTacToe> for BadAgent {
                 Ok(Choice::new(taken.unwrap_or(first)))
             }
             Fault::Resign => Ok(Choice { resign: true, ..Choice::new(first) }),
+            Fault::Panic => panic!("bug in agent"),
             Fault::Slow(d) => {
                 let t = Instant::now();
                 while t.elapsed() < d {
