@@ -1,0 +1,790 @@
+//! Playing the games: a referee for one game ([`play_game`]) and a scheduler that runs a
+//! match ([`run_match`]) or a tournament ([`run_tournament`]) on several threads.
+//!
+//! The game's own rules are the referee: a move that is not in `legal_moves`, an `Err` from
+//! an agent, or (with a margin configured) a move past the hard time limit loses the game for
+//! the offender, and the reason is recorded. Each worker thread builds its own agents with
+//! the caller's factory (agents need not be `Sync`); an agent that failed is dropped and
+//! the factory builds a fresh one for the next game, which restarts a crashed external engine.
+//!
+//! Every finished game is appended as one JSON line to the results file at once. On start
+//! the runner reads that file and skips the games already in it, so an interrupted run
+//! continues where it stopped without replaying or losing a game.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use tabula_core::{Agent, AgentError, Clock, Game, Limits, Player, Turn};
+
+use crate::clock::GameClock;
+
+use crate::openings::{Opening, Openings, apply_step, step_text};
+use crate::record::{GameRecord, MoveStats, Termination};
+use crate::report::{MatchReport, Tally, TournamentReport};
+use crate::stats::{RatingOptions, Sprt, SprtDecision};
+
+/// Why a match or tournament could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    /// The factory could not build an agent.
+    #[error("cannot build the agent of player {participant}: {message}")]
+    Agent {
+        /// The participant (0-based).
+        participant: usize,
+        /// The factory's error.
+        message: String,
+    },
+    /// An opening that cannot be played.
+    #[error("opening {index}: {message}")]
+    Opening {
+        /// The opening's index in its list.
+        index: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A results file line that is not a game record.
+    #[error("{path}, line {line}: not a game record: {message}")]
+    ResultsFile {
+        /// The file.
+        path: PathBuf,
+        /// The line number (1-based).
+        line: usize,
+        /// The parse error.
+        message: String,
+    },
+    /// The results file holds games of a different schedule.
+    #[error("{path}: game {id} does not belong to this match ({message}); use a new results file")]
+    ResumeMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The game id.
+        id: usize,
+        /// The difference.
+        message: String,
+    },
+    /// A configuration that cannot work.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+}
+
+/// Referee settings for one game.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GameRules {
+    /// Score the game a draw after this many plies (steps), if set.
+    pub max_plies: Option<u32>,
+    /// Forfeit a move that takes longer than the hard time limit plus this margin (only when
+    /// the limits have a hard time). `None` leaves per-move timing to the agents. With a
+    /// game clock this is also the overrun the clock forgives (zero when `None`).
+    pub time_margin: Option<Duration>,
+    /// A time control: each seat gets a [`GameClock`] with it, sees the clock in its limits
+    /// before every move and loses on time when its flag falls.
+    pub clock: Option<Clock>,
+}
+
+/// The outcome of [`play_game`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayedGame<G: Game> {
+    /// The final position.
+    pub state: G,
+    /// Every step from the start position as text (opening included).
+    pub moves: Vec<String>,
+    /// How many of `moves` came from the opening.
+    pub opening_plies: usize,
+    /// The reward of each seat.
+    pub rewards: Vec<f64>,
+    /// How the game ended.
+    pub termination: Termination,
+    /// What the agents reported about their moves.
+    pub stats: Vec<MoveStats>,
+}
+
+fn forfeit(n: usize, seat: usize) -> Vec<f64> {
+    let mut r = vec![1.0; n];
+    r[seat] = 0.0;
+    r
+}
+
+/// Plays one game from `start`: the opening's moves first, then the agents (`agents[i]`
+/// plays seat `i`), each move checked against the rules.
+///
+/// # Errors
+/// [`ArenaError::Config`] unless there is exactly one agent per player.
+pub fn play_game<G: Game>(
+    start: &G,
+    opening: &Opening<G>,
+    agents: &mut [Box<dyn Agent<G>>],
+    limits: &Limits,
+    rules: &GameRules,
+) -> Result<PlayedGame<G>, ArenaError> {
+    let n = start.num_players();
+    if agents.len() != n {
+        return Err(ArenaError::Config(format!("{} agents for a {n}-player game", agents.len())));
+    }
+    let mut state = start.clone();
+    for agent in agents.iter_mut() {
+        agent.new_game(&state);
+    }
+    let mut moves = Vec::new();
+    let observe = |agents: &mut [Box<dyn Agent<G>>], before: &G, step: &[G::Move]| {
+        for agent in agents.iter_mut() {
+            agent.observe(before, step);
+        }
+    };
+    for step in &opening.steps {
+        if state.is_over() {
+            break;
+        }
+        moves.push(step_text(&state, step));
+        observe(agents, &state, step);
+        apply_step(&mut state, step);
+    }
+    let opening_plies = moves.len();
+    let forfeit_after = match (limits.hard_time.or(limits.time), rules.time_margin) {
+        (Some(h), Some(m)) => Some(h.saturating_add(m)),
+        _ => None,
+    };
+    let mut clocks: Vec<GameClock> = rules.clock.iter().flat_map(|c| vec![GameClock::new(c.clone()); n]).collect();
+    let mut seat_limits = limits.clone();
+    let mut legal = Vec::new();
+    let mut stats = Vec::new();
+    let end = |state: G, moves, rewards, termination, stats| PlayedGame {
+        state,
+        moves,
+        opening_plies,
+        rewards,
+        termination,
+        stats,
+    };
+    loop {
+        let turn = state.turn();
+        if turn == Turn::Over {
+            let rewards = state.rewards().as_slice().to_vec();
+            return Ok(end(state, moves, rewards, Termination::Normal, stats));
+        }
+        if rules.max_plies.is_some_and(|m| moves.len() as u64 >= m as u64) {
+            return Ok(end(state, moves, vec![0.5; n], Termination::MaxPlies, stats));
+        }
+        let movers: Vec<usize> = match turn {
+            Turn::Player(p) => vec![p.index()],
+            _ => (0..n).collect(),
+        };
+        let mut step = Vec::with_capacity(movers.len());
+        for &seat in &movers {
+            state.legal_moves_of(Player(seat as u8), &mut legal);
+            if legal.is_empty() {
+                if turn == Turn::Simultaneous {
+                    return Ok(end(state, moves, vec![0.5; n], Termination::NoLegalMove { seat }, stats));
+                }
+                // An alternating game whose mover has no move breaks the Game contract;
+                // score it as the rules' verdict.
+                let rewards = state.rewards().as_slice().to_vec();
+                return Ok(end(state, moves, rewards, Termination::Normal, stats));
+            }
+            if let Some(c) = clocks.get(seat) {
+                seat_limits.clock = Some(c.view());
+            }
+            let mut last = None;
+            let clock = Instant::now();
+            // A panicking agent loses the game like a crashed engine instead of taking the
+            // whole match down; it is rebuilt for the next game.
+            let choice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                agents[seat].choose(&state, Player(seat as u8), &seat_limits, &mut |info| {
+                    last = Some((info.depth, info.nodes, info.score, info.win_rate))
+                })
+            }))
+            .unwrap_or_else(|panic| {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(AgentError::Engine(format!("agent panicked: {what}")))
+            });
+            let took = clock.elapsed();
+            let choice = match choice {
+                Ok(c) => c,
+                Err(e) => {
+                    let t = Termination::AgentError { seat, error: e.to_string() };
+                    return Ok(end(state, moves, forfeit(n, seat), t, stats));
+                }
+            };
+            let flag_fell = clocks
+                .get_mut(seat)
+                .is_some_and(|c| c.spend(took, rules.time_margin.unwrap_or(Duration::ZERO)).is_err());
+            if flag_fell || forfeit_after.is_some_and(|limit| took > limit) {
+                let t = Termination::TimeForfeit { seat, millis: took.as_millis() as u64 };
+                return Ok(end(state, moves, forfeit(n, seat), t, stats));
+            }
+            let (depth, nodes, score, win_rate) =
+                last.unwrap_or((choice.info.depth, choice.info.nodes, choice.info.score, choice.info.win_rate));
+            stats.push(MoveStats {
+                ply: moves.len(),
+                seat,
+                millis: took.as_millis() as u64,
+                depth: (depth > 0).then_some(depth),
+                nodes: (nodes > 0).then_some(nodes),
+                score,
+                win_rate,
+            });
+            if choice.resign {
+                return Ok(end(state, moves, forfeit(n, seat), Termination::Resignation { seat }, stats));
+            }
+            if !legal.contains(&choice.mv) {
+                let t = Termination::IllegalMove { seat, mv: state.format_move(choice.mv) };
+                return Ok(end(state, moves, forfeit(n, seat), t, stats));
+            }
+            step.push(choice.mv);
+        }
+        moves.push(step_text(&state, &step));
+        observe(agents, &state, &step);
+        apply_step(&mut state, &step);
+    }
+}
+
+/// Settings of a two-player match.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Games to play (fewer when the SPRT decides first).
+    pub games: usize,
+    /// Games played at once, each on its own thread with its own agents.
+    pub jobs: usize,
+    /// Where games start; opening `k` is played in games `2k` and `2k+1` with colours swapped.
+    pub openings: Openings,
+    /// Limits for every move.
+    pub limits: Limits,
+    /// Referee settings.
+    pub rules: GameRules,
+    /// The results file (JSON lines), read on start to resume, appended after each game.
+    pub results_path: Option<PathBuf>,
+    /// Show a progress bar with the running score on the terminal.
+    pub progress: bool,
+    /// Stop scheduling games once this test is decided.
+    pub sprt: Option<Sprt>,
+    /// Set from outside (e.g. on Ctrl-C) to stop scheduling new games; games in progress finish.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            games: 2,
+            jobs: 1,
+            openings: Openings::None,
+            limits: Limits::none(),
+            rules: GameRules::default(),
+            results_path: None,
+            progress: false,
+            sprt: None,
+            stop: None,
+        }
+    }
+}
+
+/// Who meets whom in a tournament.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Schedule {
+    /// Every player meets every other.
+    #[default]
+    RoundRobin,
+    /// Player 0 meets every other player; the others do not meet.
+    Gauntlet,
+}
+
+/// Settings of a tournament between several players.
+#[derive(Clone, Debug)]
+pub struct TournamentConfig {
+    /// Number of players (the factory is called with 0..players).
+    pub players: usize,
+    /// Round robin or gauntlet.
+    pub schedule: Schedule,
+    /// Games between each scheduled pair (colours alternate; opening `r` is played in round
+    /// `r` by every pair, twice).
+    pub games_per_pair: usize,
+    /// Games played at once.
+    pub jobs: usize,
+    /// Where games start.
+    pub openings: Openings,
+    /// Limits for every move.
+    pub limits: Limits,
+    /// Referee settings.
+    pub rules: GameRules,
+    /// The results file (JSON lines), for resuming.
+    pub results_path: Option<PathBuf>,
+    /// Show a progress bar.
+    pub progress: bool,
+    /// How ratings are fitted.
+    pub rating: RatingOptions,
+    /// Set from outside to stop scheduling new games.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl Default for TournamentConfig {
+    fn default() -> Self {
+        TournamentConfig {
+            players: 2,
+            schedule: Schedule::RoundRobin,
+            games_per_pair: 2,
+            jobs: 1,
+            openings: Openings::None,
+            limits: Limits::none(),
+            rules: GameRules::default(),
+            results_path: None,
+            progress: false,
+            rating: RatingOptions::default(),
+            stop: None,
+        }
+    }
+}
+
+/// One scheduled game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fixture {
+    /// Its index in the schedule, the `id` of its record.
+    pub id: usize,
+    /// The participant in each seat.
+    pub seats: Vec<usize>,
+    /// The two participants; `a` has seat 0 when the colours are not swapped.
+    pub a: usize,
+    /// The second participant.
+    pub b: usize,
+    /// Index of the opening.
+    pub opening: usize,
+    /// The other game of the colour-swapped pair, if scheduled.
+    pub partner: Option<usize>,
+}
+
+fn seats(a: usize, b: usize, swap: usize, players: usize) -> Vec<usize> {
+    (0..players).map(|s| if (s + swap).is_multiple_of(2) { a } else { b }).collect()
+}
+
+/// The fixtures of a match of `games` games between participants 0 and 1.
+pub fn match_schedule(games: usize, players: usize) -> Vec<Fixture> {
+    pair_schedule(&[(0, 1)], games, players)
+}
+
+/// The fixtures of a tournament.
+pub fn tournament_schedule(n: usize, schedule: Schedule, games_per_pair: usize, players: usize) -> Vec<Fixture> {
+    let pairs: Vec<(usize, usize)> = match schedule {
+        Schedule::RoundRobin => (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect(),
+        Schedule::Gauntlet => (1..n).map(|j| (0, j)).collect(),
+    };
+    pair_schedule(&pairs, games_per_pair, players)
+}
+
+fn pair_schedule(pairs: &[(usize, usize)], games: usize, players: usize) -> Vec<Fixture> {
+    let mut out = Vec::new();
+    for round in 0..games.div_ceil(2) {
+        for &(a, b) in pairs {
+            let both = 2 * round + 1 < games;
+            let id = out.len();
+            for swap in 0..if both { 2 } else { 1 } {
+                out.push(Fixture {
+                    id: id + swap,
+                    seats: seats(a, b, swap, players),
+                    a,
+                    b,
+                    opening: round,
+                    partner: both.then_some(id + 1 - swap),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Plays a match between the agents built by `factory_a` (participant 0) and `factory_b`
+/// (participant 1), calling `on_game` with each finished game (e.g. to write SGF).
+///
+/// # Errors
+/// See [`ArenaError`]; games finished before an error are in the results file.
+pub fn run_match<G, FA, FB, E>(
+    start: &G,
+    factory_a: FA,
+    factory_b: FB,
+    config: &MatchConfig,
+    mut on_game: impl FnMut(&GameRecord) + Send,
+) -> Result<MatchReport, ArenaError>
+where
+    G: Game,
+    FA: Fn() -> Result<Box<dyn Agent<G>>, E> + Sync,
+    FB: Fn() -> Result<Box<dyn Agent<G>>, E> + Sync,
+    E: std::fmt::Display,
+{
+    let fixtures = match_schedule(config.games, start.num_players());
+    let factory = |p: usize| if p == 0 { factory_a() } else { factory_b() };
+    let run = Run {
+        participants: 2,
+        jobs: config.jobs,
+        openings: &config.openings,
+        limits: &config.limits,
+        rules: &config.rules,
+        results_path: config.results_path.as_deref(),
+        progress: config.progress,
+        sprt: config.sprt,
+        stop: config.stop.clone(),
+    };
+    let outcome = execute(start, &fixtures, &factory, &run, &mut on_game)?;
+    Ok(MatchReport::new(&start.spec(), &outcome.names, &outcome.tally, fixtures.len(), config.sprt))
+}
+
+/// Plays a tournament between `config.players` participants built by `factory`.
+///
+/// # Errors
+/// See [`ArenaError`].
+pub fn run_tournament<G, F, E>(
+    start: &G,
+    factory: F,
+    config: &TournamentConfig,
+    mut on_game: impl FnMut(&GameRecord) + Send,
+) -> Result<TournamentReport, ArenaError>
+where
+    G: Game,
+    F: Fn(usize) -> Result<Box<dyn Agent<G>>, E> + Sync,
+    E: std::fmt::Display,
+{
+    if config.players < 2 {
+        return Err(ArenaError::Config("a tournament needs at least two players".into()));
+    }
+    let fixtures = tournament_schedule(config.players, config.schedule, config.games_per_pair, start.num_players());
+    let run = Run {
+        participants: config.players,
+        jobs: config.jobs,
+        openings: &config.openings,
+        limits: &config.limits,
+        rules: &config.rules,
+        results_path: config.results_path.as_deref(),
+        progress: config.progress,
+        sprt: None,
+        stop: config.stop.clone(),
+    };
+    let outcome = execute(start, &fixtures, &factory, &run, &mut on_game)?;
+    Ok(TournamentReport::new(&start.spec(), &outcome.names, &outcome.tally, fixtures.len(), &config.rating))
+}
+
+struct Run<'a> {
+    participants: usize,
+    jobs: usize,
+    openings: &'a Openings,
+    limits: &'a Limits,
+    rules: &'a GameRules,
+    results_path: Option<&'a Path>,
+    progress: bool,
+    sprt: Option<Sprt>,
+    stop: Option<Arc<AtomicBool>>,
+}
+
+struct Outcome {
+    names: Vec<String>,
+    tally: Tally,
+}
+
+struct Sink<'a> {
+    path: PathBuf,
+    file: Option<File>,
+    tally: Tally,
+    names: Vec<Option<String>>,
+    on_game: &'a mut (dyn FnMut(&GameRecord) + Send),
+    bar: ProgressBar,
+    sprt: Option<Sprt>,
+    error: Option<ArenaError>,
+}
+
+impl Sink<'_> {
+    fn sprt_decided(&self) -> bool {
+        self.sprt.is_some_and(|t| self.tally.sprt_status(&t).decision != SprtDecision::Continue)
+    }
+
+    fn message(&self) -> String {
+        let names: Vec<String> = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| n.clone().unwrap_or_else(|| format!("player {}", i + 1)))
+            .collect();
+        self.tally.progress_line(&names, self.sprt.as_ref())
+    }
+
+    fn finish(&mut self, fixture: &Fixture, record: GameRecord) -> bool {
+        // A results file mixes no agents: the same participant must keep its name.
+        for (p, name) in record.participants.iter().zip(&record.players) {
+            if let Some(Some(known)) = self.names.get(*p)
+                && known != name
+            {
+                let message = format!("player {} is '{name}' but was '{known}'", p + 1);
+                self.error.get_or_insert(ArenaError::ResumeMismatch {
+                    path: self.path.clone(),
+                    id: record.id,
+                    message,
+                });
+                return false;
+            }
+        }
+        if let Some(file) = &mut self.file {
+            let written = serde_json::to_string(&record)
+                .map_err(std::io::Error::other)
+                .and_then(|line| file.write_all(format!("{line}\n").as_bytes()))
+                .and_then(|()| file.flush());
+            if let Err(source) = written {
+                self.error.get_or_insert(ArenaError::Io { path: self.path.clone(), source });
+                return false;
+            }
+        }
+        note_names(&mut self.names, &record);
+        self.tally.add(fixture, &record);
+        (self.on_game)(&record);
+        self.bar.inc(1);
+        self.bar.set_message(self.message());
+        !self.sprt_decided()
+    }
+}
+
+fn note_names(names: &mut [Option<String>], record: &GameRecord) {
+    for (p, name) in record.participants.iter().zip(&record.players) {
+        if let Some(slot) = names.get_mut(*p)
+            && slot.is_none()
+        {
+            *slot = Some(name.clone());
+        }
+    }
+}
+
+fn execute<G, F, E>(
+    start: &G,
+    fixtures: &[Fixture],
+    factory: &F,
+    run: &Run<'_>,
+    on_game: &mut (dyn FnMut(&GameRecord) + Send),
+) -> Result<Outcome, ArenaError>
+where
+    G: Game,
+    F: Fn(usize) -> Result<Box<dyn Agent<G>>, E> + Sync,
+    E: std::fmt::Display,
+{
+    if run.jobs == 0 {
+        return Err(ArenaError::Config("jobs must be at least 1".into()));
+    }
+    let opening_count = fixtures.iter().map(|f| f.opening + 1).max().unwrap_or(0);
+    let openings: Vec<Opening<G>> =
+        (0..opening_count).map(|k| run.openings.opening(start, k)).collect::<Result<_, _>>()?;
+    let mut tally = Tally::new(run.participants, fixtures.len());
+    let mut names = vec![None; run.participants];
+    let mut file = None;
+    let path = run.results_path.map(Path::to_path_buf).unwrap_or_default();
+    if let Some(p) = run.results_path {
+        let done = load_results(p, start, fixtures, &openings)?;
+        for record in &done {
+            note_names(&mut names, record);
+            tally.add(&fixtures[record.id], record);
+        }
+        let f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .map_err(|source| ArenaError::Io { path: p.to_path_buf(), source })?;
+        file = Some(f);
+    }
+    let pending: Vec<usize> = (0..fixtures.len()).filter(|&i| !tally.is_done(i)).collect();
+    let bar = if run.progress {
+        let bar = ProgressBar::new(fixtures.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}") {
+            bar.set_style(style);
+        }
+        bar.set_position((fixtures.len() - pending.len()) as u64);
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let sink = Mutex::new(Sink { path, file, tally, names, on_game, bar, sprt: run.sprt, error: None });
+    let halt = AtomicBool::new(sink.lock().unwrap_or_else(PoisonError::into_inner).sprt_decided());
+    let next = AtomicUsize::new(0);
+    let stopped = || halt.load(Ordering::SeqCst) || run.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst));
+    std::thread::scope(|scope| {
+        for _ in 0..run.jobs.min(pending.len().max(1)) {
+            scope.spawn(|| {
+                let mut pool: Vec<Vec<Box<dyn Agent<G>>>> = (0..run.participants).map(|_| Vec::new()).collect();
+                while !stopped() {
+                    let Some(&id) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else { break };
+                    let fixture = &fixtures[id];
+                    let mut agents = Vec::with_capacity(fixture.seats.len());
+                    for &p in &fixture.seats {
+                        match pool[p].pop().map_or_else(|| factory(p).map_err(|e| e.to_string()), Ok) {
+                            Ok(a) => agents.push(a),
+                            Err(message) => {
+                                let mut s = sink.lock().unwrap_or_else(PoisonError::into_inner);
+                                s.error.get_or_insert(ArenaError::Agent { participant: p, message });
+                                halt.store(true, Ordering::SeqCst);
+                                return;
+                            }
+                        }
+                    }
+                    let played = match play_game(start, &openings[fixture.opening], &mut agents, run.limits, run.rules)
+                    {
+                        Ok(p) => p,
+                        Err(e) => {
+                            let mut s = sink.lock().unwrap_or_else(PoisonError::into_inner);
+                            s.error.get_or_insert(e);
+                            halt.store(true, Ordering::SeqCst);
+                            return;
+                        }
+                    };
+                    let offender = played.termination.offender();
+                    let players = agents.iter().map(|a| a.name()).collect();
+                    for (seat, agent) in agents.into_iter().enumerate() {
+                        if offender != Some(seat) {
+                            pool[fixture.seats[seat]].push(agent);
+                        }
+                    }
+                    let record = GameRecord {
+                        id,
+                        game: start.spec(),
+                        participants: fixture.seats.clone(),
+                        players,
+                        opening_plies: played.opening_plies,
+                        moves: played.moves,
+                        rewards: played.rewards,
+                        termination: played.termination,
+                        stats: played.stats,
+                    };
+                    let go_on = sink.lock().unwrap_or_else(PoisonError::into_inner).finish(fixture, record);
+                    if !go_on {
+                        halt.store(true, Ordering::SeqCst);
+                    }
+                }
+            });
+        }
+    });
+    let sink = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+    sink.bar.finish_and_clear();
+    if let Some(e) = sink.error {
+        return Err(e);
+    }
+    let names = sink.names.into_iter().enumerate().map(|(i, n)| n.unwrap_or_else(|| format!("player {}", i + 1)));
+    Ok(Outcome { names: names.collect(), tally: sink.tally })
+}
+
+/// Reads the games already in a results file, checking they belong to this schedule. A last
+/// line cut short by an interruption is removed from the file.
+fn load_results<G: Game>(
+    path: &Path,
+    start: &G,
+    fixtures: &[Fixture],
+    openings: &[Opening<G>],
+) -> Result<Vec<GameRecord>, ArenaError> {
+    let io = |source| ArenaError::Io { path: path.to_path_buf(), source };
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(e) => return Err(io(e)),
+    };
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut records = Vec::new();
+    let text = String::from_utf8_lossy(&bytes[..complete]);
+    let spec = start.spec();
+    let mismatch = |id: usize, message: String| ArenaError::ResumeMismatch { path: path.to_path_buf(), id, message };
+    let mut seen = vec![false; fixtures.len()];
+    let mut check = |record: &GameRecord| -> Result<(), ArenaError> {
+        let Some(f) = fixtures.get(record.id) else {
+            return Err(mismatch(record.id, format!("the schedule has {} games", fixtures.len())));
+        };
+        if record.game != spec {
+            return Err(mismatch(record.id, format!("game '{}' instead of '{spec}'", record.game)));
+        }
+        if record.participants != f.seats {
+            return Err(mismatch(record.id, format!("seats {:?} instead of {:?}", record.participants, f.seats)));
+        }
+        let opening = &openings[f.opening].text;
+        if record.opening_plies != opening.len() || record.moves.get(..opening.len()) != Some(&opening[..]) {
+            return Err(mismatch(record.id, "a different opening".into()));
+        }
+        if record.rewards.len() != f.seats.len() || record.players.len() != f.seats.len() {
+            return Err(mismatch(record.id, "wrong number of seats".into()));
+        }
+        if std::mem::replace(&mut seen[record.id], true) {
+            return Err(mismatch(record.id, "recorded twice".into()));
+        }
+        Ok(())
+    };
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: GameRecord = serde_json::from_str(line).map_err(|e| ArenaError::ResultsFile {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message: e.to_string(),
+        })?;
+        check(&record)?;
+        records.push(record);
+    }
+    if complete < bytes.len() {
+        // The last line has no newline: either a complete record whose newline was lost, or
+        // a write cut short. Keep the first, drop the second.
+        let tail =
+            std::str::from_utf8(&bytes[complete..]).ok().and_then(|t| serde_json::from_str::<GameRecord>(t).ok());
+        let mut f = OpenOptions::new().write(true).open(path).map_err(io)?;
+        match tail {
+            Some(record) => {
+                check(&record)?;
+                records.push(record);
+                f.set_len(bytes.len() as u64).map_err(io)?;
+                std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).map_err(io)?;
+                f.write_all(b"\n").map_err(io)?;
+            }
+            None => f.set_len(complete as u64).map_err(io)?,
+        }
+    }
+    Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_schedule_alternates_colours_and_pairs_openings() {
+        let f = match_schedule(5, 2);
+        assert_eq!(f.len(), 5);
+        assert_eq!(f[0].seats, vec![0, 1]);
+        assert_eq!(f[1].seats, vec![1, 0]);
+        assert_eq!((f[0].opening, f[1].opening, f[2].opening, f[4].opening), (0, 0, 1, 2));
+        assert_eq!((f[0].partner, f[1].partner, f[4].partner), (Some(1), Some(0), None));
+        assert!(f.iter().enumerate().all(|(i, x)| x.id == i));
+        // Three seats, two participants: seats alternate, and swap in the partner game.
+        let g = match_schedule(2, 3);
+        assert_eq!(g[0].seats, vec![0, 1, 0]);
+        assert_eq!(g[1].seats, vec![1, 0, 1]);
+    }
+
+    #[test]
+    fn tournament_schedules_cover_the_pairs() {
+        let rr = tournament_schedule(4, Schedule::RoundRobin, 4, 2);
+        assert_eq!(rr.len(), 6 * 4);
+        for i in 0..4 {
+            for j in 0..4 {
+                if i != j {
+                    let as_first = rr.iter().filter(|f| f.seats == vec![i, j]).count();
+                    assert_eq!(as_first, 2, "{i} {j}");
+                }
+            }
+        }
+        // The first round (two games per pair) comes before the second.
+        assert!(rr[..12].iter().all(|f| f.opening == 0));
+        let g = tournament_schedule(4, Schedule::Gauntlet, 3, 2);
+        assert_eq!(g.len(), 9);
+        assert!(g.iter().all(|f| f.seats.contains(&0)));
+        assert_eq!(g.iter().filter(|f| f.partner.is_none()).count(), 3);
+    }
+}
