@@ -89,6 +89,8 @@ pub struct GtpClient {
     stdin: Option<ChildStdin>,
     lines: Receiver<Event>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Disconnected once the stderr reader has seen the end of the engine's stderr.
+    stderr_done: Receiver<()>,
     timeout: Duration,
     next_id: u32,
     dead: Option<String>,
@@ -125,9 +127,11 @@ impl GtpClient {
             }
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let (done_tx, stderr_done) = mpsc::channel();
         if let Some(mut err) = child.stderr.take() {
             let tail = tail.clone();
             thread::spawn(move || {
+                let _done = done_tx;
                 let mut buf = [0u8; 1024];
                 while let Ok(n) = err.read(&mut buf) {
                     if n == 0 {
@@ -147,6 +151,7 @@ impl GtpClient {
             stdin,
             lines: rx,
             stderr: tail,
+            stderr_done,
             timeout,
             next_id: 1,
             dead: None,
@@ -225,10 +230,12 @@ impl GtpClient {
                 },
                 Some((ok, text)) => {
                     if line.trim().is_empty() {
-                        let text = text.trim().to_string();
+                        let text = text.trim_end().to_string();
                         return if *ok { Ok(text) } else { Err(ClientError::Failure { command, message: text }) };
                     }
-                    if !text.is_empty() || !line.is_empty() {
+                    // Multi-line answers (showboard) keep their indentation; an empty first
+                    // line is dropped.
+                    if !text.is_empty() {
                         text.push('\n');
                     }
                     text.push_str(line);
@@ -250,6 +257,8 @@ impl GtpClient {
                 Err(_) => break,
             }
         }
+        // Let the stderr reader catch up with what the engine wrote before it died.
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(200));
         let tail: Vec<u8> = self.stderr.lock().unwrap_or_else(PoisonError::into_inner).iter().copied().collect();
         let tail = String::from_utf8_lossy(&tail).trim().to_string();
         ClientError::Crashed {
