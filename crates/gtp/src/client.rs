@@ -21,9 +21,11 @@ use tabula_core::{Agent, AgentError, Choice, Limits, ParamInfo, Params, Player, 
 use crate::game::{GtpGame, GtpMove};
 use crate::protocol::{self, RawLine, parse_response_head};
 
-/// The longest line accepted from an engine; longer ones are cut (and are a protocol error
-/// only if they matter).
-const MAX_ANSWER_LINE: usize = 1 << 20;
+/// The longest line accepted from an engine; longer ones are cut.
+const MAX_ANSWER_LINE: usize = 256 * 1024;
+/// Lines read ahead of the caller; the reader then waits, so an engine that floods its
+/// output cannot make the client allocate without bound.
+const READ_AHEAD: usize = 64;
 /// How much of the engine's stderr is kept for error messages.
 const STDERR_TAIL: usize = 2048;
 
@@ -112,7 +114,7 @@ impl GtpClient {
             .map_err(|e| spawn_err(e.to_string()))?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().ok_or_else(|| spawn_err("no stdout pipe".into()))?;
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
         thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             loop {

@@ -133,6 +133,9 @@ impl<S> Engine<S> {
     where
         F: FnMut(&mut S, &Command, &mut Ctx<'_>) -> Result<String, GtpError> + Send + 'static,
     {
+        if BUILT_INS.contains(&name) {
+            return;
+        }
         if let Some(slot) = self.handlers.iter_mut().find(|(n, _)| n == name) {
             slot.1 = Box::new(handler);
         } else {
@@ -359,6 +362,7 @@ mod tests {
     fn list_commands_has_every_command_once() {
         let mut e = counter();
         e.register("inc", |_: &mut u32, _: &Command, _: &mut Ctx<'_>| Ok("replaced".into()));
+        e.register("name", |_: &mut u32, _: &Command, _: &mut Ctx<'_>| Ok("not allowed".into()));
         let out = session(&mut e, "list_commands\ninc\n");
         assert_eq!(
             out,
