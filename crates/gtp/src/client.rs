@@ -425,17 +425,32 @@ impl<G: GtpGame> GtpAgent<G> {
     }
 
     /// Tells the engine the clock (or a fixed time per move as one-move overtime periods)
-    /// before `genmove`; engines that do not know these commands are left alone.
+    /// before `genmove`; engines that do not know these commands are left alone. The time
+    /// control is sent once per game (GTP can only state Canadian overtime, so byo-yomi goes
+    /// as periods of one stone), the time left before every move, rounded down.
     fn send_time(&mut self, color: crate::Color, limits: &Limits) -> Result<(), AgentError> {
-        let secs = |d: Duration| d.as_secs_f64().ceil() as u64;
-        let (settings, left) = if let Some(clock) = &limits.clock {
-            let stones = if clock.overtime_period.is_zero() { 0 } else { clock.overtime_count.max(1) };
-            let settings = format!("time_settings {} {} {stones}", secs(clock.remaining), secs(clock.overtime_period));
-            let in_overtime = clock.moves_to_go.is_some() && clock.canadian;
-            let left_stones = if in_overtime { clock.overtime_count.max(1) } else { 0 };
-            (settings, Some(format!("time_left {color} {} {left_stones}", secs(clock.remaining))))
+        let ceil = |d: Duration| d.as_secs_f64().ceil() as u64;
+        let (key, settings, left) = if let Some(clock) = &limits.clock {
+            let has_overtime = !clock.overtime_period.is_zero();
+            let stones = match (has_overtime, clock.canadian) {
+                (false, _) => 0,
+                (true, true) => clock.overtime_count.max(1),
+                (true, false) => 1,
+            };
+            let period = ceil(clock.overtime_period);
+            let settings = format!("time_settings {} {period} {stones}", ceil(clock.remaining));
+            let (time, stones_left) = if let (true, Some(n)) = (clock.canadian, clock.moves_to_go) {
+                (clock.remaining, n.max(1))
+            } else if has_overtime && clock.remaining.is_zero() {
+                (clock.overtime_period, 1)
+            } else {
+                (clock.remaining, 0)
+            };
+            let left = format!("time_left {color} {} {stones_left}", time.as_secs());
+            ("clock".to_string(), settings, Some(left))
         } else if let Some(t) = limits.time {
-            (format!("time_settings 0 {} 1", secs(t).max(1)), None)
+            let settings = format!("time_settings 0 {} 1", ceil(t).max(1));
+            (settings.clone(), settings, None)
         } else {
             return Ok(());
         };
@@ -443,9 +458,9 @@ impl<G: GtpGame> GtpAgent<G> {
             Ok(_) | Err(ClientError::Failure { .. }) => Ok(()),
             Err(e) => Err(engine_error(e)),
         };
-        if self.time_settings_sent.as_deref() != Some(settings.as_str()) {
+        if self.time_settings_sent.as_deref() != Some(key.as_str()) {
             ignore_refusal(self.client()?.send(&settings))?;
-            self.time_settings_sent = Some(settings);
+            self.time_settings_sent = Some(key);
         }
         if let Some(left) = left {
             ignore_refusal(self.client()?.send(&left))?;

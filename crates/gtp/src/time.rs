@@ -141,7 +141,8 @@ impl SideClock {
 
     /// This clock as the core [`Clock`] agents manage time with. In overtime `remaining`
     /// is the time left in the current period (Canadian, with `moves_to_go` the stones
-    /// left) or zero (byo-yomi, where the period itself is the budget).
+    /// left and `overtime_count` the stones per period) or zero (byo-yomi, where the period
+    /// itself is the budget and `overtime_count` the periods left).
     pub fn to_clock(&self, system: &TimeSystem) -> Clock {
         let mut clock = Clock { remaining: self.main, ..Clock::default() };
         match *system {
@@ -152,7 +153,6 @@ impl SideClock {
                 if self.overtime {
                     clock.remaining = self.period_left;
                     clock.moves_to_go = Some(self.count.max(1));
-                    clock.overtime_count = self.count;
                 }
             }
             TimeSystem::Byoyomi { period, .. } => {

@@ -33,7 +33,17 @@ fn main() {
         };
         std::process::exit(if result.is_ok() { 0 } else { 1 });
     }
-    let filter = args.iter().skip(1).find(|a| !a.starts_with('-')).cloned();
+    // The first free argument filters tests by name, as with libtest; values of libtest's
+    // options are not filters.
+    let mut filter = None;
+    let mut rest = args.iter().skip(1);
+    while let Some(a) = rest.next() {
+        if ["--test-threads", "--skip", "--format", "--color", "--logfile", "-Z"].contains(&a.as_str()) {
+            rest.next();
+        } else if !a.starts_with('-') && filter.is_none() {
+            filter = Some(a.clone());
+        }
+    }
     let tests: &[(&str, fn())] = &[
         ("raw_client_exchanges", raw_client_exchanges),
         ("agents_play_through_engines", agents_play_through_engines),
@@ -45,6 +55,7 @@ fn main() {
         ("illegal_and_unreadable_moves", illegal_and_unreadable_moves),
         ("resign_and_pass", resign_and_pass),
         ("missing_program", missing_program),
+        ("commands_sent_to_the_engine", commands_sent_to_the_engine),
         ("game_not_offered", game_not_offered),
     ];
     let mut failed = Vec::new();
@@ -83,15 +94,19 @@ fn shell_quote(path: &std::path::Path) -> String {
 /// knows no commands, and does `genmove_action` on `genmove` (with `$id` the command id).
 fn fake_engine(name: &str, genmove_action: &str) -> (String, PathBuf) {
     let path = std::env::temp_dir().join(format!("tabula-gtp-test-{}-{name}.sh", std::process::id()));
+    let log = path.with_extension("log");
+    let _ = std::fs::remove_file(&log);
     let script = format!(
         "while read -r id cmd rest; do\n\
+         printf '%s %s\\n' \"$cmd\" \"$rest\" >> {log}\n\
          case \"$cmd\" in\n\
          genmove) {genmove_action} ;;\n\
          known_command) printf '=%s false\\n\\n' \"$id\" ;;\n\
          quit) printf '=%s \\n\\n' \"$id\"; exit 0 ;;\n\
          *) printf '=%s \\n\\n' \"$id\" ;;\n\
          esac\n\
-         done\n"
+         done\n",
+        log = shell_quote(&log)
     );
     let mut f = std::fs::File::create(&path).expect("temp script");
     f.write_all(script.as_bytes()).expect("write script");
@@ -298,4 +313,62 @@ fn game_not_offered() {
         other => panic!("{other:?}"),
     }
     assert_eq!(state.gtp_name(), "ConnectFour");
+}
+
+fn commands_sent_to_the_engine() {
+    let (cmd, path) = fake_engine("log", "printf '=%s 3\\n\\n' \"$id\"");
+    let log_path = path.with_extension("log");
+    let mut agent = GtpAgent::<C4>::new(&cmd, Duration::from_secs(10));
+    let mut state = C4 { game: tabula_connect4::Connect4::new(7, 6).unwrap(), komi: 0.5 };
+    agent.new_game(&state);
+    let play = |agent: &mut GtpAgent<C4>, state: &mut C4, col: &str| {
+        let mv = state.parse_move(col).unwrap();
+        agent.observe(state, &[mv]);
+        state.play(mv);
+    };
+    play(&mut agent, &mut state, "4");
+    let clock = tabula_core::Clock {
+        remaining: Duration::from_millis(9500),
+        overtime_period: Duration::from_secs(30),
+        overtime_count: 5,
+        canadian: true,
+        moves_to_go: Some(3),
+        ..Default::default()
+    };
+    let limits = Limits { clock: Some(clock), ..Limits::none() };
+    let c = agent.choose(&state, state.current_player(), &limits, &mut NullReport::callback()).unwrap();
+    assert_eq!(state.format_move(c.mv), "3");
+    // The engine played its own move already: not sent again.
+    play(&mut agent, &mut state, "3");
+    play(&mut agent, &mut state, "1");
+    agent.choose(&state, state.current_player(), &limits, &mut NullReport::callback()).unwrap();
+    // The game went another way than the engine chose: its move is taken back.
+    play(&mut agent, &mut state, "5");
+    agent
+        .choose(&state, state.current_player(), &Limits::time(Duration::from_millis(1500)), &mut NullReport::callback())
+        .unwrap();
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let log: Vec<&str> = log.lines().map(str::trim).collect();
+    assert_eq!(
+        log,
+        [
+            "known_command list_games",
+            "boardsize 7",
+            "clear_board",
+            "komi 0.5",
+            "play black 4",
+            "time_settings 10 30 5",
+            "time_left white 9 3",
+            "genmove white",
+            "play black 1",
+            "time_left white 9 3",
+            "genmove white",
+            "undo",
+            "play white 5",
+            "time_settings 0 2 1",
+            "genmove black",
+        ]
+    );
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_file(log_path);
 }
