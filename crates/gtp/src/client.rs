@@ -1,0 +1,596 @@
+//! The client side: driving an external GTP engine (GNU Go, an Othello or Amazons engine,
+//! another tabula) as a child process.
+//!
+//! An external program can crash, hang, print garbage or answer with an illegal move; none
+//! of that may hang or crash the arena that drives it. So every answer is read on a
+//! separate thread and waited for with a timeout, end of output is reported as a crash with
+//! the exit status and the tail of the engine's stderr, and the process is killed when the
+//! client is dropped.
+
+use std::collections::VecDeque;
+use std::io::{BufReader, Read, Write};
+use std::marker::PhantomData;
+use std::process::{Child, ChildStdin, Command as Process, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tabula_core::{Agent, AgentError, Choice, Limits, ParamInfo, Params, Player, Report, Spec, SpecError};
+
+use crate::game::{GtpGame, GtpMove};
+use crate::protocol::{self, RawLine, parse_response_head};
+
+/// The longest line accepted from an engine; longer ones are cut.
+const MAX_ANSWER_LINE: usize = 256 * 1024;
+/// Lines read ahead of the caller; the reader then waits, so an engine that floods its
+/// output cannot make the client allocate without bound.
+const READ_AHEAD: usize = 64;
+/// How much of the engine's stderr is kept for error messages.
+const STDERR_TAIL: usize = 2048;
+
+/// Why talking to an external engine failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClientError {
+    /// The command line is malformed or the program cannot be started.
+    #[error("cannot start engine '{cmd}': {reason}")]
+    Spawn {
+        /// The command line.
+        cmd: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// No complete answer within the time allowed.
+    #[error("engine did not answer '{command}' within {timeout:?}")]
+    Timeout {
+        /// The command sent.
+        command: String,
+        /// The time allowed.
+        timeout: Duration,
+    },
+    /// The engine closed its output (exited or crashed).
+    #[error("engine exited ({status}) while answering '{command}'{stderr}")]
+    Crashed {
+        /// The command sent.
+        command: String,
+        /// The exit status, as far as known.
+        status: String,
+        /// The end of the engine's stderr, if it wrote any (with a leading separator).
+        stderr: String,
+    },
+    /// The engine answered something that is not a GTP response.
+    #[error("engine broke the protocol answering '{command}': {reason}")]
+    Protocol {
+        /// The command sent.
+        command: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The engine answered `? message`.
+    #[error("engine refused '{command}': {message}")]
+    Failure {
+        /// The command sent.
+        command: String,
+        /// The engine's message.
+        message: String,
+    },
+    /// The connection is unusable after an earlier failure.
+    #[error("engine unusable after an earlier failure: {0}")]
+    Dead(String),
+}
+
+enum Event {
+    Line(String),
+    Eof,
+}
+
+/// A running external GTP engine.
+pub struct GtpClient {
+    cmd: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Event>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Disconnected once the stderr reader has seen the end of the engine's stderr.
+    stderr_done: Receiver<()>,
+    timeout: Duration,
+    next_id: u32,
+    dead: Option<String>,
+}
+
+impl GtpClient {
+    /// Starts the engine from a command line (split like a shell does, with quotes) and
+    /// waits at most `timeout` for each answer.
+    pub fn spawn(cmdline: &str, timeout: Duration) -> Result<GtpClient, ClientError> {
+        let spawn_err = |reason: String| ClientError::Spawn { cmd: cmdline.to_string(), reason };
+        let words = shell_words::split(cmdline).map_err(|e| spawn_err(e.to_string()))?;
+        let (program, args) = words.split_first().ok_or_else(|| spawn_err("empty command line".into()))?;
+        let mut child = Process::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| spawn_err(e.to_string()))?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().ok_or_else(|| spawn_err("no stdout pipe".into()))?;
+        let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+        thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let event = match protocol::read_line_capped(&mut reader, MAX_ANSWER_LINE) {
+                    Ok(RawLine::Line(l)) | Ok(RawLine::Overlong(l)) => Event::Line(String::from_utf8_lossy(&l).into()),
+                    Ok(RawLine::Eof) | Err(_) => Event::Eof,
+                };
+                let eof = matches!(event, Event::Eof);
+                if tx.send(event).is_err() || eof {
+                    break;
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let (done_tx, stderr_done) = mpsc::channel();
+        if let Some(mut err) = child.stderr.take() {
+            let tail = tail.clone();
+            thread::spawn(move || {
+                let _done = done_tx;
+                let mut buf = [0u8; 1024];
+                while let Ok(n) = err.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut t = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                    t.extend(&buf[..n]);
+                    while t.len() > STDERR_TAIL {
+                        t.pop_front();
+                    }
+                }
+            });
+        }
+        Ok(GtpClient {
+            cmd: cmdline.to_string(),
+            child,
+            stdin,
+            lines: rx,
+            stderr: tail,
+            stderr_done,
+            timeout,
+            next_id: 1,
+            dead: None,
+        })
+    }
+
+    /// The command line the engine was started with.
+    pub fn command_line(&self) -> &str {
+        &self.cmd
+    }
+
+    /// The default time allowed for an answer.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Whether an earlier crash, timeout or protocol error made the connection unusable.
+    pub fn is_dead(&self) -> bool {
+        self.dead.is_some()
+    }
+
+    /// Sends a command and returns the text of a success answer; a `?` answer is
+    /// [`ClientError::Failure`].
+    pub fn send(&mut self, command: &str) -> Result<String, ClientError> {
+        self.send_timeout(command, self.timeout)
+    }
+
+    /// [`send`](GtpClient::send) with its own time limit.
+    pub fn send_timeout(&mut self, command: &str, timeout: Duration) -> Result<String, ClientError> {
+        if let Some(reason) = &self.dead {
+            return Err(ClientError::Dead(reason.clone()));
+        }
+        let result = self.exchange(command, timeout);
+        if let Err(e) = &result
+            && !matches!(e, ClientError::Failure { .. })
+        {
+            self.dead = Some(e.to_string());
+            self.kill();
+        }
+        result
+    }
+
+    fn exchange(&mut self, command: &str, timeout: Duration) -> Result<String, ClientError> {
+        let command: String = command.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        let command = command.trim().to_string();
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        let written = match &mut self.stdin {
+            Some(stdin) => stdin.write_all(format!("{id} {command}\n").as_bytes()).and_then(|_| stdin.flush()).is_ok(),
+            None => false,
+        };
+        if !written {
+            return Err(self.crashed(&command));
+        }
+        let deadline = Instant::now() + timeout;
+        let mut head: Option<(bool, String)> = None;
+        let mut skipping_stale = false;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(Event::Line(l)) => l,
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(&command)),
+                Err(RecvTimeoutError::Timeout) => return Err(ClientError::Timeout { command, timeout }),
+            };
+            let line = line.trim_end_matches('\r');
+            match &mut head {
+                None if skipping_stale => skipping_stale = !line.trim().is_empty(),
+                None if line.trim().is_empty() => {}
+                None => match parse_response_head(line) {
+                    Some((_, Some(rid), _)) if rid != id => skipping_stale = true,
+                    Some((ok, _, text)) => head = Some((ok, text.to_string())),
+                    None => {
+                        let shown: String = line.chars().take(80).collect();
+                        return Err(ClientError::Protocol { command, reason: format!("unexpected output '{shown}'") });
+                    }
+                },
+                Some((ok, text)) => {
+                    if line.trim().is_empty() {
+                        let text = text.trim_end().to_string();
+                        return if *ok { Ok(text) } else { Err(ClientError::Failure { command, message: text }) };
+                    }
+                    // Multi-line answers (showboard) keep their indentation; an empty first
+                    // line is dropped.
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(line);
+                }
+            }
+        }
+    }
+
+    fn crashed(&mut self, command: &str) -> ClientError {
+        // The process closes its output as it exits; give it a moment to be reaped.
+        let mut status = None;
+        for _ in 0..50 {
+            match self.child.try_wait() {
+                Ok(Some(s)) => {
+                    status = Some(s.to_string());
+                    break;
+                }
+                Ok(None) => thread::sleep(Duration::from_millis(2)),
+                Err(_) => break,
+            }
+        }
+        // Let the stderr reader catch up with what the engine wrote before it died.
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(200));
+        let tail: Vec<u8> = self.stderr.lock().unwrap_or_else(PoisonError::into_inner).iter().copied().collect();
+        let tail = String::from_utf8_lossy(&tail).trim().to_string();
+        ClientError::Crashed {
+            command: command.to_string(),
+            status: status.unwrap_or_else(|| "output closed".to_string()),
+            stderr: if tail.is_empty() { String::new() } else { format!("; stderr: {tail}") },
+        }
+    }
+
+    /// Whether the engine knows a command (`known_command`).
+    pub fn known_command(&mut self, name: &str) -> Result<bool, ClientError> {
+        match self.send(&format!("known_command {name}")) {
+            Ok(t) => Ok(t.trim().eq_ignore_ascii_case("true")),
+            Err(ClientError::Failure { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Asks the engine to quit and waits briefly for it; kills it otherwise.
+    pub fn quit(mut self) {
+        let _ = self.send_timeout("quit", Duration::from_millis(500));
+        self.kill();
+    }
+
+    fn kill(&mut self) {
+        self.stdin = None;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for GtpClient {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Parameters of the `gtp` agent.
+pub const GTP_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("cmd", "", "the engine's command line, e.g. \"gnugo --mode gtp --level 10\" (required)"),
+    ParamInfo::new(
+        "timeout_ms",
+        "30000",
+        "milliseconds to wait for an answer; genmove gets this on top of the move's time limit",
+    ),
+];
+
+/// An external GTP engine as an [`Agent`]: the game is mirrored to the engine move by move
+/// and `genmove` asks it for its choice.
+pub struct GtpAgent<G: GtpGame> {
+    cmd: String,
+    timeout: Duration,
+    client: Option<GtpClient>,
+    failure: Option<AgentError>,
+    /// The position the engine is in.
+    tracked: Option<G>,
+    /// A move the engine played itself in `genmove`, not yet confirmed by `observe`:
+    /// (hash and ply of the position, move).
+    own_move: Option<(u64, u32, G::Move)>,
+    time_settings_sent: Option<String>,
+    _game: PhantomData<fn() -> G>,
+}
+
+fn engine_error(e: ClientError) -> AgentError {
+    match e {
+        ClientError::Timeout { .. } => AgentError::Timeout,
+        e => AgentError::Engine(e.to_string()),
+    }
+}
+
+impl<G: GtpGame> GtpAgent<G> {
+    /// An agent for the engine started by `cmd`; the process starts with the first game.
+    pub fn new(cmd: &str, timeout: Duration) -> GtpAgent<G> {
+        GtpAgent {
+            cmd: cmd.to_string(),
+            timeout,
+            client: None,
+            failure: None,
+            tracked: None,
+            own_move: None,
+            time_settings_sent: None,
+            _game: PhantomData,
+        }
+    }
+
+    /// Starts the engine now, so that a bad command line is reported at once.
+    pub fn spawn(cmd: &str, timeout: Duration) -> Result<GtpAgent<G>, ClientError> {
+        let mut agent = GtpAgent::new(cmd, timeout);
+        agent.client = Some(GtpClient::spawn(cmd, timeout)?);
+        Ok(agent)
+    }
+
+    /// Builds it from a spec: `gtp(cmd="gnugo --mode gtp --level 10", timeout_ms=30000)`.
+    pub fn from_spec(spec: &Spec) -> Result<GtpAgent<G>, SpecError> {
+        let p = Params::new(spec, GTP_PARAMS)?;
+        let cmd = p.raw("cmd").trim().to_string();
+        let bad = |reason: String| SpecError::BadValue {
+            owner: spec.name.clone(),
+            key: "cmd".into(),
+            value: cmd.clone(),
+            reason,
+        };
+        match shell_words::split(&cmd) {
+            Ok(words) if words.is_empty() => return Err(bad("an engine command line is required".into())),
+            Ok(_) => {}
+            Err(e) => return Err(bad(e.to_string())),
+        }
+        let timeout_ms: u64 = p.get_in("timeout_ms", 1..=86_400_000)?;
+        Ok(GtpAgent::new(&cmd, Duration::from_millis(timeout_ms)))
+    }
+
+    /// The connection to the engine, for game-specific commands (handicap, scoring).
+    pub fn client_mut(&mut self) -> Option<&mut GtpClient> {
+        self.client.as_mut()
+    }
+
+    fn fail(&mut self, e: AgentError) -> AgentError {
+        self.failure = Some(e.clone());
+        e
+    }
+
+    fn client(&mut self) -> Result<&mut GtpClient, AgentError> {
+        match self.client.as_mut() {
+            Some(c) => Ok(c),
+            None => Err(AgentError::Engine("engine not started".into())),
+        }
+    }
+
+    fn setup(&mut self, state: &G) -> Result<(), AgentError> {
+        if self.client.as_ref().is_none_or(GtpClient::is_dead) {
+            self.client = None;
+            self.client = Some(GtpClient::spawn(&self.cmd, self.timeout).map_err(engine_error)?);
+        }
+        let client = self.client()?;
+        if client.known_command("list_games").map_err(engine_error)? {
+            let name = state.gtp_name();
+            let games = client.send("list_games").map_err(engine_error)?;
+            if !games.lines().any(|g| g.trim().eq_ignore_ascii_case(&name)) {
+                let offered = games.lines().map(str::trim).collect::<Vec<_>>().join(", ");
+                return Err(AgentError::Engine(format!("engine does not play {name} (it offers: {offered})")));
+            }
+            client.send(&format!("set_game {name}")).map_err(engine_error)?;
+        }
+        if let Some(size) = state.gtp_board_size() {
+            client.send(&format!("boardsize {size}")).map_err(engine_error)?;
+        }
+        client.send("clear_board").map_err(engine_error)?;
+        if let Some(komi) = state.gtp_komi() {
+            match client.send(&format!("komi {komi}")) {
+                Ok(_) | Err(ClientError::Failure { .. }) => {}
+                Err(e) => return Err(engine_error(e)),
+            }
+        }
+        if state.ply() > 0 {
+            return Err(AgentError::Engine("a GTP engine can only start from the start position".into()));
+        }
+        Ok(())
+    }
+
+    fn in_step(&self, state: &G) -> bool {
+        self.tracked.as_ref().is_some_and(|t| t.hash() == state.hash() && t.ply() == state.ply())
+    }
+
+    /// Tells the engine the clock (or a fixed time per move as one-move overtime periods)
+    /// before `genmove`; engines that do not know these commands are left alone. The time
+    /// control is sent once per game (GTP can only state Canadian overtime, so byo-yomi goes
+    /// as periods of one stone), the time left before every move, rounded down.
+    fn send_time(&mut self, color: crate::Color, limits: &Limits) -> Result<(), AgentError> {
+        let ceil = |d: Duration| d.as_secs_f64().ceil() as u64;
+        let (key, settings, left) = if let Some(clock) = &limits.clock {
+            let has_overtime = !clock.overtime_period.is_zero();
+            let stones = match (has_overtime, clock.canadian) {
+                (false, _) => 0,
+                (true, true) => clock.overtime_count.max(1),
+                (true, false) => 1,
+            };
+            let period = ceil(clock.overtime_period);
+            let settings = format!("time_settings {} {period} {stones}", ceil(clock.remaining));
+            let (time, stones_left) = if let (true, Some(n)) = (clock.canadian, clock.moves_to_go) {
+                (clock.remaining, n.max(1))
+            } else if has_overtime && clock.remaining.is_zero() {
+                (clock.overtime_period, 1)
+            } else {
+                (clock.remaining, 0)
+            };
+            let left = format!("time_left {color} {} {stones_left}", time.as_secs());
+            ("clock".to_string(), settings, Some(left))
+        } else if let Some(t) = limits.time {
+            let settings = format!("time_settings 0 {} 1", ceil(t).max(1));
+            (settings.clone(), settings, None)
+        } else {
+            return Ok(());
+        };
+        let ignore_refusal = |r: Result<String, ClientError>| match r {
+            Ok(_) | Err(ClientError::Failure { .. }) => Ok(()),
+            Err(e) => Err(engine_error(e)),
+        };
+        if self.time_settings_sent.as_deref() != Some(key.as_str()) {
+            ignore_refusal(self.client()?.send(&settings))?;
+            self.time_settings_sent = Some(key);
+        }
+        if let Some(left) = left {
+            ignore_refusal(self.client()?.send(&left))?;
+        }
+        Ok(())
+    }
+
+    fn take_back_own_move(&mut self) -> Result<(), AgentError> {
+        if self.own_move.take().is_some() {
+            self.client()?.send("undo").map_err(|e| AgentError::Engine(format!("cannot take back its move: {e}")))?;
+        }
+        Ok(())
+    }
+
+    fn genmove(&mut self, state: &G, player: Player, limits: &Limits) -> Result<Choice<G::Move>, AgentError> {
+        if !self.in_step(state) {
+            return Err(AgentError::Engine("engine is out of step with the game".into()));
+        }
+        self.take_back_own_move()?;
+        let mut legal = Vec::new();
+        state.legal_moves_of(player, &mut legal);
+        if legal.is_empty() {
+            return Err(AgentError::NoMove);
+        }
+        let color = state.gtp_color(player);
+        self.send_time(color, limits)?;
+        let budget = limits
+            .hard_time
+            .or(limits.time)
+            .or(limits.clock.as_ref().map(|c| c.remaining + c.overtime_period))
+            .unwrap_or(Duration::ZERO);
+        let timeout = self.timeout + budget;
+        let reply = self.client()?.send_timeout(&format!("genmove {color}"), timeout);
+        let reply = match reply {
+            Ok(r) => r,
+            Err(ClientError::Failure { message, .. }) => {
+                return Err(AgentError::Engine(format!("genmove refused: {message}")));
+            }
+            Err(e) => return Err(engine_error(e)),
+        };
+        let word = reply.split_whitespace().next().unwrap_or("");
+        let resign = || Choice { mv: legal[0], resign: true, info: Default::default() };
+        match state.parse_gtp_move(word) {
+            Ok(GtpMove::Move(mv)) if legal.contains(&mv) => {
+                self.own_move = Some((state.hash(), state.ply(), mv));
+                Ok(Choice::new(mv))
+            }
+            Ok(GtpMove::Resign) | Ok(GtpMove::Pass) => Ok(resign()),
+            Ok(GtpMove::Move(_)) | Err(_) => Err(AgentError::IllegalMove(reply)),
+        }
+    }
+}
+
+impl<G: GtpGame> Agent<G> for GtpAgent<G> {
+    fn name(&self) -> String {
+        Spec::named("gtp").with("cmd", &self.cmd).to_string()
+    }
+
+    fn new_game(&mut self, state: &G) {
+        self.failure = None;
+        self.own_move = None;
+        self.time_settings_sent = None;
+        self.tracked = None;
+        match self.setup(state) {
+            Ok(()) => self.tracked = Some(state.clone()),
+            Err(e) => {
+                self.fail(e);
+            }
+        }
+    }
+
+    fn observe(&mut self, before: &G, joint: &[G::Move]) {
+        if self.failure.is_some() {
+            return;
+        }
+        let player = before.current_player();
+        let Some(&mv) = (if joint.len() == 1 { joint.first() } else { joint.get(player.index()) }) else {
+            return;
+        };
+        if !self.in_step(before) {
+            self.fail(AgentError::Engine("engine is out of step with the game".into()));
+            return;
+        }
+        let result = match self.own_move {
+            Some((h, ply, m)) if h == before.hash() && ply == before.ply() && m == mv => {
+                self.own_move = None;
+                Ok(())
+            }
+            _ => self.take_back_own_move().and_then(|_| {
+                let text = format!("play {} {}", before.gtp_color(player), before.format_gtp_move(mv));
+                self.client()?.send(&text).map(|_| ()).map_err(|e| match e {
+                    ClientError::Failure { command, message } => {
+                        AgentError::Engine(format!("engine rejected '{command}': {message}"))
+                    }
+                    e => engine_error(e),
+                })
+            }),
+        };
+        match result {
+            Ok(()) => {
+                if let Some(t) = &mut self.tracked {
+                    t.play(mv);
+                }
+            }
+            Err(e) => {
+                self.fail(e);
+            }
+        }
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        limits: &Limits,
+        _report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        if let Some(e) = &self.failure {
+            return Err(e.clone());
+        }
+        if self.client.is_none() {
+            self.new_game(state);
+            if let Some(e) = &self.failure {
+                return Err(e.clone());
+            }
+        }
+        match self.genmove(state, player, limits) {
+            Ok(c) => Ok(c),
+            Err(AgentError::NoMove) => Err(AgentError::NoMove),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+}

@@ -1,0 +1,603 @@
+//! The game side of GTP: what a game supplies ([`GtpGame`]) and the standard game
+//! commands over any such game and any agent ([`GameEngine`]).
+//!
+//! GTP was written for Go, but its core — board size, komi, moves by colour, genmove,
+//! undo, clocks — fits every two-player board game, and GUIs such as Quarry and GRhino
+//! speak it for Othello and Amazons (`list_games`, `set_game Othello`). So the commands are
+//! written once here; a game crate only says how its moves, sizes and scores look in GTP,
+//! and registers its own extra commands (handicap, scoring of dead stones) on the
+//! [`Engine`] it gets back.
+
+use std::time::{Duration, Instant};
+
+use tabula_core::{Agent, AgentError, Game, Limits, MoveParseError, Player, SearchInfo};
+
+use crate::analysis::lz_analyze_line;
+use crate::engine::{Ctx, Engine};
+use crate::protocol::{Color, Command, GtpError, parse_color, parse_float, parse_int};
+use crate::time::{SideClock, TimeSystem, limits_from_clock};
+
+/// A move as GTP writes it: a move of the game, or `pass` / `resign` when the game has no
+/// such move of its own.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum GtpMove<M> {
+    /// A move of the game (a game with a pass move of its own returns it here).
+    Move(M),
+    /// `pass` in a game without a pass move.
+    Pass,
+    /// `resign`.
+    Resign,
+}
+
+/// A game that can be played over GTP. Game crates implement it; every method but
+/// [`gtp_name`](GtpGame::gtp_name) has a default that fits games without sizes or komi.
+pub trait GtpGame: Game {
+    /// The game's name in `list_games` / `set_game`, e.g. `Go`, `Othello`, `Amazons`.
+    fn gtp_name(&self) -> String;
+
+    /// The board size `boardsize` sets, if the game has one.
+    fn gtp_board_size(&self) -> Option<u32> {
+        None
+    }
+
+    /// This start position on a board of `size`, keeping the other settings (komi), or the
+    /// failure to answer (`unacceptable size`, the default).
+    fn gtp_with_board_size(&self, _size: u32) -> Result<Self, GtpError> {
+        Err(GtpError::unacceptable_size())
+    }
+
+    /// The komi the engine should be told, if the game has one.
+    fn gtp_komi(&self) -> Option<f64> {
+        None
+    }
+
+    /// Sets the komi. The default accepts and ignores it: GTP controllers send `komi` to
+    /// every engine.
+    fn gtp_set_komi(&mut self, _komi: f64) -> Result<(), GtpError> {
+        Ok(())
+    }
+
+    /// The player a GTP colour stands for. Default: black is the first player (Go,
+    /// Othello); games where white starts (Amazons) override it.
+    fn gtp_player(&self, color: Color) -> Player {
+        match color {
+            Color::Black => Player::FIRST,
+            Color::White => Player::SECOND,
+        }
+    }
+
+    /// The GTP colour of a player; the inverse of [`gtp_player`](GtpGame::gtp_player).
+    fn gtp_color(&self, player: Player) -> Color {
+        if self.gtp_player(Color::Black) == player { Color::Black } else { Color::White }
+    }
+
+    /// A move that is always legal and only hands the turn over (Go's pass), if the game has
+    /// one. `play` and `genmove` for the side not to move insert it first, as GTP allows
+    /// either colour to move at any time; without it they fail.
+    fn gtp_pass_move(&self) -> Option<Self::Move> {
+        None
+    }
+
+    /// Reads a move in GTP notation. The default reads the game's own notation, then
+    /// `pass` and `resign` (any case) when the game does not read them itself.
+    fn parse_gtp_move(&self, text: &str) -> Result<GtpMove<Self::Move>, MoveParseError> {
+        match self.parse_move(text) {
+            Ok(mv) => Ok(GtpMove::Move(mv)),
+            Err(e) => {
+                if text.eq_ignore_ascii_case("pass") {
+                    Ok(GtpMove::Pass)
+                } else if text.eq_ignore_ascii_case("resign") {
+                    Ok(GtpMove::Resign)
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    /// Writes a move in GTP notation; the default is the game's own notation.
+    fn format_gtp_move(&self, mv: Self::Move) -> String {
+        self.format_move(mv)
+    }
+
+    /// The answer to `final_score`: `B+3.5`, `W+12`, or `0` for a draw. The default, for
+    /// finished games without a margin, writes a win as `B+1` / `W+1`.
+    fn gtp_final_score(&self) -> Result<String, GtpError> {
+        if !self.is_over() {
+            return Err(GtpError::new("cannot score"));
+        }
+        Ok(match self.rewards().winner() {
+            None => "0".to_string(),
+            Some(p) => format!("{}+1", self.gtp_color(p).letter()),
+        })
+    }
+}
+
+/// Builds the start position of a game by name.
+pub type GameFactory<G> = Box<dyn Fn(&str) -> Option<G> + Send>;
+
+/// The games a multi-game engine offers through `list_games` / `set_game`.
+pub struct GameRegistry<G> {
+    names: Vec<String>,
+    make: GameFactory<G>,
+}
+
+impl<G> GameRegistry<G> {
+    /// `names` as `list_games` lists them; `make` builds the start position of a name
+    /// (matched case-insensitively against `names` first).
+    pub fn new(names: Vec<String>, make: impl Fn(&str) -> Option<G> + Send + 'static) -> GameRegistry<G> {
+        GameRegistry { names, make: Box::new(make) }
+    }
+}
+
+/// The standard GTP game commands over one game type and an agent.
+pub struct GameEngine<G: GtpGame> {
+    start: G,
+    state: G,
+    history: Vec<(G, G::Move)>,
+    agent: Box<dyn Agent<G>>,
+    time: TimeSystem,
+    clocks: [Option<SideClock>; 2],
+    default_limits: Limits,
+    registry: Option<GameRegistry<G>>,
+    allow_resign: bool,
+    moves: Vec<G::Move>,
+}
+
+fn seconds(text: &str) -> Result<Duration, GtpError> {
+    let v = parse_float(text)?;
+    Duration::try_from_secs_f64(v).map_err(|_| GtpError::syntax())
+}
+
+impl<G: GtpGame> GameEngine<G> {
+    /// A controller starting from `start` (also what `clear_board` returns to) with
+    /// `agent` choosing the moves of `genmove`.
+    pub fn new(start: G, agent: Box<dyn Agent<G>>) -> GameEngine<G> {
+        let mut agent = agent;
+        agent.new_game(&start);
+        GameEngine {
+            state: start.clone(),
+            start,
+            history: Vec::new(),
+            agent,
+            time: TimeSystem::None,
+            clocks: [None, None],
+            default_limits: Limits::none(),
+            registry: None,
+            allow_resign: true,
+            moves: Vec::new(),
+        }
+    }
+
+    /// Offers several games through `list_games` / `set_game`.
+    pub fn with_registry(mut self, registry: GameRegistry<G>) -> GameEngine<G> {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// The limits `genmove` uses when no time control is set (e.g. a fixed time per move
+    /// from the command line).
+    pub fn with_default_limits(mut self, limits: Limits) -> GameEngine<G> {
+        self.default_limits = limits;
+        self
+    }
+
+    /// Whether `genmove` may answer `resign` when the agent would rather resign (default on).
+    pub fn with_resign(mut self, allow: bool) -> GameEngine<G> {
+        self.allow_resign = allow;
+        self
+    }
+
+    /// Builds the GTP engine: built-ins plus every standard game command, and the analysis
+    /// commands `lz-analyze` and `lz-genmove_analyze`. Game crates register their own
+    /// commands on the result; each `cmd_*` method can also be registered under other names.
+    pub fn into_engine(self, name: &str, version: &str) -> Engine<GameEngine<G>> {
+        let mut e = Engine::new(self, name, version);
+        e.register("boardsize", Self::cmd_boardsize);
+        e.register("clear_board", Self::cmd_clear_board);
+        e.register("komi", Self::cmd_komi);
+        e.register("play", Self::cmd_play);
+        e.register("genmove", Self::cmd_genmove);
+        e.register("reg_genmove", Self::cmd_reg_genmove);
+        e.register("kgs-genmove_cleanup", Self::cmd_genmove);
+        e.register("undo", Self::cmd_undo);
+        e.register("showboard", Self::cmd_showboard);
+        e.register("final_score", Self::cmd_final_score);
+        e.register("time_settings", Self::cmd_time_settings);
+        e.register("kgs-time_settings", Self::cmd_kgs_time_settings);
+        e.register("time_left", Self::cmd_time_left);
+        e.register("list_games", Self::cmd_list_games);
+        e.register("set_game", Self::cmd_set_game);
+        e.register("lz-analyze", Self::cmd_lz_analyze);
+        e.register("lz-genmove_analyze", Self::cmd_lz_genmove_analyze);
+        e
+    }
+
+    /// The current position.
+    pub fn state(&self) -> &G {
+        &self.state
+    }
+
+    /// The position `clear_board` returns to.
+    pub fn start(&self) -> &G {
+        &self.start
+    }
+
+    /// The moves played since the start, each with the position it was played in.
+    pub fn history(&self) -> &[(G, G::Move)] {
+        &self.history
+    }
+
+    /// The agent.
+    pub fn agent_mut(&mut self) -> &mut dyn Agent<G> {
+        self.agent.as_mut()
+    }
+
+    /// The time control in force.
+    pub fn time_system(&self) -> &TimeSystem {
+        &self.time
+    }
+
+    /// Starts a new game from `start` (which becomes what `clear_board` returns to).
+    pub fn reset(&mut self, start: G) {
+        self.start = start;
+        self.state = self.start.clone();
+        self.history.clear();
+        self.clocks = [self.time.start_clock(), self.time.start_clock()];
+        self.agent.new_game(&self.start);
+    }
+
+    /// The player a colour stands for, checked to be a player of the game.
+    pub fn player(&self, color: Color) -> Player {
+        self.state.gtp_player(color)
+    }
+
+    /// Plays `mv` for `player` after checking it is legal; when `player` is not to move,
+    /// first plays the game's pass move for the other side if it has one.
+    pub fn play_checked(&mut self, player: Player, mv: G::Move) -> Result<(), GtpError> {
+        if self.state.is_over() {
+            return Err(GtpError::illegal_move());
+        }
+        if self.state.current_player() != player {
+            let pass = self.state.gtp_pass_move().ok_or_else(GtpError::illegal_move)?;
+            self.state.legal_moves(&mut self.moves);
+            if !self.moves.contains(&pass) {
+                return Err(GtpError::illegal_move());
+            }
+            let mut after = self.state.clone();
+            after.play(pass);
+            after.legal_moves(&mut self.moves);
+            if after.is_over() || after.current_player() != player || !self.moves.contains(&mv) {
+                return Err(GtpError::illegal_move());
+            }
+            self.push_move(pass);
+        } else {
+            self.state.legal_moves(&mut self.moves);
+            if !self.moves.contains(&mv) {
+                return Err(GtpError::illegal_move());
+            }
+        }
+        self.push_move(mv);
+        Ok(())
+    }
+
+    fn push_move(&mut self, mv: G::Move) {
+        let before = self.state.clone();
+        self.state.play(mv);
+        self.agent.observe(&before, &[mv]);
+        self.history.push((before, mv));
+    }
+
+    /// Takes back the last move; the agent is brought back in step by replaying the game.
+    pub fn undo_move(&mut self) -> Result<(), GtpError> {
+        let (before, _) = self.history.pop().ok_or_else(GtpError::cannot_undo)?;
+        self.state = before;
+        self.agent.new_game(&self.start);
+        for (pos, mv) in &self.history {
+            self.agent.observe(pos, &[*mv]);
+        }
+        Ok(())
+    }
+
+    /// The limits for a move of `color`: from its clock when a time control is set, else the
+    /// default limits.
+    pub fn limits_for(&self, color: Color) -> Limits {
+        match &self.clocks[color.index()] {
+            Some(c) => limits_from_clock(&c.to_clock(&self.time)),
+            None => self.default_limits.clone(),
+        }
+    }
+
+    /// The position in which `player` moves: the current one, or after the game's pass move
+    /// when the other side is to move (`None` when neither works).
+    fn position_for(&self, player: Player) -> Option<(G, Option<G::Move>)> {
+        if self.state.is_over() {
+            return None;
+        }
+        if self.state.current_player() == player {
+            return Some((self.state.clone(), None));
+        }
+        let pass = self.state.gtp_pass_move()?;
+        let mut after = self.state.clone();
+        after.play(pass);
+        (!after.is_over() && after.current_player() == player).then_some((after, Some(pass)))
+    }
+
+    /// Lets the agent choose a move for `color`, reporting progress to `report`. Returns the
+    /// GTP answer (`pass` when there is nothing to play, `resign`, or the move) and plays the
+    /// move when `play` is set.
+    pub fn generate(
+        &mut self,
+        color: Color,
+        play: bool,
+        limits: Limits,
+        report: &mut dyn FnMut(&G, &SearchInfo<G::Move>),
+    ) -> Result<String, GtpError> {
+        let player = self.player(color);
+        let Some((pos, pass)) = self.position_for(player) else {
+            if self.state.is_over() {
+                return Ok("pass".to_string());
+            }
+            return Err(GtpError::new("not this colour's turn"));
+        };
+        let started = Instant::now();
+        let mut forward = |info: &SearchInfo<G::Move>| report(&pos, info);
+        let result = self.agent.choose(&pos, player, &limits, &mut forward);
+        if play && let Some(clock) = &mut self.clocks[color.index()] {
+            clock.charge(&self.time, started.elapsed());
+        }
+        let choice = match result {
+            Ok(c) => c,
+            Err(AgentError::NoMove) => return Ok("pass".to_string()),
+            Err(e) => return Err(GtpError::new(e.to_string())),
+        };
+        if choice.resign && self.allow_resign {
+            return Ok("resign".to_string());
+        }
+        pos.legal_moves(&mut self.moves);
+        if !self.moves.contains(&choice.mv) {
+            return Err(GtpError::new(format!("agent chose an illegal move: {}", pos.format_gtp_move(choice.mv))));
+        }
+        let text = pos.format_gtp_move(choice.mv);
+        if play {
+            if let Some(pass) = pass {
+                self.push_move(pass);
+            }
+            self.push_move(choice.mv);
+        }
+        Ok(text)
+    }
+
+    fn color_arg(cmd: &Command, index: usize) -> Result<Color, GtpError> {
+        parse_color(cmd.arg(index).ok_or_else(GtpError::syntax)?)
+    }
+
+    /// `boardsize N`.
+    pub fn cmd_boardsize(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(1)?;
+        let size = parse_int(&cmd.args[0]).map_err(|_| GtpError::new("boardsize not an integer"))?;
+        let start = self.start.gtp_with_board_size(size)?;
+        self.reset(start);
+        Ok(String::new())
+    }
+
+    /// `clear_board`.
+    pub fn cmd_clear_board(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(0)?;
+        self.reset(self.start.clone());
+        Ok(String::new())
+    }
+
+    /// `komi K`: applies to the start position, the current one and the history.
+    pub fn cmd_komi(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(1)?;
+        let komi = parse_float(&cmd.args[0]).map_err(|_| GtpError::new("komi not a float"))?;
+        self.start.gtp_set_komi(komi)?;
+        self.state.gtp_set_komi(komi)?;
+        for (pos, _) in &mut self.history {
+            pos.gtp_set_komi(komi)?;
+        }
+        Ok(String::new())
+    }
+
+    /// `play COLOUR MOVE`.
+    pub fn cmd_play(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(2)?;
+        let color = Self::color_arg(cmd, 0)?;
+        let player = self.player(color);
+        let pos = self.position_for(player).map(|p| p.0).unwrap_or_else(|| self.state.clone());
+        match pos.parse_gtp_move(&cmd.args[1]) {
+            Ok(GtpMove::Move(mv)) => self.play_checked(player, mv).map(|_| String::new()),
+            Ok(GtpMove::Pass) | Ok(GtpMove::Resign) => Err(GtpError::illegal_move()),
+            Err(_) => Err(GtpError::syntax()),
+        }
+    }
+
+    /// `genmove COLOUR`: chooses and plays.
+    pub fn cmd_genmove(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(1)?;
+        let color = Self::color_arg(cmd, 0)?;
+        let limits = self.limits_for(color);
+        self.generate(color, true, limits, &mut |_, _| {})
+    }
+
+    /// `reg_genmove COLOUR`: chooses without playing.
+    pub fn cmd_reg_genmove(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(1)?;
+        let color = Self::color_arg(cmd, 0)?;
+        let limits = self.limits_for(color);
+        self.generate(color, false, limits, &mut |_, _| {})
+    }
+
+    /// `undo`.
+    pub fn cmd_undo(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(0)?;
+        self.undo_move().map(|_| String::new())
+    }
+
+    /// `showboard`: the game's own drawing, starting on the line after `=`.
+    pub fn cmd_showboard(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(0)?;
+        Ok(format!("\n{}", self.state))
+    }
+
+    /// `final_score`.
+    pub fn cmd_final_score(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(0)?;
+        self.state.gtp_final_score()
+    }
+
+    fn set_time(&mut self, system: TimeSystem) {
+        self.time = system;
+        self.clocks = [self.time.start_clock(), self.time.start_clock()];
+    }
+
+    /// `time_settings MAIN BYO STONES` (seconds; Canadian overtime).
+    pub fn cmd_time_settings(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(3)?;
+        let main = seconds(&cmd.args[0])?;
+        let byo = seconds(&cmd.args[1])?;
+        let stones = parse_int(&cmd.args[2])?;
+        self.set_time(TimeSystem::from_gtp(main, byo, stones));
+        Ok(String::new())
+    }
+
+    /// `kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD PERIODS |
+    /// canadian MAIN PERIOD STONES`.
+    pub fn cmd_kgs_time_settings(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        let kind = cmd.arg(0).ok_or_else(GtpError::syntax)?.to_ascii_lowercase();
+        let system = match (kind.as_str(), cmd.args.len()) {
+            ("none", 1) => TimeSystem::None,
+            ("absolute", 2) => TimeSystem::Absolute { main: seconds(&cmd.args[1])? },
+            ("byoyomi", 4) => TimeSystem::Byoyomi {
+                main: seconds(&cmd.args[1])?,
+                period: seconds(&cmd.args[2])?,
+                periods: parse_int(&cmd.args[3])?,
+            },
+            ("canadian", 4) => {
+                let (main, period) = (seconds(&cmd.args[1])?, seconds(&cmd.args[2])?);
+                match parse_int(&cmd.args[3])? {
+                    0 => return Err(GtpError::syntax()),
+                    stones => TimeSystem::Canadian { main, period, stones },
+                }
+            }
+            _ => return Err(GtpError::syntax()),
+        };
+        self.set_time(system);
+        Ok(String::new())
+    }
+
+    /// `time_left COLOUR TIME STONES`.
+    pub fn cmd_time_left(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(3)?;
+        let color = Self::color_arg(cmd, 0)?;
+        let time = seconds(&cmd.args[1])?;
+        let stones = parse_int(&cmd.args[2])?;
+        if let Some(clock) = &mut self.clocks[color.index()] {
+            clock.set_left(time, stones);
+        }
+        Ok(String::new())
+    }
+
+    /// `list_games`: one name per line.
+    pub fn cmd_list_games(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        cmd.expect_args(0)?;
+        Ok(match &self.registry {
+            Some(r) => r.names.join("\n"),
+            None => self.start.gtp_name(),
+        })
+    }
+
+    /// `set_game NAME`: switches game (and starts a new one).
+    pub fn cmd_set_game(&mut self, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
+        if cmd.args.is_empty() {
+            return Err(GtpError::syntax());
+        }
+        let name = cmd.args.join(" ");
+        if let Some(r) = &self.registry {
+            if let Some(known) = r.names.iter().find(|n| n.eq_ignore_ascii_case(&name)) {
+                let start = (r.make)(known).ok_or_else(|| GtpError::new("unsupported game"))?;
+                self.reset(start);
+                return Ok(String::new());
+            }
+        } else if name.eq_ignore_ascii_case(&self.start.gtp_name()) {
+            self.reset(self.start.clone());
+            return Ok(String::new());
+        }
+        Err(GtpError::new("unsupported game"))
+    }
+
+    /// Reads the arguments of the analysis commands: `[COLOUR] [INTERVAL]`, also
+    /// `interval N`; other `key value` pairs (`minmoves 5`) are accepted and ignored.
+    fn analysis_args(&self, args: &[String], need_color: bool) -> Result<(Color, Duration), GtpError> {
+        let mut i = 0;
+        let color = match args.first().map(|a| parse_color(a)) {
+            Some(Ok(c)) => {
+                i = 1;
+                c
+            }
+            _ if need_color => return Err(GtpError::syntax()),
+            _ => self.state.gtp_color(self.state.current_player()),
+        };
+        let mut interval = Duration::from_secs(1);
+        while i < args.len() {
+            if let Ok(cs) = parse_int(&args[i]) {
+                interval = Duration::from_millis(cs as u64 * 10);
+                i += 1;
+            } else if args[i] == "interval" {
+                let cs = parse_int(args.get(i + 1).ok_or_else(GtpError::syntax)?)?;
+                interval = Duration::from_millis(cs as u64 * 10);
+                i += 2;
+            } else if i + 1 < args.len() {
+                i += 2;
+            } else {
+                return Err(GtpError::syntax());
+            }
+        }
+        Ok((color, interval))
+    }
+
+    /// `lz-analyze [COLOUR] [INTERVAL]`: streams `info` lines every INTERVAL centiseconds
+    /// until the next command arrives; the position is not changed.
+    pub fn cmd_lz_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
+        let (color, interval) = self.analysis_args(&cmd.args, false)?;
+        ctx.start_stream();
+        let limits = Limits { stop: Some(ctx.interrupt_flag()), ..Limits::none() };
+        let mut last: Option<Instant> = None;
+        let mut pending = String::new();
+        let result = self.generate(color, false, limits, &mut |pos, info| {
+            let line = lz_analyze_line(pos, info);
+            if line.is_empty() {
+                return;
+            }
+            if last.is_none_or(|t| t.elapsed() >= interval) {
+                ctx.stream_line(&line);
+                pending.clear();
+                last = Some(Instant::now());
+            } else {
+                pending = line;
+            }
+        });
+        // The last report is always shown, however soon it came.
+        result.map(|_| pending)
+    }
+
+    /// `lz-genmove_analyze COLOUR [INTERVAL]`: like `genmove`, streaming `info` lines while
+    /// thinking and ending with `play MOVE`.
+    pub fn cmd_lz_genmove_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
+        let (color, interval) = self.analysis_args(&cmd.args, true)?;
+        ctx.start_stream();
+        let limits = self.limits_for(color);
+        let mut last: Option<Instant> = None;
+        let mv = self.generate(color, true, limits, &mut |pos, info| {
+            if last.is_none_or(|t| t.elapsed() >= interval) {
+                let line = lz_analyze_line(pos, info);
+                if !line.is_empty() {
+                    ctx.stream_line(&line);
+                    last = Some(Instant::now());
+                }
+            }
+        })?;
+        Ok(format!("play {mv}"))
+    }
+}
