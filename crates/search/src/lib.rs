@@ -5,8 +5,13 @@
 //! tree search family for everything. Games plug in their knowledge through small traits —
 //! [`Evaluator`] for alpha-beta — so the searches stay generic and statically dispatched.
 
+pub mod alphabeta;
 mod eval;
 mod random;
 
 pub use eval::{Evaluator, MAX_PLY, NoEval, WIN, WIN_MIN, is_win_score, terminal_score};
 pub use random::{RANDOM_PARAMS, RandomAgent};
+
+pub use alphabeta::{
+    ALPHABETA_PARAMS, AlphaBetaAgent, MAXN_PARAMS, MaxnAgent, PARANOID_PARAMS, ParanoidAgent, Solved, solve,
+};

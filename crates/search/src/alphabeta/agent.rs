@@ -1,0 +1,336 @@
+//! The alpha-beta family as [`Agent`]s: `alphabeta(...)`, `paranoid(...)` and `maxn(...)`.
+//!
+//! Each agent declares its parameters once in a table (`ALPHABETA_PARAMS`, ...), checked by
+//! [`Params`], so unknown keys and out-of-range values are errors naming what is valid. The
+//! spec's limits and the front end's [`Limits`] combine by taking the tighter of each; with
+//! no depth, node or time limit from either the agent thinks for [`DEFAULT_TIME`].
+
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use tabula_core::{
+    Agent, AgentError, Choice, Game, Limits, ParamInfo, Params, Player, Report, Rng, Spec, SpecError, Turn,
+};
+
+use super::multi::{MultiMode, run_multi};
+use super::search::{SearchConfig, SearchResult, Shared, info_of, run};
+use super::time::{Budget, TimeKeeper};
+use super::tt::TransTable;
+use crate::eval::Evaluator;
+
+/// Thinking time per move when neither the spec nor the limits bound the search.
+pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
+
+/// Parameters of `alphabeta`.
+pub const ALPHABETA_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("depth", "", "deepest iteration in plies, 1..=500 (default: no limit)"),
+    ParamInfo::new("time_ms", "", "target time per move in milliseconds, 1..=86400000"),
+    ParamInfo::new("hard_ms", "", "time never to exceed in milliseconds, 1..=86400000 (default: time_ms)"),
+    ParamInfo::new("nodes", "", "nodes per move, 1..=10^15"),
+    ParamInfo::new("tt_mb", "16", "transposition table size in megabytes, 0..=65536"),
+    ParamInfo::new("threads", "1", "search threads (Lazy SMP), 1..=256"),
+    ParamInfo::new("aspiration", "50", "aspiration window half-width in evaluation units, 0 (off)..=1000000"),
+    ParamInfo::new("quiescence", "true", "extend noisy moves at the horizon"),
+    ParamInfo::new("random", "false", "choose at random among equally good moves"),
+    ParamInfo::new("seed", "", "random seed for tie-breaking (default: from the clock)"),
+];
+
+/// Parameters of `paranoid`.
+pub const PARANOID_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("depth", "", "deepest iteration in plies, 1..=500 (default: no limit)"),
+    ParamInfo::new("time_ms", "", "target time per move in milliseconds, 1..=86400000"),
+    ParamInfo::new("hard_ms", "", "time never to exceed in milliseconds, 1..=86400000 (default: time_ms)"),
+    ParamInfo::new("nodes", "", "nodes per move, 1..=10^15"),
+    ParamInfo::new("tt_mb", "16", "transposition table size in megabytes, 0..=65536"),
+];
+
+/// Parameters of `maxn`.
+pub const MAXN_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("depth", "", "deepest iteration in plies, 1..=500 (default: no limit)"),
+    ParamInfo::new("time_ms", "", "target time per move in milliseconds, 1..=86400000"),
+    ParamInfo::new("hard_ms", "", "time never to exceed in milliseconds, 1..=86400000 (default: time_ms)"),
+    ParamInfo::new("nodes", "", "nodes per move, 1..=10^15"),
+];
+
+/// Depth, time and node limits an agent was configured with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Target time per move.
+    pub time: Option<Duration>,
+    /// Time never to exceed (defaults to `time`).
+    pub hard_time: Option<Duration>,
+    /// Nodes per move.
+    pub nodes: Option<u64>,
+}
+
+impl SearchLimits {
+    fn from_params(p: &Params<'_>) -> Result<SearchLimits, SpecError> {
+        let ms = |key: &str| -> Result<Option<Duration>, SpecError> {
+            if p.raw(key).trim().is_empty() {
+                Ok(None)
+            } else {
+                Ok(Some(Duration::from_millis(p.get_in::<u64>(key, 1..=86_400_000)?)))
+            }
+        };
+        let depth = if p.raw("depth").trim().is_empty() { None } else { Some(p.get_in::<u32>("depth", 1..=500)?) };
+        let nodes = if p.raw("nodes").trim().is_empty() {
+            None
+        } else {
+            Some(p.get_in::<u64>("nodes", 1..=1_000_000_000_000_000)?)
+        };
+        Ok(SearchLimits { depth, time: ms("time_ms")?, hard_time: ms("hard_ms")?, nodes })
+    }
+
+    /// Combines with the front end's limits: the tighter of each; a default time when
+    /// nothing bounds the search.
+    pub fn plan(&self, limits: &Limits) -> (Option<u32>, Option<u64>, Budget) {
+        fn min<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, None) => a,
+                (None, b) => b,
+            }
+        }
+        let depth = min(self.depth, limits.depth);
+        let nodes = min(self.nodes, limits.nodes);
+        let own = Budget { soft: self.time, hard: self.hard_time.or(self.time) };
+        let mut budget = Budget::from_limits(limits).min(own);
+        if depth.is_none() && nodes.is_none() && budget.soft.is_none() && budget.hard.is_none() {
+            budget = Budget { soft: Some(DEFAULT_TIME), hard: Some(DEFAULT_TIME) };
+        }
+        (depth, nodes, budget)
+    }
+
+    fn write(&self, spec: Spec) -> Spec {
+        let mut s = spec;
+        if let Some(d) = self.depth {
+            s = s.with("depth", d);
+        }
+        if let Some(t) = self.time {
+            s = s.with("time_ms", t.as_millis());
+        }
+        if let Some(t) = self.hard_time {
+            s = s.with("hard_ms", t.as_millis());
+        }
+        if let Some(n) = self.nodes {
+            s = s.with("nodes", n);
+        }
+        s
+    }
+}
+
+fn check_turn<G: Game>(state: &G, player: Player) -> Result<(), AgentError> {
+    match state.turn() {
+        Turn::Over => Err(AgentError::NoMove),
+        Turn::Player(p) if p != player => Err(AgentError::NoMove),
+        _ => Ok(()),
+    }
+}
+
+fn choice_of<M: Copy + PartialEq>(r: SearchResult<M>, mv: M) -> Choice<M> {
+    let mut info = info_of(&r);
+    if info.pv.first() != Some(&mv) {
+        info.pv = vec![mv];
+    }
+    Choice { mv, resign: false, info }
+}
+
+/// Alpha-beta (negamax, PVS, iterative deepening, Lazy SMP) as an agent for two-player games.
+/// On a simultaneous-move turn it falls back to a paranoid search over joint moves.
+pub struct AlphaBetaAgent<G: Game, E: Evaluator<G>> {
+    eval: E,
+    tt: TransTable,
+    tt_mb: usize,
+    config: SearchConfig,
+    limits: SearchLimits,
+    seed: Option<u64>,
+    rng: Rng,
+    _game: PhantomData<fn() -> G>,
+}
+
+impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
+    /// An agent with explicit settings (`config.max_depth` is taken from `limits.depth`).
+    pub fn new(eval: E, config: SearchConfig, limits: SearchLimits, tt_mb: usize, seed: Option<u64>) -> Self {
+        let rng = seed.map(Rng::new).unwrap_or_else(Rng::from_entropy);
+        AlphaBetaAgent { eval, tt: TransTable::new(tt_mb), tt_mb, config, limits, seed, rng, _game: PhantomData }
+    }
+
+    /// Builds the agent from a spec such as `alphabeta(depth=8,tt_mb=64,threads=2)`.
+    pub fn from_spec(spec: &Spec, eval: E) -> Result<Self, SpecError> {
+        let p = Params::new(spec, ALPHABETA_PARAMS)?;
+        let limits = SearchLimits::from_params(&p)?;
+        let tt_mb = p.get_in::<usize>("tt_mb", 0..=65_536)?;
+        let threads = p.get_in::<usize>("threads", 1..=256)?;
+        let aspiration = p.get_in::<i32>("aspiration", 0..=1_000_000)?;
+        let quiescence = p.get_bool("quiescence")?;
+        let random_ties = p.get_bool("random")?;
+        let seed: Option<u64> = p.get_opt("seed")?;
+        let config = SearchConfig { max_depth: limits.depth, threads, aspiration, quiescence, random_ties, seed: 0 };
+        Ok(Self::new(eval, config, limits, tt_mb, seed))
+    }
+
+    /// The evaluator.
+    pub fn evaluator(&self) -> &E {
+        &self.eval
+    }
+
+    /// Searches `state` for its player to move and returns the full result (`None` when
+    /// the game is over).
+    pub fn search(
+        &mut self,
+        state: &G,
+        limits: &Limits,
+        report: &mut dyn FnMut(&tabula_core::SearchInfo<G::Move>),
+    ) -> Option<SearchResult<G::Move>> {
+        let (depth, nodes, budget) = self.limits.plan(limits);
+        let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
+        let mut config = self.config.clone();
+        config.max_depth = depth;
+        config.seed = self.rng.next_u64();
+        run(state, &self.eval, &shared, &config, report)
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
+    fn name(&self) -> String {
+        let mut s = self.limits.write(Spec::named("alphabeta"));
+        s = s.with("tt_mb", self.tt_mb);
+        if self.config.threads != 1 {
+            s = s.with("threads", self.config.threads);
+        }
+        if self.config.aspiration != 50 {
+            s = s.with("aspiration", self.config.aspiration);
+        }
+        if !self.config.quiescence {
+            s = s.with("quiescence", false);
+        }
+        if self.config.random_ties {
+            s = s.with("random", true);
+        }
+        if let Some(seed) = self.seed {
+            s = s.with("seed", seed);
+        }
+        s.to_string()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        limits: &Limits,
+        report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        check_turn(state, player)?;
+        if state.turn() == Turn::Simultaneous {
+            let (depth, nodes, budget) = self.limits.plan(limits);
+            let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
+            let r = run_multi(MultiMode::Paranoid, state, player, &self.eval, &shared, depth, report)
+                .ok_or(AgentError::NoMove)?;
+            let mv = r.best_move;
+            return Ok(choice_of(r, mv));
+        }
+        let r = self.search(state, limits, report).ok_or(AgentError::NoMove)?;
+        let mv = if self.config.random_ties && r.tied.len() > 1 { self.rng.choose(&r.tied) } else { r.best_move };
+        Ok(choice_of(r, mv))
+    }
+
+    fn new_game(&mut self, _state: &G) {
+        self.tt.clear();
+    }
+}
+
+/// Paranoid search (the agent's player against all others) for games of any number of
+/// players, including simultaneous-move turns.
+pub struct ParanoidAgent<G: Game, E: Evaluator<G>> {
+    eval: E,
+    tt: TransTable,
+    tt_mb: usize,
+    limits: SearchLimits,
+    _game: PhantomData<fn() -> G>,
+}
+
+impl<G: Game, E: Evaluator<G>> ParanoidAgent<G, E> {
+    /// An agent with explicit settings.
+    pub fn new(eval: E, limits: SearchLimits, tt_mb: usize) -> Self {
+        ParanoidAgent { eval, tt: TransTable::new(tt_mb), tt_mb, limits, _game: PhantomData }
+    }
+
+    /// Builds the agent from a spec such as `paranoid(depth=4,tt_mb=16)`.
+    pub fn from_spec(spec: &Spec, eval: E) -> Result<Self, SpecError> {
+        let p = Params::new(spec, PARANOID_PARAMS)?;
+        let limits = SearchLimits::from_params(&p)?;
+        let tt_mb = p.get_in::<usize>("tt_mb", 0..=65_536)?;
+        Ok(Self::new(eval, limits, tt_mb))
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Agent<G> for ParanoidAgent<G, E> {
+    fn name(&self) -> String {
+        self.limits.write(Spec::named("paranoid")).with("tt_mb", self.tt_mb).to_string()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        limits: &Limits,
+        report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        check_turn(state, player)?;
+        let (depth, nodes, budget) = self.limits.plan(limits);
+        let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
+        let r = run_multi(MultiMode::Paranoid, state, player, &self.eval, &shared, depth, report)
+            .ok_or(AgentError::NoMove)?;
+        let mv = r.best_move;
+        Ok(choice_of(r, mv))
+    }
+
+    fn new_game(&mut self, _state: &G) {
+        self.tt.clear();
+    }
+}
+
+/// Max-n search for games of any number of players, including simultaneous-move turns.
+pub struct MaxnAgent<G: Game, E: Evaluator<G>> {
+    eval: E,
+    tt: TransTable,
+    limits: SearchLimits,
+    _game: PhantomData<fn() -> G>,
+}
+
+impl<G: Game, E: Evaluator<G>> MaxnAgent<G, E> {
+    /// An agent with explicit settings.
+    pub fn new(eval: E, limits: SearchLimits) -> Self {
+        MaxnAgent { eval, tt: TransTable::new(0), limits, _game: PhantomData }
+    }
+
+    /// Builds the agent from a spec such as `maxn(depth=3)`.
+    pub fn from_spec(spec: &Spec, eval: E) -> Result<Self, SpecError> {
+        let p = Params::new(spec, MAXN_PARAMS)?;
+        Ok(Self::new(eval, SearchLimits::from_params(&p)?))
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Agent<G> for MaxnAgent<G, E> {
+    fn name(&self) -> String {
+        self.limits.write(Spec::named("maxn")).to_string()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        limits: &Limits,
+        report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        check_turn(state, player)?;
+        let (depth, nodes, budget) = self.limits.plan(limits);
+        let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
+        let r =
+            run_multi(MultiMode::MaxN, state, player, &self.eval, &shared, depth, report).ok_or(AgentError::NoMove)?;
+        let mv = r.best_move;
+        Ok(choice_of(r, mv))
+    }
+}
