@@ -6,7 +6,9 @@
 //! [`Evaluator`] for alpha-beta — so the searches stay generic and statically dispatched.
 
 mod eval;
+pub mod mcts;
 mod random;
 
 pub use eval::{Evaluator, MAX_PLY, NoEval, WIN, WIN_MIN, is_win_score, terminal_score};
+pub use mcts::{FinalChoice, MCTS_PARAMS, MctsAgent, MctsConfig, MctsPolicy, Parallelism, RandomPolicy};
 pub use random::RandomAgent;

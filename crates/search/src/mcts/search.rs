@@ -1,0 +1,544 @@
+//! One search thread: selection, expansion, playout and backpropagation over a shared tree.
+//!
+//! A [`Worker`] owns every buffer a playout needs (the scratch position, move lists, the
+//! path, RAVE marks), so after the first playouts nothing is allocated. Several workers may
+//! run on one [`Tree`] at once (tree parallelism: virtual loss keeps them apart) or each on
+//! its own (root parallelism); they agree on when to stop through [`Shared`].
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tabula_core::{Game, MAX_PLAYERS, Player, Rewards, Rng, Turn};
+
+use super::config::FinalChoice;
+use super::policy::MctsPolicy;
+use super::tree::{NO_INDEX, NodeData, Tree, fixed};
+
+/// Marks path entries whose visit carries no reward (the root, joint children).
+const NO_MOVER: u8 = u8::MAX;
+/// The most joint moves a simultaneous node expands into; larger nodes stay leaves.
+pub(crate) const MAX_JOINT: usize = 1 << 16;
+/// How often (in playouts) a worker looks at the clock.
+const CLOCK_EVERY: u64 = 8;
+/// How often (in playouts) a worker checks whether the leader can still be overtaken.
+const EARLY_EVERY: u64 = 32;
+/// Time between progress reports.
+pub(crate) const REPORT_EVERY: Duration = Duration::from_millis(100);
+
+/// Per-search settings every worker reads.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub c: f64,
+    pub fpu: Option<f64>,
+    pub expand: u32,
+    pub rave: bool,
+    pub rave_equiv: f64,
+    pub priors: bool,
+    pub bias: f64,
+    pub cutoff: Option<u32>,
+    pub vloss: u32,
+    pub final_choice: FinalChoice,
+    /// Early stopping applies (robust choice, playout budget, one tree, alternating root).
+    pub early_stop: bool,
+    /// The root is a simultaneous-move node.
+    pub root_simultaneous: bool,
+}
+
+/// What the threads of one search share: the playout budget, the clock and the stop flags.
+pub(crate) struct Shared<'a> {
+    pub started: AtomicU64,
+    pub done: AtomicU64,
+    pub budget: u64,
+    /// Playouts robust-max may extend to.
+    pub extend_to: u64,
+    pub stop: AtomicBool,
+    pub external: Option<&'a AtomicBool>,
+    pub start: Instant,
+    pub deadline: Option<Duration>,
+    /// How long robust-max may extend.
+    pub extend_deadline: Option<Duration>,
+    pub depth_sum: AtomicU64,
+    pub max_depth: AtomicU32,
+}
+
+impl Shared<'_> {
+    /// Whether the search is over for everyone.
+    #[inline]
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.external.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+/// The buffers and random stream of one search thread.
+pub(crate) struct Worker<G: Game> {
+    pub rng: Rng,
+    state: G,
+    moves: Vec<G::Move>,
+    priors: Vec<f32>,
+    order: Vec<u32>,
+    joint: Vec<G::Move>,
+    /// `(node, player who moved into it)` from the root down.
+    path: Vec<(u32, u8)>,
+    /// `(node, player choosing there, position of its move in `played`)` for RAVE.
+    rave_path: Vec<(u32, u8, u32)>,
+    /// Every move of the playout, tree part first: `(player, move index)`.
+    played: Vec<(u8, u32)>,
+    marks: Vec<u32>,
+    stamp: u32,
+    bound: usize,
+    players: usize,
+}
+
+impl<G: Game> Worker<G> {
+    /// A worker for positions like `state`.
+    pub fn new(state: &G, seed: u64) -> Worker<G> {
+        let mut w = Worker {
+            rng: Rng::new(seed),
+            state: state.clone(),
+            moves: Vec::new(),
+            priors: Vec::new(),
+            order: Vec::new(),
+            joint: Vec::new(),
+            path: Vec::new(),
+            rave_path: Vec::new(),
+            played: Vec::new(),
+            marks: Vec::new(),
+            stamp: 0,
+            bound: 0,
+            players: 0,
+        };
+        w.prepare(state, seed);
+        w
+    }
+
+    /// Gets ready for a search from `root`.
+    pub fn prepare(&mut self, root: &G, seed: u64) {
+        self.rng = Rng::new(seed);
+        self.bound = root.move_index_bound();
+        self.players = root.num_players();
+        let size = self.bound * self.players;
+        if self.marks.len() != size {
+            self.marks.clear();
+            self.marks.resize(size, 0);
+            self.stamp = 0;
+        }
+    }
+
+    /// Runs playouts until the shared budget, the clock or a stop flag ends the search.
+    /// `tick` (given to one worker only) is called about every [`REPORT_EVERY`].
+    pub fn run<P: MctsPolicy<G>>(
+        &mut self,
+        tree: &Tree<G::Move>,
+        root: &G,
+        shared: &Shared<'_>,
+        set: &Settings,
+        policy: &P,
+        mut tick: Option<&mut dyn FnMut()>,
+    ) {
+        let mut local = 0u64;
+        let mut depth_sum = 0u64;
+        let mut max_depth = 0u32;
+        let mut time_up = false;
+        let mut extension_over = false;
+        let mut last_tick = Instant::now();
+        while !shared.stopped() {
+            if local % CLOCK_EVERY == 0 {
+                let now = shared.start.elapsed();
+                time_up = shared.deadline.is_some_and(|d| now >= d);
+                extension_over = shared.extend_deadline.is_none_or(|d| now >= d);
+                if let Some(t) = tick.as_mut() {
+                    if last_tick.elapsed() >= REPORT_EVERY {
+                        self.flush(shared, &mut depth_sum, &mut max_depth);
+                        t();
+                        last_tick = Instant::now();
+                    }
+                }
+            }
+            let n = shared.started.fetch_add(1, Ordering::Relaxed);
+            if n >= shared.budget || time_up {
+                let extend = set.final_choice == FinalChoice::RobustMax
+                    && n < shared.extend_to
+                    && !(time_up && extension_over)
+                    && !robust_max_agrees(tree, set);
+                if !extend {
+                    shared.stop.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
+            let depth = self.playout(tree, root, set, policy);
+            shared.done.fetch_add(1, Ordering::Relaxed);
+            depth_sum += depth as u64;
+            max_depth = max_depth.max(depth);
+            local += 1;
+            if set.early_stop && local % EARLY_EVERY == 0 && leader_is_safe(tree, shared) {
+                shared.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        self.flush(shared, &mut depth_sum, &mut max_depth);
+    }
+
+    fn flush(&self, shared: &Shared<'_>, depth_sum: &mut u64, max_depth: &mut u32) {
+        shared.depth_sum.fetch_add(*depth_sum, Ordering::Relaxed);
+        shared.max_depth.fetch_max(*max_depth, Ordering::Relaxed);
+        *depth_sum = 0;
+    }
+
+    /// One playout: descend, maybe expand, play out, back up. Returns the tree depth reached.
+    pub fn playout<P: MctsPolicy<G>>(&mut self, tree: &Tree<G::Move>, root: &G, set: &Settings, policy: &P) -> u32 {
+        self.state.clone_from(root);
+        self.path.clear();
+        self.rave_path.clear();
+        self.played.clear();
+        self.path.push((0, NO_MOVER));
+        let mut idx = 0u32;
+        let mut depth = 0u32;
+        let rewards = 'descent: loop {
+            let turn = self.state.turn();
+            if turn == Turn::Over {
+                break self.state.rewards();
+            }
+            let node = tree.node(idx);
+            let (first, count) = node.children();
+            if count == 0 {
+                let may_expand = idx == 0 || node.visits() >= set.expand;
+                if may_expand && self.expand(tree, idx, turn, set, policy) {
+                    continue;
+                }
+                break self.rollout(set, policy);
+            }
+            match turn {
+                Turn::Player(p) => {
+                    let k = policy.widening(node.visits(), count as usize).clamp(1, count as usize) as u32;
+                    let child = select(tree, idx, first, k, set, set.rave, set.priors);
+                    let c = tree.node(child);
+                    let Some(d) = c.data() else { break self.rollout(set, policy) };
+                    c.add_virtual_loss(set.vloss);
+                    if set.rave {
+                        self.rave_path.push((idx, p.0, self.played.len() as u32));
+                        self.played.push((p.0, d.index));
+                    }
+                    self.state.play(d.mv);
+                    self.path.push((child, p.0));
+                    idx = child;
+                }
+                Turn::Simultaneous => {
+                    let mut offset = first;
+                    let mut joint_index = 0usize;
+                    let mut stride = 1usize;
+                    self.joint.clear();
+                    for k in 0..self.players {
+                        self.state.legal_moves_of(Player(k as u8), &mut self.moves);
+                        let nk = self.moves.len();
+                        if nk == 0 || offset as usize + nk > (first + count) as usize {
+                            break 'descent self.rollout(set, policy);
+                        }
+                        let s = select(tree, idx, offset, nk as u32, set, false, false);
+                        let entry = tree.node(s);
+                        let Some(d) = entry.data() else { break 'descent self.rollout(set, policy) };
+                        entry.add_virtual_loss(set.vloss);
+                        self.path.push((s, k as u8));
+                        self.joint.push(d.mv);
+                        if set.rave {
+                            self.played.push((k as u8, d.index));
+                        }
+                        joint_index += (s - offset) as usize * stride;
+                        stride *= nk;
+                        offset += nk as u32;
+                    }
+                    if offset as usize + stride != (first + count) as usize {
+                        break self.rollout(set, policy);
+                    }
+                    let child = offset + joint_index as u32;
+                    tree.node(child).add_virtual_loss(set.vloss);
+                    self.state.play_joint(&self.joint);
+                    self.path.push((child, NO_MOVER));
+                    idx = child;
+                }
+                Turn::Over => unreachable!("handled above"),
+            }
+            depth += 1;
+        };
+        self.backup(tree, &rewards, set);
+        depth
+    }
+
+    /// Creates the children of `idx`: one per legal move (best prior first) at a player's
+    /// turn; at a simultaneous turn one entry per player's move followed by one child per
+    /// joint move (mixed radix, player 0 fastest). False if the node stays a leaf.
+    fn expand<P: MctsPolicy<G>>(
+        &mut self,
+        tree: &Tree<G::Move>,
+        idx: u32,
+        turn: Turn,
+        set: &Settings,
+        policy: &P,
+    ) -> bool {
+        let node = tree.node(idx);
+        if !node.claim_expansion() {
+            return false;
+        }
+        // A claim that fails below is kept: retrying cannot succeed within this search.
+        match turn {
+            Turn::Player(_) => {
+                self.state.legal_moves(&mut self.moves);
+                let count = self.moves.len();
+                if count == 0 || count > u32::MAX as usize {
+                    return false;
+                }
+                self.priors.clear();
+                if set.priors {
+                    policy.priors(&self.state, &self.moves, &mut self.priors);
+                    if self.priors.len() != count {
+                        self.priors.clear();
+                    }
+                }
+                self.order.clear();
+                self.order.extend(0..count as u32);
+                if !self.priors.is_empty() {
+                    let pr = &self.priors;
+                    self.order.sort_unstable_by(|&a, &b| pr[b as usize].total_cmp(&pr[a as usize]).then(a.cmp(&b)));
+                }
+                let Some(first) = tree.alloc(count) else { return false };
+                for (i, &o) in self.order.iter().enumerate() {
+                    let mv = self.moves[o as usize];
+                    let prior = self.priors.get(o as usize).copied().unwrap_or(0.0);
+                    let index = self.move_index(mv);
+                    tree.node(first + i as u32).set_data(NodeData { mv, index, prior });
+                }
+                node.set_children(first, count as u32);
+                true
+            }
+            Turn::Simultaneous => {
+                let mut total = 0usize;
+                let mut joint = 1usize;
+                for k in 0..self.players {
+                    self.state.legal_moves_of(Player(k as u8), &mut self.moves);
+                    total += self.moves.len();
+                    joint = joint.saturating_mul(self.moves.len());
+                }
+                if joint == 0 || joint > MAX_JOINT {
+                    return false;
+                }
+                let Some(first) = tree.alloc(total + joint) else { return false };
+                let mut at = first;
+                for k in 0..self.players {
+                    self.state.legal_moves_of(Player(k as u8), &mut self.moves);
+                    for i in 0..self.moves.len() {
+                        let mv = self.moves[i];
+                        let index = self.move_index(mv);
+                        tree.node(at).set_data(NodeData { mv, index, prior: 0.0 });
+                        at += 1;
+                    }
+                }
+                node.set_children(first, (total + joint) as u32);
+                true
+            }
+            Turn::Over => false,
+        }
+    }
+
+    #[inline]
+    fn move_index(&self, mv: G::Move) -> u32 {
+        if self.bound > 0 {
+            let i = self.state.move_index(mv);
+            if i < self.bound { i as u32 } else { NO_INDEX }
+        } else {
+            NO_INDEX
+        }
+    }
+
+    /// Plays on from the scratch position with the policy's moves until the end or the cutoff.
+    fn rollout<P: MctsPolicy<G>>(&mut self, set: &Settings, policy: &P) -> Rewards {
+        let mut plies = 0u32;
+        loop {
+            let turn = self.state.turn();
+            if turn == Turn::Over {
+                return self.state.rewards();
+            }
+            if set.cutoff == Some(plies) {
+                return policy.evaluate(&self.state);
+            }
+            match turn {
+                Turn::Player(p) => {
+                    self.state.legal_moves(&mut self.moves);
+                    if self.moves.is_empty() {
+                        return policy.evaluate(&self.state);
+                    }
+                    let mv = policy.playout_move(&self.state, &self.moves, &mut self.rng);
+                    if set.rave {
+                        let index = self.move_index(mv);
+                        self.played.push((p.0, index));
+                    }
+                    self.state.play(mv);
+                }
+                _ => {
+                    self.joint.clear();
+                    for k in 0..self.players {
+                        self.state.legal_moves_of(Player(k as u8), &mut self.moves);
+                        if self.moves.is_empty() {
+                            return policy.evaluate(&self.state);
+                        }
+                        let mv = policy.playout_move(&self.state, &self.moves, &mut self.rng);
+                        if set.rave {
+                            let index = self.move_index(mv);
+                            self.played.push((k as u8, index));
+                        }
+                        self.joint.push(mv);
+                    }
+                    self.state.play_joint(&self.joint);
+                }
+            }
+            plies += 1;
+        }
+    }
+
+    /// Adds the playout's result to every node on the path, withdrawing virtual losses, and
+    /// the AMAF results to the siblings of the path.
+    fn backup(&mut self, tree: &Tree<G::Move>, rewards: &Rewards, set: &Settings) {
+        let mut fr = [0u64; MAX_PLAYERS];
+        for (i, r) in rewards.as_slice().iter().enumerate().take(MAX_PLAYERS) {
+            fr[i] = fixed(*r);
+        }
+        for &(i, mover) in &self.path {
+            let vl = if i == 0 { 0 } else { set.vloss };
+            let reward = if mover == NO_MOVER { 0 } else { fr[mover as usize] };
+            tree.node(i).finish_visit(reward, vl);
+        }
+        if !set.rave || self.bound == 0 || self.rave_path.is_empty() {
+            return;
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.fill(0);
+            self.stamp = 1;
+        }
+        let bound = self.bound;
+        let mut marked_from = self.played.len();
+        for &(node, p, pos) in self.rave_path.iter().rev() {
+            let pos = pos as usize;
+            for &(q, mi) in &self.played[pos..marked_from] {
+                if mi != NO_INDEX && (q as usize) < self.players {
+                    self.marks[q as usize * bound + mi as usize] = self.stamp;
+                }
+            }
+            marked_from = pos;
+            let (first, count) = tree.node(node).children();
+            let base = p as usize * bound;
+            for c in first..first + count {
+                let ch = tree.node(c);
+                if let Some(d) = ch.data() {
+                    if d.index != NO_INDEX && self.marks[base + d.index as usize] == self.stamp {
+                        ch.add_amaf(fr[p as usize]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// UCT (with RAVE and progressive bias when enabled) over children `first..first + k` of
+/// `parent`; the first of equal scores wins, so untried children go in prior order.
+#[inline]
+fn select<M: Copy + Send + Sync>(
+    tree: &Tree<M>,
+    parent: u32,
+    first: u32,
+    k: u32,
+    set: &Settings,
+    rave: bool,
+    priors: bool,
+) -> u32 {
+    let (pv, pvl) = tree.node(parent).counts();
+    let ln = ((pv as f64 + pvl as f64).max(1.0)).ln();
+    let mut best = first;
+    let mut best_score = f64::NEG_INFINITY;
+    for c in first..first + k {
+        let ch = tree.node(c);
+        let (v, vl) = ch.counts();
+        let n = v as f64 + vl as f64;
+        let bias = if priors { set.bias * ch.data().map_or(0.0, |d| d.prior as f64) / (n + 1.0) } else { 0.0 };
+        let score = if n == 0.0 {
+            let (an, aw) = if rave { ch.amaf() } else { (0, 0.0) };
+            if an > 0 {
+                aw / an as f64 + set.c * ln.sqrt() + bias
+            } else {
+                match set.fpu {
+                    Some(f) => f + bias,
+                    None => 1e9 + bias,
+                }
+            }
+        } else {
+            let mean = ch.value_sum() / n;
+            let q = if rave {
+                let (an, aw) = ch.amaf();
+                if an > 0 {
+                    let beta = (set.rave_equiv / (3.0 * n + set.rave_equiv)).sqrt();
+                    (1.0 - beta) * mean + beta * (aw / an as f64)
+                } else {
+                    mean
+                }
+            } else {
+                mean
+            };
+            q + set.c * (ln / n).sqrt() + bias
+        };
+        if score > best_score {
+            best_score = score;
+            best = c;
+        }
+    }
+    best
+}
+
+/// The most visited and the second most visited root child's visits (alternating root).
+pub(crate) fn top_two<M: Copy + Send + Sync>(tree: &Tree<M>) -> (u32, u32) {
+    let (first, count) = tree.root().children();
+    let mut a = 0;
+    let mut b = 0;
+    for c in first..first + count {
+        let v = tree.node(c).visits();
+        if v > a {
+            b = a;
+            a = v;
+        } else if v > b {
+            b = v;
+        }
+    }
+    (a, b)
+}
+
+/// Whether the most visited root child keeps the lead whatever the remaining playouts do.
+fn leader_is_safe<M: Copy + Send + Sync>(tree: &Tree<M>, shared: &Shared<'_>) -> bool {
+    if shared.budget == u64::MAX {
+        return false;
+    }
+    let started = shared.started.load(Ordering::Relaxed);
+    let remaining = shared.budget.saturating_sub(started);
+    let (a, b) = top_two(tree);
+    (a - b) as u64 > remaining
+}
+
+/// Whether the most visited root child also has the best mean (robust-max may stop).
+fn robust_max_agrees<M: Copy + Send + Sync>(tree: &Tree<M>, set: &Settings) -> bool {
+    if set.root_simultaneous {
+        return true;
+    }
+    let (first, count) = tree.root().children();
+    let mut most = None;
+    let mut best = None;
+    for c in first..first + count {
+        let ch = tree.node(c);
+        let v = ch.visits();
+        let Some(m) = ch.mean() else { continue };
+        if most.is_none_or(|(mv, _)| v > mv) {
+            most = Some((v, c));
+        }
+        if best.is_none_or(|(bm, _)| m > bm) {
+            best = Some((m, c));
+        }
+    }
+    match (most, best) {
+        (Some((_, a)), Some((_, b))) => a == b,
+        _ => false,
+    }
+}
