@@ -337,7 +337,16 @@ impl MctsPolicy<TicTacToe> for CentreFirst {
         let centre = state.at(Square::new(4).unwrap());
         let mut r = Rewards::new(2);
         for p in 0..2u8 {
-            r.set(Player(p), if centre == Some(Player(p)) { 0.8 } else if centre.is_none() { 0.5 } else { 0.2 });
+            r.set(
+                Player(p),
+                if centre == Some(Player(p)) {
+                    0.8
+                } else if centre.is_none() {
+                    0.5
+                } else {
+                    0.2
+                },
+            );
         }
         r
     }

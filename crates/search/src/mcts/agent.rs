@@ -9,7 +9,7 @@ use tabula_core::{
 
 use super::config::{DEFAULT_PLAYOUTS, FinalChoice, MctsConfig, Parallelism};
 use super::policy::MctsPolicy;
-use super::search::{MAX_JOINT, Settings, Shared, Worker};
+use super::search::{MAX_JOINT, Padded, Settings, Shared, Worker};
 use super::tree::Tree;
 
 /// Longest principal variation reported.
@@ -169,12 +169,11 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             return None;
         }
         let same = |a: &G, b: &G| a.hash() == b.hash() && a.ply() == b.ply();
-        if let Some(f) = &self.followed {
-            if same(f, state) {
-                if let Some(idx) = self.follow(tree, root_state) {
-                    return Some(idx);
-                }
-            }
+        if let Some(f) = &self.followed
+            && same(f, state)
+            && let Some(idx) = self.follow(tree, root_state)
+        {
+            return Some(idx);
         }
         // Breadth-first by hash through alternating turns.
         let mut frontier = vec![(0u32, root_state.clone())];
@@ -377,7 +376,7 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         let chosen = self.pick(&stats);
         let done = shared.done.load(Ordering::Relaxed);
         let mut info = SearchInfo {
-            depth: if done > 0 { (shared.depth_sum.load(Ordering::Relaxed) / done) as u32 } else { 0 },
+            depth: shared.depth_sum.load(Ordering::Relaxed).checked_div(done).unwrap_or(0) as u32,
             seldepth: shared.max_depth.load(Ordering::Relaxed),
             nodes: done,
             elapsed: shared.start.elapsed(),
@@ -441,10 +440,11 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         let start = Instant::now();
         self.prepare_trees(state);
         let (deadline, hard) = time_budget(limits, self.config.time);
-        let budget = limits
-            .nodes
-            .or(self.config.playouts)
-            .unwrap_or(if deadline.is_some() { u64::MAX } else { DEFAULT_PLAYOUTS });
+        let budget = limits.nodes.or(self.config.playouts).unwrap_or(if deadline.is_some() {
+            u64::MAX
+        } else {
+            DEFAULT_PLAYOUTS
+        });
         let settings = self.settings(state, budget);
         let extend_deadline = match (deadline, hard) {
             (Some(d), Some(h)) if h > d => Some(h),
@@ -452,8 +452,9 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             _ => None,
         };
         let shared = Shared {
-            started: AtomicU64::new(0),
-            done: AtomicU64::new(0),
+            started: Padded(AtomicU64::new(0)),
+            done: Padded(AtomicU64::new(0)),
+            threads: self.config.threads.max(1) as u64,
             budget,
             extend_to: budget.saturating_add(budget / 2),
             stop: AtomicBool::new(false),
@@ -461,7 +462,7 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             start,
             deadline,
             extend_deadline,
-            depth_sum: AtomicU64::new(0),
+            depth_sum: Padded(AtomicU64::new(0)),
             max_depth: AtomicU32::new(0),
         };
 

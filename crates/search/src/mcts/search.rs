@@ -44,10 +44,32 @@ pub(crate) struct Settings {
     pub root_simultaneous: bool,
 }
 
+/// Playout tickets a worker takes from the shared budget at a time.
+pub(crate) const TICKETS: u64 = 8;
+/// Nodes a worker reserves from the arena at a time, so threads rarely meet there.
+const NODE_BLOCK: u32 = 256;
+
+/// A value on a cache line of its own (counters written by every thread should not share a
+/// line with flags every thread reads).
+#[repr(align(128))]
+#[derive(Default)]
+pub(crate) struct Padded<T>(pub T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// What the threads of one search share: the playout budget, the clock and the stop flags.
 pub(crate) struct Shared<'a> {
-    pub started: AtomicU64,
-    pub done: AtomicU64,
+    /// Playout tickets handed out (in batches of [`TICKETS`]).
+    pub started: Padded<AtomicU64>,
+    /// Playouts finished (flushed by each worker now and then).
+    pub done: Padded<AtomicU64>,
+    /// Threads searching.
+    pub threads: u64,
     pub budget: u64,
     /// Playouts robust-max may extend to.
     pub extend_to: u64,
@@ -57,7 +79,7 @@ pub(crate) struct Shared<'a> {
     pub deadline: Option<Duration>,
     /// How long robust-max may extend.
     pub extend_deadline: Option<Duration>,
-    pub depth_sum: AtomicU64,
+    pub depth_sum: Padded<AtomicU64>,
     pub max_depth: AtomicU32,
 }
 
@@ -87,6 +109,8 @@ pub(crate) struct Worker<G: Game> {
     stamp: u32,
     bound: usize,
     players: usize,
+    /// This worker's reserved arena block: next free node and end.
+    block: (u32, u32),
 }
 
 impl<G: Game> Worker<G> {
@@ -106,6 +130,7 @@ impl<G: Game> Worker<G> {
             stamp: 0,
             bound: 0,
             players: 0,
+            block: (0, 0),
         };
         w.prepare(state, seed);
         w
@@ -114,6 +139,7 @@ impl<G: Game> Worker<G> {
     /// Gets ready for a search from `root`.
     pub fn prepare(&mut self, root: &G, seed: u64) {
         self.rng = Rng::new(seed);
+        self.block = (0, 0);
         self.bound = root.move_index_bound();
         self.players = root.num_players();
         let size = self.bound * self.players;
@@ -136,51 +162,89 @@ impl<G: Game> Worker<G> {
         mut tick: Option<&mut dyn FnMut()>,
     ) {
         let mut local = 0u64;
+        let mut unflushed = 0u64;
         let mut depth_sum = 0u64;
         let mut max_depth = 0u32;
         let mut time_up = false;
         let mut extension_over = false;
         let mut last_tick = Instant::now();
+        let mut tickets = 0..0;
         while !shared.stopped() {
-            if local % CLOCK_EVERY == 0 {
+            if local.is_multiple_of(CLOCK_EVERY) {
                 let now = shared.start.elapsed();
                 time_up = shared.deadline.is_some_and(|d| now >= d);
                 extension_over = shared.extend_deadline.is_none_or(|d| now >= d);
-                if let Some(t) = tick.as_mut() {
-                    if last_tick.elapsed() >= REPORT_EVERY {
-                        self.flush(shared, &mut depth_sum, &mut max_depth);
-                        t();
-                        last_tick = Instant::now();
-                    }
+                if let Some(t) = tick.as_mut()
+                    && last_tick.elapsed() >= REPORT_EVERY
+                {
+                    self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+                    t();
+                    last_tick = Instant::now();
                 }
             }
-            let n = shared.started.fetch_add(1, Ordering::Relaxed);
+            let n = match tickets.next() {
+                Some(n) => n,
+                None => {
+                    let first = shared.started.fetch_add(TICKETS, Ordering::Relaxed);
+                    tickets = first + 1..first + TICKETS;
+                    first
+                }
+            };
             if n >= shared.budget || time_up {
                 let extend = set.final_choice == FinalChoice::RobustMax
                     && n < shared.extend_to
                     && !(time_up && extension_over)
                     && !robust_max_agrees(tree, set);
                 if !extend {
-                    shared.stop.store(true, Ordering::Relaxed);
+                    // Out of budget, other threads still play the tickets they hold; out of
+                    // time, everyone stops.
+                    if time_up {
+                        shared.stop.store(true, Ordering::Relaxed);
+                    }
                     break;
                 }
             }
             let depth = self.playout(tree, root, set, policy);
-            shared.done.fetch_add(1, Ordering::Relaxed);
+            unflushed += 1;
             depth_sum += depth as u64;
             max_depth = max_depth.max(depth);
             local += 1;
-            if set.early_stop && local % EARLY_EVERY == 0 && leader_is_safe(tree, shared) {
-                shared.stop.store(true, Ordering::Relaxed);
+            if local.is_multiple_of(EARLY_EVERY) {
+                self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+                if set.early_stop && leader_is_safe(tree, shared) {
+                    shared.stop.store(true, Ordering::Relaxed);
+                }
             }
         }
-        self.flush(shared, &mut depth_sum, &mut max_depth);
+        self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
     }
 
-    fn flush(&self, shared: &Shared<'_>, depth_sum: &mut u64, max_depth: &mut u32) {
+    fn flush(&self, shared: &Shared<'_>, done: &mut u64, depth_sum: &mut u64, max_depth: &mut u32) {
+        shared.done.fetch_add(*done, Ordering::Relaxed);
         shared.depth_sum.fetch_add(*depth_sum, Ordering::Relaxed);
         shared.max_depth.fetch_max(*max_depth, Ordering::Relaxed);
+        *done = 0;
         *depth_sum = 0;
+    }
+
+    /// Reserves `count` contiguous nodes, from this worker's block when they fit.
+    fn alloc(&mut self, tree: &Tree<G::Move>, count: usize) -> Option<u32> {
+        let (next, end) = self.block;
+        if next as usize + count <= end as usize {
+            self.block.0 += count as u32;
+            return Some(next);
+        }
+        if count >= NODE_BLOCK as usize / 4 {
+            return tree.alloc(count);
+        }
+        match tree.alloc(NODE_BLOCK as usize) {
+            Some(first) => {
+                self.block = (first + count as u32, first + NODE_BLOCK);
+                Some(first)
+            }
+            // Nearly full: take exactly what is needed.
+            None => tree.alloc(count),
+        }
     }
 
     /// One playout: descend, maybe expand, play out, back up. Returns the tree depth reached.
@@ -298,7 +362,7 @@ impl<G: Game> Worker<G> {
                     let pr = &self.priors;
                     self.order.sort_unstable_by(|&a, &b| pr[b as usize].total_cmp(&pr[a as usize]).then(a.cmp(&b)));
                 }
-                let Some(first) = tree.alloc(count) else { return false };
+                let Some(first) = self.alloc(tree, count) else { return false };
                 for (i, &o) in self.order.iter().enumerate() {
                     let mv = self.moves[o as usize];
                     let prior = self.priors.get(o as usize).copied().unwrap_or(0.0);
@@ -319,7 +383,7 @@ impl<G: Game> Worker<G> {
                 if joint == 0 || joint > MAX_JOINT {
                     return false;
                 }
-                let Some(first) = tree.alloc(total + joint) else { return false };
+                let Some(first) = self.alloc(tree, total + joint) else { return false };
                 let mut at = first;
                 for k in 0..self.players {
                     self.state.legal_moves_of(Player(k as u8), &mut self.moves);
@@ -426,10 +490,11 @@ impl<G: Game> Worker<G> {
             let base = p as usize * bound;
             for c in first..first + count {
                 let ch = tree.node(c);
-                if let Some(d) = ch.data() {
-                    if d.index != NO_INDEX && self.marks[base + d.index as usize] == self.stamp {
-                        ch.add_amaf(fr[p as usize]);
-                    }
+                if let Some(d) = ch.data()
+                    && d.index != NO_INDEX
+                    && self.marks[base + d.index as usize] == self.stamp
+                {
+                    ch.add_amaf(fr[p as usize]);
                 }
             }
         }
@@ -449,7 +514,8 @@ fn select<M: Copy + Send + Sync>(
     priors: bool,
 ) -> u32 {
     let (pv, pvl) = tree.node(parent).counts();
-    let ln = ((pv as f64 + pvl as f64).max(1.0)).ln();
+    // c * sqrt(ln N), so each child costs one division and one square root.
+    let explore = set.c * fast_ln((pv as f64 + pvl as f64).max(1.0)).sqrt();
     let mut best = first;
     let mut best_score = f64::NEG_INFINITY;
     for c in first..first + k {
@@ -460,7 +526,7 @@ fn select<M: Copy + Send + Sync>(
         let score = if n == 0.0 {
             let (an, aw) = if rave { ch.amaf() } else { (0, 0.0) };
             if an > 0 {
-                aw / an as f64 + set.c * ln.sqrt() + bias
+                aw / an as f64 + explore + bias
             } else {
                 match set.fpu {
                     Some(f) => f + bias,
@@ -468,7 +534,8 @@ fn select<M: Copy + Send + Sync>(
                 }
             }
         } else {
-            let mean = ch.value_sum() / n;
+            let inv = 1.0 / n;
+            let mean = ch.value_sum() * inv;
             let q = if rave {
                 let (an, aw) = ch.amaf();
                 if an > 0 {
@@ -480,7 +547,7 @@ fn select<M: Copy + Send + Sync>(
             } else {
                 mean
             };
-            q + set.c * (ln / n).sqrt() + bias
+            q + explore * inv.sqrt() + bias
         };
         if score > best_score {
             best_score = score;
@@ -488,6 +555,19 @@ fn select<M: Copy + Send + Sync>(
         }
     }
     best
+}
+
+/// The natural logarithm of `x >= 1` to about 1e-5, without a library call: the exponent
+/// plus `2 atanh((m - 1) / (m + 1))` of the mantissa `m` in `[1, 2)`, by four series terms.
+#[inline]
+fn fast_ln(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    let t = (m - 1.0) / (m + 1.0);
+    let t2 = t * t;
+    let series = 2.0 * t * (1.0 + t2 * (1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 * (1.0 / 7.0 + t2 / 9.0))));
+    e as f64 * std::f64::consts::LN_2 + series
 }
 
 /// The most visited and the second most visited root child's visits (alternating root).
@@ -512,7 +592,8 @@ fn leader_is_safe<M: Copy + Send + Sync>(tree: &Tree<M>, shared: &Shared<'_>) ->
     if shared.budget == u64::MAX {
         return false;
     }
-    let started = shared.started.load(Ordering::Relaxed);
+    // Tickets handed out but not yet played may still go anywhere: count them as remaining.
+    let started = shared.started.load(Ordering::Relaxed).saturating_sub(TICKETS * shared.threads);
     let remaining = shared.budget.saturating_sub(started);
     let (a, b) = top_two(tree);
     (a - b) as u64 > remaining
@@ -540,5 +621,17 @@ fn robust_max_agrees<M: Copy + Send + Sync>(tree: &Tree<M>, set: &Settings) -> b
     match (most, best) {
         (Some((_, a)), Some((_, b))) => a == b,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fast_ln;
+
+    #[test]
+    fn fast_ln_is_close() {
+        for x in [1.0, 1.5, 2.0, 3.0, 7.0, 10.0, 1000.0, 123_456.0, 4e9] {
+            assert!((fast_ln(x) - f64::ln(x)).abs() < 1e-5, "{x}");
+        }
     }
 }
