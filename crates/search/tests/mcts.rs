@@ -16,7 +16,7 @@ fn agent<G: Game>(spec: &str) -> MctsAgent<G, RandomPolicy> {
     MctsAgent::from_spec(&Spec::parse(spec).unwrap(), RandomPolicy).unwrap()
 }
 
-fn choose<G: Game, A: Agent<G>>(a: &mut A, s: &G, limits: &Limits) -> tabula_core::Choice<G::Move> {
+fn choose<G: Game, A: Agent<G> + ?Sized>(a: &mut A, s: &G, limits: &Limits) -> tabula_core::Choice<G::Move> {
     let mut cb = NullReport::callback();
     a.choose(s, s.current_player(), limits, &mut cb).unwrap()
 }
@@ -506,4 +506,124 @@ fn simultaneous_tree_is_reused_through_observe() {
     let c = a.choose(&s1, Player(0), &Limits::none(), &mut cb).unwrap();
     assert!(a.last_reused() > 100, "kept {}", a.last_reused());
     assert_eq!(c.mv, 0);
+}
+
+#[test]
+fn expansion_threshold_and_first_play_urgency() {
+    let s = Connect4::default();
+    let mut eager = agent::<Connect4>("mcts(playouts=3000,early=false,seed=1)");
+    let mut lazy = agent::<Connect4>("mcts(playouts=3000,early=false,expand=8,seed=1)");
+    choose(&mut eager, &s, &Limits::none());
+    let c = choose(&mut lazy, &s, &Limits::none());
+    assert!(lazy.tree_size() * 3 < eager.tree_size(), "{} vs {}", lazy.tree_size(), eager.tree_size());
+    assert_eq!(c.info.root_moves.len(), 7, "the root is expanded at once");
+
+    // A pessimistic urgency never leaves the first child tried; an optimistic one tries all.
+    let mut pessimist = agent::<Connect4>("mcts(playouts=500,early=false,fpu=0,seed=1)");
+    let c = choose(&mut pessimist, &s, &Limits::none());
+    assert_eq!(c.info.root_moves.iter().filter(|m| m.visits > 0).count(), 1);
+    let mut optimist = agent::<Connect4>("mcts(playouts=500,early=false,fpu=1,seed=1)");
+    let c = choose(&mut optimist, &s, &Limits::none());
+    assert!(c.info.root_moves.iter().all(|m| m.visits > 0));
+}
+
+#[test]
+fn agents_box_as_trait_objects() {
+    let mut boxed: Vec<Box<dyn Agent<TicTacToe>>> =
+        vec![Box::new(agent::<TicTacToe>("mcts(playouts=200,seed=1)")), Box::new(RandomAgent::new(Some(1)))];
+    let s = TicTacToe::new();
+    for a in &mut boxed {
+        assert!(choose(a.as_mut(), &s, &Limits::none()).mv.index() < 9);
+    }
+    assert_eq!(boxed[0].name(), "mcts(playouts=200,seed=1)");
+}
+
+/// Three players each choose 0 or 1 once, in turn; the rewards table is built so that
+/// random play favours the wrong first move and only per-player backward induction finds
+/// the right one (player 1 takes 0 -> 0.6; taking 1 leads to 0.3).
+#[derive(Clone, Debug)]
+struct ThreeChoices {
+    moves: [u8; 3],
+    ply: u8,
+    hash: u64,
+}
+
+const THREE: [[[[f64; 3]; 2]; 2]; 2] = [
+    [[[0.9, 0.2, 0.1], [0.1, 0.3, 0.8]], [[0.6, 0.6, 0.5], [0.2, 0.1, 0.4]]],
+    [[[1.0, 0.7, 0.2], [0.3, 0.2, 0.3]], [[0.9, 0.1, 0.6], [0.95, 0.0, 0.1]]],
+];
+
+impl fmt::Display for ThreeChoices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", &self.moves[..self.ply as usize])
+    }
+}
+
+impl Game for ThreeChoices {
+    type Move = u8;
+
+    fn spec(&self) -> String {
+        "three".into()
+    }
+
+    fn num_players(&self) -> usize {
+        3
+    }
+
+    fn turn(&self) -> Turn {
+        if self.ply == 3 { Turn::Over } else { Turn::Player(Player(self.ply)) }
+    }
+
+    fn legal_moves(&self, moves: &mut Vec<u8>) {
+        moves.clear();
+        if self.ply < 3 {
+            moves.extend([0, 1]);
+        }
+    }
+
+    fn play(&mut self, mv: u8) {
+        self.moves[self.ply as usize] = mv;
+        let mut x = (self.ply as u64) << 1 | mv as u64;
+        self.hash ^= splitmix64(&mut x);
+        self.ply += 1;
+    }
+
+    fn rewards(&self) -> Rewards {
+        let [x, y, z] = self.moves.map(|m| m as usize);
+        Rewards::from_slice(&THREE[x][y][z])
+    }
+
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn format_move(&self, mv: u8) -> String {
+        mv.to_string()
+    }
+
+    fn parse_move(&self, text: &str) -> Result<u8, MoveParseError> {
+        text.trim().parse().ok().filter(|m| *m < 2).ok_or_else(|| MoveParseError::new(text, "expected 0 or 1"))
+    }
+
+    fn ply(&self) -> u32 {
+        self.ply as u32
+    }
+}
+
+#[test]
+fn three_players_each_maximise_their_own_reward() {
+    let s = ThreeChoices { moves: [0; 3], ply: 0, hash: 0 };
+    for spec in ["mcts(playouts=4000,seed=1)", "mcts(playouts=4000,threads=2,seed=2)"] {
+        let mut a = agent::<ThreeChoices>(spec);
+        let c = choose(&mut a, &s, &Limits::none());
+        assert_eq!(c.mv, 0, "{spec}: {:?}", c.info.root_moves);
+        assert_eq!(c.info.pv, vec![0, 1, 0], "{spec}");
+        assert!((c.info.win_rate.unwrap() - 0.6).abs() < 0.05, "{spec}: {:?}", c.info.win_rate);
+        // After 1, the second player takes 0 (0.2 beats 0.1 for it).
+        let mut t = s.clone();
+        t.play(1);
+        let c = choose(&mut a, &t, &Limits::none());
+        assert_eq!(c.mv, 0, "{spec}");
+        assert!((c.info.win_rate.unwrap() - 0.2).abs() < 0.05, "{spec}: {:?}", c.info.win_rate);
+    }
 }

@@ -465,7 +465,7 @@ impl<G: Game> Worker<G> {
         }
         for &(i, mover) in &self.path {
             let vl = if i == 0 { 0 } else { set.vloss };
-            let reward = if mover == NO_MOVER { 0 } else { fr[mover as usize] };
+            let reward = fr.get(mover as usize).copied().unwrap_or(0);
             tree.node(i).finish_visit(reward, vl);
         }
         if !set.rave || self.bound == 0 || self.rave_path.is_empty() {
@@ -480,6 +480,9 @@ impl<G: Game> Worker<G> {
         let mut marked_from = self.played.len();
         for &(node, p, pos) in self.rave_path.iter().rev() {
             let pos = pos as usize;
+            if p as usize >= self.players {
+                continue;
+            }
             for &(q, mi) in &self.played[pos..marked_from] {
                 if mi != NO_INDEX && (q as usize) < self.players {
                     self.marks[q as usize * bound + mi as usize] = self.stamp;
