@@ -463,7 +463,7 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             deadline,
             extend_deadline,
             depth_sum: Padded(AtomicU64::new(0)),
-            max_depth: AtomicU32::new(0),
+            max_depth: Padded(AtomicU32::new(0)),
         };
 
         let threads = self.config.threads.max(1);

@@ -80,7 +80,7 @@ pub(crate) struct Shared<'a> {
     /// How long robust-max may extend.
     pub extend_deadline: Option<Duration>,
     pub depth_sum: Padded<AtomicU64>,
-    pub max_depth: AtomicU32,
+    pub max_depth: Padded<AtomicU32>,
 }
 
 impl Shared<'_> {
@@ -91,7 +91,9 @@ impl Shared<'_> {
     }
 }
 
-/// The buffers and random stream of one search thread.
+/// The buffers and random stream of one search thread. Workers sit side by side in a `Vec`,
+/// so each is aligned to its own cache lines: threads write their own worker constantly.
+#[repr(align(128))]
 pub(crate) struct Worker<G: Game> {
     pub rng: Rng,
     state: G,
@@ -119,13 +121,14 @@ impl<G: Game> Worker<G> {
         let mut w = Worker {
             rng: Rng::new(seed),
             state: state.clone(),
-            moves: Vec::new(),
-            priors: Vec::new(),
-            order: Vec::new(),
-            joint: Vec::new(),
-            path: Vec::new(),
-            rave_path: Vec::new(),
-            played: Vec::new(),
+            // Room to start with, so buffers of different threads rarely share a cache line.
+            moves: Vec::with_capacity(64),
+            priors: Vec::with_capacity(64),
+            order: Vec::with_capacity(64),
+            joint: Vec::with_capacity(64),
+            path: Vec::with_capacity(128),
+            rave_path: Vec::with_capacity(128),
+            played: Vec::with_capacity(512),
             marks: Vec::new(),
             stamp: 0,
             bound: 0,
