@@ -241,7 +241,7 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
     }
 
     /// Per-search settings.
-    fn settings(&self, state: &G, budget: u64) -> Settings {
+    fn settings(&self, state: &G, bounded: bool) -> Settings {
         let c = &self.config;
         let single_tree_threads = c.threads > 1 && c.parallel == Parallelism::Tree;
         let root_simultaneous = state.turn() == Turn::Simultaneous;
@@ -258,7 +258,7 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             final_choice: c.final_choice,
             early_stop: c.early_stop
                 && c.final_choice == FinalChoice::Robust
-                && budget != u64::MAX
+                && bounded
                 && self.tree_count() == 1
                 && !root_simultaneous,
             root_simultaneous,
@@ -445,7 +445,7 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         } else {
             DEFAULT_PLAYOUTS
         });
-        let settings = self.settings(state, budget);
+        let settings = self.settings(state, budget != u64::MAX || deadline.is_some());
         let extend_deadline = match (deadline, hard) {
             (Some(d), Some(h)) if h > d => Some(h),
             (Some(d), _) => Some(d * 3 / 2),

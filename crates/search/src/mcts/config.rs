@@ -96,8 +96,10 @@ pub struct MctsConfig {
     pub resign: f64,
     /// The most nodes a tree may hold (memory bound).
     pub max_nodes: usize,
-    /// Stop a playout-bounded search early when the most visited move can no longer be
-    /// overtaken (only with [`FinalChoice::Robust`], where it never changes the choice).
+    /// Stop early when the most visited move can no longer be overtaken (only with
+    /// [`FinalChoice::Robust`]): exact for a playout budget, where it never changes the
+    /// choice; under a time limit the playouts still to come are estimated from the speed
+    /// so far, with a 25% margin.
     pub early_stop: bool,
     /// The constant `A` of the secure-child rule.
     pub secure_a: f64,
@@ -148,7 +150,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
     ParamInfo::new("reuse", "true", "keep the subtree of the position reached between moves"),
     ParamInfo::new("resign", "0", "resign below this win rate, 0..=1 (0 never)"),
     ParamInfo::new("max_nodes", "4000000", "most tree nodes (memory bound), 1024..=4000000000"),
-    ParamInfo::new("early", "true", "stop early when the most visited move cannot be overtaken (final=robust)"),
+    ParamInfo::new(
+        "early",
+        "true",
+        "stop when the most visited move cannot be overtaken in the playouts or time left (final=robust)",
+    ),
 ];
 
 impl MctsConfig {

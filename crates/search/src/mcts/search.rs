@@ -593,14 +593,22 @@ pub(crate) fn top_two<M: Copy + Send + Sync>(tree: &Tree<M>) -> (u32, u32) {
     (a, b)
 }
 
-/// Whether the most visited root child keeps the lead whatever the remaining playouts do.
+/// Whether the most visited root child keeps the lead whatever the remaining playouts do:
+/// those left in the budget, or those the clock leaves time for at the speed so far (with a
+/// margin), whichever is fewer.
 fn leader_is_safe<M: Copy + Send + Sync>(tree: &Tree<M>, shared: &Shared<'_>) -> bool {
-    if shared.budget == u64::MAX {
-        return false;
-    }
     // Tickets handed out but not yet played may still go anywhere: count them as remaining.
     let started = shared.started.load(Ordering::Relaxed).saturating_sub(TICKETS * shared.threads);
-    let remaining = shared.budget.saturating_sub(started);
+    let mut remaining = shared.budget.saturating_sub(started);
+    if let Some(deadline) = shared.deadline {
+        let elapsed = shared.start.elapsed();
+        let left = deadline.saturating_sub(elapsed).as_secs_f64();
+        let rate = started as f64 / elapsed.as_secs_f64().max(1e-6);
+        remaining = remaining.min((left * rate * 1.25) as u64 + TICKETS * shared.threads);
+    }
+    if remaining == u64::MAX {
+        return false;
+    }
     let (a, b) = top_two(tree);
     (a - b) as u64 > remaining
 }
