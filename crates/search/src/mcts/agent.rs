@@ -40,6 +40,29 @@ impl<M> RootStat<M> {
 /// Monte Carlo tree search as an [`Agent`]: UCT with optional RAVE, policy knowledge from
 /// `P`, tree or root parallelism, tree reuse between moves and decoupled UCT at
 /// simultaneous-move turns.
+///
+/// How long it thinks, per [`choose`](Agent::choose):
+/// - playouts: `Limits::nodes`, else the spec's `playouts`, else unbounded when a time
+///   applies, else [`DEFAULT_PLAYOUTS`];
+/// - time: `Limits::time` / `hard_time`, else a share of `Limits::clock`, else the spec's
+///   `time_ms`; the search ends at the soft time (robust-max may run on to the hard one);
+/// - the stop flag ends it at once. For open-ended analysis pass `Limits::nodes(u64::MAX)`
+///   with a stop flag; progress is reported about every 100 ms and once at the end.
+///
+/// With one legal move it answers at once without searching. Playout counts are exact
+/// with any number of threads (`early=false` to always spend them all).
+///
+/// ```
+/// use tabula_core::{Agent, Limits, NullReport, Player, Spec};
+/// use tabula_search::{MctsAgent, RandomPolicy};
+/// use tabula_tictactoe::TicTacToe;
+///
+/// let spec = Spec::parse("mcts(playouts=2000,early=false,seed=1)").unwrap();
+/// let mut agent = MctsAgent::<TicTacToe, _>::from_spec(&spec, RandomPolicy).unwrap();
+/// let mut report = NullReport::callback();
+/// let choice = agent.choose(&TicTacToe::new(), Player(0), &Limits::none(), &mut report).unwrap();
+/// assert_eq!(choice.info.nodes, 2000);
+/// ```
 pub struct MctsAgent<G: Game, P: MctsPolicy<G> = super::policy::RandomPolicy> {
     config: MctsConfig,
     policy: P,
