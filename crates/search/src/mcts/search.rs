@@ -18,7 +18,7 @@ use super::tree::{NO_INDEX, NodeData, Tree, fixed};
 const NO_MOVER: u8 = u8::MAX;
 /// The most joint moves a simultaneous node expands into; larger nodes stay leaves.
 pub(crate) const MAX_JOINT: usize = 1 << 16;
-/// How often (in playouts) a worker looks at the clock.
+/// How often (in playouts) a worker without a deadline looks at the clock for reports.
 const CLOCK_EVERY: u64 = 8;
 /// How often (in playouts) a worker checks whether the leader can still be overtaken.
 const EARLY_EVERY: u64 = 32;
@@ -172,18 +172,23 @@ impl<G: Game> Worker<G> {
         let mut extension_over = false;
         let mut last_tick = Instant::now();
         let mut tickets = 0..0;
+        // Under a deadline the clock is read before every playout (a playout of a slow game
+        // may take milliseconds); otherwise only now and then, for reports.
+        let timed = shared.deadline.is_some();
         while !shared.stopped() {
-            if local.is_multiple_of(CLOCK_EVERY) {
+            let periodic = local.is_multiple_of(CLOCK_EVERY);
+            if timed {
                 let now = shared.start.elapsed();
                 time_up = shared.deadline.is_some_and(|d| now >= d);
                 extension_over = shared.extend_deadline.is_none_or(|d| now >= d);
-                if let Some(t) = tick.as_mut()
-                    && last_tick.elapsed() >= REPORT_EVERY
-                {
-                    self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
-                    t();
-                    last_tick = Instant::now();
-                }
+            }
+            if periodic
+                && let Some(t) = tick.as_mut()
+                && last_tick.elapsed() >= REPORT_EVERY
+            {
+                self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+                t();
+                last_tick = Instant::now();
             }
             let n = match tickets.next() {
                 Some(n) => n,
