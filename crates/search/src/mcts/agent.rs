@@ -469,9 +469,10 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             DEFAULT_PLAYOUTS
         });
         let settings = self.settings(state, budget != u64::MAX || deadline.is_some());
+        // Robust-max may run on to the hard limit, or half as long again when there is none.
         let extend_deadline = match (deadline, hard) {
-            (Some(d), Some(h)) if h > d => Some(h),
-            (Some(d), _) => Some(d * 3 / 2),
+            (Some(d), Some(h)) => Some(h.max(d)),
+            (Some(d), None) => Some(d * 3 / 2),
             _ => None,
         };
         let shared = Shared {
@@ -610,5 +611,39 @@ impl<G: Game, P: MctsPolicy<G>> Agent<G> for MctsAgent<G, P> {
             }
             _ => self.followed = None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(s: f64) -> Duration {
+        Duration::from_secs_f64(s)
+    }
+
+    #[test]
+    fn clock_budgets() {
+        let main = Clock { remaining: secs(60.0), ..Clock::default() };
+        assert_eq!(clock_budget(&main), (secs(2.0), secs(15.0)));
+        let inc = Clock { remaining: secs(10.0), increment: secs(4.0), moves_to_go: Some(5), ..Clock::default() };
+        assert_eq!(clock_budget(&inc), (secs(5.0), secs(5.0)));
+        let byo = Clock { overtime_period: secs(30.0), overtime_count: 3, ..Clock::default() };
+        assert_eq!(clock_budget(&byo), (secs(21.0), secs(25.5)));
+        let canadian = Clock { overtime_period: secs(300.0), overtime_count: 25, canadian: true, ..Clock::default() };
+        assert_eq!(clock_budget(&canadian), (secs(8.4), secs(10.2)));
+        let none = Clock::default();
+        assert_eq!(clock_budget(&none), (Duration::from_millis(10), Duration::from_millis(10)));
+    }
+
+    #[test]
+    fn limits_take_precedence_over_own_time() {
+        let own = Some(secs(1.0));
+        assert_eq!(time_budget(&Limits::none(), own), (own, own));
+        assert_eq!(time_budget(&Limits::time(secs(3.0)), own), (Some(secs(3.0)), Some(secs(3.0))));
+        let hard_only = Limits { hard_time: Some(secs(2.0)), ..Limits::default() };
+        assert_eq!(time_budget(&hard_only, own), (Some(secs(2.0)), Some(secs(2.0))));
+        let clock = Limits { clock: Some(Clock { remaining: secs(60.0), ..Clock::default() }), ..Limits::default() };
+        assert_eq!(time_budget(&clock, own), (Some(secs(2.0)), Some(secs(15.0))));
     }
 }
