@@ -7,6 +7,7 @@
 
 pub mod alphabeta;
 mod eval;
+pub mod mcts;
 mod random;
 
 pub use eval::{Evaluator, MAX_PLY, NoEval, WIN, WIN_MIN, is_win_score, terminal_score};
@@ -15,3 +16,4 @@ pub use random::{RANDOM_PARAMS, RandomAgent};
 pub use alphabeta::{
     ALPHABETA_PARAMS, AlphaBetaAgent, MAXN_PARAMS, MaxnAgent, PARANOID_PARAMS, ParanoidAgent, Solved, solve,
 };
+pub use mcts::{FinalChoice, MCTS_PARAMS, MctsAgent, MctsConfig, MctsPolicy, Parallelism, RandomPolicy};

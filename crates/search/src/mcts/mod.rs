@@ -1,0 +1,31 @@
+//! The Monte Carlo tree search family: UCT, RAVE, policy knowledge, parallel search.
+//!
+//! MCTS needs nothing from a game but its rules, so it is the search that plays every game —
+//! including GDL games with more than two players or simultaneous moves, where alpha-beta
+//! has nothing to stand on. One implementation covers the variants that matter in practice:
+//!
+//! - UCT with an exploration constant, first-play urgency and an expansion threshold; each
+//!   node keeps the reward of the player who moved into it, so n-player games need nothing
+//!   special; the final move is the max, robust, robust-max or secure child
+//!   ([`FinalChoice`]).
+//! - RAVE/AMAF through the game's dense [`move_index`](tabula_core::Game::move_index), with
+//!   the equivalence-parameter schedule `beta = sqrt(k / (3n + k))`.
+//! - Knowledge through [`MctsPolicy`]: priors as progressive bias, progressive widening, the
+//!   playout policy and an evaluation that cuts playouts short.
+//! - Decoupled UCT at [`Turn::Simultaneous`](tabula_core::Turn::Simultaneous) turns: each
+//!   player picks its own move by its own statistics; children are keyed by the joint move.
+//! - Tree parallelism (one tree, atomic statistics, virtual loss) and root parallelism (one
+//!   tree per thread, merged at the root), on scoped threads.
+//! - Tree reuse between moves, and resignation when the win rate falls below a threshold.
+//!
+//! The tree is an arena of nodes linked by index, so a playout allocates nothing.
+
+mod agent;
+mod config;
+mod policy;
+mod search;
+mod tree;
+
+pub use agent::MctsAgent;
+pub use config::{DEFAULT_PLAYOUTS, FinalChoice, MCTS_PARAMS, MctsConfig, Parallelism};
+pub use policy::{MctsPolicy, RandomPolicy};
