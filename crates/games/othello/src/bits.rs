@@ -60,6 +60,8 @@ pub trait Bits:
     fn lowest(self) -> u32;
     /// The single bit `i`.
     fn bit(i: u32) -> Self;
+    /// The low and high 64 bits (the high half is zero for `u64`).
+    fn halves(self) -> (u64, u64);
 
     /// Whether no bit is set.
     #[inline]
@@ -115,6 +117,10 @@ impl Bits for u64 {
     fn bit(i: u32) -> u64 {
         1u64 << i
     }
+    #[inline]
+    fn halves(self) -> (u64, u64) {
+        (self, 0)
+    }
 }
 
 impl Bits for u128 {
@@ -138,6 +144,10 @@ impl Bits for u128 {
     #[inline]
     fn bit(i: u32) -> u128 {
         1u128 << i
+    }
+    #[inline]
+    fn halves(self) -> (u64, u64) {
+        (self as u64, (self >> 64) as u64)
     }
 }
 

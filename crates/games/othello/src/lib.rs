@@ -17,16 +17,21 @@
 //!
 
 pub mod bits;
+mod eval;
+pub mod obf;
 mod perft;
 mod position;
+mod solve;
 
 use std::fmt;
 
 use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo};
 
 pub use bits::Bits;
+pub use eval::{BaselineEval, Geometry, StrongEval, order_score, stable_discs};
 pub use perft::perft_bulk;
 pub use position::{Position, PositionUndo};
+pub use solve::{MAX_EMPTIES, Solution, SolveError, Solver, solve};
 
 /// Parameters of `othello`.
 pub const PARAMS: &[ParamInfo] = &[
