@@ -316,9 +316,10 @@ mod tests {
         assert_eq!(names(g.corners), ["a1", "h1", "a8", "h8"]);
         assert_eq!(names(g.x_squares), ["b2", "g2", "b7", "g7"]);
         assert_eq!(names(g.c_squares), ["b1", "g1", "a2", "h2", "a7", "h7", "b8", "g8"]);
-        // Blocking b1 and a2 makes b2 a corner too? No: b2's diagonal neighbour a1 is playable.
-        let g = Geometry::new(u64::MAX & !(1 << sq("b1")) & !(1 << sq("a2")));
+        // Blocking b1 and a2 leaves a1 a corner and makes b2 none: its diagonal a1 is playable.
+        let g = Geometry::new(!(1u64 << sq("b1")) & !(1u64 << sq("a2")));
         assert!(g.corners & (1 << sq("a1")) != 0, "a1 is still a corner");
+        assert!(g.corners & (1 << sq("b2")) == 0);
         // On 10x10 with the outer ring blocked, the inner 8x8 corners are corners.
         let game = Othello::from_spec(
             &Spec::parse(

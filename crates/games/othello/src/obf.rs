@@ -80,8 +80,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<ObfProblem, ObfError> {
         if entry.is_empty() {
             continue;
         }
-        let (mv, score) =
-            entry.split_once(':').ok_or_else(|| err(format!("entry '{entry}' is not move:score")))?;
+        let (mv, score) = entry.split_once(':').ok_or_else(|| err(format!("entry '{entry}' is not move:score")))?;
         let mv = mv.trim();
         let mv = if mv.eq_ignore_ascii_case("ps") || mv.eq_ignore_ascii_case("pass") {
             Move::PASS
@@ -156,7 +155,7 @@ mod tests {
     fn malformed_lines_give_errors_with_line_numbers() {
         let board = "-".repeat(27) + "OX------XO" + &"-".repeat(27);
         let cases = [
-            format!("{board}"),
+            board.clone(),
             format!("{board} Z;"),
             format!("{board} X Y;"),
             format!("{} X;", &board[1..]),

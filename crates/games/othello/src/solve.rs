@@ -53,6 +53,13 @@ pub const MAX_EMPTIES: u32 = 30;
 /// Below this many empties, nodes use parity ordering and no table.
 const SHALLOW: u32 = 7;
 
+/// From this many empties, nodes use the transposition table.
+const TABLE_EMPTIES: u32 = 7;
+
+/// From this many empties, moves are ordered by a shallow heuristic search.
+const PROBE_EMPTIES: u32 = 15;
+const PROBE_INF: i32 = 1 << 24;
+
 #[derive(Clone, Copy)]
 struct Entry<B: Bits> {
     p: B,
@@ -170,6 +177,25 @@ impl<B: Bits> Solver<B> {
     /// Moves of `m` in search order, best first, into `list`; returns how many.
     fn ordered(&self, p: B, o: B, m: B, tt_move: Option<u32>, list: &mut [(i32, u32); 64]) -> usize {
         let empty = self.geo.valid & !(p | o);
+        let n = empty.count();
+        if n >= PROBE_EMPTIES {
+            let depth = if n >= PROBE_EMPTIES + 6 { 2 } else { 1 };
+            let mut len = 0;
+            for sq in BitIter(m) {
+                if len == list.len() {
+                    break;
+                }
+                let f = flips(p, o, sq);
+                let mut key = -self.probe(o ^ f, p | f | B::bit(sq), depth, -PROBE_INF, PROBE_INF);
+                if tt_move == Some(sq) {
+                    key += 1_000_000;
+                }
+                list[len] = (key, sq);
+                len += 1;
+            }
+            list[..len].sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            return len;
+        }
         let mut len = 0;
         for sq in BitIter(m) {
             if len == list.len() {
@@ -181,6 +207,8 @@ impl<B: Bits> Solver<B> {
             let replies = moves(no, np, empty & !x);
             // Fewer replies first; replies on corners count double.
             let mut key = -((replies.count() + (replies & self.geo.corners).count()) as i32) * 16;
+            // Then fewer empty squares next to our discs (the opponent's potential mobility).
+            key -= (empty & !x & np.neighbours()).count() as i32;
             if self.geo.corners & x != B::ZERO {
                 key += 8;
             }
@@ -190,8 +218,45 @@ impl<B: Bits> Solver<B> {
             list[len] = (key, sq);
             len += 1;
         }
-        list[..len].sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        list[..len].sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         len
+    }
+
+    /// A quick heuristic value for move ordering high in the tree: a `depth`-ply negamax
+    /// over mobility, potential mobility and corners.
+    fn probe(&self, p: B, o: B, depth: u32, alpha: i32, beta: i32) -> i32 {
+        let empty = self.geo.valid & !(p | o);
+        let m = moves(p, o, empty);
+        if depth == 0 {
+            let mo = moves(o, p, empty);
+            let c = &self.geo.corners;
+            let mob = (m.count() + (m & *c).count()) as i32 - (mo.count() + (mo & *c).count()) as i32;
+            let pot = (empty & o.neighbours()).count() as i32 - (empty & p.neighbours()).count() as i32;
+            let corners = (p & *c).count() as i32 - (o & *c).count() as i32;
+            return 16 * mob + 2 * pot + 48 * corners;
+        }
+        if m.is_empty() {
+            if moves(o, p, empty).is_empty() {
+                return Self::final_score(p, o, empty.count()) * 256;
+            }
+            return -self.probe(o, p, depth - 1, -beta, -alpha);
+        }
+        let mut alpha = alpha;
+        let mut best = -PROBE_INF;
+        for sq in BitIter(m) {
+            let f = flips(p, o, sq);
+            let v = -self.probe(o ^ f, p | f | B::bit(sq), depth - 1, -beta, -alpha);
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
     }
 
     /// The score of a finished game for `p`.
@@ -217,17 +282,21 @@ impl<B: Bits> Solver<B> {
         let mut alpha = alpha;
         let mut beta = beta;
         // Stability cutoff: the opponent's stable discs bound our best score.
-        let bound = self.total - 2 * stable_discs(o, p, &self.geo).count() as i32;
-        if bound <= alpha {
-            return bound;
-        }
-        if bound < beta {
-            beta = bound;
+        // Only worth computing when even all of the opponent's discs being stable would cut.
+        if self.total - 2 * o.count() as i32 <= alpha {
+            let bound = self.total - 2 * stable_discs(o, p, &self.geo).count() as i32;
+            if bound <= alpha {
+                return bound;
+            }
+            if bound < beta {
+                beta = bound;
+            }
         }
         let idx = (mix(p, o) as usize) & self.mask;
         let mut tt_move = None;
+        let use_table = n >= TABLE_EMPTIES;
         let e = self.table[idx];
-        if e.used && e.p == p && e.o == o {
+        if use_table && e.used && e.p == p && e.o == o {
             let (lo, hi) = (e.lower as i32, e.upper as i32);
             if lo >= beta {
                 return lo;
@@ -285,6 +354,9 @@ impl<B: Bits> Solver<B> {
         } else {
             (best_score, best_score)
         };
+        if !use_table {
+            return best_score;
+        }
         let slot = &mut self.table[idx];
         let (lower, upper) = if slot.used && slot.p == p && slot.o == o {
             ((slot.lower as i32).max(lower), (slot.upper as i32).min(upper))
@@ -378,7 +450,6 @@ pub fn solve(pos: &Othello) -> Result<Solution, SolveError> {
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -432,11 +503,8 @@ mod tests {
                 let mv = sol.best.unwrap();
                 let mut c = g.clone();
                 c.play(mv);
-                let after = if c.is_over() || c.current_player() != g.current_player() {
-                    -minimax(&c)
-                } else {
-                    minimax(&c)
-                };
+                let after =
+                    if c.is_over() || c.current_player() != g.current_player() { -minimax(&c) } else { minimax(&c) };
                 assert_eq!(after, want, "best move {mv} of\n{g}");
                 let wld = match &g {
                     Othello::Small(p) => Solver::new(p, 10).solve_wld(p),
