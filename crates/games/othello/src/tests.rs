@@ -1,0 +1,220 @@
+//! Tests of the rules: perft, conformance, notation, variants and bad input.
+
+use super::*;
+use tabula_core::{perft, testing};
+
+const PERFT_8X8: [u64; 12] = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284, 212258800];
+
+fn spec(text: &str) -> Result<Othello, SpecError> {
+    Othello::from_spec(&Spec::parse(text).expect("spec syntax"))
+}
+
+#[test]
+fn perft_8x8_matches_published_counts_to_depth_10() {
+    let g = Othello::standard();
+    for (d, &n) in PERFT_8X8.iter().enumerate().take(11) {
+        assert_eq!(g.perft(d as u32), n, "depth {d}");
+    }
+}
+
+#[test]
+fn generic_perft_agrees_with_bulk_perft() {
+    let g = Othello::standard();
+    for d in 0..=7 {
+        assert_eq!(perft(&g, d), PERFT_8X8[d as usize], "depth {d}");
+    }
+}
+
+#[test]
+fn ring_blocked_10x10_gives_the_8x8_counts() {
+    let mut ring = Vec::new();
+    for i in 0..10u8 {
+        ring.extend([Square::new(0, i), Square::new(9, i), Square::new(i, 0), Square::new(i, 9)]);
+    }
+    ring.sort();
+    ring.dedup();
+    let g = Othello::new(10, 10, &ring).unwrap();
+    assert!(matches!(g, Othello::Wide(_)));
+    for (d, &n) in PERFT_8X8.iter().enumerate().take(10) {
+        assert_eq!(g.perft(d as u32), n, "depth {d}");
+    }
+    assert_eq!(perft(&g, 6), PERFT_8X8[6]);
+    // The same 8x8 game shifted into the other corner of the 10x10 board (rows and
+    // columns 0 and 1 blocked), built from a diagram since it is not centred.
+    let mut text = String::new();
+    for r in 0..10 {
+        for c in 0..10 {
+            text.push(match (r, c) {
+                (0 | 1, _) | (_, 0 | 1) => '#',
+                (5, 5) | (6, 6) => 'O',
+                (5, 6) | (6, 5) => 'X',
+                _ => '-',
+            });
+        }
+    }
+    let g = Othello::from_board_text(10, 10, &text, Player(0)).unwrap();
+    for (d, &n) in PERFT_8X8.iter().enumerate().take(8) {
+        assert_eq!(g.perft(d as u32), n, "shifted, depth {d}");
+    }
+}
+
+#[test]
+fn embedded_8x8_in_small_and_wide_boards_agree_on_6x6() {
+    // 6x6 on the u64 board against the same 6x6 inside a blocked 10x10 u128 board.
+    let small = Othello::new(6, 6, &[]).unwrap();
+    let mut text = String::new();
+    for r in 0..10 {
+        for c in 0..10 {
+            text.push(match (r, c) {
+                (r, c) if !(2..8).contains(&r) || !(2..8).contains(&c) => '#',
+                (4, 4) | (5, 5) => 'O',
+                (4, 5) | (5, 4) => 'X',
+                _ => '-',
+            });
+        }
+    }
+    let wide = Othello::from_board_text(10, 10, &text, Player(0)).unwrap();
+    for d in 0..=9 {
+        assert_eq!(small.perft(d), wide.perft(d), "depth {d}");
+    }
+    // 6x6 Othello is small enough to know: 4 moves, then 12, 56 as on 8x8 at first.
+    assert_eq!(small.perft(1), 4);
+    assert_eq!(small.perft(3), 56);
+}
+
+#[test]
+fn conformance_on_many_boards() {
+    let boards = [
+        "othello",
+        "othello(size=6)",
+        "othello(size=4)",
+        "othello(size=10)",
+        "othello(width=8,height=10)",
+        "othello(width=10,height=4)",
+        "othello(size=10,blocked=c3+h8)",
+        "othello(size=10,blocked=a1+j10+a10+j1+e3+f8+c5+h6)",
+        "othello(size=10,blocked=b2+c2+d2+g9+h9+i9+b9+i2)",
+        "othello(size=8,blocked=a1+h8)",
+        "othello(size=6,blocked=b2+e5)",
+    ];
+    for (i, text) in boards.iter().enumerate() {
+        let g = spec(text).unwrap();
+        let cells = (g.width() * g.height()) as u32;
+        let r = testing::conformance(&g, 60, cells * 2, i as u64 + 1);
+        assert_eq!(r.games, 60, "{text}");
+        testing::undo_conformance(&g, 4, cells * 2, i as u64 + 100);
+        // spec() reads back as the same game.
+        assert_eq!(spec(&g.spec()).unwrap(), g, "{text}");
+    }
+}
+
+#[test]
+fn notation_and_start_position() {
+    let g = Othello::standard();
+    assert_eq!(g.disc_at(Square::parse("d4").unwrap()), Some(Player(1)));
+    assert_eq!(g.disc_at(Square::parse("e4").unwrap()), Some(Player(0)));
+    assert_eq!(g.disc_at(Square::parse("D5").unwrap()), Some(Player(0)));
+    assert_eq!(g.disc_at(Square::parse("e5").unwrap()), Some(Player(1)));
+    let mut moves = Vec::new();
+    g.legal_moves(&mut moves);
+    let names: Vec<String> = moves.iter().map(|&m| g.format_move(m)).collect();
+    assert_eq!(names, ["d3", "c4", "f5", "e6"]);
+    assert_eq!(g.board_text(), "---------------------------OX------XO---------------------------");
+    let mut h = g.clone();
+    h.play(g.parse_move("d3").unwrap());
+    assert_eq!(h.disc_count(Player(0)), 4);
+    assert_eq!(h.disc_count(Player(1)), 1);
+    assert_eq!(h.current_player(), Player(1));
+    assert_eq!(g.parse_move("pass").unwrap(), Move::PASS);
+    assert_eq!(g.parse_move(" PASS ").unwrap(), Move::PASS);
+    assert_eq!(g.format_move(Move::PASS), "pass");
+    let ten = spec("othello(size=10)").unwrap();
+    assert_eq!(ten.parse_move("j10").unwrap().square(), Some(Square::new(9, 9)));
+    assert_eq!(ten.format_move(Move::at(Square::new(9, 9))), "j10");
+    assert_eq!(ten.move_index(Move::at(Square::new(9, 9))), 99);
+    assert_eq!(ten.move_index(Move::PASS), 100);
+}
+
+#[test]
+fn passes_and_game_end() {
+    // Black X on a1 only ... white to move with one disc that cannot move: a quick game end.
+    // X at a1, O at b1, X must not... Build: X: a1; O: b1, c1 empty. X to move plays c1 and
+    // wipes out white: game over, black wins with empties.
+    let mut text = String::from("XO");
+    text.push_str(&"-".repeat(62));
+    let mut g = Othello::from_board(&text, Player(0)).unwrap();
+    assert!(!g.is_over());
+    g.play(g.parse_move("c1").unwrap());
+    assert!(g.is_over(), "{g}");
+    assert_eq!(g.final_score(Player(0)), 64);
+    assert_eq!(g.rewards().winner(), Some(Player(0)));
+    let mut moves = vec![Move::PASS];
+    g.legal_moves(&mut moves);
+    assert!(moves.is_empty());
+
+    // A forced pass: white to move has no move, black has.
+    // Row 1: X O - ...; white to move: white cannot capture anything, black can play c1.
+    let g = Othello::from_board(&text, Player(1)).unwrap();
+    assert!(g.must_pass());
+    g.legal_moves(&mut moves);
+    assert_eq!(moves, [Move::PASS]);
+    let mut h = g.clone();
+    h.play(Move::PASS);
+    assert_eq!(h.current_player(), Player(0));
+    assert_eq!(h.ply(), g.ply() + 1);
+    assert_ne!(h.hash(), g.hash());
+    assert_eq!(h.hash(), h.hash_from_scratch());
+    // Equal discs with empties left: a draw scores 0 with no winner.
+    let mut text = String::from("XX--OO");
+    text.push_str(&"-".repeat(58));
+    let d = Othello::from_board(&text, Player(0)).unwrap();
+    assert!(d.is_over());
+    assert_eq!(d.final_score(Player(0)), 0);
+    assert_eq!(d.rewards().winner(), None);
+}
+
+#[test]
+fn bad_input_is_rejected_with_clear_errors() {
+    for bad in [
+        "othello(size=7)",
+        "othello(size=12)",
+        "othello(size=2)",
+        "othello(width=9)",
+        "othello(blocked=d4)",
+        "othello(size=10,blocked=e5)",
+        "othello(blocked=z9)",
+        "othello(blocked=a9)",
+        "othello(blocked=c3+)",
+        "othello(blocked=c3++d3)",
+        "othello(size=x)",
+        "othello(colour=red)",
+    ] {
+        assert!(spec(bad).is_err(), "{bad} should be rejected");
+    }
+    let e = spec("othello(blocked=d4)").unwrap_err().to_string();
+    assert!(e.contains("d4") && e.contains("start"), "{e}");
+    assert!(spec("othello(size=10,blocked=c3+h8)").is_ok());
+    assert!(spec("othello(width=6,height=10)").is_ok());
+    let g = Othello::standard();
+    for bad in ["", "i1", "a0", "a9", "z", "d", "3d", "a-1", "pas", "d33", "é3", "a١"] {
+        assert!(g.parse_move(bad).is_err(), "{bad:?}");
+    }
+    for bad in ["", "XO", &"Q".repeat(64), &"-".repeat(63)] {
+        assert!(Othello::from_board(bad, Player(0)).is_err(), "{bad:?}");
+    }
+    assert!(Othello::from_board_text(8, 8, &"-".repeat(64), Player(0)).is_ok());
+    assert!(Othello::from_board_text(7, 8, &"-".repeat(56), Player(0)).is_err());
+}
+
+#[test]
+fn variant_boards_start_centred() {
+    let g = spec("othello(width=6,height=10)").unwrap();
+    assert_eq!(g.disc_at(Square::parse("c5").unwrap()), Some(Player(1)));
+    assert_eq!(g.disc_at(Square::parse("d6").unwrap()), Some(Player(1)));
+    assert_eq!(g.disc_at(Square::parse("d5").unwrap()), Some(Player(0)));
+    assert_eq!(g.disc_at(Square::parse("c6").unwrap()), Some(Player(0)));
+    let g = spec("othello(size=10,blocked=c3+h8)").unwrap();
+    assert_eq!(g.blocked(), [Square::new(2, 2), Square::new(7, 7)]);
+    assert_eq!(g.empties(), 94);
+    assert!(g.to_string().contains('#'));
+}
