@@ -263,6 +263,9 @@ fn perft_on_tiny_boards() {
     let g = go("go(size=2)");
     assert_eq!(perft(&g, 1), 5);
     assert_eq!(perft(&g, 2), 4 * 4 + 5);
+    assert_eq!(perft(&g, 8), 2521);
+    let g = go("go(size=3)");
+    assert_eq!(perft(&g, 5), 33475);
 }
 
 #[test]
