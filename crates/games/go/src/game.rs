@@ -238,7 +238,7 @@ impl Default for Go {
 }
 
 /// The fixed handicap points (as GTP `fixed_handicap` places them) for `stones` on a board
-/// of side `size`: stones on the 3-3 points (4-4 from 13x13 up), then the centre and the
+/// of side `size`: stones on the 3-3 points (4-4 from 12x12 up), then the centre and the
 /// side midpoints on odd boards from 9x9.
 pub fn fixed_handicap_points(size: usize, stones: usize) -> Result<Vec<(usize, usize)>, SetupError> {
     let err = |reason: &str| SetupError::FixedHandicap { size, stones, reason: reason.to_string() };
@@ -249,7 +249,7 @@ pub fn fixed_handicap_points(size: usize, stones: usize) -> Result<Vec<(usize, u
     if !(2..=max).contains(&stones) {
         return Err(err(&format!("between 2 and {max} stones")));
     }
-    let e = if size >= 13 { 3 } else { 2 };
+    let e = if size >= 12 { 3 } else { 2 };
     let (lo, mid, hi) = (e, size / 2, size - 1 - e);
     let mut pts = vec![(lo, lo), (hi, hi)];
     if stones >= 3 {
