@@ -120,6 +120,8 @@ pub struct Board {
     to_move: Color,
     /// Point the side to move may not play because of simple ko (0: none).
     ko: u16,
+    /// The point of the last stone played (0: the last move was a pass, or none yet).
+    last: u16,
     n_empty: u16,
     /// Stones captured by Black and by White (suicided stones count for the opponent).
     captures: [u32; 2],
@@ -160,6 +162,7 @@ impl Board {
             stride: stride as u16,
             to_move: Color::Black,
             ko: 0,
+            last: 0,
             n_empty: 0,
             captures: [0, 0],
             hash: 0,
@@ -250,6 +253,12 @@ impl Board {
     #[inline]
     pub fn is_empty_point(&self, p: Point) -> bool {
         self.cells.get(p.index()) == Some(&EMPTY)
+    }
+
+    /// The point of the last stone played, unless the last move was a pass.
+    #[inline]
+    pub fn last_move(&self) -> Option<Point> {
+        (self.last != 0).then_some(Point(self.last))
     }
 
     /// The point the side to move may not play because of simple ko.
@@ -347,6 +356,72 @@ impl Board {
         let n = self.libs[g] as u64;
         let sum = self.lib_sum[g] as u64;
         n * self.lib_sq[g] as u64 == sum * sum
+    }
+
+    /// The single liberty of a group known to be in atari.
+    #[inline]
+    pub(crate) fn atari_liberty(&self, g: usize) -> usize {
+        (self.lib_sum[g] / self.libs[g].max(1) as u32) as usize
+    }
+
+    #[inline]
+    pub(crate) fn next_stone(&self, s: usize) -> usize {
+        self.next[s] as usize
+    }
+
+    /// The eight points around `p`, in the order of [`crate::Pattern3x3`] keys: the row
+    /// below (left to right), the two sides, the row above.
+    #[inline]
+    pub(crate) fn around(&self, p: usize) -> [usize; 8] {
+        let s = self.stride as usize;
+        [p - s - 1, p - s, p - s + 1, p - 1, p + 1, p + s - 1, p + s, p + s + 1]
+    }
+
+    /// Up to `limit` distinct liberties the group of a `color` stone on the empty point `p`
+    /// would have (captures counted as giving the captured neighbour point), without playing.
+    pub fn liberties_after(&self, color: Color, p: Point, limit: usize) -> usize {
+        let p = p.index();
+        let own = color.cell();
+        let opp = color.other().cell();
+        let mut libs = [0usize; 8];
+        let mut n = 0;
+        let push = |q: usize, libs: &mut [usize; 8], n: &mut usize| {
+            if q != p && !libs[..*n].contains(&q) && *n < libs.len() {
+                libs[*n] = q;
+                *n += 1;
+            }
+        };
+        for nb in self.nbrs(p) {
+            let c = self.cells[nb];
+            if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
+                push(nb, &mut libs, &mut n);
+            }
+        }
+        if n >= limit {
+            return n.min(limit);
+        }
+        for nb in self.nbrs(p) {
+            if self.cells[nb] != own {
+                continue;
+            }
+            let g = self.group[nb] as usize;
+            let mut s = g;
+            loop {
+                for q in self.nbrs(s) {
+                    if self.cells[q] == EMPTY {
+                        push(q, &mut libs, &mut n);
+                        if n >= limit {
+                            return limit;
+                        }
+                    }
+                }
+                s = self.next[s] as usize;
+                if s == g {
+                    break;
+                }
+            }
+        }
+        n
     }
 
     /// XOR of the stone keys of a group.
@@ -518,6 +593,7 @@ impl Board {
     pub fn play(&mut self, p: Point) -> PlayEffect {
         let color = self.to_move;
         let effect = self.place(color, p.index());
+        self.last = p.0;
         self.to_move = color.other();
         effect
     }
@@ -525,6 +601,7 @@ impl Board {
     /// Passes: the turn changes and the ko point is cleared.
     #[inline]
     pub fn pass(&mut self) {
+        self.last = 0;
         self.ko = 0;
         self.to_move = self.to_move.other();
     }
@@ -653,9 +730,10 @@ impl Board {
         (stones, territory)
     }
 
-    /// Area difference (Black minus White) when every empty point is bordered by one colour
-    /// at most, as at the end of a playout; falls back to the full count otherwise.
-    fn playout_area(&self) -> i32 {
+    /// Area difference (Black minus White, no komi), fast when every empty point is bordered
+    /// by one colour at most, as at the end of a playout; exact in every case (it falls back
+    /// to the full count of [`area`](Board::area) otherwise).
+    pub fn playout_score(&self) -> i32 {
         let mut score = 0i32;
         for p in self.points() {
             let p = p.index();
@@ -722,7 +800,7 @@ impl Board {
             }
             moves += 1;
         }
-        self.playout_area()
+        self.playout_score()
     }
 
     /// Checks the incremental group data against a recomputation (for tests).

@@ -585,6 +585,13 @@ impl Go {
         board.playout(rng, self.max_plies as usize) as f32 - self.rules.komi
     }
 
+    /// One playout with a heavy policy from this position on a copy of the board; returns
+    /// the area score minus komi, Black's view.
+    pub fn playout_with<P: crate::PatternHook>(&self, policy: &crate::HeavyPolicy<P>, rng: &mut Rng) -> f32 {
+        let mut board = self.board.clone();
+        policy.playout(&mut board, rng, self.max_plies as usize) as f32 - self.rules.komi
+    }
+
     /// The GTP vertex of a point, e.g. `D4`.
     pub fn format_point(&self, p: Point) -> String {
         match self.board.coords(p) {

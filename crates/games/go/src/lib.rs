@@ -14,12 +14,19 @@
 //! Spec: `go(size=19,komi=7.5,rules=chinese|japanese|tromp-taylor|nz,
 //! superko=positional|situational|none,suicide=false,handicap=N)`. Moves are GTP vertices
 //! (`D4`: column letters A..Z without I, row 1 at the bottom) and `pass`.
+//!
+//! [`HeavyPolicy`] is a heavier playout policy: atari escapes, captures, 3x3 patterns
+//! through [`PatternHook`] (a [`Pattern3x3`] table or anything else) and self-atari
+//! avoidance.
 
 mod board;
 mod game;
+mod heavy;
 
 pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
 pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
+
+pub use heavy::{HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, pattern_key, transform_key};
 
 #[cfg(test)]
 mod tests;

@@ -300,3 +300,93 @@ fn playouts_end_and_score() {
         }
     }
 }
+
+#[test]
+fn heavy_policy_escapes_and_captures() {
+    let policy = HeavyPolicy::default();
+    let mut rng = tabula_core::Rng::new(3);
+    // White B2 is in atari after Black's C2 (B1, A2, B3 black... leave B3 open):
+    // Black A2 B1, White B2, Black C2: White's only liberty is B3; White to move escapes.
+    let mut g = go("go(size=7)");
+    play(&mut g, "A2 B2 B1 G7 C2");
+    assert!(g.board().in_atari(pt(&g, "B2")));
+    for _ in 0..10 {
+        assert_eq!(policy.choose(g.board(), &mut rng), Some(pt(&g, "B3")), "\n{g}");
+    }
+    // White ignores; Black captures at B3 next to White's last move? Play White far away
+    // adjacent to nothing: the capture rule looks around the last move, so play next to B2.
+    let mut g2 = g.clone();
+    play(&mut g2, "pass");
+    // After a pass there is no last move: the fallback is random but legal.
+    let mv = policy.choose(g2.board(), &mut rng).unwrap();
+    assert!(g2.is_legal_point(mv));
+    // White's last stone A1 is in atari: Black takes it at B1.
+    let mut g3 = go("go(size=7)");
+    play(&mut g3, "A2 A1");
+    for _ in 0..10 {
+        assert_eq!(policy.choose(g3.board(), &mut rng), Some(pt(&g3, "B1")), "\n{g3}");
+    }
+}
+
+#[test]
+fn self_atari_detection() {
+    let policy = HeavyPolicy::default();
+    let mut g = go("go(size=7)");
+    // Black A2 B1 B3 C2 around B2: White B2 would be suicide; White A1 next to nothing own.
+    play(&mut g, "B3 A1 C2 G7 B1 G6");
+    // Black to move; Black A2 captures A1 (in atari): not self-atari.
+    assert!(!policy.is_self_atari(g.board(), Color::Black, pt(&g, "A2")));
+    assert_eq!(g.board().liberties_after(Color::Black, pt(&g, "D4"), 4), 4);
+    assert_eq!(g.board().liberties_after(Color::Black, pt(&g, "A7"), 4), 2);
+    // White to move: F7 joining G7 G6 keeps liberties; E... a white stone at B2 would be a
+    // single-stone suicide region: liberties_after counts 0 there.
+    let mut w = g.clone();
+    play(&mut w, "pass");
+    assert_eq!(w.board().liberties_after(Color::White, pt(&w, "B2"), 2), 1, "A2 stays a liberty");
+}
+
+#[test]
+fn pattern_keys_and_symmetries() {
+    for key in [0u16, 1, 0b10_01_11_00_00_01_10_11, 0xffff, 0x1234] {
+        let mut seen: Vec<u16> = (0..8).map(|t| transform_key(key, t)).collect();
+        assert_eq!(transform_key(key, 0), key);
+        for t in 0..8 {
+            // Each symmetry applied to every member stays in the orbit.
+            for &k in &seen.clone() {
+                assert!(seen.contains(&transform_key(k, t)));
+            }
+        }
+        seen.sort();
+        seen.dedup();
+        assert!(8 % seen.len() == 0, "orbit size {}", seen.len());
+    }
+    let mut set = Pattern3x3::new();
+    assert_eq!(set.insert_text("XO. ... ..."), Some(8));
+    assert_eq!(set.insert_text("X"), None);
+    assert_eq!(set.insert_text("XOX .X. ..."), None, "the centre must be empty");
+    // The pattern as seen on a board: Black to move at B2 with Black A3 and White B3.
+    let mut g = go("go(size=5)");
+    play(&mut g, "A3 B3 E5 E1");
+    let key = pattern_key(g.board(), Color::Black, pt(&g, "B2"));
+    assert!(set.contains(key));
+    assert!(!set.contains(pattern_key(g.board(), Color::White, pt(&g, "B2"))));
+    assert!(Pattern3x3::classic().len() > 50);
+}
+
+#[test]
+fn heavy_playouts_finish_and_score() {
+    let mut rng = tabula_core::Rng::new(11);
+    let policy = HeavyPolicy::new(Pattern3x3::classic());
+    for size in [5, 9, 19] {
+        let g = Go::new(size, Rules::default());
+        for _ in 0..10 {
+            let mut b = g.board().clone();
+            let score = policy.playout(&mut b, &mut rng, g.max_plies() as usize);
+            b.check_invariants().unwrap();
+            let (black, white) = b.area(&[]);
+            assert_eq!(score, black as i32 - white as i32);
+        }
+        let s = g.playout_with(&policy, &mut rng);
+        assert!(s.abs() <= (size * size) as f32 + 8.0);
+    }
+}
