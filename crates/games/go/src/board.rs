@@ -587,10 +587,14 @@ impl Board {
         count
     }
 
-    /// Places a stone of the side to move on `p`, which must be legal (see
+    /// Places a stone of the side to move on `p`, which should be legal (see
     /// [`is_legal_for`](Board::is_legal_for)), resolves captures (and suicide), updates the ko
-    /// point and passes the turn.
+    /// point and passes the turn. A point that is not empty (or not on the board) is ignored:
+    /// nothing changes.
     pub fn play(&mut self, p: Point) -> PlayEffect {
+        if !self.is_empty_point(p) {
+            return PlayEffect::default();
+        }
         let color = self.to_move;
         let effect = self.place(color, p.index());
         self.last = p.0;
