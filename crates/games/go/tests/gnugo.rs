@@ -163,36 +163,53 @@ fn play_both(gtp: &mut Gtp, g: &mut Go, mv: Move) {
     g.play_checked(mv).unwrap_or_else(|e| panic!("{cmd}: {e}"));
 }
 
-#[test]
-fn random_games_agree_with_gnugo() {
-    let mut gtp = Gtp::start(&["--chinese-rules", "--positional-superko", "--komi", "7.5"]);
-    let mut rng = Rng::new(1234);
+/// Random games (uniform among stones, a pass now and then) on both sides, comparing
+/// legality at every ply.
+fn random_games(gtp: &mut Gtp, rules: Rules, boards: &[(usize, usize, usize)], seed: u64) -> Tally {
+    let mut rng = Rng::new(seed);
     let mut tally = Tally::default();
     let mut moves = Vec::new();
-    for (size, games, samples) in [(5, 300, 5), (7, 100, 5), (9, 100, 6), (19, 8, 4)] {
+    for &(size, games, samples) in boards {
         gtp.ok(&format!("boardsize {size}"));
         for _ in 0..games {
             gtp.ok("clear_board");
-            let mut g = chinese(size);
+            let mut g = Go::new(size, rules);
             while !g.is_over() {
-                compare_legality(&mut gtp, &g, &mut rng, samples, &mut tally);
+                compare_legality(gtp, &g, &mut rng, samples, &mut tally);
                 g.legal_moves(&mut moves);
-                // Uniform among stones; a pass now and then (always legal in both).
                 let mv =
                     if rng.below(50) == 0 || moves.len() == 1 { Move::Pass } else { moves[rng.below(moves.len() - 1)] };
-                play_both(&mut gtp, &mut g, mv);
+                play_both(gtp, &mut g, mv);
                 if g.consecutive_passes() == 1 && !g.is_over() {
                     // Keep games going: the next move is a stone when there is one.
                     g.legal_moves(&mut moves);
                     if moves.len() > 1 {
-                        play_both(&mut gtp, &mut g, moves[rng.below(moves.len() - 1)]);
+                        play_both(gtp, &mut g, moves[rng.below(moves.len() - 1)]);
                     }
                 }
             }
         }
     }
+    tally
+}
+
+#[test]
+fn random_games_agree_with_gnugo() {
+    let mut gtp = Gtp::start(&["--chinese-rules", "--positional-superko", "--komi", "7.5"]);
+    let rules = chinese(9).rules().to_owned();
+    let tally = random_games(&mut gtp, rules, &[(5, 300, 5), (7, 100, 5), (9, 100, 6), (19, 8, 4)], 1234);
     eprintln!("{tally:?}");
     assert!(tally.points > 100_000 && tally.ko > 100 && tally.superko > 20, "too few checks: {tally:?}");
+}
+
+#[test]
+fn situational_superko_agrees_with_gnugo() {
+    let mut gtp = Gtp::start(&["--chinese-rules", "--situational-superko", "--komi", "7.5"]);
+    let mut rules = Rules::new(RuleSet::Chinese);
+    rules.superko = Superko::Situational;
+    let tally = random_games(&mut gtp, rules, &[(4, 150, 3), (5, 150, 3)], 4321);
+    eprintln!("{tally:?}");
+    assert!(tally.points > 20_000 && tally.superko > 3, "too few checks: {tally:?}");
 }
 
 /// Plays light moves (no eye filling, superko respected) until both sides pass.
