@@ -390,3 +390,24 @@ fn heavy_playouts_finish_and_score() {
         assert!(s.abs() <= (size * size) as f32 + 8.0);
     }
 }
+
+#[test]
+fn clone_from_reuses_a_scratch_board() {
+    let mut rng = tabula_core::Rng::new(17);
+    let mut scratch = Go::new(19, Rules::default()).board().clone();
+    for size in [9, 9, 5, 19, 9] {
+        let mut g = Go::new(size, Rules::default());
+        for _ in 0..30 {
+            let mut moves = Vec::new();
+            g.legal_moves(&mut moves);
+            g.play(moves[rng.below(moves.len())]);
+        }
+        scratch.clone_from(g.board());
+        assert_eq!(&scratch, g.board());
+        scratch.check_invariants().unwrap();
+        let mut full = g.board().clone();
+        let (mut r1, mut r2) = (tabula_core::Rng::new(size as u64), tabula_core::Rng::new(size as u64));
+        assert_eq!(scratch.playout(&mut r1, 1000), full.playout(&mut r2, 1000));
+        assert_eq!(scratch, full);
+    }
+}
