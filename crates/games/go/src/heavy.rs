@@ -12,7 +12,9 @@
 //!
 //! Patterns come through [`PatternHook`]; [`Pattern3x3`] is a table of 3x3 neighbourhoods
 //! (the eight points around an empty point, seen from the side to move), closed under the
-//! eight symmetries of the square, which can be filled from harvested pattern statistics.
+//! eight symmetries of the square. [`PatternStats`] harvests them from game records: every
+//! neighbourhood's selection rate (how often strong players chose such a point when it was
+//! available), keeping those above a threshold such as 30%.
 
 use tabula_core::Rng;
 
@@ -180,6 +182,77 @@ impl PatternHook for Pattern3x3 {
     #[inline]
     fn accepts(&self, key: u16) -> bool {
         self.contains(key)
+    }
+}
+
+/// The canonical form of a key: the smallest key among its eight symmetric images.
+pub fn canonical_key(key: u16) -> u16 {
+    (0..8).map(|t| transform_key(key, t)).min().unwrap_or(key)
+}
+
+/// Pattern statistics harvested from game records: for every canonical 3x3 key, how often
+/// a point with that neighbourhood was available (empty and legal for the player to move)
+/// and how often it was the move actually played. Patterns whose *selection rate*
+/// (played / available) is high are the shapes strong players choose.
+#[derive(Clone, Debug)]
+pub struct PatternStats {
+    played: Vec<u32>,
+    seen: Vec<u32>,
+    moves: u64,
+}
+
+impl Default for PatternStats {
+    fn default() -> PatternStats {
+        PatternStats { played: vec![0; 1 << 16], seen: vec![0; 1 << 16], moves: 0 }
+    }
+}
+
+impl PatternStats {
+    /// No observations yet.
+    pub fn new() -> PatternStats {
+        PatternStats::default()
+    }
+
+    /// Records one move: `played` was chosen by the side to move on `board`, among every
+    /// empty point that is not suicide or the ko point.
+    pub fn observe(&mut self, board: &Board, played: Point) {
+        let color = board.to_move();
+        if !board.is_empty_point(played) {
+            return;
+        }
+        for p in board.points() {
+            if board.is_legal_for(color, p, false) {
+                let k = canonical_key(pattern_key(board, color, p)) as usize;
+                self.seen[k] = self.seen[k].saturating_add(1);
+            }
+        }
+        let k = canonical_key(pattern_key(board, color, played)) as usize;
+        self.played[k] = self.played[k].saturating_add(1);
+        self.moves += 1;
+    }
+
+    /// Moves observed.
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
+
+    /// `(played, available)` counts of a key (any symmetric image).
+    pub fn counts(&self, key: u16) -> (u32, u32) {
+        let k = canonical_key(key) as usize;
+        (self.played[k], self.seen[k])
+    }
+
+    /// The patterns seen at least `min_seen` times whose selection rate is at least
+    /// `min_rate` (the classic choice: 0.3), with their symmetries.
+    pub fn select(&self, min_rate: f64, min_seen: u32) -> Pattern3x3 {
+        let mut set = Pattern3x3::new();
+        for k in 0..self.seen.len() {
+            let seen = self.seen[k];
+            if seen >= min_seen.max(1) && self.played[k] as f64 >= min_rate * seen as f64 {
+                set.insert(k as u16);
+            }
+        }
+        set
     }
 }
 

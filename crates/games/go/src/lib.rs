@@ -26,7 +26,9 @@ mod heavy;
 pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
 pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
 
-pub use heavy::{HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, pattern_key, transform_key};
+pub use heavy::{
+    HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, canonical_key, pattern_key, transform_key,
+};
 
 #[cfg(test)]
 mod tests;
