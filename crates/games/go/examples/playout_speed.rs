@@ -2,7 +2,7 @@
 //! (uniform, no eye filling) and heavy ones (tactics, classic 3x3 patterns). Each playout
 //! refills one scratch board from the root with `clone_from`, as a search would.
 //!
-//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy]`.
+//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|all] [9|19]`.
 //! A budget written `2000p` runs exactly 2000 playouts instead (for instruction counts under
 //! a profiler, which do not depend on the machine's load).
 
@@ -56,7 +56,11 @@ fn main() {
     };
     let only = std::env::args().nth(2).unwrap_or_default();
     let heavy = HeavyPolicy::new(Pattern3x3::classic());
-    for size in [9, 19] {
+    let sizes: Vec<usize> = match std::env::args().nth(3).and_then(|s| s.parse().ok()) {
+        Some(n) if (tabula_go::MIN_SIZE..=tabula_go::MAX_SIZE).contains(&n) => vec![n],
+        _ => vec![9, 19],
+    };
+    for size in sizes {
         let go = Go::new(size, Rules::default());
         let cap = go.max_plies() as usize;
         if only != "heavy" {
