@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Rng, Spec, SpecError, Turn};
+use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Rng, Spec, SpecError, Turn, Undo};
 
 use crate::board::{Board, COLUMNS, Color, KEYS, KO_KEYS, MAX_SIZE, MIN_SIZE, PASS_KEY, Point, SIDE_KEY, stone_key};
 
@@ -217,7 +217,9 @@ const FILTER_WORDS: usize = 64;
 /// superko compares (situational superko adds the side-to-move key). [`Game::hash`] adds the
 /// side to move, the simple-ko point and a "last move was a pass" flag, so it identifies
 /// everything that decides the legal moves except the superko history.
-#[derive(Clone)]
+///
+/// [`Undo`] is implemented by saving the board before each move into storage reused from
+/// move to move (no allocation once warm); a clone starts with nothing to undo.
 pub struct Go {
     board: Board,
     rules: Rules,
@@ -229,6 +231,36 @@ pub struct Go {
     history: Vec<u64>,
     /// A 4096-bit filter over `history`: a clear bit proves a key is absent.
     filter: [u64; FILTER_WORDS],
+    /// Saved states for [`Undo`], reused from move to move (not cloned).
+    undo_stack: Vec<Saved>,
+    /// Entries of `undo_stack` in use.
+    undo_depth: usize,
+}
+
+/// What [`Undo::undo`] restores: the board and the small state around it.
+struct Saved {
+    board: Board,
+    filter: [u64; FILTER_WORDS],
+    passes: u8,
+}
+
+impl Clone for Go {
+    /// Clones the position and its history; the undo stack of the original stays behind
+    /// (a clone starts with nothing to undo).
+    fn clone(&self) -> Go {
+        Go {
+            board: self.board.clone(),
+            rules: self.rules,
+            handicap: self.handicap,
+            passes: self.passes,
+            ply: self.ply,
+            max_plies: self.max_plies,
+            history: self.history.clone(),
+            filter: self.filter,
+            undo_stack: Vec::new(),
+            undo_depth: 0,
+        }
+    }
 }
 
 impl Default for Go {
@@ -286,6 +318,8 @@ impl Go {
             max_plies: 3 * (size * size) as u32,
             history: Vec::new(),
             filter: [0; FILTER_WORDS],
+            undo_stack: Vec::new(),
+            undo_depth: 0,
         };
         g.reset_history();
         g
@@ -784,6 +818,43 @@ impl Game for Go {
         match mv {
             Move::Pass => self.size() * self.size(),
             Move::Play(p) => self.board.dense_index(p),
+        }
+    }
+}
+
+impl Undo for Go {
+    /// The depth of the undo stack before the move.
+    type UndoInfo = u32;
+
+    /// Saves the board (only the cells in use are copied, into storage reused from move to
+    /// move) and plays `mv`.
+    fn play_undoable(&mut self, mv: Move) -> u32 {
+        let depth = self.undo_depth;
+        if depth < self.undo_stack.len() {
+            let slot = &mut self.undo_stack[depth];
+            slot.board.clone_from(&self.board);
+            slot.filter = self.filter;
+            slot.passes = self.passes;
+        } else {
+            self.undo_stack.push(Saved { board: self.board.clone(), filter: self.filter, passes: self.passes });
+        }
+        self.undo_depth += 1;
+        self.play(mv);
+        depth as u32
+    }
+
+    fn undo(&mut self, _mv: Move, info: u32) {
+        let depth = info as usize;
+        let Some(slot) = self.undo_stack.get(depth) else {
+            return;
+        };
+        self.board.clone_from(&slot.board);
+        self.filter = slot.filter;
+        self.passes = slot.passes;
+        self.undo_depth = depth;
+        self.ply = self.ply.saturating_sub(1);
+        if self.rules.superko != Superko::None {
+            self.history.pop();
         }
     }
 }

@@ -9,7 +9,8 @@
 //! - [`Go`] adds what needs history and rules: positional or situational superko (a list of
 //!   position keys behind a bit filter), passes and the end of the game, the move cap,
 //!   handicap, area or territory scoring with komi, GTP notation, and the
-//!   [`tabula_core::Game`] implementation (Black is `Player(0)`, White `Player(1)`).
+//!   [`tabula_core::Game`] and [`tabula_core::Undo`] implementations (Black is `Player(0)`,
+//!   White `Player(1)`).
 //!
 //! Spec: `go(size=19,komi=7.5,rules=chinese|japanese|tromp-taylor|nz,
 //! superko=positional|situational|none,suicide=false,handicap=N)`. Moves are GTP vertices

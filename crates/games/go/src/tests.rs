@@ -34,6 +34,7 @@ fn conformance_small_and_standard_boards() {
         let g = go(spec);
         let r = testing::conformance(&g, games, g.max_plies(), games as u64);
         assert_eq!(r.games, games, "{spec}");
+        testing::undo_conformance(&g, (games / 40).max(1), g.max_plies(), games as u64 + 1);
     }
 }
 
