@@ -1,0 +1,73 @@
+//! Playouts per second from the empty 9x9 and 19x19 boards, on one thread: light playouts
+//! (uniform, no eye filling) and heavy ones (tactics, classic 3x3 patterns). Each playout
+//! refills one scratch board from the root with `clone_from`, as a search would.
+//!
+//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|all] [9|19]`.
+//! A budget written `2000p` runs exactly 2000 playouts instead (for instruction counts under
+//! a profiler, which do not depend on the machine's load).
+
+use std::time::{Duration, Instant};
+
+use tabula_core::Rng;
+use tabula_go::{Board, Go, HeavyPolicy, Pattern3x3, Rules};
+
+/// How long to measure.
+#[derive(Copy, Clone)]
+enum Budget {
+    Time(Duration),
+    Playouts(u64),
+}
+
+fn measure(name: &str, go: &Go, budget: Budget, mut playout: impl FnMut(&mut Board, &mut Rng) -> i32) {
+    let size = go.size();
+    let mut rng = Rng::new(2026);
+    let start = Instant::now();
+    let (mut playouts, mut black_wins, mut stones) = (0u64, 0u64, 0u64);
+    let more = |playouts: u64| match budget {
+        Budget::Time(t) => start.elapsed() < t,
+        Budget::Playouts(n) => playouts < n,
+    };
+    let mut board = go.board().clone();
+    while more(playouts) {
+        for _ in 0..64 {
+            board.clone_from(go.board());
+            let score = playout(&mut board, &mut rng) as f32 - go.rules().komi;
+            black_wins += (score > 0.0) as u64;
+            stones += (size * size - board.empty_count()) as u64;
+            playouts += 1;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{name} {size}x{size}: {playouts} playouts in {secs:.2} s = {:.0} playouts/s \
+         (Black wins {:.1}% at komi {}, {:.0} stones at the end)",
+        playouts as f64 / secs,
+        100.0 * black_wins as f64 / playouts as f64,
+        go.rules().komi,
+        stones as f64 / playouts as f64
+    );
+}
+
+fn main() {
+    let arg = std::env::args().nth(1).unwrap_or_default();
+    let budget = match arg.strip_suffix('p').and_then(|n| n.parse().ok()) {
+        Some(n) => Budget::Playouts(n),
+        None => Budget::Time(Duration::from_secs_f64(arg.parse::<f64>().unwrap_or(5.0).max(0.1))),
+    };
+    let only = std::env::args().nth(2).unwrap_or_default();
+    let heavy = HeavyPolicy::new(Pattern3x3::classic());
+    let sizes: Vec<usize> = match std::env::args().nth(3).and_then(|s| s.parse().ok()) {
+        Some(n) if (tabula_go::MIN_SIZE..=tabula_go::MAX_SIZE).contains(&n) => vec![n],
+        _ => vec![9, 19],
+    };
+    for size in sizes {
+        let go = Go::new(size, Rules::default());
+        let cap = go.max_plies() as usize;
+        if only != "heavy" {
+            measure("light", &go, budget, |b, rng| b.playout(rng, cap));
+        }
+        if only != "light" {
+            measure("heavy", &go, budget, |b, rng| heavy.playout(b, rng, cap));
+        }
+    }
+}

@@ -1,0 +1,955 @@
+//! The board: stones, groups with liberty counts, captures, simple ko and the stone hash.
+//!
+//! Points are indices into a padded one-dimensional array: rows of `size + 1` cells (the
+//! first cell of each row is the border between the right edge of the row below and the left
+//! edge of this one) with a border row above and below and one more cell at each end, so every point has four neighbours at fixed offsets
+//! and no bounds checks are needed.
+//!
+//! Groups are rings of stones (`next` links) with a representative point stored in every
+//! stone. Each group keeps *pseudo-liberties*: the number of (stone, empty neighbour) pairs,
+//! with the sum and the sum of squares of those empty points. A group is captured when the
+//! count reaches zero, and it is in atari exactly when all its pseudo-liberties are the same
+//! point, i.e. when `count * sum_of_squares == sum * sum` (Cauchy–Schwarz is an equality only
+//! for equal values). This keeps every update O(1) per neighbour, as fast playouts need.
+//!
+//! The [`Board`] knows nothing about superko or the end of the game: that is the job of
+//! [`crate::Go`]. It is a plain value (fixed-size arrays, no heap), so copying it for a
+//! playout is one `memcpy`.
+
+use std::fmt;
+
+use tabula_core::{Rng, const_keys};
+
+/// The largest board side.
+pub const MAX_SIZE: usize = 25;
+/// The smallest board side.
+pub const MIN_SIZE: usize = 2;
+/// Cells in the padded array of the largest board: `(MAX_SIZE + 2) * (MAX_SIZE + 1)`, rounded up.
+pub(crate) const CELLS: usize = (MAX_SIZE + 2) * (MAX_SIZE + 1) + 2;
+
+pub(crate) const EMPTY: u8 = 0;
+pub(crate) const BORDER: u8 = 3;
+
+/// Zobrist keys: `[colour][cell]` for stones, then one per cell for the ko point; the side
+/// to move and the "last move was a pass" flag have keys of their own.
+pub(crate) static KEYS: [u64; 3 * CELLS] = const_keys::<{ 3 * CELLS }>(0x60_60);
+pub(crate) const KO_KEYS: usize = 2 * CELLS;
+const FLAG_KEYS: [u64; 2] = const_keys::<2>(0x60_61);
+pub(crate) const SIDE_KEY: u64 = FLAG_KEYS[0];
+pub(crate) const PASS_KEY: u64 = FLAG_KEYS[1];
+
+#[inline]
+pub(crate) fn stone_key(color: Color, p: usize) -> u64 {
+    KEYS[color.index() * CELLS + p]
+}
+
+/// A stone colour, and the player who plays it: Black moves first.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Color {
+    /// The first player, `Player(0)`.
+    Black,
+    /// The second player, `Player(1)`.
+    White,
+}
+
+impl Color {
+    /// 0 for Black, 1 for White.
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The other colour.
+    #[inline]
+    pub fn other(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+
+    /// The colour of index 0 (Black) or 1 (White).
+    #[inline]
+    pub fn from_index(i: usize) -> Color {
+        if i & 1 == 0 { Color::Black } else { Color::White }
+    }
+
+    #[inline]
+    pub(crate) fn cell(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// The GTP / SGF letter: `B` or `W`.
+    pub fn letter(self) -> char {
+        match self {
+            Color::Black => 'B',
+            Color::White => 'W',
+        }
+    }
+}
+
+/// A point of a board: an index into the padded array of that board size.
+///
+/// A point is only meaningful for boards of the size it was made for; build it with
+/// [`Board::point`] or by parsing a vertex, and read it with [`Board::coords`].
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct Point(pub(crate) u16);
+
+impl Point {
+    /// The raw padded index (stable for a given board size).
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a stone placed by [`Board::play`] did.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct PlayEffect {
+    /// Opponent stones captured.
+    pub captured: u32,
+    /// Own stones removed by a suicide (only when suicide is allowed).
+    pub suicided: u32,
+}
+
+/// A Go board of any size from 2x2 to 25x25, with the side to move and the simple-ko point.
+///
+/// `clone_from` between boards of the same size copies only the part of the arrays in use,
+/// several times less than a full clone on small boards: playout loops keep one scratch
+/// board and refill it with `scratch.clone_from(&root)`.
+pub struct Board {
+    size: u8,
+    stride: u16,
+    to_move: Color,
+    /// Point the side to move may not play because of simple ko (0: none).
+    ko: u16,
+    /// The point of the last stone played (0: the last move was a pass, or none yet).
+    last: u16,
+    n_empty: u16,
+    /// Stones captured by Black and by White (suicided stones count for the opponent).
+    captures: [u32; 2],
+    /// XOR of the stone keys: identifies the arrangement of stones.
+    hash: u64,
+    cells: [u8; CELLS],
+    next: [u16; CELLS],
+    group: [u16; CELLS],
+    stones: [u16; CELLS],
+    libs: [u16; CELLS],
+    lib_sum: [u32; CELLS],
+    lib_sq: [u32; CELLS],
+    empty: [u16; CELLS],
+    empty_pos: [u16; CELLS],
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        Board {
+            size: self.size,
+            stride: self.stride,
+            to_move: self.to_move,
+            ko: self.ko,
+            last: self.last,
+            n_empty: self.n_empty,
+            captures: self.captures,
+            hash: self.hash,
+            cells: self.cells,
+            next: self.next,
+            group: self.group,
+            stones: self.stones,
+            libs: self.libs,
+            lib_sum: self.lib_sum,
+            lib_sq: self.lib_sq,
+            empty: self.empty,
+            empty_pos: self.empty_pos,
+        }
+    }
+
+    /// Copies `source` into `self`; between boards of the same size only the cells in use are
+    /// copied (the rest is border in both and never written).
+    fn clone_from(&mut self, source: &Board) {
+        if self.size != source.size {
+            *self = source.clone();
+            return;
+        }
+        let n = source.cell_count();
+        self.to_move = source.to_move;
+        self.ko = source.ko;
+        self.last = source.last;
+        self.n_empty = source.n_empty;
+        self.captures = source.captures;
+        self.hash = source.hash;
+        self.cells[..n].copy_from_slice(&source.cells[..n]);
+        self.next[..n].copy_from_slice(&source.next[..n]);
+        self.group[..n].copy_from_slice(&source.group[..n]);
+        self.stones[..n].copy_from_slice(&source.stones[..n]);
+        self.libs[..n].copy_from_slice(&source.libs[..n]);
+        self.lib_sum[..n].copy_from_slice(&source.lib_sum[..n]);
+        self.lib_sq[..n].copy_from_slice(&source.lib_sq[..n]);
+        let e = source.n_empty as usize;
+        self.empty[..e].copy_from_slice(&source.empty[..e]);
+        self.empty_pos[..n].copy_from_slice(&source.empty_pos[..n]);
+    }
+}
+
+impl PartialEq for Board {
+    fn eq(&self, other: &Board) -> bool {
+        self.size == other.size
+            && self.to_move == other.to_move
+            && self.ko == other.ko
+            && self.captures == other.captures
+            && self.cells[..self.cell_count()] == other.cells[..other.cell_count()]
+    }
+}
+
+impl Eq for Board {}
+
+impl Board {
+    /// The empty board of side `size` (`MIN_SIZE..=MAX_SIZE`), Black to move.
+    pub fn new(size: usize) -> Option<Board> {
+        if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
+            return None;
+        }
+        let stride = size + 1;
+        let mut b = Board {
+            size: size as u8,
+            stride: stride as u16,
+            to_move: Color::Black,
+            ko: 0,
+            last: 0,
+            n_empty: 0,
+            captures: [0, 0],
+            hash: 0,
+            cells: [BORDER; CELLS],
+            next: [0; CELLS],
+            group: [0; CELLS],
+            stones: [0; CELLS],
+            libs: [0; CELLS],
+            lib_sum: [0; CELLS],
+            lib_sq: [0; CELLS],
+            empty: [0; CELLS],
+            empty_pos: [0; CELLS],
+        };
+        for y in 0..size {
+            for x in 0..size {
+                let p = (y + 1) * stride + x + 1;
+                b.cells[p] = EMPTY;
+                b.empty_pos[p] = b.n_empty;
+                b.empty[b.n_empty as usize] = p as u16;
+                b.n_empty += 1;
+            }
+        }
+        Some(b)
+    }
+
+    /// The board side.
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.size as usize
+    }
+
+    /// Number of cells of the padded array in use (every point index is below it).
+    #[inline]
+    pub fn cell_count(&self) -> usize {
+        (self.size as usize + 2) * self.stride as usize + 1
+    }
+
+    /// The point at column `x` (0 = left, column A) and row `y` (0 = bottom, row 1).
+    #[inline]
+    pub fn point(&self, x: usize, y: usize) -> Option<Point> {
+        (x < self.size() && y < self.size()).then(|| Point(((y + 1) * self.stride as usize + x + 1) as u16))
+    }
+
+    /// Column and row of a point (0-based, row 0 at the bottom); `None` for an index that
+    /// is not a point of this board.
+    #[inline]
+    pub fn coords(&self, p: Point) -> Option<(usize, usize)> {
+        let i = p.index();
+        let s = self.stride as usize;
+        if i < s || i >= self.cell_count() {
+            return None;
+        }
+        let (y, x) = (i / s - 1, i % s);
+        (x >= 1 && x <= self.size() && y < self.size()).then_some((x - 1, y))
+    }
+
+    /// Every point of the board, bottom row first, left to right.
+    pub fn points(&self) -> impl Iterator<Item = Point> + '_ {
+        let n = self.size();
+        (0..n).flat_map(move |y| (0..n).map(move |x| Point(((y + 1) * self.stride as usize + x + 1) as u16)))
+    }
+
+    /// The dense index of a point: `x + y * size`.
+    #[inline]
+    pub fn dense_index(&self, p: Point) -> usize {
+        let s = self.stride as usize;
+        let i = p.index();
+        (i / s - 1) * self.size() + i % s - 1
+    }
+
+    /// The colour to move.
+    #[inline]
+    pub fn to_move(&self) -> Color {
+        self.to_move
+    }
+
+    /// The stone on a point, if any (`None` also for indices off the board).
+    #[inline]
+    pub fn color_at(&self, p: Point) -> Option<Color> {
+        match self.cells.get(p.index()) {
+            Some(1) => Some(Color::Black),
+            Some(2) => Some(Color::White),
+            _ => None,
+        }
+    }
+
+    /// Whether `p` is an empty point of the board.
+    #[inline]
+    pub fn is_empty_point(&self, p: Point) -> bool {
+        self.cells.get(p.index()) == Some(&EMPTY)
+    }
+
+    /// The point of the last stone played, unless the last move was a pass.
+    #[inline]
+    pub fn last_move(&self) -> Option<Point> {
+        (self.last != 0).then_some(Point(self.last))
+    }
+
+    /// The point the side to move may not play because of simple ko.
+    #[inline]
+    pub fn ko_point(&self) -> Option<Point> {
+        (self.ko != 0).then_some(Point(self.ko))
+    }
+
+    /// Stones captured so far by `color` (stones lost by suicide count for the opponent).
+    #[inline]
+    pub fn captures(&self, color: Color) -> u32 {
+        self.captures[color.index()]
+    }
+
+    /// Zobrist hash of the stones only (no side to move, no ko).
+    #[inline]
+    pub fn stones_hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The stone hash recomputed from the cells.
+    pub fn stones_hash_from_scratch(&self) -> u64 {
+        let mut h = 0;
+        for p in self.points() {
+            if let Some(c) = self.color_at(p) {
+                h ^= stone_key(c, p.index());
+            }
+        }
+        h
+    }
+
+    /// Number of empty points.
+    #[inline]
+    pub fn empty_count(&self) -> usize {
+        self.n_empty as usize
+    }
+
+    /// The four neighbours of a point (border cells included).
+    #[inline]
+    pub(crate) fn nbrs(&self, p: usize) -> [usize; 4] {
+        let s = self.stride as usize;
+        [p - s, p - 1, p + 1, p + s]
+    }
+
+    #[inline]
+    pub(crate) fn cell(&self, p: usize) -> u8 {
+        self.cells[p]
+    }
+
+    /// The points of the group holding the stone on `p` (empty if `p` holds no stone).
+    pub fn group_stones(&self, p: Point) -> Vec<Point> {
+        let mut out = Vec::new();
+        if self.color_at(p).is_none() {
+            return out;
+        }
+        let start = p.index();
+        let mut s = start;
+        loop {
+            out.push(Point(s as u16));
+            s = self.next[s] as usize;
+            if s == start {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The exact number of liberties of the group on `p` (0 if no stone there). Slow: for
+    /// front ends and tests.
+    pub fn liberties(&self, p: Point) -> usize {
+        let mut libs: Vec<usize> = Vec::new();
+        for s in self.group_stones(p) {
+            for n in self.nbrs(s.index()) {
+                if self.cells[n] == EMPTY && !libs.contains(&n) {
+                    libs.push(n);
+                }
+            }
+        }
+        libs.len()
+    }
+
+    /// Whether the group on `p` has exactly one liberty.
+    #[inline]
+    pub fn in_atari(&self, p: Point) -> bool {
+        self.color_at(p).is_some() && self.group_in_atari(self.group[p.index()] as usize)
+    }
+
+    #[inline]
+    pub(crate) fn group_of(&self, p: usize) -> usize {
+        self.group[p] as usize
+    }
+
+    #[inline]
+    pub(crate) fn group_in_atari(&self, g: usize) -> bool {
+        let n = self.libs[g] as u64;
+        let sum = self.lib_sum[g] as u64;
+        n * self.lib_sq[g] as u64 == sum * sum
+    }
+
+    /// The single liberty of a group known to be in atari.
+    #[inline]
+    pub(crate) fn atari_liberty(&self, g: usize) -> usize {
+        (self.lib_sum[g] / self.libs[g].max(1) as u32) as usize
+    }
+
+    #[inline]
+    pub(crate) fn next_stone(&self, s: usize) -> usize {
+        self.next[s] as usize
+    }
+
+    /// The eight points around `p`, in the order of [`crate::Pattern3x3`] keys: the row
+    /// below (left to right), the two sides, the row above.
+    #[inline]
+    pub(crate) fn around(&self, p: usize) -> [usize; 8] {
+        let s = self.stride as usize;
+        [p - s - 1, p - s, p - s + 1, p - 1, p + 1, p + s - 1, p + s, p + s + 1]
+    }
+
+    /// Up to `limit` distinct liberties the group of a `color` stone on the empty point `p`
+    /// would have (captures counted as giving the captured neighbour point), without playing.
+    pub fn liberties_after(&self, color: Color, p: Point, limit: usize) -> usize {
+        let p = p.index();
+        let own = color.cell();
+        let opp = color.other().cell();
+        let mut libs = [0usize; 8];
+        let mut n = 0;
+        let push = |q: usize, libs: &mut [usize; 8], n: &mut usize| {
+            if q != p && !libs[..*n].contains(&q) && *n < libs.len() {
+                libs[*n] = q;
+                *n += 1;
+            }
+        };
+        for nb in self.nbrs(p) {
+            let c = self.cells[nb];
+            if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
+                push(nb, &mut libs, &mut n);
+            }
+        }
+        if n >= limit {
+            return n.min(limit);
+        }
+        for nb in self.nbrs(p) {
+            if self.cells[nb] != own {
+                continue;
+            }
+            let g = self.group[nb] as usize;
+            let mut s = g;
+            loop {
+                for q in self.nbrs(s) {
+                    if self.cells[q] == EMPTY {
+                        push(q, &mut libs, &mut n);
+                        if n >= limit {
+                            return limit;
+                        }
+                    }
+                }
+                s = self.next[s] as usize;
+                if s == g {
+                    break;
+                }
+            }
+        }
+        n
+    }
+
+    /// XOR of the stone keys of a group.
+    pub(crate) fn group_hash(&self, g: usize) -> u64 {
+        let c = if self.cells[g] == 1 { Color::Black } else { Color::White };
+        let mut h = 0;
+        let mut s = g;
+        loop {
+            h ^= stone_key(c, s);
+            s = self.next[s] as usize;
+            if s == g {
+                break;
+            }
+        }
+        h
+    }
+
+    /// Whether `color` may play on `p` as far as the board knows: the point is empty, it is
+    /// not the ko point (when `color` is to move), and the move is not suicide unless
+    /// `allow_suicide`. Superko is checked by [`crate::Go`].
+    #[inline]
+    pub fn is_legal_for(&self, color: Color, p: Point, allow_suicide: bool) -> bool {
+        let p = p.index();
+        if p >= self.cell_count() || self.cells[p] != EMPTY {
+            return false;
+        }
+        if p == self.ko as usize && color == self.to_move {
+            return false;
+        }
+        allow_suicide || !self.is_suicide(color, p)
+    }
+
+    /// Whether a stone of `color` on the empty point `p` would have no liberty after
+    /// captures.
+    #[inline]
+    pub(crate) fn is_suicide(&self, color: Color, p: usize) -> bool {
+        let own = color.cell();
+        for n in self.nbrs(p) {
+            let c = self.cells[n];
+            if c == EMPTY {
+                return false;
+            }
+            if c == BORDER {
+                continue;
+            }
+            let atari = self.group_in_atari(self.group[n] as usize);
+            if (c == own) != atari {
+                // An own group with another liberty, or an opponent group captured.
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether `p` is an eye of `color` in the playout sense: all four neighbours are
+    /// `color` (or the edge), and the diagonals hold at most one opponent stone in the
+    /// centre and none on the edge (otherwise the eye can be made false).
+    #[inline]
+    pub fn is_eye(&self, color: Color, p: Point) -> bool {
+        let p = p.index();
+        if self.cells.get(p) != Some(&EMPTY) {
+            return false;
+        }
+        let own = color.cell();
+        for n in self.nbrs(p) {
+            let c = self.cells[n];
+            if c != own && c != BORDER {
+                return false;
+            }
+        }
+        let s = self.stride as usize;
+        let opp = color.other().cell();
+        let mut bad = 0;
+        let mut edge = 0;
+        for d in [p - s - 1, p - s + 1, p + s - 1, p + s + 1] {
+            let c = self.cells[d];
+            bad += (c == opp) as u32;
+            edge += (c == BORDER) as u32;
+        }
+        bad + (edge > 0) as u32 <= 1
+    }
+
+    #[inline]
+    fn add_lib(&mut self, g: usize, p: usize) {
+        self.libs[g] += 1;
+        self.lib_sum[g] += p as u32;
+        self.lib_sq[g] += (p * p) as u32;
+    }
+
+    #[inline]
+    fn sub_lib(&mut self, g: usize, p: usize) {
+        self.libs[g] -= 1;
+        self.lib_sum[g] -= p as u32;
+        self.lib_sq[g] -= (p * p) as u32;
+    }
+
+    #[inline]
+    fn take_empty(&mut self, p: usize) {
+        let i = self.empty_pos[p] as usize;
+        self.n_empty -= 1;
+        let last = self.empty[self.n_empty as usize];
+        self.empty[i] = last;
+        self.empty_pos[last as usize] = i as u16;
+    }
+
+    #[inline]
+    fn give_empty(&mut self, p: usize) {
+        self.empty_pos[p] = self.n_empty;
+        self.empty[self.n_empty as usize] = p as u16;
+        self.n_empty += 1;
+    }
+
+    /// Merges group `b` into group `a` (both roots, different).
+    #[inline]
+    fn merge(&mut self, a: usize, b: usize) {
+        let (a, b) = if self.stones[a] >= self.stones[b] { (a, b) } else { (b, a) };
+        let mut s = b;
+        loop {
+            self.group[s] = a as u16;
+            s = self.next[s] as usize;
+            if s == b {
+                break;
+            }
+        }
+        self.next.swap(a, b);
+        self.stones[a] += self.stones[b];
+        self.libs[a] += self.libs[b];
+        self.lib_sum[a] += self.lib_sum[b];
+        self.lib_sq[a] += self.lib_sq[b];
+    }
+
+    /// Removes the group with root `g`; returns the number of stones.
+    fn remove_group(&mut self, g: usize) -> u32 {
+        let color = if self.cells[g] == 1 { Color::Black } else { Color::White };
+        let mut count = 0;
+        let mut s = g;
+        loop {
+            let next = self.next[s] as usize;
+            self.cells[s] = EMPTY;
+            self.hash ^= stone_key(color, s);
+            self.give_empty(s);
+            count += 1;
+            s = next;
+            if s == g {
+                break;
+            }
+        }
+        // Second pass: the removed points become liberties of the neighbouring groups.
+        let mut s = g;
+        loop {
+            for n in self.nbrs(s) {
+                let c = self.cells[n];
+                if c == 1 || c == 2 {
+                    let ng = self.group[n] as usize;
+                    self.add_lib(ng, s);
+                }
+            }
+            s = self.next[s] as usize;
+            if s == g {
+                break;
+            }
+        }
+        count
+    }
+
+    /// Places a stone of the side to move on `p`, which should be legal (see
+    /// [`is_legal_for`](Board::is_legal_for)), resolves captures (and suicide), updates the ko
+    /// point and passes the turn. A point that is not empty (or not on the board) is ignored:
+    /// nothing changes.
+    pub fn play(&mut self, p: Point) -> PlayEffect {
+        if !self.is_empty_point(p) {
+            return PlayEffect::default();
+        }
+        let color = self.to_move;
+        let effect = self.place(color, p.index());
+        self.last = p.0;
+        self.to_move = color.other();
+        effect
+    }
+
+    /// Passes: the turn changes and the ko point is cleared.
+    #[inline]
+    pub fn pass(&mut self) {
+        self.last = 0;
+        self.ko = 0;
+        self.to_move = self.to_move.other();
+    }
+
+    /// Sets the side to move (used for handicap and setup); clears the ko point.
+    pub fn set_to_move(&mut self, color: Color) {
+        self.ko = 0;
+        self.to_move = color;
+    }
+
+    /// Places a stone of `color` on the empty point `p` without changing the side to move
+    /// (setup and handicap); returns what it captured.
+    pub(crate) fn place(&mut self, color: Color, p: usize) -> PlayEffect {
+        let own = color.cell();
+        let opp = color.other().cell();
+        self.take_empty(p);
+        self.cells[p] = own;
+        self.hash ^= stone_key(color, p);
+        self.next[p] = p as u16;
+        self.group[p] = p as u16;
+        self.stones[p] = 1;
+        self.libs[p] = 0;
+        self.lib_sum[p] = 0;
+        self.lib_sq[p] = 0;
+        let nbrs = self.nbrs(p);
+        for n in nbrs {
+            match self.cells[n] {
+                EMPTY => self.add_lib(p, n),
+                BORDER => {}
+                _ => {
+                    let g = self.group[n] as usize;
+                    self.sub_lib(g, p);
+                }
+            }
+        }
+        for n in nbrs {
+            if self.cells[n] == own {
+                let g = self.group[n] as usize;
+                let mine = self.group[p] as usize;
+                if g != mine {
+                    self.merge(mine, g);
+                }
+            }
+        }
+        let mut effect = PlayEffect::default();
+        let mut last_captured = 0;
+        for n in nbrs {
+            if self.cells[n] == opp {
+                let g = self.group[n] as usize;
+                if self.libs[g] == 0 {
+                    effect.captured += self.remove_group(g);
+                    last_captured = n;
+                }
+            }
+        }
+        self.captures[color.index()] += effect.captured;
+        let mine = self.group[p] as usize;
+        self.ko = 0;
+        if self.libs[mine] == 0 {
+            effect.suicided = self.remove_group(mine);
+            self.captures[color.other().index()] += effect.suicided;
+        } else if effect.captured == 1 && self.stones[mine] == 1 && self.libs[mine] == 1 {
+            self.ko = last_captured as u16;
+        }
+        effect
+    }
+
+    /// The area score (stones plus empty regions bordered by one colour only): `(black,
+    /// white)`, with `dead` stones removed first (their points go to the surrounding colour).
+    pub fn area(&self, dead: &[Point]) -> (u32, u32) {
+        let (stones, territory) = self.count(dead);
+        (stones[0] + territory[0], stones[1] + territory[1])
+    }
+
+    /// Stones on the board (alive, i.e. not in `dead`) and territory (empty or dead points
+    /// in regions reached by one colour only), per colour.
+    pub fn count(&self, dead: &[Point]) -> ([u32; 2], [u32; 2]) {
+        let n = self.cell_count();
+        // Cells as seen for counting: dead stones become empty.
+        let mut cells = [BORDER; CELLS];
+        cells[..n].copy_from_slice(&self.cells[..n]);
+        for &d in dead {
+            if d.index() < n && matches!(cells[d.index()], 1 | 2) {
+                cells[d.index()] = EMPTY;
+            }
+        }
+        let mut stones = [0u32; 2];
+        let mut territory = [0u32; 2];
+        let mut seen = [false; CELLS];
+        let mut stack: Vec<usize> = Vec::new();
+        let mut region: Vec<usize> = Vec::new();
+        for p in self.points() {
+            let p = p.index();
+            match cells[p] {
+                1 => stones[0] += 1,
+                2 => stones[1] += 1,
+                EMPTY if !seen[p] => {
+                    let mut touches = [false; 2];
+                    region.clear();
+                    stack.clear();
+                    stack.push(p);
+                    seen[p] = true;
+                    while let Some(q) = stack.pop() {
+                        region.push(q);
+                        for nb in self.nbrs(q) {
+                            match cells[nb] {
+                                EMPTY if !seen[nb] => {
+                                    seen[nb] = true;
+                                    stack.push(nb);
+                                }
+                                1 => touches[0] = true,
+                                2 => touches[1] = true,
+                                _ => {}
+                            }
+                        }
+                    }
+                    match touches {
+                        [true, false] => territory[0] += region.len() as u32,
+                        [false, true] => territory[1] += region.len() as u32,
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        (stones, territory)
+    }
+
+    /// Area difference (Black minus White, no komi), fast when every empty point is bordered
+    /// by one colour at most, as at the end of a playout; exact in every case (it falls back
+    /// to the full count of [`area`](Board::area) otherwise).
+    pub fn playout_score(&self) -> i32 {
+        let mut score = 0i32;
+        for p in self.points() {
+            let p = p.index();
+            match self.cells[p] {
+                1 => score += 1,
+                2 => score -= 1,
+                _ => {
+                    let mut seen = 0u8;
+                    for n in self.nbrs(p) {
+                        seen |= 1 << self.cells[n];
+                    }
+                    match seen & 0b111 {
+                        0b010 => score += 1,
+                        0b100 => score -= 1,
+                        0b110 => {}
+                        _ => {
+                            let (b, w) = self.area(&[]);
+                            return b as i32 - w as i32;
+                        }
+                    }
+                }
+            }
+        }
+        score
+    }
+
+    /// Picks a uniformly placed legal move for the side to move that does not fill one of
+    /// its own eyes, scanning the empty points from a random start; `None` means pass.
+    #[inline]
+    pub fn random_light_move(&self, rng: &mut Rng) -> Option<Point> {
+        let n = self.n_empty as usize;
+        if n == 0 {
+            return None;
+        }
+        let color = self.to_move;
+        let start = rng.below(n);
+        for i in (start..n).chain(0..start) {
+            let p = self.empty[i] as usize;
+            if p != self.ko as usize && !self.is_eye(color, Point(p as u16)) && !self.is_suicide(color, p) {
+                return Some(Point(p as u16));
+            }
+        }
+        None
+    }
+
+    /// Plays light random moves (uniform among legal moves that do not fill an own eye,
+    /// simple ko, no suicide) until two passes in a row or `max_moves` moves, then returns
+    /// the area difference Black minus White (no komi).
+    ///
+    /// This is the fast path for Monte Carlo search: no superko, no history, no allocation.
+    pub fn playout(&mut self, rng: &mut Rng, max_moves: usize) -> i32 {
+        let mut passes = 0;
+        let mut moves = 0;
+        while passes < 2 && moves < max_moves {
+            match self.random_light_move(rng) {
+                Some(p) => {
+                    self.play(p);
+                    passes = 0;
+                }
+                None => {
+                    self.pass();
+                    passes += 1;
+                }
+            }
+            moves += 1;
+        }
+        self.playout_score()
+    }
+
+    /// Checks the incremental group data against a recomputation (for tests).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut empties = 0;
+        for p in self.points() {
+            let i = p.index();
+            match self.cells[i] {
+                EMPTY => {
+                    empties += 1;
+                    let k = self.empty_pos[i] as usize;
+                    if k >= self.n_empty as usize || self.empty[k] as usize != i {
+                        return Err(format!("empty list broken at {i}"));
+                    }
+                }
+                1 | 2 => {
+                    let g = self.group[i] as usize;
+                    let stones = self.group_stones(p);
+                    if stones.iter().any(|s| self.group[s.index()] as usize != g) {
+                        return Err(format!("group ids differ in the group of {i}"));
+                    }
+                    if stones.len() != self.stones[g] as usize {
+                        return Err(format!("stone count of {i}: {} vs {}", self.stones[g], stones.len()));
+                    }
+                    let (mut n, mut sum, mut sq) = (0u32, 0u32, 0u32);
+                    for s in &stones {
+                        if self.cells[s.index()] != self.cells[i] {
+                            return Err(format!("mixed colours in the group of {i}"));
+                        }
+                        for nb in self.nbrs(s.index()) {
+                            if self.cells[nb] == EMPTY {
+                                n += 1;
+                                sum += nb as u32;
+                                sq += (nb * nb) as u32;
+                            } else if self.cells[nb] == self.cells[i] && self.group[nb] as usize != g {
+                                return Err(format!("adjacent stones in different groups at {i}"));
+                            }
+                        }
+                    }
+                    if n == 0 || (n, sum, sq) != (self.libs[g] as u32, self.lib_sum[g], self.lib_sq[g]) {
+                        return Err(format!("liberty data of the group of {i} is wrong"));
+                    }
+                }
+                c => return Err(format!("bad cell {c} at {i}")),
+            }
+        }
+        if empties != self.n_empty as usize {
+            return Err("empty count is wrong".into());
+        }
+        if self.hash != self.stones_hash_from_scratch() {
+            return Err("stone hash is wrong".into());
+        }
+        Ok(())
+    }
+}
+
+/// GTP column letters: A..Z without I.
+pub(crate) const COLUMNS: &[u8; 25] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
+impl fmt::Display for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.size();
+        write!(f, "   ")?;
+        for &c in &COLUMNS[..n] {
+            write!(f, " {}", c as char)?;
+        }
+        writeln!(f)?;
+        for y in (0..n).rev() {
+            write!(f, "{:>3}", y + 1)?;
+            for x in 0..n {
+                let p = Point(((y + 1) * self.stride as usize + x + 1) as u16);
+                let c = match self.color_at(p) {
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                    None if self.ko == p.0 => '*',
+                    None => '.',
+                };
+                write!(f, " {c}")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Board {{ size: {}, to_move: {:?}, ko: {}, captures: {:?}, hash: {:016x} }}",
+            self.size, self.to_move, self.ko, self.captures, self.hash
+        )?;
+        write!(f, "{self}")
+    }
+}

@@ -1,0 +1,415 @@
+//! Heavy playouts: random moves filtered and biased by tactical rules and 3x3 patterns.
+//!
+//! Light playouts (uniform among non-eye-filling moves) are fast but play absurdly; the
+//! programs of the Monte Carlo era made them "heavy" with a few local rules tried in order
+//! around the opponent's last move, falling back to a random move:
+//! 1. atari escape: an own group next to the last move is in atari — capture a neighbouring
+//!    opponent group in atari, or extend on its liberty if that gives two liberties or more;
+//! 2. capture: an opponent group next to the last move is in atari — take it;
+//! 3. patterns: an empty point around the last move matches a 3x3 pattern;
+//! 4. random: a light move, re-drawn a few times while it is a self-atari (a move after
+//!    which its own group has one liberty and that captures nothing).
+//!
+//! Patterns come through [`PatternHook`]; [`Pattern3x3`] is a table of 3x3 neighbourhoods
+//! (the eight points around an empty point, seen from the side to move), closed under the
+//! eight symmetries of the square. [`PatternStats`] harvests them from game records: every
+//! neighbourhood's selection rate (how often strong players chose such a point when it was
+//! available), keeping those above a threshold such as 30%.
+
+use tabula_core::Rng;
+
+use crate::board::{BORDER, Board, Color, EMPTY, Point};
+
+/// A source of 3x3 pattern judgements for heavy playouts.
+pub trait PatternHook: Clone + Send + Sync {
+    /// Whether an empty point whose neighbourhood has this key (see [`pattern_key`]) is a
+    /// good move for the side to move.
+    fn accepts(&self, key: u16) -> bool;
+}
+
+/// No patterns: the pattern step never fires.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct NoPatterns;
+
+impl PatternHook for NoPatterns {
+    #[inline]
+    fn accepts(&self, _key: u16) -> bool {
+        false
+    }
+}
+
+/// The 3x3 key of the empty point `p` for `color` to move: two bits for each of the eight
+/// surrounding points (below-left, below, below-right, left, right, above-left, above,
+/// above-right), 0 empty, 1 own stone, 2 opponent stone, 3 off the board.
+#[inline]
+pub fn pattern_key(board: &Board, color: Color, p: Point) -> u16 {
+    let own = color.cell();
+    let mut key = 0u16;
+    for (i, q) in board.around(p.index()).into_iter().enumerate() {
+        let code = match board.cell(q) {
+            EMPTY => 0,
+            BORDER => 3,
+            c if c == own => 1,
+            _ => 2,
+        };
+        key |= code << (2 * i);
+    }
+    key
+}
+
+/// Grid positions (dx, dy) of the eight key slots.
+const SLOTS: [(i32, i32); 8] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
+
+fn slot_of(dx: i32, dy: i32) -> usize {
+    SLOTS.iter().position(|&s| s == (dx, dy)).unwrap_or_else(|| unreachable!("a neighbour offset"))
+}
+
+/// The key seen after applying symmetry `t` (0..8: rotations, then reflected rotations).
+pub fn transform_key(key: u16, t: usize) -> u16 {
+    let mut out = 0u16;
+    for (i, &(dx, dy)) in SLOTS.iter().enumerate() {
+        let (mut x, mut y) = (dx, dy);
+        for _ in 0..(t % 4) {
+            (x, y) = (-y, x);
+        }
+        if t >= 4 {
+            x = -x;
+        }
+        let code = (key >> (2 * i)) & 3;
+        out |= code << (2 * slot_of(x, y));
+    }
+    out
+}
+
+/// A set of 3x3 patterns as a 65,536-bit table, closed under the symmetries of the square.
+#[derive(Clone, Debug)]
+pub struct Pattern3x3 {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl Default for Pattern3x3 {
+    fn default() -> Pattern3x3 {
+        Pattern3x3 { bits: vec![0; 1 << 10], len: 0 }
+    }
+}
+
+impl Pattern3x3 {
+    /// The empty set.
+    pub fn new() -> Pattern3x3 {
+        Pattern3x3::default()
+    }
+
+    /// Adds a key and its rotations and reflections.
+    pub fn insert(&mut self, key: u16) {
+        for t in 0..8 {
+            let k = transform_key(key, t) as usize;
+            if self.bits[k >> 6] & (1 << (k & 63)) == 0 {
+                self.bits[k >> 6] |= 1 << (k & 63);
+                self.len += 1;
+            }
+        }
+    }
+
+    /// Adds a pattern written as three rows of three characters from the top (`X` own, `O`
+    /// opponent, `.` empty, `#` off the board, `?` any of these); the centre must be `.`.
+    /// Returns how many keys it added with their symmetries, or `None` for a malformed
+    /// pattern.
+    pub fn insert_text(&mut self, rows: &str) -> Option<usize> {
+        let cells: Vec<char> = rows.chars().filter(|c| !c.is_whitespace()).collect();
+        if cells.len() != 9 || cells[4] != '.' {
+            return None;
+        }
+        // Text rows run from the top; key slots from the bottom row.
+        let order = [6, 7, 8, 3, 5, 0, 1, 2];
+        let mut keys = vec![0u16];
+        for (slot, &ci) in order.iter().enumerate() {
+            let codes: &[u16] = match cells[ci] {
+                '.' => &[0],
+                'X' => &[1],
+                'O' => &[2],
+                '#' => &[3],
+                '?' => &[0, 1, 2, 3],
+                _ => return None,
+            };
+            keys = keys.iter().flat_map(|&k| codes.iter().map(move |&c| k | (c << (2 * slot)))).collect();
+        }
+        let before = self.len;
+        for k in keys {
+            self.insert(k);
+        }
+        Some(self.len - before)
+    }
+
+    /// Whether the set holds `key`.
+    #[inline]
+    pub fn contains(&self, key: u16) -> bool {
+        let k = key as usize;
+        self.bits[k >> 6] & (1 << (k & 63)) != 0
+    }
+
+    /// Number of keys held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no key is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A small set of classic shapes (hane, cut, and their relatives) to start from.
+    pub fn classic() -> Pattern3x3 {
+        let mut p = Pattern3x3::new();
+        for rows in [
+            "XOX ... ???", // hane at the head of two stones
+            "XO. ... ?.?", // hane
+            "XO? X.. ?.?", // hane cutting
+            "XO. O.. ...", // cut-like hane
+            "XO? O.? ???", // cut 1
+            "?X? O.O ???", // wedge between two
+            "OX? ?.? ???", // cut 2 (simplified)
+            "X.? O.? ###", // edge: block
+            "?X? ?.O ###", // edge: hane under
+        ] {
+            let _ = p.insert_text(rows);
+        }
+        p
+    }
+}
+
+impl PatternHook for Pattern3x3 {
+    #[inline]
+    fn accepts(&self, key: u16) -> bool {
+        self.contains(key)
+    }
+}
+
+/// The canonical form of a key: the smallest key among its eight symmetric images.
+pub fn canonical_key(key: u16) -> u16 {
+    (0..8).map(|t| transform_key(key, t)).min().unwrap_or(key)
+}
+
+/// Pattern statistics harvested from game records: for every canonical 3x3 key, how often
+/// a point with that neighbourhood was available (empty and legal for the player to move)
+/// and how often it was the move actually played. Patterns whose *selection rate*
+/// (played / available) is high are the shapes strong players choose.
+#[derive(Clone, Debug)]
+pub struct PatternStats {
+    played: Vec<u32>,
+    seen: Vec<u32>,
+    moves: u64,
+}
+
+impl Default for PatternStats {
+    fn default() -> PatternStats {
+        PatternStats { played: vec![0; 1 << 16], seen: vec![0; 1 << 16], moves: 0 }
+    }
+}
+
+impl PatternStats {
+    /// No observations yet.
+    pub fn new() -> PatternStats {
+        PatternStats::default()
+    }
+
+    /// Records one move: `played` was chosen by the side to move on `board`, among every
+    /// empty point that is not suicide or the ko point.
+    pub fn observe(&mut self, board: &Board, played: Point) {
+        let color = board.to_move();
+        if !board.is_empty_point(played) {
+            return;
+        }
+        for p in board.points() {
+            if board.is_legal_for(color, p, false) {
+                let k = canonical_key(pattern_key(board, color, p)) as usize;
+                self.seen[k] = self.seen[k].saturating_add(1);
+            }
+        }
+        let k = canonical_key(pattern_key(board, color, played)) as usize;
+        self.played[k] = self.played[k].saturating_add(1);
+        self.moves += 1;
+    }
+
+    /// Moves observed.
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
+
+    /// `(played, available)` counts of a key (any symmetric image).
+    pub fn counts(&self, key: u16) -> (u32, u32) {
+        let k = canonical_key(key) as usize;
+        (self.played[k], self.seen[k])
+    }
+
+    /// The patterns seen at least `min_seen` times whose selection rate is at least
+    /// `min_rate` (the classic choice: 0.3), with their symmetries.
+    pub fn select(&self, min_rate: f64, min_seen: u32) -> Pattern3x3 {
+        let mut set = Pattern3x3::new();
+        for k in 0..self.seen.len() {
+            let seen = self.seen[k];
+            if seen >= min_seen.max(1) && self.played[k] as f64 >= min_rate * seen as f64 {
+                set.insert(k as u16);
+            }
+        }
+        set
+    }
+}
+
+/// A heavy playout policy: tactical rules around the last move, a pattern hook, and
+/// self-atari avoidance for the random fallback.
+#[derive(Clone, Debug)]
+pub struct HeavyPolicy<P: PatternHook = NoPatterns> {
+    /// The pattern source.
+    pub patterns: P,
+    /// Random re-draws while the drawn move is a self-atari (0 disables the check).
+    pub self_atari_retries: u32,
+    /// Self-atari of a single stone is allowed (it is often a good throw-in).
+    pub allow_single_self_atari: bool,
+}
+
+impl Default for HeavyPolicy<NoPatterns> {
+    fn default() -> Self {
+        HeavyPolicy::new(NoPatterns)
+    }
+}
+
+impl<P: PatternHook> HeavyPolicy<P> {
+    /// A policy with the given patterns and the usual settings.
+    pub fn new(patterns: P) -> HeavyPolicy<P> {
+        HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true }
+    }
+
+    /// Whether the side to move may play `p` (empty, not ko, not suicide, not an own eye).
+    #[inline]
+    fn playable(board: &Board, color: Color, p: usize) -> bool {
+        board.cell(p) == EMPTY
+            && board.ko_point().map(|k| k.index()) != Some(p)
+            && !board.is_eye(color, Point(p as u16))
+            && !board.is_suicide(color, p)
+    }
+
+    /// Whether a stone of `color` on `p` would leave its group in atari without capturing.
+    pub fn is_self_atari(&self, board: &Board, color: Color, p: Point) -> bool {
+        if board.liberties_after(color, p, 2) >= 2 {
+            return false;
+        }
+        if self.allow_single_self_atari {
+            let own = color.cell();
+            let joins = board.nbrs(p.index()).iter().any(|&n| board.cell(n) == own);
+            if !joins {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The move the policy picks for the side to move, or `None` to pass.
+    pub fn choose(&self, board: &Board, rng: &mut Rng) -> Option<Point> {
+        let color = board.to_move();
+        if let Some(last) = board.last_move() {
+            let last = last.index();
+            let mut cands = [0usize; 16];
+            let mut n = 0;
+            let own = color.cell();
+            let opp = color.other().cell();
+            // 1. Atari escape for own groups next to the last move.
+            for nb in board.nbrs(last) {
+                if board.cell(nb) != own {
+                    continue;
+                }
+                let g = board.group_of(nb);
+                if !board.group_in_atari(g) {
+                    continue;
+                }
+                // Capture an opponent group in atari touching the group.
+                let mut s = g;
+                loop {
+                    for q in board.nbrs(s) {
+                        if board.cell(q) == opp && board.group_in_atari(board.group_of(q)) {
+                            let l = board.atari_liberty(board.group_of(q));
+                            if n < cands.len() && !cands[..n].contains(&l) && Self::playable(board, color, l) {
+                                cands[n] = l;
+                                n += 1;
+                            }
+                        }
+                    }
+                    s = board.next_stone(s);
+                    if s == g {
+                        break;
+                    }
+                }
+                let l = board.atari_liberty(g);
+                if n < cands.len()
+                    && !cands[..n].contains(&l)
+                    && Self::playable(board, color, l)
+                    && board.liberties_after(color, Point(l as u16), 2) >= 2
+                {
+                    cands[n] = l;
+                    n += 1;
+                }
+            }
+            if n > 0 {
+                return Some(Point(cands[rng.below(n)] as u16));
+            }
+            // 2. Capture opponent groups next to the last move (the last stone's own group
+            // included).
+            for q in board.nbrs(last).into_iter().chain([last]) {
+                if board.cell(q) == opp && board.group_in_atari(board.group_of(q)) {
+                    let l = board.atari_liberty(board.group_of(q));
+                    if n < cands.len() && !cands[..n].contains(&l) && Self::playable(board, color, l) {
+                        cands[n] = l;
+                        n += 1;
+                    }
+                }
+            }
+            if n > 0 {
+                return Some(Point(cands[rng.below(n)] as u16));
+            }
+            // 3. Patterns around the last move.
+            for q in board.around(last) {
+                if board.cell(q) == EMPTY
+                    && self.patterns.accepts(pattern_key(board, color, Point(q as u16)))
+                    && Self::playable(board, color, q)
+                    && !self.is_self_atari(board, color, Point(q as u16))
+                {
+                    cands[n] = q;
+                    n += 1;
+                }
+            }
+            if n > 0 {
+                return Some(Point(cands[rng.below(n)] as u16));
+            }
+        }
+        // 4. A light random move, avoiding self-atari when possible.
+        let mut mv = board.random_light_move(rng)?;
+        for _ in 0..self.self_atari_retries {
+            if !self.is_self_atari(board, color, mv) {
+                break;
+            }
+            mv = board.random_light_move(rng)?;
+        }
+        Some(mv)
+    }
+
+    /// Plays the policy's moves until two passes in a row or `max_moves` moves and returns
+    /// the area difference Black minus White (no komi), like [`Board::playout`].
+    pub fn playout(&self, board: &mut Board, rng: &mut Rng, max_moves: usize) -> i32 {
+        let mut passes = 0;
+        let mut moves = 0;
+        while passes < 2 && moves < max_moves {
+            match self.choose(board, rng) {
+                Some(p) => {
+                    board.play(p);
+                    passes = 0;
+                }
+                None => {
+                    board.pass();
+                    passes += 1;
+                }
+            }
+            moves += 1;
+        }
+        board.playout_score()
+    }
+}

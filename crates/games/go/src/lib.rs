@@ -1,0 +1,35 @@
+//! Go (weiqi, baduk) on square boards from 2x2 to 25x25, for search and for fast Monte Carlo
+//! playouts.
+//!
+//! Two layers, because the two users want different things:
+//! - [`Board`] is the fast core: stones, groups as rings with pseudo-liberty counts (atari
+//!   detected in O(1)), captures, simple ko, suicide, an incremental Zobrist hash of the
+//!   stones, eye detection and the light playout loop ([`Board::playout`]) that Monte Carlo
+//!   search runs millions of times. It is a fixed-size value with no heap data.
+//! - [`Go`] adds what needs history and rules: positional or situational superko (a list of
+//!   position keys behind a bit filter), passes and the end of the game, the move cap,
+//!   handicap, area or territory scoring with komi, GTP notation, and the
+//!   [`tabula_core::Game`] and [`tabula_core::Undo`] implementations (Black is `Player(0)`,
+//!   White `Player(1)`).
+//!
+//! Spec: `go(size=19,komi=7.5,rules=chinese|japanese|tromp-taylor|nz,
+//! superko=positional|situational|none,suicide=false,handicap=N)`. Moves are GTP vertices
+//! (`D4`: column letters A..Z without I, row 1 at the bottom) and `pass`.
+//!
+//! [`HeavyPolicy`] is a heavier playout policy: atari escapes, captures, 3x3 patterns
+//! through [`PatternHook`] (a [`Pattern3x3`] table or anything else) and self-atari
+//! avoidance.
+
+mod board;
+mod game;
+mod heavy;
+
+pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
+pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
+
+pub use heavy::{
+    HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, canonical_key, pattern_key, transform_key,
+};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,93 @@
+//! Harvesting 3x3 patterns from real games (the shared KGS collection): the selection
+//! rates must single out shapes strong players choose, and heavy playouts must run with
+//! the harvested set.
+
+use std::io::Read;
+
+use tabula_core::{Game, Rng, testing::shared_dir};
+use tabula_go::{Color, Go, HeavyPolicy, Move, PatternStats, Rules};
+
+/// Main-line `;B[xx]` / `;W[xx]` moves of an SGF game.
+fn sgf_moves(text: &str) -> Vec<(Color, String)> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i + 3 < b.len() {
+        if b[i] == b';' && (b[i + 1] == b'B' || b[i + 1] == b'W') && b[i + 2] == b'[' {
+            let color = if b[i + 1] == b'B' { Color::Black } else { Color::White };
+            if let Some(end) = text[i + 3..].find(']') {
+                out.push((color, text[i + 3..i + 3 + end].to_string()));
+                i += 3 + end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn harvested_patterns_prefer_real_shapes() {
+    let path = shared_dir().join("data/sgf/kgs6d-KGS2002.tar.gz");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let mut stats = PatternStats::new();
+    let mut games = 0;
+    for entry in archive.entries().expect("tar entries") {
+        if games >= 25 {
+            break;
+        }
+        let mut entry = entry.expect("tar entry");
+        if !entry.path().map(|p| p.extension().is_some_and(|e| e == "sgf")).unwrap_or(false) {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).expect("read sgf");
+        let text = String::from_utf8_lossy(&bytes);
+        if !text.contains("SZ[19]") || text.contains("AB[") {
+            continue;
+        }
+        let mut g = Go::new(19, Rules::default());
+        for (color, coord) in sgf_moves(&text) {
+            if g.to_move() != color || g.is_over() {
+                break;
+            }
+            let mv = match g.sgf_point(&coord) {
+                Some(p) => {
+                    stats.observe(g.board(), p);
+                    Move::Play(p)
+                }
+                None => Move::Pass,
+            };
+            if g.play_checked(mv).is_err() {
+                break;
+            }
+        }
+        games += 1;
+    }
+    assert!(stats.moves() > 3000, "{} moves", stats.moves());
+    // The empty 3x3 neighbourhood in the open is available everywhere and rarely chosen.
+    let (played, seen) = stats.counts(0);
+    assert!(seen > 100_000 && (played as f64) < 0.05 * seen as f64, "empty: {played}/{seen}");
+    let set = stats.select(0.3, 20);
+    assert!(!set.is_empty() && !set.contains(0));
+    // Every selected pattern really has a high rate.
+    let mut selected = 0;
+    for key in 0..=u16::MAX {
+        if set.contains(key) {
+            let (p, s) = stats.counts(key);
+            assert!(s >= 20 && p as f64 >= 0.3 * s as f64);
+            selected += 1;
+        }
+    }
+    eprintln!("{} moves, {selected} keys selected", stats.moves());
+    assert!(selected >= 8, "{selected} keys selected");
+    // Heavy playouts with the harvested set finish.
+    let policy = HeavyPolicy::new(set);
+    let mut rng = Rng::new(3);
+    let g9 = Go::new(9, Rules::default());
+    for _ in 0..20 {
+        let s = g9.playout_with(&policy, &mut rng);
+        assert!(s.abs() <= 90.0);
+    }
+}
