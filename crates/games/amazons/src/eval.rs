@@ -427,3 +427,72 @@ mod tests {
         assert!((g.neighbours(best.arrow()) & black).count() > 0, "{}", g.format_move(best));
     }
 }
+
+#[cfg(test)]
+mod strength {
+    use super::*;
+    use tabula_core::{Game, Rng};
+    use tabula_search::WIN;
+
+    /// The move with the best one-ply evaluation (first of equals).
+    fn greedy(e: &LinearEval, g: &Amazons, moves: &mut Vec<Move>) -> Move {
+        g.legal_moves(moves);
+        let mut best = (i32::MIN, moves[0]);
+        for &mv in moves.iter() {
+            let mut child = g.clone();
+            child.play(mv);
+            let score = if child.is_over() { WIN } else { -e.evaluate(&child) };
+            if score > best.0 {
+                best = (score, mv);
+            }
+        }
+        best.1
+    }
+
+    /// Plays one game; `players[i]` is `None` for a uniformly random player. The first
+    /// `opening` plies are random. Returns the winner.
+    fn play(size: usize, players: [Option<&LinearEval>; 2], opening: u32, rng: &mut Rng) -> Player {
+        let mut g = Amazons::new(size).unwrap();
+        let mut moves = Vec::new();
+        while !g.is_over() {
+            let mv = match players[g.side_to_move().index()] {
+                Some(e) if g.ply() >= opening => greedy(e, &g, &mut moves),
+                _ => {
+                    g.legal_moves(&mut moves);
+                    moves[rng.below(moves.len())]
+                }
+            };
+            g.play(mv);
+        }
+        g.rewards().winner().unwrap()
+    }
+
+    #[test]
+    fn both_evaluations_beat_random_play() {
+        let mut rng = Rng::new(5);
+        for e in [LinearEval::document(), LinearEval::territory()] {
+            let mut wins = 0;
+            for game in 0..10 {
+                let me = Player(game % 2);
+                let mut players = [None, None];
+                players[me.index()] = Some(&e);
+                wins += (play(6, players, 0, &mut rng) == me) as u32;
+            }
+            assert!(wins >= 9, "{:?} won {wins} of 10 against random play", e.set);
+        }
+    }
+
+    #[test]
+    fn territory_beats_the_document_features() {
+        let (d, t) = (LinearEval::document(), LinearEval::territory());
+        let mut rng = Rng::new(9);
+        let mut wins = 0;
+        for game in 0..12 {
+            let t_side = Player(game % 2);
+            let players = if t_side == Player(0) { [Some(&t), Some(&d)] } else { [Some(&d), Some(&t)] };
+            wins += (play(8, players, 2, &mut rng) == t_side) as u32;
+        }
+        eprintln!("territory won {wins} of 12");
+        assert!(wins >= 9, "territory won {wins} of 12 against the document features");
+    }
+}
