@@ -332,7 +332,18 @@ impl Amazons {
                 SetupError::NoAmazons { side: "White" } => "white",
                 SetupError::NoAmazons { .. } => "black",
                 SetupError::BoardSize { .. } => "size",
-                _ => "white",
+                SetupError::Overlap { square } => {
+                    // The later of the lists that hold the square.
+                    let holds = |list: &[Coords]| list.iter().any(|&(c, r)| square_name(c, r) == *square);
+                    if holds(&arrows) {
+                        "arrows"
+                    } else if holds(&black) {
+                        "black"
+                    } else {
+                        "white"
+                    }
+                }
+                SetupError::BadSquare { .. } => "white",
             };
             bad_value(key, p.raw(key), e)
         })
@@ -612,6 +623,9 @@ impl Game for Amazons {
         moves.clear();
         let occ = self.occupied();
         for a in self.amazons[self.to_move as usize].iter() {
+            if (self.tables.king[a] & !occ).is_empty() {
+                continue;
+            }
             let occ_a = occ ^ Bits::bit(a);
             let land = self.tables.queen_attacks(a, occ_a) & !occ_a;
             for t in land.iter() {

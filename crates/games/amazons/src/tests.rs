@@ -72,7 +72,9 @@ fn custom_setups_and_their_errors() {
     assert_eq!(e, SetupError::NoAmazons { side: "Black" });
     assert!(matches!(Amazons::custom(6, 6, &[(6, 0)], &[(0, 0)], &[]), Err(SetupError::BadSquare { .. })));
     let e = spec("amazons(size=6,white=a2,black=a2)").unwrap_err().to_string();
-    assert!(e.contains("a2"), "{e}");
+    assert!(e.contains("a2") && e.contains("'black'"), "{e}");
+    let e = spec("amazons(size=6,arrows=b1)").unwrap_err().to_string();
+    assert!(e.contains("b1") && e.contains("'arrows'"), "{e}");
 }
 
 #[test]
