@@ -496,3 +496,56 @@ mod strength {
         assert!(wins >= 9, "territory won {wins} of 12 against the document features");
     }
 }
+
+#[cfg(test)]
+mod symmetry {
+    use super::*;
+    use tabula_core::{Game, Rng};
+
+    /// The position seen from the other side: colours swapped, the board turned upside
+    /// down (and, if `flip_files`, left to right too), the other player to move.
+    fn swapped(g: &Amazons, flip_files: bool) -> Amazons {
+        let (w, h) = (g.width(), g.height());
+        let t = g.tables;
+        let map = |set: Bits| {
+            let mut out = Bits::EMPTY;
+            for sq in set.iter() {
+                let (c, r) = t.coords(sq);
+                let c = if flip_files { w - 1 - c } else { c };
+                out.set(t.index(c, h - 1 - r));
+            }
+            out
+        };
+        let mut m = g.clone();
+        m.amazons = [map(g.amazons[1]), map(g.amazons[0])];
+        m.arrows = map(g.arrows);
+        m.to_move ^= 1;
+        m
+    }
+
+    #[test]
+    fn features_do_not_depend_on_colour_or_orientation() {
+        let mut rng = Rng::new(3);
+        let mut moves = Vec::new();
+        for (w, h) in [(10, 10), (8, 8), (7, 9), (12, 12), (6, 6)] {
+            for _ in 0..4 {
+                let mut g = Amazons::with_size(w, h).unwrap();
+                while !g.is_over() {
+                    for e in [LinearEval::document(), LinearEval::territory()] {
+                        let mut a = [0.0; 12];
+                        let mut b = [0.0; 12];
+                        e.features(&g, &mut a);
+                        for flip in [false, true] {
+                            e.features(&swapped(&g, flip), &mut b);
+                            for i in 0..e.names.len() {
+                                assert!((a[i] - b[i]).abs() < 1e-9, "{} {a:?} {b:?}\n{g}", e.names[i]);
+                            }
+                        }
+                    }
+                    g.legal_moves(&mut moves);
+                    g.play(moves[rng.below(moves.len())]);
+                }
+            }
+        }
+    }
+}

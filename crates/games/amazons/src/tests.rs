@@ -293,3 +293,37 @@ proptest::proptest! {
         let _ = parse_square(&text, size, size);
     }
 }
+
+#[test]
+fn set_floods_match_single_square_attacks() {
+    let mut rng = Rng::new(21);
+    let mut moves = Vec::new();
+    for (w, h) in [(4, 4), (5, 9), (8, 8), (10, 10), (12, 11), (12, 12)] {
+        let mut g = Amazons::with_size(w, h).unwrap();
+        while !g.is_over() {
+            let occ = g.occupied();
+            let empty = g.empty();
+            // Sources: both armies, and a random handful of empty squares.
+            let mut sources = vec![g.amazons(Player(0)), g.amazons(Player(1))];
+            let mut random = Bits::EMPTY;
+            for sq in empty.iter() {
+                if rng.below(5) == 0 {
+                    random.set(sq);
+                }
+            }
+            sources.push(random);
+            for set in sources {
+                let mut queen = Bits::EMPTY;
+                let mut king = Bits::EMPTY;
+                for sq in set.iter() {
+                    queen |= g.queen_attacks(Square(sq as u8), occ) & empty;
+                    king |= g.neighbours(Square(sq as u8)) & empty;
+                }
+                assert_eq!(g.queen_reach(set), queen, "{w}x{h}\n{g}");
+                assert_eq!(g.king_reach(set), king, "{w}x{h}\n{g}");
+            }
+            g.legal_moves(&mut moves);
+            g.play(moves[rng.below(moves.len())]);
+        }
+    }
+}
