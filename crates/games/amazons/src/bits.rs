@@ -82,7 +82,7 @@ impl Bits {
     }
 
     /// Every element moved up by `s` places (elements beyond the capacity drop out).
-    #[inline]
+    #[inline(always)]
     pub fn up(self, s: u32) -> Bits {
         let words = (s / 64) as usize;
         let b = s % 64;
@@ -98,7 +98,7 @@ impl Bits {
     }
 
     /// Every element moved down by `s` places (elements below zero drop out).
-    #[inline]
+    #[inline(always)]
     pub fn down(self, s: u32) -> Bits {
         let words = (s / 64) as usize;
         let b = s % 64;
@@ -114,7 +114,7 @@ impl Bits {
     }
 
     /// Moves every element by `delta` places, up or down.
-    #[inline]
+    #[inline(always)]
     pub fn shift(self, delta: i32) -> Bits {
         if delta >= 0 { self.up(delta as u32) } else { self.down(delta.unsigned_abs()) }
     }

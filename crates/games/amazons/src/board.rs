@@ -32,8 +32,6 @@ pub(crate) struct Tables {
     pub rays: Vec<[Bits; 8]>,
     /// `king[sq]`: the up to eight neighbours of `sq`.
     pub king: Vec<Bits>,
-    /// Index steps of the eight directions, in the order of [`DIRS`].
-    pub deltas: [i32; 8],
     /// The four corner squares.
     pub corners: Bits,
     /// The four quadrants (on odd sides the middle line belongs to both halves).
@@ -66,8 +64,7 @@ impl Tables {
                 }
             }
         }
-        let s = stride as i32;
-        let deltas = DIRS.map(|(dc, dr)| dr * s + dc);
+        debug_assert_eq!(DIRS.map(|(dc, dr)| dr * stride as i32 + dc), deltas_of(stride as i32));
         let (w1, h1) = (width - 1, height - 1);
         let mut corners = Bits::EMPTY;
         for (c, r) in [(0, 0), (w1, 0), (0, h1), (w1, h1)] {
@@ -94,7 +91,6 @@ impl Tables {
             board,
             rays,
             king,
-            deltas,
             corners,
             quadrants,
             max_reach,
@@ -132,32 +128,37 @@ impl Tables {
     /// Every square one king step from a square of `set`, within the board.
     #[inline]
     pub fn dilate(&self, set: Bits) -> Bits {
-        let mut out = Bits::EMPTY;
-        for &d in &self.deltas {
-            out |= set.shift(d);
-        }
+        let out = match self.stride {
+            5 => dilate_by::<5>(set),
+            6 => dilate_by::<6>(set),
+            7 => dilate_by::<7>(set),
+            8 => dilate_by::<8>(set),
+            9 => dilate_by::<9>(set),
+            10 => dilate_by::<10>(set),
+            11 => dilate_by::<11>(set),
+            12 => dilate_by::<12>(set),
+            _ => dilate_by::<13>(set),
+        };
         out & self.board
     }
 
     /// The empty squares a queen reaches in one move from any square of `from`, sliding
     /// over `empty` (a subset of the board), by parallel prefix fills in all eight
-    /// directions.
+    /// directions. The stride is made a constant for each board width so that every shift
+    /// amount is known at compile time.
     #[inline]
     pub fn queen_fill(&self, from: Bits, empty: Bits) -> Bits {
-        let mut out = Bits::EMPTY;
-        for &d in &self.deltas {
-            let mut g = from;
-            let mut p = empty;
-            let mut step = d;
-            // Steps 1, 2, 4, 8 cover rays of up to 15 squares; the longest has 11.
-            for _ in 0..4 {
-                g |= p & g.shift(step);
-                p &= p.shift(step);
-                step *= 2;
-            }
-            out |= g.shift(d) & empty;
+        match self.stride {
+            5 => queen_fill_by::<5>(from, empty),
+            6 => queen_fill_by::<6>(from, empty),
+            7 => queen_fill_by::<7>(from, empty),
+            8 => queen_fill_by::<8>(from, empty),
+            9 => queen_fill_by::<9>(from, empty),
+            10 => queen_fill_by::<10>(from, empty),
+            11 => queen_fill_by::<11>(from, empty),
+            12 => queen_fill_by::<12>(from, empty),
+            _ => queen_fill_by::<13>(from, empty),
         }
-        out
     }
 
     /// The square index of column `col`, row `row`.
@@ -171,4 +172,48 @@ impl Tables {
     pub fn coords(&self, sq: usize) -> (usize, usize) {
         (sq % self.stride as usize, sq / self.stride as usize)
     }
+}
+
+/// Index steps of the eight directions on a board of the given stride, in the order of [`DIRS`].
+#[inline(always)]
+const fn deltas_of(stride: i32) -> [i32; 8] {
+    [1, stride, stride + 1, stride - 1, -1, -stride, -stride - 1, -stride + 1]
+}
+
+#[inline(always)]
+fn dilate_by<const S: i32>(set: Bits) -> Bits {
+    let mut out = Bits::EMPTY;
+    for d in deltas_of(S) {
+        out |= set.shift(d);
+    }
+    out
+}
+
+/// Squares reached from `from` through `empty` in direction `d`, by doubling steps.
+#[inline(always)]
+fn slide(from: Bits, empty: Bits, d: i32) -> Bits {
+    let mut g = from;
+    let mut p = empty;
+    // Steps 1, 2, 4, 8 cover rays of up to 15 squares; the longest has 11.
+    g |= p & g.shift(d);
+    p &= p.shift(d);
+    g |= p & g.shift(2 * d);
+    p &= p.shift(2 * d);
+    g |= p & g.shift(4 * d);
+    p &= p.shift(4 * d);
+    g |= p & g.shift(8 * d);
+    g.shift(d) & empty
+}
+
+#[inline(always)]
+fn queen_fill_by<const S: i32>(from: Bits, empty: Bits) -> Bits {
+    let [a, b, c, d, e, f, g, h] = deltas_of(S);
+    slide(from, empty, a)
+        | slide(from, empty, b)
+        | slide(from, empty, c)
+        | slide(from, empty, d)
+        | slide(from, empty, e)
+        | slide(from, empty, f)
+        | slide(from, empty, g)
+        | slide(from, empty, h)
 }
