@@ -7,7 +7,10 @@
 //! monomorphic while the list of games lives in exactly one place: [`GAMES`].
 
 use tabula_core::{Agent, Game, ParamInfo, Spec, SpecError};
-use tabula_search::{Evaluator, NoEval, RandomAgent};
+use tabula_search::{
+    ALPHABETA_PARAMS, AlphaBetaAgent, Evaluator, MAXN_PARAMS, MCTS_PARAMS, MaxnAgent, MctsAgent, MctsPolicy,
+    NoEval, PARANOID_PARAMS, ParanoidAgent, RandomAgent, RandomPolicy,
+};
 
 /// A registered game.
 #[derive(Clone, Copy, Debug)]
@@ -40,6 +43,21 @@ pub const GAMES: &[GameEntry] = &[
         params: tabula_connect4::PARAMS,
     },
     GameEntry {
+        name: "othello",
+        about: "Othello/Reversi, 8x8 or variant boards up to 10x10 with blocked squares; moves d3, pass",
+        params: tabula_othello::PARAMS,
+    },
+    GameEntry {
+        name: "go",
+        about: "Go on boards 2x2..25x25, Chinese/Japanese/Tromp-Taylor rules; moves D4, pass",
+        params: tabula_go::PARAMS,
+    },
+    GameEntry {
+        name: "amazons",
+        about: "the Game of the Amazons, boards 4x4..12x12; moves d1-d7/g7",
+        params: tabula_amazons::PARAMS,
+    },
+    GameEntry {
         name: "gdl",
         about: "any game described in GDL (KIF); moves are KIF terms such as (mark 1 2)",
         params: tabula_gdl::PARAMS,
@@ -47,8 +65,30 @@ pub const GAMES: &[GameEntry] = &[
 ];
 
 /// Every agent that works on any game.
-pub const AGENTS: &[AgentEntry] =
-    &[AgentEntry { name: "random", about: "uniformly random legal moves", params: tabula_search::RANDOM_PARAMS }];
+pub const AGENTS: &[AgentEntry] = &[
+    AgentEntry { name: "random", about: "uniformly random legal moves", params: tabula_search::RANDOM_PARAMS },
+    AgentEntry {
+        name: "alphabeta",
+        about: "negamax alpha-beta (PVS, iterative deepening, transposition table) with the game's evaluation; two players",
+        params: ALPHABETA_PARAMS,
+    },
+    AgentEntry {
+        name: "mcts",
+        about: "Monte Carlo tree search (UCT, RAVE, tree/root parallel, decoupled UCT for simultaneous moves)",
+        params: MCTS_PARAMS,
+    },
+    AgentEntry {
+        name: "paranoid",
+        about: "paranoid alpha-beta for n players: the others jointly minimise the agent's value",
+        params: PARANOID_PARAMS,
+    },
+    AgentEntry { name: "maxn", about: "max-n search for n players", params: MAXN_PARAMS },
+    AgentEntry {
+        name: "baseline",
+        about: "alpha-beta with the source document's evaluation (othello, amazons only)",
+        params: ALPHABETA_PARAMS,
+    },
+];
 
 /// Builds agents for one game type from agent specs.
 pub trait AgentFactory<G: Game>: Sync {
@@ -69,16 +109,41 @@ pub trait GameVisitor {
     fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Self::Output;
 }
 
-/// The agents every game has, given its evaluator.
-struct StandardAgents<E> {
+/// The agents every game has, given its evaluator and playout policy, plus an optional
+/// `baseline` alpha-beta agent with a second evaluator.
+struct StandardAgents<E, P, B = NoEval> {
     evaluator: E,
+    policy: P,
+    baseline: Option<B>,
 }
 
-impl<G: Game, E: Evaluator<G>> AgentFactory<G> for StandardAgents<E> {
+impl<E, P> StandardAgents<E, P> {
+    fn new(evaluator: E, policy: P) -> StandardAgents<E, P> {
+        StandardAgents { evaluator, policy, baseline: None }
+    }
+}
+
+impl<G, E, P, B> AgentFactory<G> for StandardAgents<E, P, B>
+where
+    G: Game,
+    E: Evaluator<G>,
+    P: MctsPolicy<G> + Clone + Sync,
+    B: Evaluator<G>,
+{
     fn build(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError> {
-        let _ = &self.evaluator;
         match spec.name.as_str() {
             "random" => Ok(Box::new(RandomAgent::<G>::from_spec(spec)?)),
+            "alphabeta" => Ok(Box::new(AlphaBetaAgent::from_spec(spec, self.evaluator.clone())?)),
+            "paranoid" => Ok(Box::new(ParanoidAgent::from_spec(spec, self.evaluator.clone())?)),
+            "maxn" => Ok(Box::new(MaxnAgent::from_spec(spec, self.evaluator.clone())?)),
+            "mcts" => Ok(Box::new(MctsAgent::from_spec(spec, self.policy.clone())?)),
+            "baseline" => match &self.baseline {
+                Some(b) => {
+                    let plain = Spec { name: "alphabeta".into(), params: spec.params.clone() };
+                    Ok(Box::new(AlphaBetaAgent::from_spec(&plain, b.clone())?))
+                }
+                None => Err(unknown_agent(&spec.name)),
+            },
             _ => Err(unknown_agent(&spec.name)),
         }
     }
@@ -98,15 +163,37 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
     match spec.name.as_str() {
         "tictactoe" => {
             let g = tabula_tictactoe::TicTacToe::from_spec(&spec)?;
-            Ok(visitor.visit(g, &StandardAgents { evaluator: NoEval }))
+            Ok(visitor.visit(g, &StandardAgents::new(NoEval, RandomPolicy)))
         }
         "connect4" => {
             let g = tabula_connect4::Connect4::from_spec(&spec)?;
-            Ok(visitor.visit(g, &StandardAgents { evaluator: tabula_connect4::Connect4Eval }))
+            Ok(visitor.visit(g, &StandardAgents::new(tabula_connect4::Connect4Eval, RandomPolicy)))
+        }
+        "othello" => {
+            let g = tabula_othello::Othello::from_spec(&spec)?;
+            let agents = StandardAgents {
+                evaluator: tabula_othello::StrongEval,
+                policy: RandomPolicy,
+                baseline: Some(tabula_othello::BaselineEval),
+            };
+            Ok(visitor.visit(g, &agents))
+        }
+        "go" => {
+            let g = tabula_go::Go::from_spec(&spec)?;
+            Ok(visitor.visit(g, &StandardAgents::new(NoEval, RandomPolicy)))
+        }
+        "amazons" => {
+            let g = tabula_amazons::Amazons::from_spec(&spec)?;
+            let agents = StandardAgents {
+                evaluator: tabula_amazons::LinearEval::territory(),
+                policy: RandomPolicy,
+                baseline: Some(tabula_amazons::LinearEval::document()),
+            };
+            Ok(visitor.visit(g, &agents))
         }
         "gdl" => {
             let g = tabula_gdl::GdlGame::from_spec(&spec)?;
-            Ok(visitor.visit(g, &StandardAgents { evaluator: NoEval }))
+            Ok(visitor.visit(g, &StandardAgents::new(NoEval, RandomPolicy)))
         }
         other => Err(SpecError::UnknownName {
             kind: "game".into(),
