@@ -619,6 +619,13 @@ impl Go {
         board.playout(rng, self.max_plies as usize) as f32 - self.rules.komi
     }
 
+    /// Like [`playout`](Go::playout) but on a scratch board the caller keeps between
+    /// playouts (refilled with [`Board::clone_from`], which copies only the cells in use).
+    pub fn playout_on(&self, scratch: &mut Board, rng: &mut Rng) -> f32 {
+        scratch.clone_from(&self.board);
+        scratch.playout(rng, self.max_plies as usize) as f32 - self.rules.komi
+    }
+
     /// One playout with a heavy policy from this position on a copy of the board; returns
     /// the area score minus komi, Black's view.
     pub fn playout_with<P: crate::PatternHook>(&self, policy: &crate::HeavyPolicy<P>, rng: &mut Rng) -> f32 {

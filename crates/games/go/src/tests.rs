@@ -406,6 +406,9 @@ fn clone_from_reuses_a_scratch_board() {
         scratch.clone_from(g.board());
         assert_eq!(&scratch, g.board());
         scratch.check_invariants().unwrap();
+        let mut other = scratch.clone();
+        let (mut r3, mut r4) = (tabula_core::Rng::new(1), tabula_core::Rng::new(1));
+        assert_eq!(g.playout_on(&mut other, &mut r3), g.playout(&mut r4));
         let mut full = g.board().clone();
         let (mut r1, mut r2) = (tabula_core::Rng::new(size as u64), tabula_core::Rng::new(size as u64));
         assert_eq!(scratch.playout(&mut r1, 1000), full.playout(&mut r2, 1000));
