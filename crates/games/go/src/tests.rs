@@ -415,3 +415,23 @@ fn clone_from_reuses_a_scratch_board() {
         assert_eq!(scratch, full);
     }
 }
+
+#[test]
+fn ownership_finds_a_dead_stone() {
+    // Black wall on column B, White wall on column D; a White stone at A4 (Black A2 and A6
+    // below and above) cannot live inside Black's side.
+    let mut g = go("go(size=7,komi=0.5,rules=japanese)");
+    play(&mut g, "B1 D1 B2 D2 B3 D3 B4 D4 B5 D5 B6 D6 B7 D7 A2 A4 A6 pass");
+    let mut rng = tabula_core::Rng::new(8);
+    let own = g.ownership(&mut rng, 300);
+    let at = |v: &str| own[g.board().dense_index(pt(&g, v))];
+    assert!(at("A1") > 0.5, "Black's side: {}", at("A1"));
+    assert!(at("G7") < -0.5, "White's side: {}", at("G7"));
+    assert!(at("A4") > 0.5, "the White stone dies: {}", at("A4"));
+    let dead = g.estimate_dead(&mut rng, 300, 0.6);
+    assert_eq!(dead, vec![pt(&g, "A4")]);
+    let s = g.score_with_dead(&dead).unwrap();
+    // Black: A1 A3 A4 A5 A7 and one prisoner; White: columns E-G and komi; column C is dame.
+    assert_eq!(s.black, 5.0 + 1.0);
+    assert_eq!(s.white, 21.0 + 0.5);
+}
