@@ -5,7 +5,8 @@
 //! collection, every move tabula considers legal must be accepted by GNU Go's `play`, and
 //! `is_legal` must agree on sampled points (the ko point always among them). At the end of
 //! light playouts (no eye filling) the area score must equal GNU Go's `final_score` under
-//! Chinese rules whenever GNU Go marks no stone dead. Fixed handicap placements must match
+//! Chinese rules whenever GNU Go marks no stone dead, and so must the territory score under
+//! Japanese rules (when no seki-like shared liberty is left). Fixed handicap placements must match
 //! `fixed_handicap`.
 //!
 //! GNU Go must be installed (`scripts/install-test-tools.sh`); the test fails without it.
@@ -250,6 +251,56 @@ fn final_scores_agree_with_gnugo() {
     }
     eprintln!("{compared} final scores compared");
     assert!(compared >= 60, "only {compared} games had no dead stones");
+}
+
+/// Whether some empty point touches both colours (a shared liberty, as in seki).
+fn has_shared_liberty(g: &Go) -> bool {
+    let b = g.board();
+    let n = g.size();
+    b.points().any(|p| {
+        if !b.is_empty_point(p) {
+            return false;
+        }
+        let Some((x, y)) = b.coords(p) else { return false };
+        let mut seen = [false; 2];
+        let nbrs = [(x.wrapping_sub(1), y), (x + 1, y), (x, y.wrapping_sub(1)), (x, y + 1)];
+        for (nx, ny) in nbrs {
+            if nx < n
+                && ny < n
+                && let Some(c) = b.point(nx, ny).and_then(|q| b.color_at(q))
+            {
+                seen[c.index()] = true;
+            }
+        }
+        seen == [true, true]
+    })
+}
+
+#[test]
+fn territory_scores_agree_with_gnugo() {
+    let mut gtp = Gtp::start(&["--japanese-rules", "--positional-superko", "--komi", "6.5"]);
+    let mut rng = Rng::new(2024);
+    let mut compared = 0;
+    let mut rules = Rules::new(RuleSet::Japanese);
+    rules.komi = 6.5;
+    for (size, games) in [(9, 120), (13, 8)] {
+        gtp.ok(&format!("boardsize {size}"));
+        for _ in 0..games {
+            gtp.ok("clear_board");
+            let mut g = Go::new(size, rules);
+            light_game(&mut gtp, &mut g, &mut rng);
+            // Seki points are not territory under Japanese rules; this scorer counts every
+            // region of one colour, so positions with shared liberties are left out.
+            if has_shared_liberty(&g) || !gtp.ok("final_status_list dead").trim().is_empty() {
+                continue;
+            }
+            let theirs = gtp.ok("final_score");
+            assert_eq!(theirs, g.score().to_string(), "territory score\n{g}");
+            compared += 1;
+        }
+    }
+    eprintln!("{compared} territory scores compared");
+    assert!(compared >= 40, "only {compared} games compared");
 }
 
 #[test]
