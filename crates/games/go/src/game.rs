@@ -576,7 +576,8 @@ impl Go {
 
     /// The score by the rules' method, with the stones on `dead` removed first: under area
     /// rules their points go to the colour that surrounds them; under territory rules they
-    /// also count as prisoners.
+    /// also count as prisoners. Territory is every empty region bordered by one colour only:
+    /// the Japanese exception for eyes in seki (no territory there) is not applied.
     pub fn score_with_dead(&self, dead: &[Point]) -> Result<Score, SetupError> {
         for &d in dead {
             if self.board.color_at(d).is_none() {
