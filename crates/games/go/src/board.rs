@@ -817,8 +817,10 @@ impl Board {
         score
     }
 
-    /// Picks a uniformly placed legal move for the side to move that does not fill one of
-    /// its own eyes, scanning the empty points from a random start; `None` means pass.
+    /// Picks a legal move for the side to move that does not fill one of its own eyes: the
+    /// first acceptable point of the list of empty points from a uniformly random start,
+    /// wrapping around (the usual fast stand-in for a uniform choice: points after a run of
+    /// rejected ones are a little more likely). `None` means there is none: pass.
     #[inline]
     pub fn random_light_move(&self, rng: &mut Rng) -> Option<Point> {
         let n = self.n_empty as usize;
@@ -836,8 +838,8 @@ impl Board {
         None
     }
 
-    /// Plays light random moves (uniform among legal moves that do not fill an own eye,
-    /// simple ko, no suicide) until two passes in a row or `max_moves` moves, then returns
+    /// Plays light random moves ([`random_light_move`](Board::random_light_move): legal
+    /// moves that do not fill an own eye, simple ko, no suicide) until two passes in a row or `max_moves` moves, then returns
     /// the area difference Black minus White (no komi).
     ///
     /// This is the fast path for Monte Carlo search: no superko, no history, no allocation.
