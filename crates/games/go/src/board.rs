@@ -839,8 +839,8 @@ impl Board {
     }
 
     /// Plays light random moves ([`random_light_move`](Board::random_light_move): legal
-    /// moves that do not fill an own eye, simple ko, no suicide) until two passes in a row or `max_moves` moves, then returns
-    /// the area difference Black minus White (no komi).
+    /// moves that do not fill an own eye, simple ko, no suicide) until two passes in a row
+    /// or `max_moves` moves, then returns the area difference Black minus White (no komi).
     ///
     /// This is the fast path for Monte Carlo search: no superko, no history, no allocation.
     pub fn playout(&mut self, rng: &mut Rng, max_moves: usize) -> i32 {
