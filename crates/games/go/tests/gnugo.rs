@@ -1,13 +1,14 @@
 //! Differential test against GNU Go, an independent implementation of the rules, driven over
 //! GTP on its standard input and output.
 //!
-//! Along random games on 5x5, 7x7, 9x9 and 19x19 and along real 19x19 games from the shared SGF
+//! Along random games on 4x4 to 19x19 and along real 19x19 games from the shared SGF
 //! collection, every move tabula considers legal must be accepted by GNU Go's `play`, and
-//! `is_legal` must agree on sampled points (the ko point always among them). At the end of
-//! light playouts (no eye filling) the area score must equal GNU Go's `final_score` under
-//! Chinese rules whenever GNU Go marks no stone dead, and so must the territory score under
-//! Japanese rules (when no seki-like shared liberty is left). Fixed handicap placements must match
-//! `fixed_handicap`.
+//! `is_legal` must agree on sampled points (the ko point and every superko-forbidden point
+//! always among them), under positional and situational superko and with multi-stone
+//! suicide allowed. At the end of light playouts (no eye filling) the area score must equal
+//! GNU Go's `final_score` under Chinese rules whenever GNU Go marks no stone dead, and so
+//! must the territory score under Japanese rules (when no seki-like shared liberty is left).
+//! Fixed handicap placements must match `fixed_handicap`.
 //!
 //! GNU Go must be installed (`scripts/install-test-tools.sh`); the test fails without it.
 //! `TABULA_GNUGO` may name the binary.
