@@ -278,12 +278,13 @@ impl Board {
         (0..n).flat_map(move |y| (0..n).map(move |x| Point(((y + 1) * self.stride as usize + x + 1) as u16)))
     }
 
-    /// The dense index of a point: `x + y * size`.
+    /// The dense index of a point: `x + y * size` (meaningless, but no panic, for a point
+    /// of another board size).
     #[inline]
     pub fn dense_index(&self, p: Point) -> usize {
         let s = self.stride as usize;
         let i = p.index();
-        (i / s - 1) * self.size() + i % s - 1
+        (i / s).saturating_sub(1) * self.size() + (i % s).saturating_sub(1)
     }
 
     /// The colour to move.
@@ -433,6 +434,9 @@ impl Board {
     /// Up to `limit` distinct liberties the group of a `color` stone on the empty point `p`
     /// would have (captures counted as giving the captured neighbour point), without playing.
     pub fn liberties_after(&self, color: Color, p: Point, limit: usize) -> usize {
+        if !self.is_empty_point(p) {
+            return 0;
+        }
         let p = p.index();
         let own = color.cell();
         let opp = color.other().cell();

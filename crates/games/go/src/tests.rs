@@ -435,3 +435,25 @@ fn ownership_finds_a_dead_stone() {
     assert_eq!(s.black, 5.0 + 1.0);
     assert_eq!(s.white, 21.0 + 0.5);
 }
+
+#[test]
+fn points_of_another_board_do_not_panic() {
+    let small = go("go(size=2)");
+    let big = go("go(size=25)");
+    let policy = HeavyPolicy::default();
+    for g in [&small, &big] {
+        for other in [&small, &big] {
+            for p in other.board().points() {
+                let b = g.board();
+                let _ = (b.dense_index(p), b.color_at(p), b.is_empty_point(p), b.coords(p), b.in_atari(p));
+                let _ = (b.liberties(p), b.group_stones(p), b.is_eye(Color::Black, p));
+                let _ = (b.is_legal_for(Color::Black, p, true), b.liberties_after(Color::White, p, 3));
+                let _ = (pattern_key(b, Color::Black, p), policy.is_self_atari(b, Color::White, p));
+                let _ = (g.check(Move::Play(p)), g.format_point(p), g.score_with_dead(&[p]));
+                let mut c = g.clone();
+                let _ = c.play_checked(Move::Play(p));
+                c.board().check_invariants().unwrap();
+            }
+        }
+    }
+}
