@@ -20,6 +20,8 @@
 //! through [`PatternHook`] (a [`Pattern3x3`] table or anything else) and self-atari
 //! avoidance.
 
+#![warn(missing_docs)]
+
 mod board;
 mod game;
 mod heavy;
