@@ -278,12 +278,13 @@ impl Board {
         (0..n).flat_map(move |y| (0..n).map(move |x| Point(((y + 1) * self.stride as usize + x + 1) as u16)))
     }
 
-    /// The dense index of a point: `x + y * size`.
+    /// The dense index of a point: `x + y * size` (meaningless, but no panic, for a point
+    /// of another board size).
     #[inline]
     pub fn dense_index(&self, p: Point) -> usize {
         let s = self.stride as usize;
         let i = p.index();
-        (i / s - 1) * self.size() + i % s - 1
+        (i / s).saturating_sub(1) * self.size() + (i % s).saturating_sub(1)
     }
 
     /// The colour to move.
@@ -433,6 +434,9 @@ impl Board {
     /// Up to `limit` distinct liberties the group of a `color` stone on the empty point `p`
     /// would have (captures counted as giving the captured neighbour point), without playing.
     pub fn liberties_after(&self, color: Color, p: Point, limit: usize) -> usize {
+        if !self.is_empty_point(p) {
+            return 0;
+        }
         let p = p.index();
         let own = color.cell();
         let opp = color.other().cell();
@@ -817,8 +821,10 @@ impl Board {
         score
     }
 
-    /// Picks a uniformly placed legal move for the side to move that does not fill one of
-    /// its own eyes, scanning the empty points from a random start; `None` means pass.
+    /// Picks a legal move for the side to move that does not fill one of its own eyes: the
+    /// first acceptable point of the list of empty points from a uniformly random start,
+    /// wrapping around (the usual fast stand-in for a uniform choice: points after a run of
+    /// rejected ones are a little more likely). `None` means there is none: pass.
     #[inline]
     pub fn random_light_move(&self, rng: &mut Rng) -> Option<Point> {
         let n = self.n_empty as usize;
@@ -836,9 +842,9 @@ impl Board {
         None
     }
 
-    /// Plays light random moves (uniform among legal moves that do not fill an own eye,
-    /// simple ko, no suicide) until two passes in a row or `max_moves` moves, then returns
-    /// the area difference Black minus White (no komi).
+    /// Plays light random moves ([`random_light_move`](Board::random_light_move): legal
+    /// moves that do not fill an own eye, simple ko, no suicide) until two passes in a row
+    /// or `max_moves` moves, then returns the area difference Black minus White (no komi).
     ///
     /// This is the fast path for Monte Carlo search: no superko, no history, no allocation.
     pub fn playout(&mut self, rng: &mut Rng, max_moves: usize) -> i32 {

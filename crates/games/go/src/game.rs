@@ -576,7 +576,8 @@ impl Go {
 
     /// The score by the rules' method, with the stones on `dead` removed first: under area
     /// rules their points go to the colour that surrounds them; under territory rules they
-    /// also count as prisoners.
+    /// also count as prisoners. Territory is every empty region bordered by one colour only:
+    /// the Japanese exception for eyes in seki (no territory there) is not applied.
     pub fn score_with_dead(&self, dead: &[Point]) -> Result<Score, SetupError> {
         for &d in dead {
             if self.board.color_at(d).is_none() {
@@ -617,6 +618,64 @@ impl Go {
     pub fn playout(&self, rng: &mut Rng) -> f32 {
         let mut board = self.board.clone();
         board.playout(rng, self.max_plies as usize) as f32 - self.rules.komi
+    }
+
+    /// Like [`playout`](Go::playout) but on a scratch board the caller keeps between
+    /// playouts (refilled with [`Board::clone_from`], which copies only the cells in use).
+    pub fn playout_on(&self, scratch: &mut Board, rng: &mut Rng) -> f32 {
+        scratch.clone_from(&self.board);
+        scratch.playout(rng, self.max_plies as usize) as f32 - self.rules.komi
+    }
+
+    /// Monte Carlo ownership: for every point (by dense index `x + y * size`), the share of
+    /// `playouts` light playouts from this position that ended with the point Black's
+    /// (stone or surrounded empty point) minus the share that ended White's, in `-1..=1`.
+    pub fn ownership(&self, rng: &mut Rng, playouts: usize) -> Vec<f32> {
+        let n = self.size() * self.size();
+        let mut own = vec![0i32; n];
+        let mut scratch = self.board.clone();
+        for _ in 0..playouts {
+            scratch.clone_from(&self.board);
+            scratch.playout(rng, self.max_plies as usize);
+            for p in scratch.points() {
+                let i = scratch.dense_index(p);
+                own[i] += match scratch.color_at(p) {
+                    Some(Color::Black) => 1,
+                    Some(Color::White) => -1,
+                    None => {
+                        let mut seen = [false; 2];
+                        for nb in scratch.nbrs(p.index()) {
+                            match scratch.cell(nb) {
+                                1 => seen[0] = true,
+                                2 => seen[1] = true,
+                                _ => {}
+                            }
+                        }
+                        match seen {
+                            [true, false] => 1,
+                            [false, true] => -1,
+                            _ => 0,
+                        }
+                    }
+                };
+            }
+        }
+        own.iter().map(|&v| v as f32 / playouts.max(1) as f32).collect()
+    }
+
+    /// Stones that light playouts say are dead: those on points the opponent owns in at
+    /// least `threshold` of the playouts (0.5 to 0.8 is usual). An estimate for territory
+    /// scoring at the end of a game, e.g. `score_with_dead(&go.estimate_dead(..))`.
+    pub fn estimate_dead(&self, rng: &mut Rng, playouts: usize, threshold: f32) -> Vec<Point> {
+        let own = self.ownership(rng, playouts);
+        self.board
+            .points()
+            .filter(|&p| match self.board.color_at(p) {
+                Some(Color::Black) => -own[self.board.dense_index(p)] >= threshold,
+                Some(Color::White) => own[self.board.dense_index(p)] >= threshold,
+                None => false,
+            })
+            .collect()
     }
 
     /// One playout with a heavy policy from this position on a copy of the board; returns

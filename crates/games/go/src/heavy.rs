@@ -40,9 +40,13 @@ impl PatternHook for NoPatterns {
 
 /// The 3x3 key of the empty point `p` for `color` to move: two bits for each of the eight
 /// surrounding points (below-left, below, below-right, left, right, above-left, above,
-/// above-right), 0 empty, 1 own stone, 2 opponent stone, 3 off the board.
+/// above-right), 0 empty, 1 own stone, 2 opponent stone, 3 off the board. A point that is
+/// not on the board gets `u16::MAX`.
 #[inline]
 pub fn pattern_key(board: &Board, color: Color, p: Point) -> u16 {
+    if board.coords(p).is_none() {
+        return u16::MAX;
+    }
     let own = color.cell();
     let mut key = 0u16;
     for (i, q) in board.around(p.index()).into_iter().enumerate() {
@@ -289,9 +293,10 @@ impl<P: PatternHook> HeavyPolicy<P> {
             && !board.is_suicide(color, p)
     }
 
-    /// Whether a stone of `color` on `p` would leave its group in atari without capturing.
+    /// Whether a stone of `color` on the empty point `p` would leave its group in atari
+    /// without capturing (false for a point that is not empty).
     pub fn is_self_atari(&self, board: &Board, color: Color, p: Point) -> bool {
-        if board.liberties_after(color, p, 2) >= 2 {
+        if !board.is_empty_point(p) || board.liberties_after(color, p, 2) >= 2 {
             return false;
         }
         if self.allow_single_self_atari {

@@ -17,8 +17,12 @@
 //! (`D4`: column letters A..Z without I, row 1 at the bottom) and `pass`.
 //!
 //! [`HeavyPolicy`] is a heavier playout policy: atari escapes, captures, 3x3 patterns
-//! through [`PatternHook`] (a [`Pattern3x3`] table or anything else) and self-atari
-//! avoidance.
+//! through [`PatternHook`] (a [`Pattern3x3`] table, which [`PatternStats`] can harvest from
+//! game records by selection rate, or anything else) and self-atari avoidance.
+//! [`Go::ownership`] and [`Go::estimate_dead`] turn light playouts into a dead-stone
+//! estimate for territory scoring.
+
+#![warn(missing_docs)]
 
 mod board;
 mod game;

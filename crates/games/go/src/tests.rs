@@ -406,9 +406,54 @@ fn clone_from_reuses_a_scratch_board() {
         scratch.clone_from(g.board());
         assert_eq!(&scratch, g.board());
         scratch.check_invariants().unwrap();
+        let mut other = scratch.clone();
+        let (mut r3, mut r4) = (tabula_core::Rng::new(1), tabula_core::Rng::new(1));
+        assert_eq!(g.playout_on(&mut other, &mut r3), g.playout(&mut r4));
         let mut full = g.board().clone();
         let (mut r1, mut r2) = (tabula_core::Rng::new(size as u64), tabula_core::Rng::new(size as u64));
         assert_eq!(scratch.playout(&mut r1, 1000), full.playout(&mut r2, 1000));
         assert_eq!(scratch, full);
+    }
+}
+
+#[test]
+fn ownership_finds_a_dead_stone() {
+    // Black wall on column B, White wall on column D; a White stone at A4 (Black A2 and A6
+    // below and above) cannot live inside Black's side.
+    let mut g = go("go(size=7,komi=0.5,rules=japanese)");
+    play(&mut g, "B1 D1 B2 D2 B3 D3 B4 D4 B5 D5 B6 D6 B7 D7 A2 A4 A6 pass");
+    let mut rng = tabula_core::Rng::new(8);
+    let own = g.ownership(&mut rng, 300);
+    let at = |v: &str| own[g.board().dense_index(pt(&g, v))];
+    assert!(at("A1") > 0.5, "Black's side: {}", at("A1"));
+    assert!(at("G7") < -0.5, "White's side: {}", at("G7"));
+    assert!(at("A4") > 0.5, "the White stone dies: {}", at("A4"));
+    let dead = g.estimate_dead(&mut rng, 300, 0.6);
+    assert_eq!(dead, vec![pt(&g, "A4")]);
+    let s = g.score_with_dead(&dead).unwrap();
+    // Black: A1 A3 A4 A5 A7 and one prisoner; White: columns E-G and komi; column C is dame.
+    assert_eq!(s.black, 5.0 + 1.0);
+    assert_eq!(s.white, 21.0 + 0.5);
+}
+
+#[test]
+fn points_of_another_board_do_not_panic() {
+    let small = go("go(size=2)");
+    let big = go("go(size=25)");
+    let policy = HeavyPolicy::default();
+    for g in [&small, &big] {
+        for other in [&small, &big] {
+            for p in other.board().points() {
+                let b = g.board();
+                let _ = (b.dense_index(p), b.color_at(p), b.is_empty_point(p), b.coords(p), b.in_atari(p));
+                let _ = (b.liberties(p), b.group_stones(p), b.is_eye(Color::Black, p));
+                let _ = (b.is_legal_for(Color::Black, p, true), b.liberties_after(Color::White, p, 3));
+                let _ = (pattern_key(b, Color::Black, p), policy.is_self_atari(b, Color::White, p));
+                let _ = (g.check(Move::Play(p)), g.format_point(p), g.score_with_dead(&[p]));
+                let mut c = g.clone();
+                let _ = c.play_checked(Move::Play(p));
+                c.board().check_invariants().unwrap();
+            }
+        }
     }
 }

@@ -1,12 +1,14 @@
 //! Differential test against GNU Go, an independent implementation of the rules, driven over
 //! GTP on its standard input and output.
 //!
-//! Along random games on 5x5, 7x7, 9x9 and 19x19 and along real 19x19 games from the shared SGF
+//! Along random games on 4x4 to 19x19 and along real 19x19 games from the shared SGF
 //! collection, every move tabula considers legal must be accepted by GNU Go's `play`, and
-//! `is_legal` must agree on sampled points (the ko point always among them). At the end of
-//! light playouts (no eye filling) the area score must equal GNU Go's `final_score` under
-//! Chinese rules whenever GNU Go marks no stone dead. Fixed handicap placements must match
-//! `fixed_handicap`.
+//! `is_legal` must agree on sampled points (the ko point and every superko-forbidden point
+//! always among them), under positional and situational superko and with multi-stone
+//! suicide allowed. At the end of light playouts (no eye filling) the area score must equal
+//! GNU Go's `final_score` under Chinese rules whenever GNU Go marks no stone dead, and so
+//! must the territory score under Japanese rules (when no seki-like shared liberty is left).
+//! Fixed handicap placements must match `fixed_handicap`.
 //!
 //! GNU Go must be installed (`scripts/install-test-tools.sh`); the test fails without it.
 //! `TABULA_GNUGO` may name the binary.
@@ -123,11 +125,16 @@ struct Tally {
     points: usize,
     ko: usize,
     superko: usize,
+    /// Suicides that superko forbids, not compared (GNU Go allows them).
+    skipped: usize,
+    /// Legal multi-stone suicides compared.
+    suicides: usize,
 }
 
 /// Compares `is_legal` on some random points, the ko point and every point that superko
 /// forbids.
 fn compare_legality(gtp: &mut Gtp, g: &Go, rng: &mut Rng, samples: usize, tally: &mut Tally) {
+    let skip_suicide_superko = g.rules().suicide;
     let n = g.size();
     let mut points: Vec<Point> = (0..samples).filter_map(|_| g.board().point(rng.below(n), rng.below(n))).collect();
     if let Some(k) = g.board().ko_point() {
@@ -135,6 +142,13 @@ fn compare_legality(gtp: &mut Gtp, g: &Go, rng: &mut Rng, samples: usize, tally:
         tally.ko += 1;
     }
     for p in g.board().points() {
+        if skip_suicide_superko
+            && g.board().is_empty_point(p)
+            && g.is_legal_point(p)
+            && g.board().liberties_after(g.to_move(), p, 1) == 0
+        {
+            points.push(p);
+        }
         if g.board().is_empty_point(p) && g.check(Move::Play(p)) == Err(IllegalMove::Superko) {
             points.push(p);
             tally.superko += 1;
@@ -143,8 +157,19 @@ fn compare_legality(gtp: &mut Gtp, g: &Go, rng: &mut Rng, samples: usize, tally:
     let color = color_name(g.to_move());
     for &p in &points {
         let v = g.format_point(p);
+        if skip_suicide_superko
+            && g.check(Move::Play(p)) == Err(IllegalMove::Superko)
+            && g.board().liberties_after(g.to_move(), p, 1) == 0
+        {
+            // A suicide that repeats a position: GNU Go does not apply superko to it.
+            tally.skipped += 1;
+            continue;
+        }
         let theirs = gtp.ok(&format!("is_legal {color} {v}"));
         let mine = g.is_legal_point(p);
+        if mine && g.board().liberties_after(g.to_move(), p, 1) == 0 {
+            tally.suicides += 1;
+        }
         assert_eq!(
             theirs == "1",
             mine,
@@ -212,6 +237,20 @@ fn situational_superko_agrees_with_gnugo() {
     assert!(tally.points > 20_000 && tally.superko > 3, "too few checks: {tally:?}");
 }
 
+/// Multi-stone suicide (Tromp-Taylor). Single-stone suicide leaves the stones as they were,
+/// so positional superko forbids it here, as Tromp-Taylor says; GNU Go's `--allow-suicide`
+/// forbids that case too. GNU Go does not apply superko to suicides that recreate an
+/// earlier position (e.g. filling the last point of a board full of one's own stones, which
+/// empties the board again); Tromp-Taylor forbids them, and those points are not compared.
+#[test]
+fn suicide_rules_agree_with_gnugo() {
+    let mut gtp = Gtp::start(&["--chinese-rules", "--allow-suicide", "--positional-superko", "--komi", "7.5"]);
+    let rules = Rules::new(RuleSet::TrompTaylor);
+    let tally = random_games(&mut gtp, rules, &[(4, 100, 4), (5, 100, 4), (7, 30, 4)], 777);
+    eprintln!("{tally:?}");
+    assert!(tally.points > 10_000 && tally.suicides > 100, "too few checks: {tally:?}");
+}
+
 /// Plays light moves (no eye filling, superko respected) until both sides pass.
 fn light_game(gtp: &mut Gtp, g: &mut Go, rng: &mut Rng) {
     while !g.is_over() {
@@ -250,6 +289,56 @@ fn final_scores_agree_with_gnugo() {
     }
     eprintln!("{compared} final scores compared");
     assert!(compared >= 60, "only {compared} games had no dead stones");
+}
+
+/// Whether some empty point touches both colours (a shared liberty, as in seki).
+fn has_shared_liberty(g: &Go) -> bool {
+    let b = g.board();
+    let n = g.size();
+    b.points().any(|p| {
+        if !b.is_empty_point(p) {
+            return false;
+        }
+        let Some((x, y)) = b.coords(p) else { return false };
+        let mut seen = [false; 2];
+        let nbrs = [(x.wrapping_sub(1), y), (x + 1, y), (x, y.wrapping_sub(1)), (x, y + 1)];
+        for (nx, ny) in nbrs {
+            if nx < n
+                && ny < n
+                && let Some(c) = b.point(nx, ny).and_then(|q| b.color_at(q))
+            {
+                seen[c.index()] = true;
+            }
+        }
+        seen == [true, true]
+    })
+}
+
+#[test]
+fn territory_scores_agree_with_gnugo() {
+    let mut gtp = Gtp::start(&["--japanese-rules", "--positional-superko", "--komi", "6.5"]);
+    let mut rng = Rng::new(2024);
+    let mut compared = 0;
+    let mut rules = Rules::new(RuleSet::Japanese);
+    rules.komi = 6.5;
+    for (size, games) in [(9, 120), (13, 8)] {
+        gtp.ok(&format!("boardsize {size}"));
+        for _ in 0..games {
+            gtp.ok("clear_board");
+            let mut g = Go::new(size, rules);
+            light_game(&mut gtp, &mut g, &mut rng);
+            // Seki points are not territory under Japanese rules; this scorer counts every
+            // region of one colour, so positions with shared liberties are left out.
+            if has_shared_liberty(&g) || !gtp.ok("final_status_list dead").trim().is_empty() {
+                continue;
+            }
+            let theirs = gtp.ok("final_score");
+            assert_eq!(theirs, g.score().to_string(), "territory score\n{g}");
+            compared += 1;
+        }
+    }
+    eprintln!("{compared} territory scores compared");
+    assert!(compared >= 40, "only {compared} games compared");
 }
 
 #[test]
