@@ -42,11 +42,13 @@ mod eval;
 
 use std::fmt;
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo, const_keys};
+use tabula_core::{
+    Game, MoveParseError, ParamInfo, Params, Player, Rewards, Rng, Spec, SpecError, Turn, Undo, const_keys,
+};
 
 pub use bits::{BitIter, Bits};
 pub use board::{MAX_SIDE, MIN_SIDE};
-pub use eval::{DOCUMENT_FEATURES, FeatureSet, LinearEval, TERRITORY_FEATURES};
+pub use eval::{DOCUMENT_FEATURES, FeatureSet, LinearEval, TERRITORY_FEATURES, WeightsError};
 
 use board::Tables;
 
@@ -480,6 +482,32 @@ impl Amazons {
             }
         }
         n
+    }
+
+    /// A uniformly random legal move, without listing them all (for playouts): one pass
+    /// counts the moves by population counts, a second finds the chosen one. `None` when the
+    /// game is over.
+    pub fn random_move(&self, rng: &mut Rng) -> Option<Move> {
+        let total = self.count_moves();
+        if total == 0 {
+            return None;
+        }
+        let mut r = rng.below(total as usize) as u64;
+        let occ = self.occupied();
+        for a in self.amazons[self.to_move as usize].iter() {
+            let occ_a = occ ^ Bits::bit(a);
+            let land = self.tables.queen_attacks(a, occ_a) & !occ_a;
+            for t in land.iter() {
+                let shots = self.tables.queen_attacks(t, occ_a) & !occ_a;
+                let n = shots.count() as u64;
+                if r < n {
+                    let x = shots.iter().nth(r as usize)?;
+                    return Some(Move { from: Square(a as u8), to: Square(t as u8), arrow: Square(x as u8) });
+                }
+                r -= n;
+            }
+        }
+        None
     }
 
     /// Number of queen moves (ignoring arrows) of `player`'s amazons.

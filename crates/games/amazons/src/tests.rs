@@ -327,3 +327,26 @@ fn set_floods_match_single_square_attacks() {
         }
     }
 }
+
+#[test]
+fn moves_are_small_and_random_moves_are_uniform() {
+    assert_eq!(std::mem::size_of::<Move>(), 3);
+    // 4x4 with one amazon a side: few enough moves to count each one's frequency.
+    let g = spec("amazons(size=4,white=a1,black=d4,arrows=b3)").unwrap();
+    let mut moves = Vec::new();
+    g.legal_moves(&mut moves);
+    let mut counts = std::collections::HashMap::new();
+    let mut rng = Rng::new(4);
+    let draws = 400 * moves.len();
+    for _ in 0..draws {
+        let mv = g.random_move(&mut rng).unwrap();
+        *counts.entry(mv).or_insert(0usize) += 1;
+    }
+    assert_eq!(counts.len(), moves.len(), "every legal move is drawn, and nothing else");
+    for mv in &moves {
+        let c = counts[mv];
+        assert!((280..=520).contains(&c), "{} drawn {c} times of {draws}", g.format_move(*mv));
+    }
+    let over = spec("amazons(size=4,white=a1,black=d4,arrows=a2+b1+b2)").unwrap();
+    assert_eq!(over.random_move(&mut rng), None);
+}
