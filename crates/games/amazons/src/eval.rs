@@ -29,7 +29,15 @@ use crate::board::Tables;
 use crate::{Amazons, Move};
 
 /// Names of the document's twelve features, F1..F12, for the player to move ("own") and
-/// the opponent ("opp").
+/// the opponent ("opp"). Each is normalised to `[0, 1]` by its largest possible value:
+/// - F1/F2 mobility: the side's queen moves (amazon moves, arrows not counted) divided by
+///   the number of its amazons times the most squares a queen reaches on the empty board;
+/// - F3/F4 corners: the share of the side's amazons standing on a corner square;
+/// - F5/F6 single direction: the share with exactly one empty neighbour (one way out);
+/// - F7/F8 free: the share whose neighbours on the board are all empty;
+/// - F9/F10 trapped: the share with no empty neighbour (they can never move again);
+/// - F11/F12 quadrants: 1 if each quarter of the board holds one of the side's amazons (on
+///   odd sides the middle line counts for both halves), else 0.
 pub const DOCUMENT_FEATURES: [&str; 12] = [
     "own_mobility",
     "opp_mobility",

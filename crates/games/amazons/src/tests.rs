@@ -335,17 +335,29 @@ fn moves_are_small_and_random_moves_are_uniform() {
     let g = spec("amazons(size=4,white=a1,black=d4,arrows=b3)").unwrap();
     let mut moves = Vec::new();
     g.legal_moves(&mut moves);
-    let mut counts = std::collections::HashMap::new();
     let mut rng = Rng::new(4);
     let draws = 400 * moves.len();
-    for _ in 0..draws {
-        let mv = g.random_move(&mut rng).unwrap();
-        *counts.entry(mv).or_insert(0usize) += 1;
+    // The table of landing squares in full use, and overflowing into the second walk.
+    for pick in [Amazons::random_move, Amazons::pick_random::<2>] {
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..draws {
+            let mv = pick(&g, &mut rng).unwrap();
+            *counts.entry(mv).or_insert(0usize) += 1;
+        }
+        assert_eq!(counts.len(), moves.len(), "every legal move is drawn, and nothing else");
+        for mv in &moves {
+            let c = counts[mv];
+            assert!((280..=520).contains(&c), "{} drawn {c} times of {draws}", g.format_move(*mv));
+        }
     }
-    assert_eq!(counts.len(), moves.len(), "every legal move is drawn, and nothing else");
-    for mv in &moves {
-        let c = counts[mv];
-        assert!((280..=520).contains(&c), "{} drawn {c} times of {draws}", g.format_move(*mv));
+    // Random positions on big boards: always a legal move.
+    for size in [10, 12] {
+        let mut g = Amazons::new(size).unwrap();
+        while let Some(mv) = g.random_move(&mut rng) {
+            assert!(g.is_legal(mv), "{}\n{g}", g.format_move(mv));
+            g.play(mv);
+        }
+        assert!(g.is_over());
     }
     let over = spec("amazons(size=4,white=a1,black=d4,arrows=a2+b1+b2)").unwrap();
     assert_eq!(over.random_move(&mut rng), None);
