@@ -362,3 +362,19 @@ fn moves_are_small_and_random_moves_are_uniform() {
     let over = spec("amazons(size=4,white=a1,black=d4,arrows=a2+b1+b2)").unwrap();
     assert_eq!(over.random_move(&mut rng), None);
 }
+
+#[test]
+fn perft_2_on_other_boards_matches_the_walk() {
+    for (w, h) in [(4, 4), (5, 5), (7, 9), (9, 7), (12, 12)] {
+        let g = Amazons::with_size(w, h).unwrap();
+        let mut leaves = 0u64;
+        for (a, b, c, d, e, f) in reference_moves(&g) {
+            let sq = |col, row| g.square(col, row).unwrap();
+            let mut child = g.clone();
+            child.play(Move::new(sq(a, b), sq(c, d), sq(e, f)));
+            leaves += reference_moves(&child).len() as u64;
+        }
+        assert_eq!(perft(&g, 2), leaves, "{w}x{h}");
+        assert_eq!(g.clone().perft_fast(2), leaves, "{w}x{h}");
+    }
+}
