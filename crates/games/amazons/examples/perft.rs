@@ -130,8 +130,20 @@ fn speed() {
                     format!("{:?} {:5.2} us", e.set, t.seconds() * 1e6 / n as f64)
                 })
                 .collect();
+            let random = {
+                let t = Clock::start();
+                let mut n = 0u64;
+                while t.seconds() < 0.2 {
+                    for _ in 0..1000 {
+                        std::hint::black_box(g.random_move(&mut rng));
+                        n += 1;
+                    }
+                }
+                t.seconds() * 1e6 / n as f64
+            };
             println!(
-                "{size}x{size} {label:>7}: {:5} moves/position  {:7.1} M moves/s  {:6.2} us/call;  eval: {}",
+                "{size}x{size} {label:>7}: {:5} moves/position  {:7.1} M moves/s  {:6.2} us/call;  \
+                 random_move {random:5.2} us;  eval: {}",
                 moves.len(),
                 total as f64 / secs / 1e6,
                 secs * 1e6 / calls as f64,

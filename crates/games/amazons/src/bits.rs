@@ -13,7 +13,7 @@ const WORDS: usize = 3;
 /// Number of bit positions in a [`Bits`].
 pub const CAPACITY: usize = WORDS * 64;
 
-/// A set of square indices below [`CAPACITY`].
+/// A set of square indices below 192.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Bits(pub [u64; WORDS]);
 

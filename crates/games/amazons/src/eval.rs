@@ -29,7 +29,15 @@ use crate::board::Tables;
 use crate::{Amazons, Move};
 
 /// Names of the document's twelve features, F1..F12, for the player to move ("own") and
-/// the opponent ("opp").
+/// the opponent ("opp"). Each is normalised to `[0, 1]` by its largest possible value:
+/// - F1/F2 mobility: the side's queen moves (amazon moves, arrows not counted) divided by
+///   the number of its amazons times the most squares a queen reaches on the empty board;
+/// - F3/F4 corners: the share of the side's amazons standing on a corner square;
+/// - F5/F6 single direction: the share with exactly one empty neighbour (one way out);
+/// - F7/F8 free: the share whose neighbours on the board are all empty;
+/// - F9/F10 trapped: the share with no empty neighbour (they can never move again);
+/// - F11/F12 quadrants: 1 if each quarter of the board holds one of the side's amazons (on
+///   odd sides the middle line counts for both halves), else 0.
 pub const DOCUMENT_FEATURES: [&str; 12] = [
     "own_mobility",
     "opp_mobility",
@@ -547,5 +555,70 @@ mod symmetry {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod search {
+    use super::*;
+    use tabula_core::{Game, Rng, Undo};
+    use tabula_search::{WIN, terminal_score};
+
+    /// A plain fail-hard negamax alpha-beta; returns the value and counts nodes.
+    fn alphabeta(
+        e: &LinearEval,
+        g: &mut Amazons,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ordered: bool,
+        nodes: &mut u64,
+    ) -> i32 {
+        *nodes += 1;
+        if g.is_over() {
+            return terminal_score(g, g.side_to_move(), 0);
+        }
+        if depth == 0 {
+            return e.evaluate(g);
+        }
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        if ordered {
+            let mut scores = Vec::new();
+            e.order_moves(g, &mut moves, &mut scores);
+            let mut pairs: Vec<_> = scores.into_iter().zip(moves).collect();
+            pairs.sort_by_key(|p| std::cmp::Reverse(p.0));
+            moves = pairs.into_iter().map(|p| p.1).collect();
+        }
+        for mv in moves {
+            g.play_undoable(mv);
+            let v = -alphabeta(e, g, depth - 1, -beta, -alpha, ordered, nodes);
+            g.undo(mv, ());
+            if v >= beta {
+                return beta;
+            }
+            alpha = alpha.max(v);
+        }
+        alpha
+    }
+
+    #[test]
+    fn ordering_keeps_the_value_and_cuts_the_tree() {
+        let e = LinearEval::territory();
+        let mut rng = Rng::new(17);
+        let (mut plain, mut ordered) = (0u64, 0u64);
+        for _ in 0..3 {
+            let mut g = Amazons::new(6).unwrap();
+            let mut moves = Vec::new();
+            for _ in 0..4 {
+                g.legal_moves(&mut moves);
+                g.play(moves[rng.below(moves.len())]);
+            }
+            let a = alphabeta(&e, &mut g.clone(), 2, -WIN, WIN, false, &mut plain);
+            let b = alphabeta(&e, &mut g.clone(), 2, -WIN, WIN, true, &mut ordered);
+            assert_eq!(a, b);
+        }
+        eprintln!("nodes: plain {plain}, ordered {ordered}");
+        assert!(ordered * 2 < plain, "ordering saved too little: {ordered} vs {plain}");
     }
 }

@@ -42,11 +42,13 @@ mod eval;
 
 use std::fmt;
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo, const_keys};
+use tabula_core::{
+    Game, MoveParseError, ParamInfo, Params, Player, Rewards, Rng, Spec, SpecError, Turn, Undo, const_keys,
+};
 
 pub use bits::{BitIter, Bits};
 pub use board::{MAX_SIDE, MIN_SIDE};
-pub use eval::{DOCUMENT_FEATURES, FeatureSet, LinearEval, TERRITORY_FEATURES};
+pub use eval::{DOCUMENT_FEATURES, FeatureSet, LinearEval, TERRITORY_FEATURES, WeightsError};
 
 use board::Tables;
 
@@ -480,6 +482,75 @@ impl Amazons {
             }
         }
         n
+    }
+
+    /// A uniformly random legal move, without listing them all (for playouts): one pass
+    /// counts the arrow shots from every landing square by population counts, then only the
+    /// chosen landing square's shots are computed again. `None` when the game is over.
+    pub fn random_move(&self, rng: &mut Rng) -> Option<Move> {
+        self.pick_random::<512>(rng)
+    }
+
+    /// [`random_move`](Amazons::random_move) remembering the shot counts of up to `CAP`
+    /// landing squares.
+    fn pick_random<const CAP: usize>(&self, rng: &mut Rng) -> Option<Move> {
+        let mut counts = [0u16; CAP];
+        let mut landings = 0usize;
+        let mut total = 0u64;
+        let occ = self.occupied();
+        let own = self.amazons[self.to_move as usize];
+        for a in own.iter() {
+            let occ_a = occ ^ Bits::bit(a);
+            for t in (self.tables.queen_attacks(a, occ_a) & !occ_a).iter() {
+                let n = (self.tables.queen_attacks(t, occ_a) & !occ_a).count();
+                if let Some(c) = counts.get_mut(landings) {
+                    *c = n as u16;
+                }
+                landings += 1;
+                total += n as u64;
+            }
+        }
+        if total == 0 {
+            return None;
+        }
+        let mut r = rng.below(total as usize) as u64;
+        // The chosen landing, by its number in generation order (found again by walking when
+        // there were more landings than the table holds).
+        let mut chosen = usize::MAX;
+        if landings <= CAP {
+            for (i, &c) in counts[..landings].iter().enumerate() {
+                if r < c as u64 {
+                    chosen = i;
+                    break;
+                }
+                r -= c as u64;
+            }
+        }
+        let mut i = 0;
+        for a in own.iter() {
+            let occ_a = occ ^ Bits::bit(a);
+            let land = self.tables.queen_attacks(a, occ_a) & !occ_a;
+            let c = land.count() as usize;
+            if chosen != usize::MAX && chosen >= i + c {
+                i += c;
+                continue;
+            }
+            for t in land.iter() {
+                if chosen != usize::MAX && i != chosen {
+                    i += 1;
+                    continue;
+                }
+                let shots = self.tables.queen_attacks(t, occ_a) & !occ_a;
+                let n = shots.count() as u64;
+                if r < n {
+                    let x = shots.iter().nth(r as usize)?;
+                    return Some(Move { from: Square(a as u8), to: Square(t as u8), arrow: Square(x as u8) });
+                }
+                r -= n;
+                i += 1;
+            }
+        }
+        None
     }
 
     /// Number of queen moves (ignoring arrows) of `player`'s amazons.

@@ -327,3 +327,54 @@ fn set_floods_match_single_square_attacks() {
         }
     }
 }
+
+#[test]
+fn moves_are_small_and_random_moves_are_uniform() {
+    assert_eq!(std::mem::size_of::<Move>(), 3);
+    // 4x4 with one amazon a side: few enough moves to count each one's frequency.
+    let g = spec("amazons(size=4,white=a1,black=d4,arrows=b3)").unwrap();
+    let mut moves = Vec::new();
+    g.legal_moves(&mut moves);
+    let mut rng = Rng::new(4);
+    let draws = 400 * moves.len();
+    // The table of landing squares in full use, and overflowing into the second walk.
+    for pick in [Amazons::random_move, Amazons::pick_random::<2>] {
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..draws {
+            let mv = pick(&g, &mut rng).unwrap();
+            *counts.entry(mv).or_insert(0usize) += 1;
+        }
+        assert_eq!(counts.len(), moves.len(), "every legal move is drawn, and nothing else");
+        for mv in &moves {
+            let c = counts[mv];
+            assert!((280..=520).contains(&c), "{} drawn {c} times of {draws}", g.format_move(*mv));
+        }
+    }
+    // Random positions on big boards: always a legal move.
+    for size in [10, 12] {
+        let mut g = Amazons::new(size).unwrap();
+        while let Some(mv) = g.random_move(&mut rng) {
+            assert!(g.is_legal(mv), "{}\n{g}", g.format_move(mv));
+            g.play(mv);
+        }
+        assert!(g.is_over());
+    }
+    let over = spec("amazons(size=4,white=a1,black=d4,arrows=a2+b1+b2)").unwrap();
+    assert_eq!(over.random_move(&mut rng), None);
+}
+
+#[test]
+fn perft_2_on_other_boards_matches_the_walk() {
+    for (w, h) in [(4, 4), (5, 5), (7, 9), (9, 7), (12, 12)] {
+        let g = Amazons::with_size(w, h).unwrap();
+        let mut leaves = 0u64;
+        for (a, b, c, d, e, f) in reference_moves(&g) {
+            let sq = |col, row| g.square(col, row).unwrap();
+            let mut child = g.clone();
+            child.play(Move::new(sq(a, b), sq(c, d), sq(e, f)));
+            leaves += reference_moves(&child).len() as u64;
+        }
+        assert_eq!(perft(&g, 2), leaves, "{w}x{h}");
+        assert_eq!(g.clone().perft_fast(2), leaves, "{w}x{h}");
+    }
+}
