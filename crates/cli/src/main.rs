@@ -5,6 +5,7 @@
 //! one-line message and a non-zero exit code.
 
 mod gdl_cmd;
+mod match_cmd;
 mod perft_cmd;
 mod play;
 
@@ -26,6 +27,10 @@ enum Command {
     List,
     /// Play a game in the terminal: humans type moves, agents think.
     Play(play::PlayArgs),
+    /// Play a match between two agents, with statistics (W/L/D, Elo with a 95% interval, SPRT).
+    Match(match_cmd::MatchArgs),
+    /// Play a round robin or gauntlet between agents, with maximum-likelihood Elo ratings.
+    Tourney(match_cmd::TourneyArgs),
     /// Count the leaves of the game tree to a depth (move generator test).
     Perft(perft_cmd::PerftArgs),
     /// General game playing: check GDL game descriptions.
@@ -47,6 +52,8 @@ fn main() -> ExitCode {
         }
         Command::Play(args) => play::run(args),
         Command::Perft(args) => perft_cmd::run(args),
+        Command::Match(args) => match_cmd::run_match_cmd(args),
+        Command::Tourney(args) => match_cmd::run_tourney_cmd(args),
         Command::Gdl(args) => gdl_cmd::run(args),
     };
     match result {

@@ -8,8 +8,8 @@
 
 use tabula_core::{Agent, Game, ParamInfo, Spec, SpecError};
 use tabula_search::{
-    ALPHABETA_PARAMS, AlphaBetaAgent, Evaluator, MAXN_PARAMS, MCTS_PARAMS, MaxnAgent, MctsAgent, MctsPolicy,
-    NoEval, PARANOID_PARAMS, ParanoidAgent, RandomAgent, RandomPolicy,
+    ALPHABETA_PARAMS, AlphaBetaAgent, Evaluator, MAXN_PARAMS, MCTS_PARAMS, MaxnAgent, MctsAgent, MctsPolicy, NoEval,
+    PARANOID_PARAMS, ParanoidAgent, RandomAgent, RandomPolicy,
 };
 
 /// A registered game.
