@@ -8,6 +8,7 @@ mod gdl_cmd;
 mod match_cmd;
 mod perft_cmd;
 mod play;
+mod sgf_cmd;
 
 use std::process::ExitCode;
 
@@ -33,6 +34,8 @@ enum Command {
     Tourney(match_cmd::TourneyArgs),
     /// Count the leaves of the game tree to a depth (move generator test).
     Perft(perft_cmd::PerftArgs),
+    /// SGF game records: check and reformat.
+    Sgf(sgf_cmd::SgfArgs),
     /// General game playing: check GDL game descriptions.
     Gdl(gdl_cmd::GdlArgs),
 }
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Match(args) => match_cmd::run_match_cmd(args),
         Command::Tourney(args) => match_cmd::run_tourney_cmd(args),
         Command::Gdl(args) => gdl_cmd::run(args),
+        Command::Sgf(args) => sgf_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
