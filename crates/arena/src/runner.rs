@@ -78,6 +78,9 @@ pub enum ArenaError {
     /// A configuration that cannot work.
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// A spec string (openings, SPRT) that does not parse.
+    #[error(transparent)]
+    Spec(#[from] tabula_core::SpecError),
 }
 
 /// Referee settings for one game.

@@ -35,6 +35,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use serde::{Deserialize, Serialize};
+use tabula_core::{ParamInfo, Params, Spec, SpecError};
 
 /// The two-sided 95% normal quantile, Φ⁻¹(0.975).
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -322,6 +323,16 @@ pub struct SprtStatus {
     pub decision: SprtDecision,
 }
 
+/// The parameters of an SPRT spec (`sprt(...)`).
+pub const SPRT_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("elo0", "0", "Elo difference of H0"),
+    ParamInfo::new("elo1", "5", "Elo difference of H1 (greater than elo0)"),
+    ParamInfo::new("alpha", "0.05", "false-positive rate, in (0, 0.5)"),
+    ParamInfo::new("beta", "0.05", "false-negative rate, in (0, 0.5)"),
+    ParamInfo::new("model", "logistic", "logistic, normalized or bayeselo"),
+    ParamInfo::new("pairs", "false", "count colour-swapped game pairs (pentanomial) instead of games"),
+];
+
 /// A sequential probability ratio test of H0 "A is `elo0` stronger than B" against H1 "A is
 /// `elo1` stronger", with false-positive rate `alpha` and false-negative rate `beta`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -357,6 +368,46 @@ impl Sprt {
             }
         }
         Ok(Sprt { elo0, elo1, alpha, beta, model: SprtModel::Logistic, pentanomial: false })
+    }
+
+    /// Builds a test from a spec such as `sprt(elo0=0,elo1=5,alpha=0.05,beta=0.05)`; see
+    /// [`SPRT_PARAMS`] for the keys and defaults.
+    ///
+    /// # Errors
+    /// A [`SpecError`] naming the unknown key or bad value.
+    pub fn from_spec(spec: &Spec) -> Result<Sprt, SpecError> {
+        if spec.name != "sprt" {
+            return Err(SpecError::UnknownName { kind: "test".into(), name: spec.name.clone(), valid: "sprt".into() });
+        }
+        let p = Params::new(spec, SPRT_PARAMS)?;
+        let bad = |key: &str, reason: String| SpecError::BadValue {
+            owner: "sprt".into(),
+            key: key.into(),
+            value: p.raw(key).to_string(),
+            reason,
+        };
+        let model = match p.get_choice("model", &["logistic", "normalized", "bayeselo"])? {
+            "normalized" => SprtModel::Normalized,
+            "bayeselo" => SprtModel::BayesElo,
+            _ => SprtModel::Logistic,
+        };
+        let pentanomial = p.get_bool("pairs")?;
+        if pentanomial && model == SprtModel::BayesElo {
+            return Err(bad("pairs", "the BayesElo model counts single games".into()));
+        }
+        let (elo0, elo1) = (p.get::<f64>("elo0")?, p.get::<f64>("elo1")?);
+        let (alpha, beta) = (p.get::<f64>("alpha")?, p.get::<f64>("beta")?);
+        let test = Sprt::new(elo0, elo1, alpha, beta).map_err(|e| {
+            let key = if !(alpha > 0.0 && alpha < 0.5) {
+                "alpha"
+            } else if !(beta > 0.0 && beta < 0.5) {
+                "beta"
+            } else {
+                "elo1"
+            };
+            bad(key, e.to_string())
+        })?;
+        Ok(test.with_model(model).with_pentanomial(pentanomial))
     }
 
     /// The same test in another model.

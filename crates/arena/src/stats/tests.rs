@@ -373,3 +373,38 @@ fn normalized_sprt_matches_the_logistic_test_with_converted_bounds() {
     // Every game won: the regularised variance keeps the LLR finite and positive.
     assert!(n.llr_trinomial(&Wld::new(50, 0, 0)) > 0.0);
 }
+
+#[test]
+fn sprt_from_spec() {
+    let parse = |t: &str| Sprt::from_spec(&Spec::parse(t).expect("spec"));
+    let t = parse("sprt").expect("defaults");
+    assert_eq!(
+        (t.elo0, t.elo1, t.alpha, t.beta, t.model, t.pentanomial),
+        (0.0, 5.0, 0.05, 0.05, SprtModel::Logistic, false)
+    );
+    let t = parse("sprt(elo0=-1.5,elo1=3,alpha=0.01,beta=0.1,model=normalized,pairs=true)").expect("spec");
+    assert_eq!(
+        (t.elo0, t.elo1, t.alpha, t.beta, t.model, t.pentanomial),
+        (-1.5, 3.0, 0.01, 0.1, SprtModel::Normalized, true)
+    );
+    assert!(matches!(parse("sprt(elo0=5,elo1=1)"), Err(SpecError::BadValue { ref key, .. }) if key == "elo1"));
+    assert!(matches!(parse("sprt(alpha=0.7)"), Err(SpecError::BadValue { ref key, .. }) if key == "alpha"));
+    assert!(
+        matches!(parse("sprt(model=bayeselo,pairs=yes)"), Err(SpecError::BadValue { ref key, .. }) if key == "pairs")
+    );
+    assert!(matches!(parse("sprt(model=other)"), Err(SpecError::BadValue { .. })));
+    assert!(matches!(parse("sprt(gamma=1)"), Err(SpecError::UnknownParam { .. })));
+    assert!(matches!(parse("sptr"), Err(SpecError::UnknownName { .. })));
+}
+
+#[test]
+fn pentanomial_gsprt_on_even_pairs_matches_the_trinomial_maximum() {
+    // Pairs scoring only 0, 1 or 2 points are games with outcomes 0, ½ and 1 (per game); the
+    // pentanomial constrained maximum then equals the trinomial one up to the 1e-3 pseudo-counts.
+    let t = Sprt::new(0.0, 10.0, 0.05, 0.05).expect("valid");
+    let (s0, s1) = (score_from_elo(0.0), score_from_elo(10.0));
+    let (w, l, d) = (310.0, 280.0, 410.0);
+    let expect = brute_force_loglik(w, l, d, s1) - brute_force_loglik(w, l, d, s0);
+    let got = t.llr_pentanomial(&Penta { counts: [280, 0, 410, 0, 310] });
+    assert!(close(got, expect, 1e-3 * expect.abs()), "{got} vs {expect}");
+}
