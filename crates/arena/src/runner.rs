@@ -231,8 +231,12 @@ pub fn play_game<G: Game>(
                 let t = Termination::TimeForfeit { seat, millis: took.as_millis() as u64 };
                 return Ok(end(state, moves, forfeit(n, seat), t, stats));
             }
+            // The choice's own report is the final one; agents that leave it empty may still
+            // have streamed progress.
+            let i = &choice.info;
+            let own = i.depth > 0 || i.nodes > 0 || i.score.is_some() || i.win_rate.is_some();
             let (depth, nodes, score, win_rate) =
-                last.unwrap_or((choice.info.depth, choice.info.nodes, choice.info.score, choice.info.win_rate));
+                if own { (i.depth, i.nodes, i.score, i.win_rate) } else { last.unwrap_or((0, 0, None, None)) };
             stats.push(MoveStats {
                 ply: moves.len(),
                 seat,

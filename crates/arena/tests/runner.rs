@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{BadAgent, ClockSpy, Counter, Fault, FirstAgent, Pennies, RandomAgent};
+use common::{BadAgent, ClockSpy, Counter, Fault, FirstAgent, Pennies, RandomAgent, Reporter};
 use tabula_arena::{
     ArenaError, GameRecord, GameRules, MatchConfig, Opening, Openings, Sprt, SprtDecision, Termination, Wld, play_game,
     run_match,
@@ -381,4 +381,21 @@ fn referee_keeps_a_game_clock_per_seat() {
     let g = play_game(&start, &no_opening(), &mut agents, &Limits::none(), &rules).expect("game");
     assert!(matches!(g.termination, Termination::TimeForfeit { seat: 1, .. }), "{:?}", g.termination);
     assert_eq!(g.rewards, [1.0, 0.0]);
+}
+
+#[test]
+fn move_statistics_come_from_the_agents_reports() {
+    let mut agents: Vec<Ttt> = vec![Box::new(Reporter { final_info: true }), Box::new(Reporter { final_info: false })];
+    let g =
+        play_game(&TicTacToe::new(), &no_opening(), &mut agents, &Limits::none(), &GameRules::default()).expect("game");
+    let first = &g.stats[0];
+    assert_eq!(
+        (first.seat, first.depth, first.nodes, first.score, first.win_rate),
+        (0, Some(3), Some(30), None, Some(0.25))
+    );
+    let second = &g.stats[1];
+    assert_eq!(
+        (second.seat, second.depth, second.nodes, second.score, second.win_rate),
+        (1, Some(2), Some(10), Some(-5), None)
+    );
 }

@@ -250,3 +250,33 @@ impl<G: Game> Agent<G> for ClockSpy {
         moves.first().copied().map(Choice::new).ok_or(AgentError::NoMove)
     }
 }
+
+/// Plays the first legal move, streams one progress report and, when `final_info`, returns
+/// a fuller one with the choice.
+pub struct Reporter {
+    pub final_info: bool,
+}
+
+impl<G: Game> Agent<G> for Reporter {
+    fn name(&self) -> String {
+        "reporter".into()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        _: &Limits,
+        report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        let mut moves = Vec::new();
+        state.legal_moves_of(player, &mut moves);
+        let mv = *moves.first().ok_or(AgentError::NoMove)?;
+        report(&tabula_core::SearchInfo { depth: 2, nodes: 10, score: Some(-5), ..Default::default() });
+        let mut choice = Choice::new(mv);
+        if self.final_info {
+            choice.info = tabula_core::SearchInfo { depth: 3, nodes: 30, win_rate: Some(0.25), ..Default::default() };
+        }
+        Ok(choice)
+    }
+}
