@@ -40,6 +40,7 @@ fn termination_kind(t: &Termination) -> &'static str {
         Termination::TimeForfeit { .. } => "time_forfeit",
         Termination::Resignation { .. } => "resignation",
         Termination::MaxPlies => "max_plies",
+        Termination::Adjudicated { .. } => "adjudicated",
         Termination::NoLegalMove { .. } => "no_legal_move",
     }
 }

@@ -92,9 +92,44 @@ pub struct GameRules {
     /// the limits have a hard time). `None` leaves per-move timing to the agents. With a
     /// game clock this is also the overrun the clock forgives (zero when `None`).
     pub time_margin: Option<Duration>,
+    /// Ending decided games early from the agents' evaluations.
+    pub adjudication: Adjudication,
     /// A time control: each seat gets a [`GameClock`] with it, sees the clock in its limits
     /// before every move and loses on time when its flag falls.
     pub clock: Option<Clock>,
+}
+
+/// Early ends from the agents' own evaluations (the [`MoveStats`] of their moves), to save
+/// time in matches between engines. Off by default.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Adjudication {
+    /// A seat loses once it reported a score at or below minus this for
+    /// [`resign_moves`](Adjudication::resign_moves) of its moves in a row.
+    pub resign_score: Option<i32>,
+    /// A seat loses once it reported a win rate at or below this for `resign_moves` moves in a row.
+    pub resign_win_rate: Option<f64>,
+    /// Consecutive hopeless moves needed to adjudicate a loss (0 disables).
+    pub resign_moves: u32,
+    /// Draw adjudication starts at this ply.
+    pub draw_after: u32,
+    /// The game is a draw once every seat reported a score within ± this ...
+    pub draw_score: Option<i32>,
+    /// ... or a win rate within ± this of one half ...
+    pub draw_win_rate: Option<f64>,
+    /// ... for this many of its moves in a row (0 disables).
+    pub draw_moves: u32,
+}
+
+impl Adjudication {
+    fn hopeless(&self, s: &MoveStats) -> bool {
+        self.resign_score.is_some_and(|t| s.score.is_some_and(|v| v <= -t))
+            || self.resign_win_rate.is_some_and(|t| s.win_rate.is_some_and(|w| w <= t))
+    }
+
+    fn drawish(&self, s: &MoveStats) -> bool {
+        self.draw_score.is_some_and(|t| s.score.is_some_and(|v| v.abs() <= t))
+            || self.draw_win_rate.is_some_and(|t| s.win_rate.is_some_and(|w| (w - 0.5).abs() <= t))
+    }
 }
 
 /// The outcome of [`play_game`].
@@ -162,7 +197,9 @@ pub fn play_game<G: Game>(
     let mut clocks: Vec<GameClock> = rules.clock.iter().flat_map(|c| vec![GameClock::new(c.clone()); n]).collect();
     let mut seat_limits = limits.clone();
     let mut legal = Vec::new();
-    let mut stats = Vec::new();
+    let mut stats: Vec<MoveStats> = Vec::new();
+    let adj = &rules.adjudication;
+    let (mut resign_streak, mut draw_streak) = (vec![0u32; n], vec![0u32; n]);
     let end = |state: G, moves, rewards, termination, stats| PlayedGame {
         state,
         moves,
@@ -246,6 +283,10 @@ pub fn play_game<G: Game>(
                 score,
                 win_rate,
             });
+            if let Some(st) = stats.last() {
+                resign_streak[seat] = if adj.hopeless(st) { resign_streak[seat] + 1 } else { 0 };
+                draw_streak[seat] = if adj.drawish(st) { draw_streak[seat] + 1 } else { 0 };
+            }
             if choice.resign {
                 return Ok(end(state, moves, forfeit(n, seat), Termination::Resignation { seat }, stats));
             }
@@ -258,6 +299,21 @@ pub fn play_game<G: Game>(
         moves.push(step_text(&state, &step));
         observe(agents, &state, &step);
         apply_step(&mut state, &step);
+        if state.is_over() {
+            continue;
+        }
+        if adj.resign_moves > 0
+            && let Some(&seat) = movers.iter().find(|&&s| resign_streak[s] >= adj.resign_moves)
+        {
+            let t = Termination::Adjudicated { loser: Some(seat) };
+            return Ok(end(state, moves, forfeit(n, seat), t, stats));
+        }
+        if adj.draw_moves > 0
+            && moves.len() as u64 >= u64::from(adj.draw_after)
+            && draw_streak.iter().all(|&k| k >= adj.draw_moves)
+        {
+            return Ok(end(state, moves, vec![0.5; n], Termination::Adjudicated { loser: None }, stats));
+        }
     }
 }
 

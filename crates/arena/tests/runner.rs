@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{BadAgent, ClockSpy, Counter, Fault, FirstAgent, Pennies, RandomAgent, Reporter};
+use common::{BadAgent, ClockSpy, Counter, Evaluator, Fault, FirstAgent, Pennies, RandomAgent, Reporter};
 use tabula_arena::{
-    ArenaError, GameRecord, GameRules, MatchConfig, Opening, Openings, Sprt, SprtDecision, Termination, Wld, play_game,
-    run_match,
+    Adjudication, ArenaError, GameRecord, GameRules, MatchConfig, Opening, Openings, Sprt, SprtDecision, Termination,
+    Wld, play_game, run_match,
 };
 use tabula_core::{Agent, Clock, Limits};
 use tabula_tictactoe::TicTacToe;
@@ -398,4 +398,43 @@ fn move_statistics_come_from_the_agents_reports() {
         (second.seat, second.depth, second.nodes, second.score, second.win_rate),
         (1, Some(2), Some(10), Some(-5), None)
     );
+}
+
+#[test]
+fn referee_adjudicates_from_the_agents_evaluations() {
+    let start = TicTacToe::new();
+    let play = |a: Evaluator, b: Evaluator, adjudication: Adjudication| {
+        let mut agents: Vec<Ttt> = vec![Box::new(a), Box::new(b)];
+        let rules = GameRules { adjudication, ..GameRules::default() };
+        play_game(&start, &no_opening(), &mut agents, &Limits::none(), &rules).expect("game")
+    };
+    let resign = Adjudication { resign_score: Some(500), resign_moves: 2, ..Adjudication::default() };
+    // Seat 2 thinks it is lost by 1000 on every move: after its second move it loses.
+    let g = play(
+        Evaluator { score: Some(0), win_rate: None },
+        Evaluator { score: Some(-1000), win_rate: None },
+        resign.clone(),
+    );
+    assert_eq!(g.termination, Termination::Adjudicated { loser: Some(1) });
+    assert_eq!(g.rewards, [1.0, 0.0]);
+    assert_eq!(g.moves.len(), 4);
+    // Not hopeless enough: the game is played out.
+    let g = play(Evaluator { score: Some(0), win_rate: None }, Evaluator { score: Some(-400), win_rate: None }, resign);
+    assert_eq!(g.termination, Termination::Normal);
+    // Win rates work too.
+    let by_rate = Adjudication { resign_win_rate: Some(0.05), resign_moves: 1, ..Adjudication::default() };
+    let g =
+        play(Evaluator { score: None, win_rate: Some(0.01) }, Evaluator { score: None, win_rate: Some(0.9) }, by_rate);
+    assert_eq!(g.termination, Termination::Adjudicated { loser: Some(0) });
+    assert_eq!(g.moves.len(), 1);
+    // Both sides see a dead draw from ply 3 on, for two moves each.
+    let draw = Adjudication { draw_after: 3, draw_score: Some(10), draw_moves: 2, ..Adjudication::default() };
+    let g =
+        play(Evaluator { score: Some(5), win_rate: None }, Evaluator { score: Some(-3), win_rate: None }, draw.clone());
+    assert_eq!(g.termination, Termination::Adjudicated { loser: None });
+    assert_eq!(g.rewards, [0.5, 0.5]);
+    assert_eq!(g.moves.len(), 4);
+    // One side disagrees: no draw.
+    let g = play(Evaluator { score: Some(5), win_rate: None }, Evaluator { score: Some(300), win_rate: None }, draw);
+    assert_eq!(g.termination, Termination::Normal);
 }

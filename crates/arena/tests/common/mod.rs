@@ -280,3 +280,30 @@ impl<G: Game> Agent<G> for Reporter {
         Ok(choice)
     }
 }
+
+/// Plays the first legal move and reports a fixed evaluation.
+pub struct Evaluator {
+    pub score: Option<i32>,
+    pub win_rate: Option<f64>,
+}
+
+impl<G: Game> Agent<G> for Evaluator {
+    fn name(&self) -> String {
+        "evaluator".into()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        _: &Limits,
+        _: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        let mut moves = Vec::new();
+        state.legal_moves_of(player, &mut moves);
+        let mut choice = Choice::new(*moves.first().ok_or(AgentError::NoMove)?);
+        choice.info.score = self.score;
+        choice.info.win_rate = self.win_rate;
+        Ok(choice)
+    }
+}
