@@ -11,7 +11,7 @@ use std::fmt::{self, Write as _};
 use serde::Serialize;
 
 use crate::record::{GameRecord, Termination};
-use crate::runner::Fixture;
+use crate::runner::{Fixture, match_schedule};
 use crate::stats::{
     EloEstimate, PairTable, Penta, RatingOptions, ScoreEstimate, Sprt, SprtDecision, SprtStatus, StatsError, Wld,
     fit_ratings,
@@ -196,6 +196,35 @@ impl MatchReport {
             forfeits: [tally.forfeits[0], tally.forfeits[1]],
             terminations: tally.terminations.clone(),
         }
+    }
+
+    /// The report of a match's records (see [`crate::read_results`]), participant 0 first;
+    /// games are paired as the match schedule pairs them.
+    pub fn from_records(records: &[GameRecord], sprt: Option<Sprt>) -> MatchReport {
+        let games = records.iter().map(|r| r.id + 1).max().unwrap_or(0);
+        let seats = records.first().map_or(2, |r| r.participants.len());
+        let fixtures = match_schedule(games, seats);
+        let mut tally = Tally::new(2, games);
+        let mut names = vec![String::new(); 2];
+        for r in records {
+            if let Some(f) = fixtures.get(r.id)
+                && f.seats == r.participants
+            {
+                tally.add(f, r);
+                for (p, name) in r.participants.iter().zip(&r.players) {
+                    if names[*p].is_empty() {
+                        names[*p].clone_from(name);
+                    }
+                }
+            }
+        }
+        for (i, n) in names.iter_mut().enumerate() {
+            if n.is_empty() {
+                *n = format!("player {}", i + 1);
+            }
+        }
+        let game = records.first().map(|r| r.game.clone()).unwrap_or_default();
+        MatchReport::new(&game, &names, &tally, games, sprt)
     }
 
     /// The report as pretty-printed JSON.
@@ -419,6 +448,34 @@ impl TournamentReport {
             rating_error,
             terminations: tally.terminations.clone(),
         }
+    }
+
+    /// The report of a tournament's records (see [`crate::read_results`]) between `players`
+    /// participants.
+    pub fn from_records(records: &[GameRecord], players: usize, rating: &RatingOptions) -> TournamentReport {
+        let games = records.iter().map(|r| r.id + 1).max().unwrap_or(0);
+        let mut tally = Tally::new(players, games);
+        let mut names = vec![String::new(); players];
+        for r in records {
+            let Some(&a) = r.participants.first() else { continue };
+            let Some(&b) = r.participants.iter().find(|&&p| p != a) else { continue };
+            let fixture = Fixture { id: r.id, seats: r.participants.clone(), a, b, opening: 0, partner: None };
+            tally.add(&fixture, r);
+            for (p, name) in r.participants.iter().zip(&r.players) {
+                if let Some(slot) = names.get_mut(*p)
+                    && slot.is_empty()
+                {
+                    slot.clone_from(name);
+                }
+            }
+        }
+        for (i, n) in names.iter_mut().enumerate() {
+            if n.is_empty() {
+                *n = format!("player {}", i + 1);
+            }
+        }
+        let game = records.first().map(|r| r.game.clone()).unwrap_or_default();
+        TournamentReport::new(&game, &names, &tally, games, rating)
     }
 
     /// The report as pretty-printed JSON.

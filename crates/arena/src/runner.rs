@@ -738,6 +738,33 @@ where
     Ok(Outcome { names: names.collect(), tally: sink.tally })
 }
 
+/// Reads every game of a results file (JSON lines), e.g. to export records or rebuild a
+/// report with [`MatchReport::from_records`]. A last line cut short by an interruption is
+/// skipped.
+///
+/// # Errors
+/// [`ArenaError::Io`] when the file cannot be read, [`ArenaError::ResultsFile`] for a
+/// damaged line other than the last.
+pub fn read_results(path: &Path) -> Result<Vec<GameRecord>, ArenaError> {
+    let bytes = std::fs::read(path).map_err(|source| ArenaError::Io { path: path.to_path_buf(), source })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut records = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(r) => records.push(r),
+            Err(_) if i + 1 == lines.len() && !bytes.ends_with(b"\n") => {}
+            Err(e) => {
+                return Err(ArenaError::ResultsFile { path: path.to_path_buf(), line: i + 1, message: e.to_string() });
+            }
+        }
+    }
+    Ok(records)
+}
+
 /// Reads the games already in a results file, checking they belong to this schedule. A last
 /// line cut short by an interruption is removed from the file.
 fn load_results<G: Game>(

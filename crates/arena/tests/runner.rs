@@ -256,6 +256,9 @@ fn interrupted_match_resumes_without_replaying_or_losing_games() {
     let uninterrupted = run_match(&TicTacToe::new(), random(1), random(2), &fresh, |_| {}).expect("fresh");
     assert_eq!(full.wld, uninterrupted.wld);
     assert_eq!(full.penta, uninterrupted.penta);
+    // The file alone gives the same report.
+    let rebuilt = tabula_arena::MatchReport::from_records(&tabula_arena::read_results(&path).expect("read"), None);
+    assert_eq!(rebuilt, full);
     // A third run finds nothing to do.
     let again = run_match(&TicTacToe::new(), random(1), random(2), &config, |_| panic!("replayed")).expect("noop");
     assert_eq!(again.wld, full.wld);

@@ -125,6 +125,12 @@ fn tournament_resumes_from_its_results_file() {
     )
     .expect("fresh");
     assert_eq!(full.cross, uninterrupted.cross);
+    let rebuilt = tabula_arena::TournamentReport::from_records(
+        &tabula_arena::read_results(&path).expect("read"),
+        3,
+        &tabula_arena::RatingOptions::default(),
+    );
+    assert_eq!(rebuilt, full);
     assert_eq!(full.standings, uninterrupted.standings);
 }
 
