@@ -145,6 +145,8 @@ fn match_plays_every_game_with_alternating_colours() {
         games: 24,
         jobs: 2,
         openings: Openings::RandomPlies { plies: 2, seed: 5 },
+        // Drawn only on a terminal; exercises the running-score line either way.
+        progress: true,
         ..MatchConfig::default()
     };
     let report =

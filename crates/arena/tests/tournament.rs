@@ -32,6 +32,7 @@ fn round_robin_standings_cross_table_and_ratings() {
         games_per_pair: 6,
         jobs: 2,
         openings: Openings::RandomPlies { plies: 1, seed: 3 },
+        progress: true,
         ..TournamentConfig::default()
     };
     let mut ids = Vec::new();
