@@ -348,7 +348,8 @@ pub struct Sprt {
     /// How results are modelled.
     pub model: SprtModel,
     /// Whether a match feeds the test pentanomial pair counts rather than single games
-    /// (only with [`SprtModel::Logistic`]).
+    /// (meaningful in the logistic and normalized models; the BayesElo model splits pairs
+    /// back into games).
     pub pentanomial: bool,
 }
 
@@ -416,7 +417,7 @@ impl Sprt {
         self
     }
 
-    /// The same test fed with game pairs (logistic model only).
+    /// The same test fed with game pairs (logistic and normalized models).
     pub fn with_pentanomial(mut self, pentanomial: bool) -> Sprt {
         self.pentanomial = pentanomial;
         self
@@ -455,8 +456,8 @@ impl Sprt {
         }
     }
 
-    /// The log-likelihood ratio for pentanomial pair counts (logistic model; in the BayesElo
-    /// model the pairs are split into games, pairs scoring 1 counting as draws).
+    /// The log-likelihood ratio for pentanomial pair counts (in the BayesElo model the pairs
+    /// are split into games, a pair scoring 1 counting as two draws).
     pub fn llr_pentanomial(&self, penta: &Penta) -> f64 {
         match self.model {
             SprtModel::Logistic => {
