@@ -27,6 +27,8 @@ pub(crate) struct Tally {
     wld: Vec<Wld>,
     /// `penta[i*n+j]`: `i`'s colour-swapped pairs against `j`.
     penta: Vec<Penta>,
+    /// `first[i*n+j]`: `i`'s results against `j` in the games where `i` had the first seat.
+    first: Vec<Wld>,
     forfeits: Vec<u64>,
     terminations: BTreeMap<String, u64>,
     played: u64,
@@ -52,6 +54,7 @@ impl Tally {
             done: vec![None; fixtures],
             wld: vec![Wld::default(); n * n],
             penta: vec![Penta::default(); n * n],
+            first: vec![Wld::default(); n * n],
             forfeits: vec![0; n],
             terminations: BTreeMap::new(),
             played: 0,
@@ -72,6 +75,11 @@ impl Tally {
         self.played += 1;
         self.wld[a * n + b].add(s);
         self.wld[b * n + a].add(1.0 - s);
+        match record.participants.first() {
+            Some(&p) if p == a => self.first[a * n + b].add(s),
+            Some(&p) if p == b => self.first[b * n + a].add(1.0 - s),
+            _ => {}
+        }
         if let Some(sp) = fixture.partner.and_then(|p| self.done.get(p).copied().flatten()) {
             self.penta[a * n + b].add_pair(s, sp);
             self.penta[b * n + a].add_pair(1.0 - s, 1.0 - sp);
@@ -144,6 +152,10 @@ pub struct MatchReport {
     pub complete: bool,
     /// Wins, losses and draws of the first player.
     pub wld: Wld,
+    /// The first player's results in the games where it moved first (had seat 1).
+    pub moving_first: Wld,
+    /// The first player's results in the games where the second player moved first.
+    pub moving_second: Wld,
     /// The first player's score with its 95% interval.
     pub score: ScoreEstimate,
     /// The Elo difference (first minus second) with its 95% interval.
@@ -185,6 +197,8 @@ impl MatchReport {
             played: tally.played,
             complete: tally.played as usize >= scheduled,
             wld,
+            moving_first: tally.first[1],
+            moving_second: tally.first[2].flipped(),
             score: wld.score_estimate(0.95),
             elo: wld.elo(),
             normalized_elo: if penta.pairs() > 0 { penta.normalized_elo() } else { wld.normalized_elo() },
@@ -299,6 +313,12 @@ impl fmt::Display for MatchReport {
             self.normalized_elo.elo,
             self.normalized_elo.margin,
             100.0 * self.los
+        )?;
+        let (m1, m2) = (&self.moving_first, &self.moving_second);
+        writeln!(
+            f,
+            "  {a} moving first: +{} -{} ={}  moving second: +{} -{} ={}",
+            m1.wins, m1.losses, m1.draws, m2.wins, m2.losses, m2.draws
         )?;
         if let Some(e) = &self.penta_elo {
             let c = self.penta.counts;

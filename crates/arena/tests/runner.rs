@@ -175,6 +175,13 @@ fn match_plays_every_game_with_alternating_colours() {
         wld.add(r.score_between(0, 1).expect("both played"));
     }
     assert_eq!(report.wld, wld);
+    let (mut first_seat, mut second_seat) = (Wld::default(), Wld::default());
+    for r in &records {
+        let s = r.score_between(0, 1).expect("both played");
+        if r.participants[0] == 0 { first_seat.add(s) } else { second_seat.add(s) }
+    }
+    assert_eq!((report.moving_first, report.moving_second), (first_seat, second_seat));
+    assert_eq!(report.moving_first.games(), 12);
 }
 
 #[test]

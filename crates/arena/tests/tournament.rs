@@ -181,6 +181,7 @@ fn match_report_formats() {
     let text = report.to_string();
     assert!(text.contains("first vs bad(Illegal) (tictactoe), 10 of 10 games"), "{text}");
     assert!(text.contains("+10 -0 =0"));
+    assert!(text.contains("first moving first: +5 -0 =0  moving second: +5 -0 =0"), "{text}");
     assert!(text.contains("SPRT elo0=0 elo1=30"));
     assert!(text.contains("forfeits: first 0, bad(Illegal) 10"));
 }
