@@ -14,7 +14,7 @@ use crate::record::{GameRecord, Termination};
 use crate::runner::{Fixture, match_schedule};
 use crate::stats::{
     EloEstimate, PairTable, Penta, RatingOptions, ScoreEstimate, Sprt, SprtDecision, SprtStatus, StatsError, Wld,
-    fit_ratings,
+    bootstrap_errors, fit_ratings,
 };
 
 /// Running counts of a match or tournament.
@@ -430,7 +430,21 @@ impl TournamentReport {
         }
         let (mut elo, mut error95) = (vec![f64::NAN; n], vec![f64::NAN; n]);
         let rating_error = match fit {
-            Ok(r) => {
+            Ok(mut r) => {
+                if used.bootstrap > 0 {
+                    let mut pairs = Vec::new();
+                    for (a, &i) in active.iter().enumerate() {
+                        for (b, &j) in active.iter().enumerate().skip(a + 1) {
+                            let w = tally.wld[i * n + j];
+                            if w.games() > 0 {
+                                pairs.push((a, b, w));
+                            }
+                        }
+                    }
+                    if let Ok(e) = bootstrap_errors(&pairs, active.len(), &options, used.bootstrap as usize, 0x5EED) {
+                        r.error95 = e;
+                    }
+                }
                 for (a, &i) in active.iter().enumerate() {
                     elo[i] = r.elo[a];
                     error95[i] = r.error95[a];

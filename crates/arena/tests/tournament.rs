@@ -185,3 +185,18 @@ fn match_report_formats() {
     assert!(text.contains("SPRT elo0=0 elo1=30"));
     assert!(text.contains("forfeits: first 0, bad(Illegal) 10"));
 }
+
+#[test]
+fn tournament_error_bars_by_bootstrap() {
+    let base = TournamentConfig { players: 3, games_per_pair: 20, ..TournamentConfig::default() };
+    let fisher = run_tournament(&TicTacToe::new(), factory, &base, |_| {}).expect("tournament");
+    let rating = tabula_arena::RatingOptions { bootstrap: 200, ..tabula_arena::RatingOptions::default() };
+    let boot = run_tournament(&TicTacToe::new(), factory, &TournamentConfig { rating, ..base }, |_| {}).expect("boot");
+    for (f, b) in fisher.standings.iter().zip(&boot.standings) {
+        assert_eq!((f.player, f.elo), (b.player, b.elo), "same fit");
+        assert!(b.error95.is_finite() && b.error95 > 0.0);
+        assert!(b.error95 != f.error95);
+        // Same order of magnitude as the Fisher bars.
+        assert!(b.error95 > f.error95 / 3.0 && b.error95 < f.error95 * 3.0, "{} vs {}", b.error95, f.error95);
+    }
+}
