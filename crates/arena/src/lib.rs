@@ -67,11 +67,12 @@ pub mod runner;
 pub mod stats;
 
 pub use clock::GameClock;
-pub use openings::{Opening, Openings};
+pub use openings::{LIST_OPENING_PARAMS, Opening, Openings, RANDOM_OPENING_PARAMS};
 pub use record::{GameRecord, MoveStats, Termination, write_text_record};
 pub use report::{MatchReport, SprtReport, Standing, TournamentReport};
 pub use runner::{
-    ArenaError, Fixture, GameRules, MatchConfig, PlayedGame, Schedule, TournamentConfig, match_schedule, play_game,
-    run_match, run_tournament, tournament_schedule,
+    Adjudication, ArenaError, Fixture, GameRules, MatchConfig, PlayedGame, Schedule, TournamentConfig, match_schedule,
+    play_game, read_results, run_match, run_tournament, tournament_schedule,
 };
+pub use stats::SPRT_PARAMS;
 pub use stats::{Anchor, EloEstimate, Penta, RatingOptions, Ratings, Sprt, SprtDecision, SprtModel, SprtStatus, Wld};

@@ -7,9 +7,19 @@
 
 use std::path::Path;
 
-use tabula_core::{Game, Player, Rng, Turn, splitmix64};
+use tabula_core::{Game, ParamInfo, Params, Player, Rng, Spec, SpecError, Turn, splitmix64};
 
 use crate::runner::ArenaError;
+
+/// The parameters of `random(...)` openings.
+pub const RANDOM_OPENING_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("plies", "4", "random plies from the start position, 0..=1000"),
+    ParamInfo::new("seed", "1", "seed of the set of openings"),
+];
+
+/// The parameters of `list(...)` openings.
+pub const LIST_OPENING_PARAMS: &[ParamInfo] =
+    &[ParamInfo::new("file", "", "a text file: one opening a line, moves separated by spaces")];
 
 /// How openings are chosen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -32,6 +42,38 @@ pub enum Openings {
 }
 
 impl Openings {
+    /// Openings from a spec: `none`, `random(plies=4,seed=1)` or `list(file=openings.txt)`
+    /// (see [`RANDOM_OPENING_PARAMS`] and [`LIST_OPENING_PARAMS`]).
+    ///
+    /// # Errors
+    /// [`ArenaError::Spec`] for a bad spec, [`ArenaError::Io`] when the list cannot be read.
+    pub fn from_spec(spec: &Spec) -> Result<Openings, ArenaError> {
+        match spec.name.as_str() {
+            "none" => {
+                Params::new(spec, &[])?;
+                Ok(Openings::None)
+            }
+            "random" => {
+                let p = Params::new(spec, RANDOM_OPENING_PARAMS)?;
+                Ok(Openings::RandomPlies { plies: p.get_in("plies", 0..=1000)?, seed: p.get("seed")? })
+            }
+            "list" => {
+                let p = Params::new(spec, LIST_OPENING_PARAMS)?;
+                let file: String = p.get("file")?;
+                if file.is_empty() {
+                    return Err(ArenaError::Config("list openings need file=<path>".into()));
+                }
+                Openings::from_file(Path::new(&file))
+            }
+            other => Err(SpecError::UnknownName {
+                kind: "openings".into(),
+                name: other.to_string(),
+                valid: "none, random, list".into(),
+            }
+            .into()),
+        }
+    }
+
     /// An opening list from text: one opening per line; blank lines and lines starting with
     /// `#` are skipped.
     pub fn parse_list(text: &str) -> Openings {
@@ -236,5 +278,22 @@ mod tests {
         assert!(ends.opening(&start, 0).is_err());
         assert!(Openings::List(vec![]).opening(&start, 0).is_err());
         assert!(Openings::None.opening(&start, 7).expect("none").steps.is_empty());
+    }
+
+    #[test]
+    fn openings_from_specs() {
+        let parse = |t: &str| Openings::from_spec(&Spec::parse(t).expect("spec"));
+        assert_eq!(parse("none").expect("none"), Openings::None);
+        assert_eq!(parse("random").expect("random"), Openings::RandomPlies { plies: 4, seed: 1 });
+        assert_eq!(parse("random(plies=2,seed=9)").expect("random"), Openings::RandomPlies { plies: 2, seed: 9 });
+        assert!(matches!(parse("random(plies=-1)"), Err(ArenaError::Spec(_))));
+        assert!(matches!(parse("book"), Err(ArenaError::Spec(SpecError::UnknownName { .. }))));
+        assert!(matches!(parse("list"), Err(ArenaError::Config(_))));
+        assert!(matches!(parse("list(file=/nonexistent/openings.txt)"), Err(ArenaError::Io { .. })));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("o.txt");
+        std::fs::write(&path, "a1 b2\n# c\nc3\n").expect("write");
+        let spec = Spec::named("list").with("file", path.display());
+        assert_eq!(Openings::from_spec(&spec).expect("list"), Openings::List(vec!["a1 b2".into(), "c3".into()]));
     }
 }

@@ -64,6 +64,12 @@ pub enum Termination {
     },
     /// The game reached the configured ply limit and was scored a draw.
     MaxPlies,
+    /// The referee ended the game from the agents' own evaluations: a loss for `loser`
+    /// (whose evaluations were hopeless), or a draw when `None`.
+    Adjudicated {
+        /// The seat scored a loss (0-based), or none for a draw.
+        loser: Option<usize>,
+    },
     /// In a simultaneous turn some player had no legal move; the game was scored a draw.
     NoLegalMove {
         /// The seat without a move.
@@ -91,6 +97,8 @@ impl Termination {
             Termination::TimeForfeit { seat, millis } => format!("time forfeit by seat {} ({millis} ms)", seat + 1),
             Termination::Resignation { seat } => format!("resignation by seat {}", seat + 1),
             Termination::MaxPlies => "ply limit".to_string(),
+            Termination::Adjudicated { loser: Some(seat) } => format!("adjudicated loss for seat {}", seat + 1),
+            Termination::Adjudicated { loser: None } => "adjudicated draw".to_string(),
             Termination::NoLegalMove { seat } => format!("no legal move for seat {}", seat + 1),
         }
     }

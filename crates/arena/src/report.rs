@@ -11,10 +11,10 @@ use std::fmt::{self, Write as _};
 use serde::Serialize;
 
 use crate::record::{GameRecord, Termination};
-use crate::runner::Fixture;
+use crate::runner::{Fixture, match_schedule};
 use crate::stats::{
     EloEstimate, PairTable, Penta, RatingOptions, ScoreEstimate, Sprt, SprtDecision, SprtStatus, StatsError, Wld,
-    fit_ratings,
+    bootstrap_errors, fit_ratings,
 };
 
 /// Running counts of a match or tournament.
@@ -27,6 +27,8 @@ pub(crate) struct Tally {
     wld: Vec<Wld>,
     /// `penta[i*n+j]`: `i`'s colour-swapped pairs against `j`.
     penta: Vec<Penta>,
+    /// `first[i*n+j]`: `i`'s results against `j` in the games where `i` had the first seat.
+    first: Vec<Wld>,
     forfeits: Vec<u64>,
     terminations: BTreeMap<String, u64>,
     played: u64,
@@ -40,6 +42,7 @@ fn termination_kind(t: &Termination) -> &'static str {
         Termination::TimeForfeit { .. } => "time_forfeit",
         Termination::Resignation { .. } => "resignation",
         Termination::MaxPlies => "max_plies",
+        Termination::Adjudicated { .. } => "adjudicated",
         Termination::NoLegalMove { .. } => "no_legal_move",
     }
 }
@@ -51,6 +54,7 @@ impl Tally {
             done: vec![None; fixtures],
             wld: vec![Wld::default(); n * n],
             penta: vec![Penta::default(); n * n],
+            first: vec![Wld::default(); n * n],
             forfeits: vec![0; n],
             terminations: BTreeMap::new(),
             played: 0,
@@ -71,6 +75,11 @@ impl Tally {
         self.played += 1;
         self.wld[a * n + b].add(s);
         self.wld[b * n + a].add(1.0 - s);
+        match record.participants.first() {
+            Some(&p) if p == a => self.first[a * n + b].add(s),
+            Some(&p) if p == b => self.first[b * n + a].add(1.0 - s),
+            _ => {}
+        }
         if let Some(sp) = fixture.partner.and_then(|p| self.done.get(p).copied().flatten()) {
             self.penta[a * n + b].add_pair(s, sp);
             self.penta[b * n + a].add_pair(1.0 - s, 1.0 - sp);
@@ -143,6 +152,10 @@ pub struct MatchReport {
     pub complete: bool,
     /// Wins, losses and draws of the first player.
     pub wld: Wld,
+    /// The first player's results in the games where it moved first (had seat 1).
+    pub moving_first: Wld,
+    /// The first player's results in the games where the second player moved first.
+    pub moving_second: Wld,
     /// The first player's score with its 95% interval.
     pub score: ScoreEstimate,
     /// The Elo difference (first minus second) with its 95% interval.
@@ -184,6 +197,8 @@ impl MatchReport {
             played: tally.played,
             complete: tally.played as usize >= scheduled,
             wld,
+            moving_first: tally.first[1],
+            moving_second: tally.first[2].flipped(),
             score: wld.score_estimate(0.95),
             elo: wld.elo(),
             normalized_elo: if penta.pairs() > 0 { penta.normalized_elo() } else { wld.normalized_elo() },
@@ -195,6 +210,35 @@ impl MatchReport {
             forfeits: [tally.forfeits[0], tally.forfeits[1]],
             terminations: tally.terminations.clone(),
         }
+    }
+
+    /// The report of a match's records (see [`crate::read_results`]), participant 0 first;
+    /// games are paired as the match schedule pairs them.
+    pub fn from_records(records: &[GameRecord], sprt: Option<Sprt>) -> MatchReport {
+        let games = records.iter().map(|r| r.id + 1).max().unwrap_or(0);
+        let seats = records.first().map_or(2, |r| r.participants.len());
+        let fixtures = match_schedule(games, seats);
+        let mut tally = Tally::new(2, games);
+        let mut names = vec![String::new(); 2];
+        for r in records {
+            if let Some(f) = fixtures.get(r.id)
+                && f.seats == r.participants
+            {
+                tally.add(f, r);
+                for (p, name) in r.participants.iter().zip(&r.players) {
+                    if names[*p].is_empty() {
+                        names[*p].clone_from(name);
+                    }
+                }
+            }
+        }
+        for (i, n) in names.iter_mut().enumerate() {
+            if n.is_empty() {
+                *n = format!("player {}", i + 1);
+            }
+        }
+        let game = records.first().map(|r| r.game.clone()).unwrap_or_default();
+        MatchReport::new(&game, &names, &tally, games, sprt)
     }
 
     /// The report as pretty-printed JSON.
@@ -269,6 +313,12 @@ impl fmt::Display for MatchReport {
             self.normalized_elo.elo,
             self.normalized_elo.margin,
             100.0 * self.los
+        )?;
+        let (m1, m2) = (&self.moving_first, &self.moving_second);
+        writeln!(
+            f,
+            "  {a} moving first: +{} -{} ={}  moving second: +{} -{} ={}",
+            m1.wins, m1.losses, m1.draws, m2.wins, m2.losses, m2.draws
         )?;
         if let Some(e) = &self.penta_elo {
             let c = self.penta.counts;
@@ -380,7 +430,21 @@ impl TournamentReport {
         }
         let (mut elo, mut error95) = (vec![f64::NAN; n], vec![f64::NAN; n]);
         let rating_error = match fit {
-            Ok(r) => {
+            Ok(mut r) => {
+                if used.bootstrap > 0 {
+                    let mut pairs = Vec::new();
+                    for (a, &i) in active.iter().enumerate() {
+                        for (b, &j) in active.iter().enumerate().skip(a + 1) {
+                            let w = tally.wld[i * n + j];
+                            if w.games() > 0 {
+                                pairs.push((a, b, w));
+                            }
+                        }
+                    }
+                    if let Ok(e) = bootstrap_errors(&pairs, active.len(), &options, used.bootstrap as usize, 0x5EED) {
+                        r.error95 = e;
+                    }
+                }
                 for (a, &i) in active.iter().enumerate() {
                     elo[i] = r.elo[a];
                     error95[i] = r.error95[a];
@@ -418,6 +482,34 @@ impl TournamentReport {
             rating_error,
             terminations: tally.terminations.clone(),
         }
+    }
+
+    /// The report of a tournament's records (see [`crate::read_results`]) between `players`
+    /// participants.
+    pub fn from_records(records: &[GameRecord], players: usize, rating: &RatingOptions) -> TournamentReport {
+        let games = records.iter().map(|r| r.id + 1).max().unwrap_or(0);
+        let mut tally = Tally::new(players, games);
+        let mut names = vec![String::new(); players];
+        for r in records {
+            let Some(&a) = r.participants.first() else { continue };
+            let Some(&b) = r.participants.iter().find(|&&p| p != a) else { continue };
+            let fixture = Fixture { id: r.id, seats: r.participants.clone(), a, b, opening: 0, partner: None };
+            tally.add(&fixture, r);
+            for (p, name) in r.participants.iter().zip(&r.players) {
+                if let Some(slot) = names.get_mut(*p)
+                    && slot.is_empty()
+                {
+                    slot.clone_from(name);
+                }
+            }
+        }
+        for (i, n) in names.iter_mut().enumerate() {
+            if n.is_empty() {
+                *n = format!("player {}", i + 1);
+            }
+        }
+        let game = records.first().map(|r| r.game.clone()).unwrap_or_default();
+        TournamentReport::new(&game, &names, &tally, games, rating)
     }
 
     /// The report as pretty-printed JSON.

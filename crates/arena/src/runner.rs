@@ -78,6 +78,9 @@ pub enum ArenaError {
     /// A configuration that cannot work.
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// A spec string (openings, SPRT) that does not parse.
+    #[error(transparent)]
+    Spec(#[from] tabula_core::SpecError),
 }
 
 /// Referee settings for one game.
@@ -89,9 +92,44 @@ pub struct GameRules {
     /// the limits have a hard time). `None` leaves per-move timing to the agents. With a
     /// game clock this is also the overrun the clock forgives (zero when `None`).
     pub time_margin: Option<Duration>,
+    /// Ending decided games early from the agents' evaluations.
+    pub adjudication: Adjudication,
     /// A time control: each seat gets a [`GameClock`] with it, sees the clock in its limits
     /// before every move and loses on time when its flag falls.
     pub clock: Option<Clock>,
+}
+
+/// Early ends from the agents' own evaluations (the [`MoveStats`] of their moves), to save
+/// time in matches between engines. Off by default.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Adjudication {
+    /// A seat loses once it reported a score at or below minus this for
+    /// [`resign_moves`](Adjudication::resign_moves) of its moves in a row.
+    pub resign_score: Option<i32>,
+    /// A seat loses once it reported a win rate at or below this for `resign_moves` moves in a row.
+    pub resign_win_rate: Option<f64>,
+    /// Consecutive hopeless moves needed to adjudicate a loss (0 disables).
+    pub resign_moves: u32,
+    /// Draw adjudication starts at this ply.
+    pub draw_after: u32,
+    /// The game is a draw once every seat reported a score within ± this ...
+    pub draw_score: Option<i32>,
+    /// ... or a win rate within ± this of one half ...
+    pub draw_win_rate: Option<f64>,
+    /// ... for this many of its moves in a row (0 disables).
+    pub draw_moves: u32,
+}
+
+impl Adjudication {
+    fn hopeless(&self, s: &MoveStats) -> bool {
+        self.resign_score.is_some_and(|t| s.score.is_some_and(|v| v <= -t))
+            || self.resign_win_rate.is_some_and(|t| s.win_rate.is_some_and(|w| w <= t))
+    }
+
+    fn drawish(&self, s: &MoveStats) -> bool {
+        self.draw_score.is_some_and(|t| s.score.is_some_and(|v| v.abs() <= t))
+            || self.draw_win_rate.is_some_and(|t| s.win_rate.is_some_and(|w| (w - 0.5).abs() <= t))
+    }
 }
 
 /// The outcome of [`play_game`].
@@ -159,7 +197,9 @@ pub fn play_game<G: Game>(
     let mut clocks: Vec<GameClock> = rules.clock.iter().flat_map(|c| vec![GameClock::new(c.clone()); n]).collect();
     let mut seat_limits = limits.clone();
     let mut legal = Vec::new();
-    let mut stats = Vec::new();
+    let mut stats: Vec<MoveStats> = Vec::new();
+    let adj = &rules.adjudication;
+    let (mut resign_streak, mut draw_streak) = (vec![0u32; n], vec![0u32; n]);
     let end = |state: G, moves, rewards, termination, stats| PlayedGame {
         state,
         moves,
@@ -228,8 +268,12 @@ pub fn play_game<G: Game>(
                 let t = Termination::TimeForfeit { seat, millis: took.as_millis() as u64 };
                 return Ok(end(state, moves, forfeit(n, seat), t, stats));
             }
+            // The choice's own report is the final one; agents that leave it empty may still
+            // have streamed progress.
+            let i = &choice.info;
+            let own = i.depth > 0 || i.nodes > 0 || i.score.is_some() || i.win_rate.is_some();
             let (depth, nodes, score, win_rate) =
-                last.unwrap_or((choice.info.depth, choice.info.nodes, choice.info.score, choice.info.win_rate));
+                if own { (i.depth, i.nodes, i.score, i.win_rate) } else { last.unwrap_or((0, 0, None, None)) };
             stats.push(MoveStats {
                 ply: moves.len(),
                 seat,
@@ -239,6 +283,10 @@ pub fn play_game<G: Game>(
                 score,
                 win_rate,
             });
+            if let Some(st) = stats.last() {
+                resign_streak[seat] = if adj.hopeless(st) { resign_streak[seat] + 1 } else { 0 };
+                draw_streak[seat] = if adj.drawish(st) { draw_streak[seat] + 1 } else { 0 };
+            }
             if choice.resign {
                 return Ok(end(state, moves, forfeit(n, seat), Termination::Resignation { seat }, stats));
             }
@@ -251,6 +299,21 @@ pub fn play_game<G: Game>(
         moves.push(step_text(&state, &step));
         observe(agents, &state, &step);
         apply_step(&mut state, &step);
+        if state.is_over() {
+            continue;
+        }
+        if adj.resign_moves > 0
+            && let Some(&seat) = movers.iter().find(|&&s| resign_streak[s] >= adj.resign_moves)
+        {
+            let t = Termination::Adjudicated { loser: Some(seat) };
+            return Ok(end(state, moves, forfeit(n, seat), t, stats));
+        }
+        if adj.draw_moves > 0
+            && moves.len() as u64 >= u64::from(adj.draw_after)
+            && draw_streak.iter().all(|&k| k >= adj.draw_moves)
+        {
+            return Ok(end(state, moves, vec![0.5; n], Termination::Adjudicated { loser: None }, stats));
+        }
     }
 }
 
@@ -673,6 +736,33 @@ where
     }
     let names = sink.names.into_iter().enumerate().map(|(i, n)| n.unwrap_or_else(|| format!("player {}", i + 1)));
     Ok(Outcome { names: names.collect(), tally: sink.tally })
+}
+
+/// Reads every game of a results file (JSON lines), e.g. to export records or rebuild a
+/// report with [`MatchReport::from_records`]. A last line cut short by an interruption is
+/// skipped.
+///
+/// # Errors
+/// [`ArenaError::Io`] when the file cannot be read, [`ArenaError::ResultsFile`] for a
+/// damaged line other than the last.
+pub fn read_results(path: &Path) -> Result<Vec<GameRecord>, ArenaError> {
+    let bytes = std::fs::read(path).map_err(|source| ArenaError::Io { path: path.to_path_buf(), source })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut records = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(r) => records.push(r),
+            Err(_) if i + 1 == lines.len() && !bytes.ends_with(b"\n") => {}
+            Err(e) => {
+                return Err(ArenaError::ResultsFile { path: path.to_path_buf(), line: i + 1, message: e.to_string() });
+            }
+        }
+    }
+    Ok(records)
 }
 
 /// Reads the games already in a results file, checking they belong to this schedule. A last

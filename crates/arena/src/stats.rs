@@ -29,12 +29,15 @@
 //!   detect, independent of the draw rate.
 //! - **Ratings** ([`fit_ratings`]): the Bradley–Terry / Elo maximum-likelihood fit with
 //!   draws counted as half a win and half a loss (as Ordo does), solved by Newton's method;
-//!   95% error bars from the inverse Fisher information, relative to the chosen [`Anchor`].
+//!   95% error bars from the inverse Fisher information, relative to the chosen [`Anchor`],
+//!   or from a seeded parametric bootstrap ([`bootstrap_errors`]) that also sees how draws
+//!   reduce the variance.
 
 // Matrix code reads best with explicit indices.
 #![allow(clippy::needless_range_loop)]
 
 use serde::{Deserialize, Serialize};
+use tabula_core::{ParamInfo, Params, Spec, SpecError};
 
 /// The two-sided 95% normal quantile, Φ⁻¹(0.975).
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -322,6 +325,16 @@ pub struct SprtStatus {
     pub decision: SprtDecision,
 }
 
+/// The parameters of an SPRT spec (`sprt(...)`).
+pub const SPRT_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("elo0", "0", "Elo difference of H0"),
+    ParamInfo::new("elo1", "5", "Elo difference of H1 (greater than elo0)"),
+    ParamInfo::new("alpha", "0.05", "false-positive rate, in (0, 0.5)"),
+    ParamInfo::new("beta", "0.05", "false-negative rate, in (0, 0.5)"),
+    ParamInfo::new("model", "logistic", "logistic, normalized or bayeselo"),
+    ParamInfo::new("pairs", "false", "count colour-swapped game pairs (pentanomial) instead of games"),
+];
+
 /// A sequential probability ratio test of H0 "A is `elo0` stronger than B" against H1 "A is
 /// `elo1` stronger", with false-positive rate `alpha` and false-negative rate `beta`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -337,7 +350,8 @@ pub struct Sprt {
     /// How results are modelled.
     pub model: SprtModel,
     /// Whether a match feeds the test pentanomial pair counts rather than single games
-    /// (only with [`SprtModel::Logistic`]).
+    /// (meaningful in the logistic and normalized models; the BayesElo model splits pairs
+    /// back into games).
     pub pentanomial: bool,
 }
 
@@ -359,13 +373,53 @@ impl Sprt {
         Ok(Sprt { elo0, elo1, alpha, beta, model: SprtModel::Logistic, pentanomial: false })
     }
 
+    /// Builds a test from a spec such as `sprt(elo0=0,elo1=5,alpha=0.05,beta=0.05)`; see
+    /// [`SPRT_PARAMS`] for the keys and defaults.
+    ///
+    /// # Errors
+    /// A [`SpecError`] naming the unknown key or bad value.
+    pub fn from_spec(spec: &Spec) -> Result<Sprt, SpecError> {
+        if spec.name != "sprt" {
+            return Err(SpecError::UnknownName { kind: "test".into(), name: spec.name.clone(), valid: "sprt".into() });
+        }
+        let p = Params::new(spec, SPRT_PARAMS)?;
+        let bad = |key: &str, reason: String| SpecError::BadValue {
+            owner: "sprt".into(),
+            key: key.into(),
+            value: p.raw(key).to_string(),
+            reason,
+        };
+        let model = match p.get_choice("model", &["logistic", "normalized", "bayeselo"])? {
+            "normalized" => SprtModel::Normalized,
+            "bayeselo" => SprtModel::BayesElo,
+            _ => SprtModel::Logistic,
+        };
+        let pentanomial = p.get_bool("pairs")?;
+        if pentanomial && model == SprtModel::BayesElo {
+            return Err(bad("pairs", "the BayesElo model counts single games".into()));
+        }
+        let (elo0, elo1) = (p.get::<f64>("elo0")?, p.get::<f64>("elo1")?);
+        let (alpha, beta) = (p.get::<f64>("alpha")?, p.get::<f64>("beta")?);
+        let test = Sprt::new(elo0, elo1, alpha, beta).map_err(|e| {
+            let key = if !(alpha > 0.0 && alpha < 0.5) {
+                "alpha"
+            } else if !(beta > 0.0 && beta < 0.5) {
+                "beta"
+            } else {
+                "elo1"
+            };
+            bad(key, e.to_string())
+        })?;
+        Ok(test.with_model(model).with_pentanomial(pentanomial))
+    }
+
     /// The same test in another model.
     pub fn with_model(mut self, model: SprtModel) -> Sprt {
         self.model = model;
         self
     }
 
-    /// The same test fed with game pairs (logistic model only).
+    /// The same test fed with game pairs (logistic and normalized models).
     pub fn with_pentanomial(mut self, pentanomial: bool) -> Sprt {
         self.pentanomial = pentanomial;
         self
@@ -404,8 +458,8 @@ impl Sprt {
         }
     }
 
-    /// The log-likelihood ratio for pentanomial pair counts (logistic model; in the BayesElo
-    /// model the pairs are split into games, pairs scoring 1 counting as draws).
+    /// The log-likelihood ratio for pentanomial pair counts (in the BayesElo model the pairs
+    /// are split into games, a pair scoring 1 counting as two draws).
     pub fn llr_pentanomial(&self, penta: &Penta) -> f64 {
         match self.model {
             SprtModel::Logistic => {
@@ -598,11 +652,14 @@ pub struct RatingOptions {
     /// Virtual draws added between every two players who met, so that perfect scores get
     /// finite ratings (0 for the pure maximum-likelihood fit).
     pub prior_draws: f64,
+    /// Bootstrap samples for the error bars of tournament reports ([`bootstrap_errors`]);
+    /// 0 takes them from the Fisher information.
+    pub bootstrap: u32,
 }
 
 impl Default for RatingOptions {
     fn default() -> Self {
-        RatingOptions { anchor: Anchor::Mean, prior_draws: 0.0 }
+        RatingOptions { anchor: Anchor::Mean, prior_draws: 0.0, bootstrap: 0 }
     }
 }
 
@@ -703,6 +760,71 @@ pub fn fit_ratings(table: &PairTable, options: &RatingOptions) -> Result<Ratings
     }
     let error95 = variance.iter().map(|v| Z95 * v.sqrt() / K).collect();
     Ok(Ratings { elo, error95, iterations })
+}
+
+/// 95% error bars of fitted ratings by a seeded parametric bootstrap: each sample redraws
+/// every pair's games from that pair's observed win/draw/loss frequencies and refits. Unlike
+/// the Fisher-information bars of [`fit_ratings`], which treat a draw as half a win and half
+/// a loss, these see that draws make results less variable. Returns half widths
+/// (`Z95 × standard deviation` over the samples), relative to the anchor.
+///
+/// `pairs` lists `(i, j, results of i against j)`.
+///
+/// # Errors
+/// As [`fit_ratings`] for the observed table; samples whose fit has no finite answer are
+/// redrawn (up to ten times as many draws as `samples` in all).
+pub fn bootstrap_errors(
+    pairs: &[(usize, usize, Wld)],
+    players: usize,
+    options: &RatingOptions,
+    samples: usize,
+    seed: u64,
+) -> Result<Vec<f64>, StatsError> {
+    let table_of = |results: &[(usize, usize, Wld)]| {
+        let mut t = PairTable::new(players);
+        for &(i, j, w) in results {
+            t.add(i, j, w.games() as f64, w.points());
+        }
+        t
+    };
+    fit_ratings(&table_of(pairs), options)?;
+    let mut rng = tabula_core::Rng::new(seed);
+    let mut sum = vec![0.0; players];
+    let mut sum_sq = vec![0.0; players];
+    let mut kept = 0usize;
+    let mut tries = 0usize;
+    let mut sample = pairs.to_vec();
+    while kept < samples && tries < samples.saturating_mul(10) {
+        tries += 1;
+        for (slot, &(_, _, w)) in sample.iter_mut().zip(pairs) {
+            let n = w.games();
+            let (pw, pd) = (w.wins as f64 / n as f64, w.draws as f64 / n as f64);
+            let mut drawn = Wld::default();
+            for _ in 0..n {
+                let u = rng.unit();
+                drawn.add(if u < pw {
+                    1.0
+                } else if u < pw + pd {
+                    0.5
+                } else {
+                    0.0
+                });
+            }
+            slot.2 = drawn;
+        }
+        if let Ok(r) = fit_ratings(&table_of(&sample), options) {
+            kept += 1;
+            for (k, e) in r.elo.iter().enumerate() {
+                sum[k] += e;
+                sum_sq[k] += e * e;
+            }
+        }
+    }
+    if kept < 2 {
+        return Err(StatsError::NoConvergence);
+    }
+    let m = kept as f64;
+    Ok((0..players).map(|k| Z95 * ((sum_sq[k] - sum[k] * sum[k] / m) / (m - 1.0)).max(0.0).sqrt()).collect())
 }
 
 /// Gradient of the log-likelihood and the Fisher information matrix (negated Hessian).

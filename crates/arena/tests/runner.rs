@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{BadAgent, ClockSpy, Counter, Fault, FirstAgent, Pennies, RandomAgent};
+use common::{BadAgent, ClockSpy, Counter, Evaluator, Fault, FirstAgent, Pennies, RandomAgent, Reporter};
 use tabula_arena::{
-    ArenaError, GameRecord, GameRules, MatchConfig, Opening, Openings, Sprt, SprtDecision, Termination, Wld, play_game,
-    run_match,
+    Adjudication, ArenaError, GameRecord, GameRules, MatchConfig, Opening, Openings, Sprt, SprtDecision, Termination,
+    Wld, play_game, run_match,
 };
 use tabula_core::{Agent, Clock, Limits};
 use tabula_tictactoe::TicTacToe;
@@ -145,6 +145,8 @@ fn match_plays_every_game_with_alternating_colours() {
         games: 24,
         jobs: 2,
         openings: Openings::RandomPlies { plies: 2, seed: 5 },
+        // Drawn only on a terminal; exercises the running-score line either way.
+        progress: true,
         ..MatchConfig::default()
     };
     let report =
@@ -173,6 +175,13 @@ fn match_plays_every_game_with_alternating_colours() {
         wld.add(r.score_between(0, 1).expect("both played"));
     }
     assert_eq!(report.wld, wld);
+    let (mut first_seat, mut second_seat) = (Wld::default(), Wld::default());
+    for r in &records {
+        let s = r.score_between(0, 1).expect("both played");
+        if r.participants[0] == 0 { first_seat.add(s) } else { second_seat.add(s) }
+    }
+    assert_eq!((report.moving_first, report.moving_second), (first_seat, second_seat));
+    assert_eq!(report.moving_first.games(), 12);
 }
 
 #[test]
@@ -256,6 +265,9 @@ fn interrupted_match_resumes_without_replaying_or_losing_games() {
     let uninterrupted = run_match(&TicTacToe::new(), random(1), random(2), &fresh, |_| {}).expect("fresh");
     assert_eq!(full.wld, uninterrupted.wld);
     assert_eq!(full.penta, uninterrupted.penta);
+    // The file alone gives the same report.
+    let rebuilt = tabula_arena::MatchReport::from_records(&tabula_arena::read_results(&path).expect("read"), None);
+    assert_eq!(rebuilt, full);
     // A third run finds nothing to do.
     let again = run_match(&TicTacToe::new(), random(1), random(2), &config, |_| panic!("replayed")).expect("noop");
     assert_eq!(again.wld, full.wld);
@@ -381,4 +393,60 @@ fn referee_keeps_a_game_clock_per_seat() {
     let g = play_game(&start, &no_opening(), &mut agents, &Limits::none(), &rules).expect("game");
     assert!(matches!(g.termination, Termination::TimeForfeit { seat: 1, .. }), "{:?}", g.termination);
     assert_eq!(g.rewards, [1.0, 0.0]);
+}
+
+#[test]
+fn move_statistics_come_from_the_agents_reports() {
+    let mut agents: Vec<Ttt> = vec![Box::new(Reporter { final_info: true }), Box::new(Reporter { final_info: false })];
+    let g =
+        play_game(&TicTacToe::new(), &no_opening(), &mut agents, &Limits::none(), &GameRules::default()).expect("game");
+    let first = &g.stats[0];
+    assert_eq!(
+        (first.seat, first.depth, first.nodes, first.score, first.win_rate),
+        (0, Some(3), Some(30), None, Some(0.25))
+    );
+    let second = &g.stats[1];
+    assert_eq!(
+        (second.seat, second.depth, second.nodes, second.score, second.win_rate),
+        (1, Some(2), Some(10), Some(-5), None)
+    );
+}
+
+#[test]
+fn referee_adjudicates_from_the_agents_evaluations() {
+    let start = TicTacToe::new();
+    let play = |a: Evaluator, b: Evaluator, adjudication: Adjudication| {
+        let mut agents: Vec<Ttt> = vec![Box::new(a), Box::new(b)];
+        let rules = GameRules { adjudication, ..GameRules::default() };
+        play_game(&start, &no_opening(), &mut agents, &Limits::none(), &rules).expect("game")
+    };
+    let resign = Adjudication { resign_score: Some(500), resign_moves: 2, ..Adjudication::default() };
+    // Seat 2 thinks it is lost by 1000 on every move: after its second move it loses.
+    let g = play(
+        Evaluator { score: Some(0), win_rate: None },
+        Evaluator { score: Some(-1000), win_rate: None },
+        resign.clone(),
+    );
+    assert_eq!(g.termination, Termination::Adjudicated { loser: Some(1) });
+    assert_eq!(g.rewards, [1.0, 0.0]);
+    assert_eq!(g.moves.len(), 4);
+    // Not hopeless enough: the game is played out.
+    let g = play(Evaluator { score: Some(0), win_rate: None }, Evaluator { score: Some(-400), win_rate: None }, resign);
+    assert_eq!(g.termination, Termination::Normal);
+    // Win rates work too.
+    let by_rate = Adjudication { resign_win_rate: Some(0.05), resign_moves: 1, ..Adjudication::default() };
+    let g =
+        play(Evaluator { score: None, win_rate: Some(0.01) }, Evaluator { score: None, win_rate: Some(0.9) }, by_rate);
+    assert_eq!(g.termination, Termination::Adjudicated { loser: Some(0) });
+    assert_eq!(g.moves.len(), 1);
+    // Both sides see a dead draw from ply 3 on, for two moves each.
+    let draw = Adjudication { draw_after: 3, draw_score: Some(10), draw_moves: 2, ..Adjudication::default() };
+    let g =
+        play(Evaluator { score: Some(5), win_rate: None }, Evaluator { score: Some(-3), win_rate: None }, draw.clone());
+    assert_eq!(g.termination, Termination::Adjudicated { loser: None });
+    assert_eq!(g.rewards, [0.5, 0.5]);
+    assert_eq!(g.moves.len(), 4);
+    // One side disagrees: no draw.
+    let g = play(Evaluator { score: Some(5), win_rate: None }, Evaluator { score: Some(300), win_rate: None }, draw);
+    assert_eq!(g.termination, Termination::Normal);
 }

@@ -32,6 +32,7 @@ fn round_robin_standings_cross_table_and_ratings() {
         games_per_pair: 6,
         jobs: 2,
         openings: Openings::RandomPlies { plies: 1, seed: 3 },
+        progress: true,
         ..TournamentConfig::default()
     };
     let mut ids = Vec::new();
@@ -125,6 +126,12 @@ fn tournament_resumes_from_its_results_file() {
     )
     .expect("fresh");
     assert_eq!(full.cross, uninterrupted.cross);
+    let rebuilt = tabula_arena::TournamentReport::from_records(
+        &tabula_arena::read_results(&path).expect("read"),
+        3,
+        &tabula_arena::RatingOptions::default(),
+    );
+    assert_eq!(rebuilt, full);
     assert_eq!(full.standings, uninterrupted.standings);
 }
 
@@ -174,6 +181,22 @@ fn match_report_formats() {
     let text = report.to_string();
     assert!(text.contains("first vs bad(Illegal) (tictactoe), 10 of 10 games"), "{text}");
     assert!(text.contains("+10 -0 =0"));
+    assert!(text.contains("first moving first: +5 -0 =0  moving second: +5 -0 =0"), "{text}");
     assert!(text.contains("SPRT elo0=0 elo1=30"));
     assert!(text.contains("forfeits: first 0, bad(Illegal) 10"));
+}
+
+#[test]
+fn tournament_error_bars_by_bootstrap() {
+    let base = TournamentConfig { players: 3, games_per_pair: 20, ..TournamentConfig::default() };
+    let fisher = run_tournament(&TicTacToe::new(), factory, &base, |_| {}).expect("tournament");
+    let rating = tabula_arena::RatingOptions { bootstrap: 200, ..tabula_arena::RatingOptions::default() };
+    let boot = run_tournament(&TicTacToe::new(), factory, &TournamentConfig { rating, ..base }, |_| {}).expect("boot");
+    for (f, b) in fisher.standings.iter().zip(&boot.standings) {
+        assert_eq!((f.player, f.elo), (b.player, b.elo), "same fit");
+        assert!(b.error95.is_finite() && b.error95 > 0.0);
+        assert!(b.error95 != f.error95);
+        // Same order of magnitude as the Fisher bars.
+        assert!(b.error95 > f.error95 / 3.0 && b.error95 < f.error95 * 3.0, "{} vs {}", b.error95, f.error95);
+    }
 }

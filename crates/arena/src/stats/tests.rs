@@ -251,7 +251,9 @@ fn two_player_rating_is_the_logistic_difference() {
     let k = std::f64::consts::LN_10 / 400.0;
     let sd_diff = 1.0 / (k * (100.0f64 * 0.75 * 0.25).sqrt());
     assert!(close(r.error95[0], Z95 * sd_diff / 2.0, 1e-6), "{:?}", r.error95);
-    let anchored = fit_ratings(&t, &RatingOptions { anchor: Anchor::Player(0), prior_draws: 0.0 }).expect("fit");
+    let anchored =
+        fit_ratings(&t, &RatingOptions { anchor: Anchor::Player(0), prior_draws: 0.0, ..RatingOptions::default() })
+            .expect("fit");
     assert!(close(anchored.elo[0], 0.0, 1e-12));
     assert!(close(anchored.elo[1], -diff, 1e-7));
     assert_eq!(anchored.error95[0], 0.0);
@@ -271,7 +273,8 @@ fn three_player_ratings_are_recovered_from_expected_scores() {
             t.add(i, j, n, n * score_from_elo(truth[i] - truth[j]));
         }
     }
-    let r = fit_ratings(&t, &RatingOptions { anchor: Anchor::Player(1), prior_draws: 0.0 }).expect("fit");
+    let r = fit_ratings(&t, &RatingOptions { anchor: Anchor::Player(1), prior_draws: 0.0, ..RatingOptions::default() })
+        .expect("fit");
     for i in 0..3 {
         assert!(close(r.elo[i], truth[i], 1e-6), "{:?}", r.elo);
     }
@@ -294,13 +297,17 @@ fn rating_fit_detects_unbounded_and_disconnected_tables() {
     t.add(0, 1, 10.0, 10.0);
     assert_eq!(fit_ratings(&t, &RatingOptions::default()), Err(StatsError::Unbounded(0)));
     // One virtual draw: 10.5 of 11 points, diff = 400 log10(21).
-    let r = fit_ratings(&t, &RatingOptions { anchor: Anchor::Player(1), prior_draws: 1.0 }).expect("fit");
+    let r = fit_ratings(&t, &RatingOptions { anchor: Anchor::Player(1), prior_draws: 1.0, ..RatingOptions::default() })
+        .expect("fit");
     assert!(close(r.elo[0], 400.0 * 21f64.log10(), 1e-6));
     let mut t = PairTable::new(4);
     t.add(0, 1, 4.0, 2.0);
     t.add(2, 3, 4.0, 2.0);
     assert!(matches!(fit_ratings(&t, &RatingOptions::default()), Err(StatsError::Disconnected(0, _))));
-    assert!(fit_ratings(&t, &RatingOptions { anchor: Anchor::Player(9), prior_draws: 0.0 }).is_err());
+    assert!(
+        fit_ratings(&t, &RatingOptions { anchor: Anchor::Player(9), prior_draws: 0.0, ..RatingOptions::default() })
+            .is_err()
+    );
     // Self-games and out-of-range players are ignored.
     t.add(1, 1, 5.0, 5.0);
     t.add(7, 1, 5.0, 5.0);
@@ -372,4 +379,61 @@ fn normalized_sprt_matches_the_logistic_test_with_converted_bounds() {
     assert!(close(n.llr_pentanomial(&p), expect, 1e-6 * expect.abs()));
     // Every game won: the regularised variance keeps the LLR finite and positive.
     assert!(n.llr_trinomial(&Wld::new(50, 0, 0)) > 0.0);
+}
+
+#[test]
+fn sprt_from_spec() {
+    let parse = |t: &str| Sprt::from_spec(&Spec::parse(t).expect("spec"));
+    let t = parse("sprt").expect("defaults");
+    assert_eq!(
+        (t.elo0, t.elo1, t.alpha, t.beta, t.model, t.pentanomial),
+        (0.0, 5.0, 0.05, 0.05, SprtModel::Logistic, false)
+    );
+    let t = parse("sprt(elo0=-1.5,elo1=3,alpha=0.01,beta=0.1,model=normalized,pairs=true)").expect("spec");
+    assert_eq!(
+        (t.elo0, t.elo1, t.alpha, t.beta, t.model, t.pentanomial),
+        (-1.5, 3.0, 0.01, 0.1, SprtModel::Normalized, true)
+    );
+    assert!(matches!(parse("sprt(elo0=5,elo1=1)"), Err(SpecError::BadValue { ref key, .. }) if key == "elo1"));
+    assert!(matches!(parse("sprt(alpha=0.7)"), Err(SpecError::BadValue { ref key, .. }) if key == "alpha"));
+    assert!(
+        matches!(parse("sprt(model=bayeselo,pairs=yes)"), Err(SpecError::BadValue { ref key, .. }) if key == "pairs")
+    );
+    assert!(matches!(parse("sprt(model=other)"), Err(SpecError::BadValue { .. })));
+    assert!(matches!(parse("sprt(gamma=1)"), Err(SpecError::UnknownParam { .. })));
+    assert!(matches!(parse("sptr"), Err(SpecError::UnknownName { .. })));
+}
+
+#[test]
+fn pentanomial_gsprt_on_even_pairs_matches_the_trinomial_maximum() {
+    // Pairs scoring only 0, 1 or 2 points are games with outcomes 0, ½ and 1 (per game); the
+    // pentanomial constrained maximum then equals the trinomial one up to the 1e-3 pseudo-counts.
+    let t = Sprt::new(0.0, 10.0, 0.05, 0.05).expect("valid");
+    let (s0, s1) = (score_from_elo(0.0), score_from_elo(10.0));
+    let (w, l, d) = (310.0, 280.0, 410.0);
+    let expect = brute_force_loglik(w, l, d, s1) - brute_force_loglik(w, l, d, s0);
+    let got = t.llr_pentanomial(&Penta { counts: [280, 0, 410, 0, 310] });
+    assert!(close(got, expect, 1e-3 * expect.abs()), "{got} vs {expect}");
+}
+
+#[test]
+fn bootstrap_errors_agree_with_fisher_without_draws_and_shrink_with_draws() {
+    let k = std::f64::consts::LN_10 / 400.0;
+    // 400 decisive games at 50%: Fisher half width of each rating (mean anchor) is
+    // Z95 · (1 / (k sqrt(400 · 0.25))) / 2.
+    let fisher = Z95 / (k * (400.0f64 * 0.25).sqrt()) / 2.0;
+    let decisive = [(0, 1, Wld::new(200, 200, 0))];
+    let b = bootstrap_errors(&decisive, 2, &RatingOptions::default(), 400, 7).expect("bootstrap");
+    assert!((b[0] / fisher - 1.0).abs() < 0.12, "{} vs {fisher}", b[0]);
+    assert!(close(b[0], b[1], 1e-9), "symmetric around the mean");
+    // Half the games drawn: the per-game variance halves, so the bars shrink by sqrt(1/2).
+    let drawish = [(0, 1, Wld::new(100, 100, 200))];
+    let d = bootstrap_errors(&drawish, 2, &RatingOptions::default(), 400, 7).expect("bootstrap");
+    let ratio = d[0] / fisher;
+    assert!((ratio - 0.5f64.sqrt()).abs() < 0.1, "{ratio}");
+    // Seeded: the same seed gives the same bars.
+    assert_eq!(d, bootstrap_errors(&drawish, 2, &RatingOptions::default(), 400, 7).expect("bootstrap"));
+    // A table without finite ratings is reported, not resampled.
+    let perfect = [(0, 1, Wld::new(10, 0, 0))];
+    assert_eq!(bootstrap_errors(&perfect, 2, &RatingOptions::default(), 10, 1), Err(StatsError::Unbounded(0)));
 }

@@ -250,3 +250,60 @@ impl<G: Game> Agent<G> for ClockSpy {
         moves.first().copied().map(Choice::new).ok_or(AgentError::NoMove)
     }
 }
+
+/// Plays the first legal move, streams one progress report and, when `final_info`, returns
+/// a fuller one with the choice.
+pub struct Reporter {
+    pub final_info: bool,
+}
+
+impl<G: Game> Agent<G> for Reporter {
+    fn name(&self) -> String {
+        "reporter".into()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        _: &Limits,
+        report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        let mut moves = Vec::new();
+        state.legal_moves_of(player, &mut moves);
+        let mv = *moves.first().ok_or(AgentError::NoMove)?;
+        report(&tabula_core::SearchInfo { depth: 2, nodes: 10, score: Some(-5), ..Default::default() });
+        let mut choice = Choice::new(mv);
+        if self.final_info {
+            choice.info = tabula_core::SearchInfo { depth: 3, nodes: 30, win_rate: Some(0.25), ..Default::default() };
+        }
+        Ok(choice)
+    }
+}
+
+/// Plays the first legal move and reports a fixed evaluation.
+pub struct Evaluator {
+    pub score: Option<i32>,
+    pub win_rate: Option<f64>,
+}
+
+impl<G: Game> Agent<G> for Evaluator {
+    fn name(&self) -> String {
+        "evaluator".into()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: Player,
+        _: &Limits,
+        _: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        let mut moves = Vec::new();
+        state.legal_moves_of(player, &mut moves);
+        let mut choice = Choice::new(*moves.first().ok_or(AgentError::NoMove)?);
+        choice.info.score = self.score;
+        choice.info.win_rate = self.win_rate;
+        Ok(choice)
+    }
+}
