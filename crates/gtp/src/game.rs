@@ -493,8 +493,14 @@ impl<G: GtpGame> GameEngine<G> {
         let color = Self::color_arg(cmd, 0)?;
         let time = seconds(&cmd.args[1])?;
         let stones = parse_int(&cmd.args[2])?;
-        if let Some(clock) = &mut self.clocks[color.index()] {
-            clock.set_left(time, stones);
+        match &mut self.clocks[color.index()] {
+            Some(clock) => clock.set_left(time, stones),
+            // Told the time left without a time control: treat it as absolute time.
+            slot @ None if stones == 0 && !time.is_zero() => {
+                let absolute = TimeSystem::Absolute { main: time };
+                *slot = absolute.start_clock();
+            }
+            None => {}
         }
         Ok(String::new())
     }

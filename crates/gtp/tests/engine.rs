@@ -161,15 +161,25 @@ fn clocks_become_limits() {
         GameEngine::new(C4::default(), Box::new(agent)).with_default_limits(Limits::depth(4)).into_engine("t", "1");
     let r = session(
         &mut e,
-        "genmove b\ntime_settings 600 30 5\ntime_left w 20 0\ngenmove w\ntime_left b 10 2\ngenmove b\n\
+        "time_left b 100 0\ngenmove b\ntime_settings 600 30 5\ntime_left w 20 0\ngenmove w\ntime_left b 10 2\ngenmove b\n\
          kgs-time_settings byoyomi 0 5 3\ngenmove w\nkgs-time_settings none\ngenmove b\n\
          kgs-time_settings canadian 1 2 0\nkgs-time_settings absolute\nkgs-time_settings fischer 1 2\n\
          time_settings 1 2\ntime_left w x 0\n",
     );
-    assert!(r[..10].iter().all(|(s, _)| *s), "{r:?}");
-    assert!(r[10..].iter().all(|(s, t)| !*s && t == "syntax error"), "{r:?}");
-    let seen = seen.lock().unwrap();
+    assert!(r[..11].iter().all(|(s, _)| *s), "{r:?}");
+    assert!(r[11..].iter().all(|(s, t)| !*s && t == "syntax error"), "{r:?}");
+    let mut seen = seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 5);
+    // Told the time left without a time control: 100 s of absolute time.
+    let first = seen.remove(0);
+    assert!(first.depth.is_none());
+    assert!(first.hard_time.unwrap() < Duration::from_secs(100));
+    let (agent, seen_none) = FirstMove::new();
+    let mut e =
+        GameEngine::new(C4::default(), Box::new(agent)).with_default_limits(Limits::depth(4)).into_engine("t", "1");
+    session(&mut e, "genmove b\n");
+    let none = seen_none.lock().unwrap()[0].clone();
+    seen.insert(0, none);
     assert_eq!(seen[0].depth, Some(4), "without a clock the default limits apply");
     assert!(seen[0].clock.is_none());
     // 20 s of main time left.
