@@ -135,6 +135,8 @@ pub struct GameEngine<G: GtpGame> {
     start: G,
     state: G,
     history: Vec<(G, G::Move)>,
+    /// For each history entry: whether it is a pass inserted to let a colour move out of turn.
+    inserted: Vec<bool>,
     agent: Box<dyn Agent<G>>,
     time: TimeSystem,
     clocks: [Option<SideClock>; 2],
@@ -159,6 +161,7 @@ impl<G: GtpGame> GameEngine<G> {
             state: start.clone(),
             start,
             history: Vec::new(),
+            inserted: Vec::new(),
             agent,
             time: TimeSystem::None,
             clocks: [None, None],
@@ -223,7 +226,8 @@ impl<G: GtpGame> GameEngine<G> {
         &self.start
     }
 
-    /// The moves played since the start, each with the position it was played in.
+    /// The moves played since the start, each with the position it was played in (passes
+    /// inserted for out-of-turn moves included).
     pub fn history(&self) -> &[(G, G::Move)] {
         &self.history
     }
@@ -243,6 +247,7 @@ impl<G: GtpGame> GameEngine<G> {
         self.start = start;
         self.state = self.start.clone();
         self.history.clear();
+        self.inserted.clear();
         self.clocks = [self.time.start_clock(), self.time.start_clock()];
         self.agent.new_game(&self.start);
     }
@@ -270,27 +275,36 @@ impl<G: GtpGame> GameEngine<G> {
             if after.is_over() || after.current_player() != player || !self.moves.contains(&mv) {
                 return Err(GtpError::illegal_move());
             }
-            self.push_move(pass);
+            self.push_move(pass, true);
         } else {
             self.state.legal_moves(&mut self.moves);
             if !self.moves.contains(&mv) {
                 return Err(GtpError::illegal_move());
             }
         }
-        self.push_move(mv);
+        self.push_move(mv, false);
         Ok(())
     }
 
-    fn push_move(&mut self, mv: G::Move) {
+    fn push_move(&mut self, mv: G::Move, inserted: bool) {
         let before = self.state.clone();
         self.state.play(mv);
         self.agent.observe(&before, &[mv]);
         self.history.push((before, mv));
+        self.inserted.push(inserted);
     }
 
-    /// Takes back the last move; the agent is brought back in step by replaying the game.
+    /// Takes back the last move (with the pass inserted before it, if any); the agent is
+    /// brought back in step by replaying the game.
     pub fn undo_move(&mut self) -> Result<(), GtpError> {
-        let (before, _) = self.history.pop().ok_or_else(GtpError::cannot_undo)?;
+        let (mut before, _) = self.history.pop().ok_or_else(GtpError::cannot_undo)?;
+        self.inserted.pop();
+        if self.inserted.last() == Some(&true) {
+            self.inserted.pop();
+            if let Some((b, _)) = self.history.pop() {
+                before = b;
+            }
+        }
         self.state = before;
         self.agent.new_game(&self.start);
         for (pos, mv) in &self.history {
@@ -361,9 +375,9 @@ impl<G: GtpGame> GameEngine<G> {
         let text = pos.format_gtp_move(choice.mv);
         if play {
             if let Some(pass) = pass {
-                self.push_move(pass);
+                self.push_move(pass, true);
             }
-            self.push_move(choice.mv);
+            self.push_move(choice.mv, false);
         }
         Ok(text)
     }

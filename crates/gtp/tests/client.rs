@@ -12,7 +12,7 @@ use std::panic;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{C4, Ttt};
+use common::{C4, Row, Ttt};
 use tabula_core::{Agent, AgentError, Game, Limits, NullReport, Spec};
 use tabula_gtp::{ClientError, GameEngine, GtpAgent, GtpClient, GtpGame};
 use tabula_search::RandomAgent;
@@ -25,6 +25,9 @@ fn main() {
         let output = std::io::stdout();
         let result = match args.get(2).map(String::as_str) {
             Some("c4") => GameEngine::new(C4::default(), Box::new(RandomAgent::new(Some(seed))))
+                .into_engine("tabula-test", "1")
+                .run(input, output),
+            Some("row") => GameEngine::new(Row::new(5), Box::new(RandomAgent::new(Some(seed))))
                 .into_engine("tabula-test", "1")
                 .run(input, output),
             _ => GameEngine::new(Ttt::default(), Box::new(RandomAgent::new(Some(seed))))
@@ -48,6 +51,7 @@ fn main() {
         ("raw_client_exchanges", raw_client_exchanges),
         ("agents_play_through_engines", agents_play_through_engines),
         ("engine_vs_engine_connect4", engine_vs_engine_connect4),
+        ("passes_and_komi_reach_the_engine", passes_and_komi_reach_the_engine),
         ("spec_builds_the_agent", spec_builds_the_agent),
         ("crash_mid_game", crash_mid_game),
         ("hanging_engine_times_out", hanging_engine_times_out),
@@ -371,4 +375,17 @@ fn commands_sent_to_the_engine() {
     );
     let _ = std::fs::remove_file(path);
     let _ = std::fs::remove_file(log_path);
+}
+
+fn passes_and_komi_reach_the_engine() {
+    let mut start = Row::new(9);
+    start.komi = 1.5;
+    for seed in 0..3 {
+        let mut remote = GtpAgent::<Row>::new(&self_engine("row", seed), TIMEOUT);
+        let mut local = RandomAgent::<Row>::new(Some(seed));
+        let end = play_game(&start, &mut [&mut local, &mut remote], &Limits::none()).unwrap();
+        let client = remote.client_mut().unwrap();
+        assert_eq!(client.send("final_score").unwrap(), end.gtp_final_score().unwrap());
+        assert_eq!(client.send("showboard").unwrap(), end.to_string().trim_end());
+    }
 }

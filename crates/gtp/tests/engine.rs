@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use common::{Analyst, C4, FirstMove, Ttt};
+use common::{Analyst, C4, FirstMove, Row, Ttt};
 use tabula_core::{Game, Limits, Player};
 use tabula_gtp::{Command, Ctx, Engine, GameEngine, GameRegistry, GtpGame};
 use tabula_search::RandomAgent;
@@ -380,4 +380,40 @@ proptest! {
             proptest::prop_assert_eq!(out.matches("\n\n").count(), expected, "{}", out);
         }
     }
+}
+
+#[test]
+fn passes_let_either_colour_move() {
+    let (agent, _) = FirstMove::new();
+    let mut e = GameEngine::new(Row::new(5), Box::new(agent)).into_engine("t", "1");
+    let r = session(
+        &mut e,
+        "boardsize 4\nkomi 0.5\nplay b 1\nplay b 2\nplay b 3\nfinal_score\nundo\nfinal_score\ngenmove b\nfinal_score\n\
+         undo\nundo\nplay w pass\nplay b PASS\nplay w 4\n",
+    );
+    assert_eq!(
+        r,
+        vec![
+            ok(""),
+            ok(""),
+            ok(""),
+            ok(""),
+            ok(""),
+            ok("B+2.5"),
+            ok(""),
+            ok("B+1.5"),
+            ok("3"),
+            ok("B+2.5"),
+            ok(""),
+            ok(""),
+            ok(""),
+            ok(""),
+            err("illegal move"),
+        ]
+    );
+    // b1, (w pass), b2 then two undos: only b1 is left, inserted passes go with their move.
+    let ge = e.state();
+    let moves: Vec<String> = ge.history().iter().map(|(p, m)| p.format_gtp_move(*m)).collect();
+    assert_eq!(moves, ["1", "pass", "pass"]);
+    assert!(ge.state().is_over(), "two passes end the game");
 }
