@@ -603,21 +603,28 @@ impl<G: GtpGame> GameEngine<G> {
     }
 
     /// `lz-genmove_analyze COLOUR [INTERVAL]`: like `genmove`, streaming `info` lines while
-    /// thinking and ending with `play MOVE`.
+    /// thinking (at most one per INTERVAL centiseconds, and always the last one) and ending
+    /// with `play MOVE`.
     pub fn cmd_lz_genmove_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
         let (color, interval) = self.analysis_args(&cmd.args, true)?;
         ctx.start_stream();
         let limits = self.limits_for(color);
         let mut last: Option<Instant> = None;
+        let mut pending = String::new();
         let mv = self.generate(color, true, limits, &mut |pos, info| {
+            let line = lz_analyze_line(pos, info);
+            if line.is_empty() {
+                return;
+            }
             if last.is_none_or(|t| t.elapsed() >= interval) {
-                let line = lz_analyze_line(pos, info);
-                if !line.is_empty() {
-                    ctx.stream_line(&line);
-                    last = Some(Instant::now());
-                }
+                ctx.stream_line(&line);
+                pending.clear();
+                last = Some(Instant::now());
+            } else {
+                pending = line;
             }
         })?;
-        Ok(format!("play {mv}"))
+        // The final report goes out before the move, however soon it came.
+        Ok(if pending.is_empty() { format!("play {mv}") } else { format!("{pending}\nplay {mv}") })
     }
 }

@@ -417,3 +417,47 @@ fn passes_let_either_colour_move() {
     assert_eq!(moves, ["1", "pass", "pass"]);
     assert!(ge.state().is_over(), "two passes end the game");
 }
+
+#[test]
+fn analysis_lines_read_back() {
+    use tabula_core::{MoveStat, SearchInfo};
+    use tabula_gtp::analysis::{lz_analyze_line, parse_lz_analyze_line};
+    let g = Ttt::default();
+    let mv = |s: &str| g.parse_move(s).unwrap();
+    let stat = |m: &str, visits, wr: f64, prior: f64, pv: &[&str]| MoveStat {
+        mv: mv(m),
+        visits,
+        win_rate: Some(wr),
+        score: None,
+        prior: Some(prior),
+        pv: pv.iter().map(|s| mv(s)).collect(),
+    };
+    let info = SearchInfo {
+        root_moves: vec![stat("b2", 90, 0.5712, 0.4, &["b2", "a1", "c3"]), stat("a1", 10, 0.25, 0.1, &["a1"])],
+        ..SearchInfo::default()
+    };
+    let line = lz_analyze_line(&g, &info);
+    assert_eq!(
+        line,
+        "info move B2 visits 90 winrate 5712 prior 4000 order 0 pv B2 A1 C3 \
+         info move A1 visits 10 winrate 2500 prior 1000 order 1 pv A1"
+    );
+    let back = parse_lz_analyze_line(&g, &line).unwrap();
+    assert_eq!(back.root_moves, info.root_moves);
+    assert_eq!(back.nodes, 100);
+    assert_eq!(back.pv, vec![mv("b2"), mv("a1"), mv("c3")]);
+    assert_eq!(back.win_rate, Some(0.5712));
+    // KataGo-style fractions, unknown keys, out-of-order blocks.
+    let kata = "info move a1 visits 3 utility 0.1 winrate 0.25 scoreMean 1.5 prior 0.5 order 1 pv A1 B1 \
+                info move c3 visits 7 winrate 0.75 order 0 pv C3 pvVisits 7";
+    let back = parse_lz_analyze_line(&g, kata).unwrap();
+    assert_eq!(back.root_moves.len(), 2);
+    assert_eq!(back.root_moves[0].mv, mv("c3"));
+    assert_eq!(back.root_moves[0].win_rate, Some(0.75));
+    assert_eq!(back.root_moves[0].pv, vec![mv("c3")]);
+    assert_eq!(back.root_moves[1].prior, Some(0.5));
+    assert_eq!(back.root_moves[1].pv, vec![mv("a1"), mv("b1")]);
+    for junk in ["", "play A1", "info", "info move", "info move Z9 visits 3", "info visits x winrate", "= info move"] {
+        assert!(parse_lz_analyze_line(&g, junk).is_none(), "{junk}");
+    }
+}
