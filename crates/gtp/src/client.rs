@@ -226,12 +226,16 @@ impl GtpClient {
         if !written {
             return Err(self.crashed(&command));
         }
-        let deadline = Instant::now() + timeout;
+        // A deadline past what the clock can count is no deadline.
+        let deadline = Instant::now().checked_add(timeout);
         let mut head: Option<(bool, String)> = None;
         let mut skipping_stale = false;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
+            let received = match deadline {
+                Some(d) => self.lines.recv_timeout(d.saturating_duration_since(Instant::now())),
+                None => self.lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let line = match received {
                 Ok(Event::Line(l)) => l,
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(&command)),
                 Err(RecvTimeoutError::Timeout) => return Err(ClientError::Timeout { command, timeout }),
@@ -556,9 +560,9 @@ impl<G: GtpGame> GtpAgent<G> {
         let budget = limits
             .hard_time
             .or(limits.time)
-            .or(limits.clock.as_ref().map(|c| c.remaining + c.overtime_period))
+            .or(limits.clock.as_ref().map(|c| c.remaining.saturating_add(c.overtime_period)))
             .unwrap_or(Duration::ZERO);
-        let timeout = self.timeout + budget;
+        let timeout = self.timeout.saturating_add(budget);
         let mut last_info: Option<SearchInfo<G::Move>> = None;
         let reply = if self.use_analysis()? {
             let mut on_line = |line: &str| {
