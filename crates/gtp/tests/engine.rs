@@ -358,7 +358,7 @@ proptest! {
     #[test]
     fn any_input_is_answered(lines in proptest::collection::vec(
         proptest::prop_oneof![
-            "(play|genmove|undo|boardsize|komi|time_left|time_settings|kgs-time_settings|set_game|reg_genmove|lz-analyze|final_score|showboard)( [a-z0-9.-]{1,4}){0,4}",
+            "(play|genmove|undo|boardsize|komi|time_left|time_settings|kgs-time_settings|set_game|reg_genmove|lz-analyze|final_score|showboard)( ([a-z0-9.-]{1,4}|1e300|1e19|0.000000001|18446744073709551615|byoyomi|canadian|absolute)){0,4}",
             proptest::collection::vec(proptest::num::u8::ANY, 0..40).prop_map(|b| String::from_utf8_lossy(&b).replace(['\n', '\r'], " ")),
         ],
         0..30,
