@@ -37,4 +37,4 @@ pub mod time;
 pub use client::{ClientError, GTP_PARAMS, GtpAgent, GtpClient};
 pub use engine::{Ctx, Engine, Flow, Handler};
 pub use game::{GameEngine, GameFactory, GameRegistry, GtpGame, GtpMove};
-pub use protocol::{Color, Command, GtpError, Response};
+pub use protocol::{Color, Command, GtpError};
