@@ -3,12 +3,14 @@
 //! One line carries every root move: `info move D4 visits 120 winrate 5312 prior 830
 //! order 0 pv D4 Q16 info move ...`. Win rates and priors are in units of 1/10000 for the
 //! side to move. Sabaki, Lizzie and KaTrain draw their candidate-move overlays from it.
+//! The same lines read back ([`parse_lz_analyze_line`]) turn an external engine's analysis
+//! into the [`SearchInfo`] stream every front end reads.
 
 use std::fmt::Write as _;
 
-use tabula_core::SearchInfo;
+use tabula_core::{MoveStat, SearchInfo};
 
-use crate::GtpGame;
+use crate::{GtpGame, GtpMove};
 
 /// Formats one `lz-analyze` line from a search report of `root`: one `info` block per root
 /// move (or a single block from the principal variation when the agent reports no per-move
@@ -66,4 +68,81 @@ pub fn format_pv<G: GtpGame>(root: &G, pv: &[G::Move]) -> String {
         pos.play(mv);
     }
     s
+}
+
+/// Reads one `lz-analyze` / `lz-genmove_analyze` line of an engine analysing `root` back
+/// into a search report: root moves in the engine's order, the best one's line as the
+/// principal variation. Win rates and priors written as integers are in 1/10000, those with
+/// a decimal point (KataGo) in 0..1. Unknown keys are skipped; `None` when the line holds no
+/// readable `info move` block.
+pub fn parse_lz_analyze_line<G: GtpGame>(root: &G, line: &str) -> Option<SearchInfo<G::Move>> {
+    let ratio = |t: &str| -> Option<f64> {
+        let v: f64 = t.parse().ok().filter(|v: &f64| v.is_finite())?;
+        Some(if t.contains('.') { v } else { v / 10000.0 }.clamp(0.0, 1.0))
+    };
+    let read_move = |t: &str| match root.parse_gtp_move(t) {
+        Ok(GtpMove::Move(m)) => Some(m),
+        _ => None,
+    };
+    let mut stats: Vec<(u32, MoveStat<G::Move>)> = Vec::new();
+    let mut words = line.split_whitespace().peekable();
+    while let Some(w) = words.next() {
+        if w != "info" {
+            continue;
+        }
+        let mut stat: Option<MoveStat<G::Move>> = None;
+        let mut order = u32::MAX;
+        let (mut visits, mut win_rate, mut prior, mut pv) = (0u64, None, None, Vec::new());
+        while let Some(&key) = words.peek() {
+            if key == "info" {
+                break;
+            }
+            words.next();
+            if key == "pv" {
+                while let Some(m) = words.peek().and_then(|t| read_move(t)) {
+                    pv.push(m);
+                    words.next();
+                }
+                continue;
+            }
+            let Some(value) = words.next() else { break };
+            match key {
+                "move" => {
+                    stat = read_move(value).map(|mv| MoveStat {
+                        mv,
+                        visits: 0,
+                        win_rate: None,
+                        score: None,
+                        prior: None,
+                        pv: Vec::new(),
+                    })
+                }
+                "visits" => visits = value.parse().unwrap_or(0),
+                "winrate" => win_rate = ratio(value),
+                "prior" => prior = ratio(value),
+                "order" => order = value.parse().unwrap_or(u32::MAX),
+                _ => {}
+            }
+        }
+        if let Some(mut s) = stat {
+            s.visits = visits;
+            s.win_rate = win_rate;
+            s.prior = prior;
+            s.pv = pv;
+            stats.push((order, s));
+        }
+    }
+    if stats.is_empty() {
+        return None;
+    }
+    stats.sort_by_key(|(order, _)| *order);
+    let root_moves: Vec<MoveStat<G::Move>> = stats.into_iter().map(|(_, s)| s).collect();
+    let best = &root_moves[0];
+    Some(SearchInfo {
+        nodes: root_moves.iter().map(|s| s.visits).sum(),
+        win_rate: best.win_rate,
+        pv: if best.pv.is_empty() { vec![best.mv] } else { best.pv.clone() },
+        root_moves,
+        ..SearchInfo::default()
+    })
 }

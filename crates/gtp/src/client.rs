@@ -16,8 +16,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tabula_core::{Agent, AgentError, Choice, Limits, ParamInfo, Params, Player, Report, Spec, SpecError};
+use tabula_core::{Agent, AgentError, Choice, Limits, ParamInfo, Params, Player, Report, SearchInfo, Spec, SpecError};
 
+use crate::analysis::parse_lz_analyze_line;
 use crate::game::{GtpGame, GtpMove};
 use crate::protocol::{self, RawLine, parse_response_head};
 
@@ -183,10 +184,22 @@ impl GtpClient {
 
     /// [`send`](GtpClient::send) with its own time limit.
     pub fn send_timeout(&mut self, command: &str, timeout: Duration) -> Result<String, ClientError> {
+        self.send_streaming(command, timeout, &mut |_| {})
+    }
+
+    /// Sends a command whose answer streams (analysis commands such as
+    /// `lz-genmove_analyze`): `on_line` sees every line of a success answer as it arrives;
+    /// the whole text is returned at the end as with [`send`](GtpClient::send).
+    pub fn send_streaming(
+        &mut self,
+        command: &str,
+        timeout: Duration,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<String, ClientError> {
         if let Some(reason) = &self.dead {
             return Err(ClientError::Dead(reason.clone()));
         }
-        let result = self.exchange(command, timeout);
+        let result = self.exchange(command, timeout, on_line);
         if let Err(e) = &result
             && !matches!(e, ClientError::Failure { .. })
         {
@@ -196,7 +209,12 @@ impl GtpClient {
         result
     }
 
-    fn exchange(&mut self, command: &str, timeout: Duration) -> Result<String, ClientError> {
+    fn exchange(
+        &mut self,
+        command: &str,
+        timeout: Duration,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<String, ClientError> {
         let command: String = command.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
         let command = command.trim().to_string();
         let id = self.next_id;
@@ -208,12 +226,16 @@ impl GtpClient {
         if !written {
             return Err(self.crashed(&command));
         }
-        let deadline = Instant::now() + timeout;
+        // A deadline past what the clock can count is no deadline.
+        let deadline = Instant::now().checked_add(timeout);
         let mut head: Option<(bool, String)> = None;
         let mut skipping_stale = false;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
+            let received = match deadline {
+                Some(d) => self.lines.recv_timeout(d.saturating_duration_since(Instant::now())),
+                None => self.lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let line = match received {
                 Ok(Event::Line(l)) => l,
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(&command)),
                 Err(RecvTimeoutError::Timeout) => return Err(ClientError::Timeout { command, timeout }),
@@ -224,7 +246,12 @@ impl GtpClient {
                 None if line.trim().is_empty() => {}
                 None => match parse_response_head(line) {
                     Some((_, Some(rid), _)) if rid != id => skipping_stale = true,
-                    Some((ok, _, text)) => head = Some((ok, text.to_string())),
+                    Some((ok, _, text)) => {
+                        if ok && !text.is_empty() {
+                            on_line(text);
+                        }
+                        head = Some((ok, text.to_string()));
+                    }
                     None => {
                         let shown: String = line.chars().take(80).collect();
                         return Err(ClientError::Protocol { command, reason: format!("unexpected output '{shown}'") });
@@ -237,6 +264,9 @@ impl GtpClient {
                     }
                     // Multi-line answers (showboard) keep their indentation; an empty first
                     // line is dropped.
+                    if *ok {
+                        on_line(line);
+                    }
                     if !text.is_empty() {
                         text.push('\n');
                     }
@@ -306,7 +336,15 @@ pub const GTP_PARAMS: &[ParamInfo] = &[
         "30000",
         "milliseconds to wait for an answer; genmove gets this on top of the move's time limit",
     ),
+    ParamInfo::new(
+        "analyze",
+        "false",
+        "ask for moves with lz-genmove_analyze (if the engine knows it) and pass its analysis on",
+    ),
 ];
+
+/// How often an analysing engine reports, in centiseconds.
+const ANALYZE_INTERVAL_CS: u32 = 50;
 
 /// An external GTP engine as an [`Agent`]: the game is mirrored to the engine move by move
 /// and `genmove` asks it for its choice.
@@ -321,6 +359,10 @@ pub struct GtpAgent<G: GtpGame> {
     /// (hash and ply of the position, move).
     own_move: Option<(u64, u32, G::Move)>,
     time_settings_sent: Option<String>,
+    /// Whether to ask for analysis while the engine thinks.
+    analyze: bool,
+    /// Whether the running engine knows `lz-genmove_analyze` (asked once per game).
+    analyze_known: Option<bool>,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -342,8 +384,17 @@ impl<G: GtpGame> GtpAgent<G> {
             tracked: None,
             own_move: None,
             time_settings_sent: None,
+            analyze: false,
+            analyze_known: None,
             _game: PhantomData,
         }
+    }
+
+    /// Asks for moves with `lz-genmove_analyze` when the engine knows it, passing the
+    /// engine's analysis to the report callback of [`Agent::choose`].
+    pub fn with_analysis(mut self, analyze: bool) -> GtpAgent<G> {
+        self.analyze = analyze;
+        self
     }
 
     /// Starts the engine now, so that a bad command line is reported at once.
@@ -369,7 +420,8 @@ impl<G: GtpGame> GtpAgent<G> {
             Err(e) => return Err(bad(e.to_string())),
         }
         let timeout_ms: u64 = p.get_in("timeout_ms", 1..=86_400_000)?;
-        Ok(GtpAgent::new(&cmd, Duration::from_millis(timeout_ms)))
+        let analyze = p.get_bool("analyze")?;
+        Ok(GtpAgent::new(&cmd, Duration::from_millis(timeout_ms)).with_analysis(analyze))
     }
 
     /// The connection to the engine, for game-specific commands (handicap, scoring).
@@ -475,7 +527,25 @@ impl<G: GtpGame> GtpAgent<G> {
         Ok(())
     }
 
-    fn genmove(&mut self, state: &G, player: Player, limits: &Limits) -> Result<Choice<G::Move>, AgentError> {
+    fn use_analysis(&mut self) -> Result<bool, AgentError> {
+        if !self.analyze {
+            return Ok(false);
+        }
+        if let Some(known) = self.analyze_known {
+            return Ok(known);
+        }
+        let known = self.client()?.known_command("lz-genmove_analyze").map_err(engine_error)?;
+        self.analyze_known = Some(known);
+        Ok(known)
+    }
+
+    fn genmove(
+        &mut self,
+        state: &G,
+        player: Player,
+        limits: &Limits,
+        report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
         if !self.in_step(state) {
             return Err(AgentError::Engine("engine is out of step with the game".into()));
         }
@@ -490,10 +560,27 @@ impl<G: GtpGame> GtpAgent<G> {
         let budget = limits
             .hard_time
             .or(limits.time)
-            .or(limits.clock.as_ref().map(|c| c.remaining + c.overtime_period))
+            .or(limits.clock.as_ref().map(|c| c.remaining.saturating_add(c.overtime_period)))
             .unwrap_or(Duration::ZERO);
-        let timeout = self.timeout + budget;
-        let reply = self.client()?.send_timeout(&format!("genmove {color}"), timeout);
+        let timeout = self.timeout.saturating_add(budget);
+        let mut last_info: Option<SearchInfo<G::Move>> = None;
+        let reply = if self.use_analysis()? {
+            let mut on_line = |line: &str| {
+                if let Some(info) = parse_lz_analyze_line(state, line) {
+                    report(&info);
+                    last_info = Some(info);
+                }
+            };
+            let command = format!("lz-genmove_analyze {color} {ANALYZE_INTERVAL_CS}");
+            self.client()?.send_streaming(&command, timeout, &mut on_line).and_then(|text| {
+                text.lines()
+                    .rev()
+                    .find_map(|l| l.trim().strip_prefix("play ").map(str::to_string))
+                    .ok_or(ClientError::Protocol { command, reason: "the answer has no 'play' line".into() })
+            })
+        } else {
+            self.client()?.send_timeout(&format!("genmove {color}"), timeout)
+        };
         let reply = match reply {
             Ok(r) => r,
             Err(ClientError::Failure { message, .. }) => {
@@ -502,13 +589,13 @@ impl<G: GtpGame> GtpAgent<G> {
             Err(e) => return Err(engine_error(e)),
         };
         let word = reply.split_whitespace().next().unwrap_or("");
-        let resign = || Choice { mv: legal[0], resign: true, info: Default::default() };
+        let info = last_info.unwrap_or_default();
         match state.parse_gtp_move(word) {
             Ok(GtpMove::Move(mv)) if legal.contains(&mv) => {
                 self.own_move = Some((state.hash(), state.ply(), mv));
-                Ok(Choice::new(mv))
+                Ok(Choice { mv, resign: false, info })
             }
-            Ok(GtpMove::Resign) | Ok(GtpMove::Pass) => Ok(resign()),
+            Ok(GtpMove::Resign) | Ok(GtpMove::Pass) => Ok(Choice { mv: legal[0], resign: true, info }),
             Ok(GtpMove::Move(_)) | Err(_) => Err(AgentError::IllegalMove(reply)),
         }
     }
@@ -516,13 +603,15 @@ impl<G: GtpGame> GtpAgent<G> {
 
 impl<G: GtpGame> Agent<G> for GtpAgent<G> {
     fn name(&self) -> String {
-        Spec::named("gtp").with("cmd", &self.cmd).to_string()
+        let spec = Spec::named("gtp").with("cmd", &self.cmd);
+        if self.analyze { spec.with("analyze", true).to_string() } else { spec.to_string() }
     }
 
     fn new_game(&mut self, state: &G) {
         self.failure = None;
         self.own_move = None;
         self.time_settings_sent = None;
+        self.analyze_known = None;
         self.tracked = None;
         match self.setup(state) {
             Ok(()) => self.tracked = Some(state.clone()),
@@ -576,7 +665,7 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
         state: &G,
         player: Player,
         limits: &Limits,
-        _report: Report<'_, G::Move>,
+        report: Report<'_, G::Move>,
     ) -> Result<Choice<G::Move>, AgentError> {
         if let Some(e) = &self.failure {
             return Err(e.clone());
@@ -587,7 +676,7 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
                 return Err(e.clone());
             }
         }
-        match self.genmove(state, player, limits) {
+        match self.genmove(state, player, limits, report) {
             Ok(c) => Ok(c),
             Err(AgentError::NoMove) => Err(AgentError::NoMove),
             Err(e) => Err(self.fail(e)),

@@ -135,6 +135,8 @@ pub struct GameEngine<G: GtpGame> {
     start: G,
     state: G,
     history: Vec<(G, G::Move)>,
+    /// For each history entry: whether it is a pass inserted to let a colour move out of turn.
+    inserted: Vec<bool>,
     agent: Box<dyn Agent<G>>,
     time: TimeSystem,
     clocks: [Option<SideClock>; 2],
@@ -159,6 +161,7 @@ impl<G: GtpGame> GameEngine<G> {
             state: start.clone(),
             start,
             history: Vec::new(),
+            inserted: Vec::new(),
             agent,
             time: TimeSystem::None,
             clocks: [None, None],
@@ -223,7 +226,8 @@ impl<G: GtpGame> GameEngine<G> {
         &self.start
     }
 
-    /// The moves played since the start, each with the position it was played in.
+    /// The moves played since the start, each with the position it was played in (passes
+    /// inserted for out-of-turn moves included).
     pub fn history(&self) -> &[(G, G::Move)] {
         &self.history
     }
@@ -243,6 +247,7 @@ impl<G: GtpGame> GameEngine<G> {
         self.start = start;
         self.state = self.start.clone();
         self.history.clear();
+        self.inserted.clear();
         self.clocks = [self.time.start_clock(), self.time.start_clock()];
         self.agent.new_game(&self.start);
     }
@@ -270,27 +275,36 @@ impl<G: GtpGame> GameEngine<G> {
             if after.is_over() || after.current_player() != player || !self.moves.contains(&mv) {
                 return Err(GtpError::illegal_move());
             }
-            self.push_move(pass);
+            self.push_move(pass, true);
         } else {
             self.state.legal_moves(&mut self.moves);
             if !self.moves.contains(&mv) {
                 return Err(GtpError::illegal_move());
             }
         }
-        self.push_move(mv);
+        self.push_move(mv, false);
         Ok(())
     }
 
-    fn push_move(&mut self, mv: G::Move) {
+    fn push_move(&mut self, mv: G::Move, inserted: bool) {
         let before = self.state.clone();
         self.state.play(mv);
         self.agent.observe(&before, &[mv]);
         self.history.push((before, mv));
+        self.inserted.push(inserted);
     }
 
-    /// Takes back the last move; the agent is brought back in step by replaying the game.
+    /// Takes back the last move (with the pass inserted before it, if any); the agent is
+    /// brought back in step by replaying the game.
     pub fn undo_move(&mut self) -> Result<(), GtpError> {
-        let (before, _) = self.history.pop().ok_or_else(GtpError::cannot_undo)?;
+        let (mut before, _) = self.history.pop().ok_or_else(GtpError::cannot_undo)?;
+        self.inserted.pop();
+        if self.inserted.last() == Some(&true) {
+            self.inserted.pop();
+            if let Some((b, _)) = self.history.pop() {
+                before = b;
+            }
+        }
         self.state = before;
         self.agent.new_game(&self.start);
         for (pos, mv) in &self.history {
@@ -361,9 +375,9 @@ impl<G: GtpGame> GameEngine<G> {
         let text = pos.format_gtp_move(choice.mv);
         if play {
             if let Some(pass) = pass {
-                self.push_move(pass);
+                self.push_move(pass, true);
             }
-            self.push_move(choice.mv);
+            self.push_move(choice.mv, false);
         }
         Ok(text)
     }
@@ -493,8 +507,14 @@ impl<G: GtpGame> GameEngine<G> {
         let color = Self::color_arg(cmd, 0)?;
         let time = seconds(&cmd.args[1])?;
         let stones = parse_int(&cmd.args[2])?;
-        if let Some(clock) = &mut self.clocks[color.index()] {
-            clock.set_left(time, stones);
+        match &mut self.clocks[color.index()] {
+            Some(clock) => clock.set_left(time, stones),
+            // Told the time left without a time control: treat it as absolute time.
+            slot @ None if stones == 0 && !time.is_zero() => {
+                let absolute = TimeSystem::Absolute { main: time };
+                *slot = absolute.start_clock();
+            }
+            None => {}
         }
         Ok(String::new())
     }
@@ -583,21 +603,28 @@ impl<G: GtpGame> GameEngine<G> {
     }
 
     /// `lz-genmove_analyze COLOUR [INTERVAL]`: like `genmove`, streaming `info` lines while
-    /// thinking and ending with `play MOVE`.
+    /// thinking (at most one per INTERVAL centiseconds, and always the last one) and ending
+    /// with `play MOVE`.
     pub fn cmd_lz_genmove_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
         let (color, interval) = self.analysis_args(&cmd.args, true)?;
         ctx.start_stream();
         let limits = self.limits_for(color);
         let mut last: Option<Instant> = None;
+        let mut pending = String::new();
         let mv = self.generate(color, true, limits, &mut |pos, info| {
+            let line = lz_analyze_line(pos, info);
+            if line.is_empty() {
+                return;
+            }
             if last.is_none_or(|t| t.elapsed() >= interval) {
-                let line = lz_analyze_line(pos, info);
-                if !line.is_empty() {
-                    ctx.stream_line(&line);
-                    last = Some(Instant::now());
-                }
+                ctx.stream_line(&line);
+                pending.clear();
+                last = Some(Instant::now());
+            } else {
+                pending = line;
             }
         })?;
-        Ok(format!("play {mv}"))
+        // The final report goes out before the move, however soon it came.
+        Ok(if pending.is_empty() { format!("play {mv}") } else { format!("{pending}\nplay {mv}") })
     }
 }

@@ -11,6 +11,21 @@
 //!
 //! GTP grew up with Go, but GUIs use it for Othello and Amazons too, so nothing here is
 //! Go-specific: a game crate implements [`GtpGame`] and registers its extra commands.
+//!
+//! Serving a game on stdin/stdout (what `tabula gtp GAME --agent SPEC` does):
+//!
+//! ```ignore
+//! let mut engine = GameEngine::new(start, agent)          // G: GtpGame, Box<dyn Agent<G>>
+//!     .with_default_limits(Limits::time(Duration::from_secs(5)))
+//!     .into_engine("tabula", env!("CARGO_PKG_VERSION"));
+//! engine.register("fixed_handicap", |ge: &mut GameEngine<G>, cmd: &Command, ctx: &mut Ctx<'_>| {
+//!     /* game-specific: ge.play_checked(..), ge.reset(..) */
+//! });
+//! engine.run(std::io::BufReader::new(std::io::stdin()), std::io::stdout())?;
+//! ```
+//!
+//! Playing against an external engine: `GtpAgent::<G>::from_spec(&spec)` for
+//! `gtp(cmd="gnugo --mode gtp --level 10", timeout_ms=30000)`, then use it as any agent.
 
 pub mod analysis;
 mod client;
@@ -22,4 +37,4 @@ pub mod time;
 pub use client::{ClientError, GTP_PARAMS, GtpAgent, GtpClient};
 pub use engine::{Ctx, Engine, Flow, Handler};
 pub use game::{GameEngine, GameFactory, GameRegistry, GtpGame, GtpMove};
-pub use protocol::{Color, Command, GtpError, Response};
+pub use protocol::{Color, Command, GtpError};

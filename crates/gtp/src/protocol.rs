@@ -329,17 +329,6 @@ pub fn format_vertex(col: u32, row: u32) -> Option<String> {
     Some(format!("{letter}{}", row + 1))
 }
 
-/// A parsed response as a controller reads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Response {
-    /// The id the engine echoed, if any.
-    pub id: Option<u32>,
-    /// Whether it started with `=`.
-    pub success: bool,
-    /// The text after the marker and id, lines joined with `\n`, trimmed.
-    pub text: String,
-}
-
 /// Parses the first line of a response (`=12 text` / `? text`) into
 /// `(success, id, rest of the line)`; `None` if it does not start with `=` or `?`.
 pub fn parse_response_head(line: &str) -> Option<(bool, Option<u32>, &str)> {

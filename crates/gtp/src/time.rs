@@ -128,10 +128,13 @@ impl SideClock {
                 }
             }
             TimeSystem::Byoyomi { period, .. } => {
-                let mut over = spent;
-                while over > period && self.count > 1 {
-                    over -= period;
-                    self.count -= 1;
+                // Each full period the move overran costs one period; the last is kept.
+                if spent > period {
+                    let lost = match spent.as_nanos().checked_sub(1) {
+                        Some(n) if !period.is_zero() => n / period.as_nanos(),
+                        _ => u128::MAX,
+                    };
+                    self.count = self.count.saturating_sub(u32::try_from(lost).unwrap_or(u32::MAX)).max(1);
                 }
                 self.period_left = period;
             }
@@ -196,8 +199,10 @@ pub fn limits_from_clock(clock: &Clock) -> Limits {
         }
         None if clock.remaining.is_zero() => (per_overtime_move.mul_f64(0.8), per_overtime_move.mul_f64(0.95)),
         None => {
-            let soft = clock.remaining / 30 + clock.increment + per_overtime_move.mul_f64(0.8);
-            let hard = clock.remaining / 8 + clock.increment + per_overtime_move.mul_f64(0.95);
+            let soft =
+                (clock.remaining / 30).saturating_add(clock.increment).saturating_add(per_overtime_move.mul_f64(0.8));
+            let hard =
+                (clock.remaining / 8).saturating_add(clock.increment).saturating_add(per_overtime_move.mul_f64(0.95));
             (soft, hard)
         }
     };
@@ -255,6 +260,40 @@ mod tests {
         let l = limits_from_clock(&c.to_clock(&sys));
         assert!(l.hard_time.unwrap() < S(10));
         assert!(l.time.unwrap() <= l.hard_time.unwrap());
+    }
+
+    #[test]
+    fn huge_clocks_do_not_overflow() {
+        let huge = Duration::MAX;
+        for canadian in [false, true] {
+            for moves_to_go in [None, Some(1)] {
+                let clock = Clock {
+                    remaining: huge,
+                    increment: huge,
+                    overtime_period: huge,
+                    overtime_count: 1,
+                    canadian,
+                    moves_to_go,
+                };
+                let l = limits_from_clock(&clock);
+                assert!(l.time.unwrap() <= l.hard_time.unwrap());
+            }
+        }
+        let sys = TimeSystem::Canadian { main: huge, period: huge, stones: 1 };
+        let mut c = sys.start_clock().unwrap();
+        c.charge(&sys, huge);
+        c.charge(&sys, huge);
+        let sys = TimeSystem::Byoyomi { main: huge, period: huge, periods: u32::MAX };
+        let mut c = sys.start_clock().unwrap();
+        c.charge(&sys, huge);
+        c.charge(&sys, huge);
+        // Tiny and zero periods cost arithmetic, not a loop per period.
+        for period in [Duration::ZERO, Duration::from_nanos(1)] {
+            let sys = TimeSystem::Byoyomi { main: Duration::ZERO, period, periods: u32::MAX };
+            let mut c = sys.start_clock().unwrap();
+            c.charge(&sys, S(5));
+            assert_eq!(c.count, 1);
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::panic;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{C4, Ttt};
+use common::{Analyst, C4, Row, Ttt};
 use tabula_core::{Agent, AgentError, Game, Limits, NullReport, Spec};
 use tabula_gtp::{ClientError, GameEngine, GtpAgent, GtpClient, GtpGame};
 use tabula_search::RandomAgent;
@@ -25,6 +25,13 @@ fn main() {
         let output = std::io::stdout();
         let result = match args.get(2).map(String::as_str) {
             Some("c4") => GameEngine::new(C4::default(), Box::new(RandomAgent::new(Some(seed))))
+                .into_engine("tabula-test", "1")
+                .run(input, output),
+            Some("ttt-analyst") => {
+                let agent = Analyst { reports: Default::default(), budget: 3, resign: false };
+                GameEngine::new(Ttt::default(), Box::new(agent)).into_engine("tabula-test", "1").run(input, output)
+            }
+            Some("row") => GameEngine::new(Row::new(5), Box::new(RandomAgent::new(Some(seed))))
                 .into_engine("tabula-test", "1")
                 .run(input, output),
             _ => GameEngine::new(Ttt::default(), Box::new(RandomAgent::new(Some(seed))))
@@ -48,7 +55,9 @@ fn main() {
         ("raw_client_exchanges", raw_client_exchanges),
         ("agents_play_through_engines", agents_play_through_engines),
         ("engine_vs_engine_connect4", engine_vs_engine_connect4),
+        ("passes_and_komi_reach_the_engine", passes_and_komi_reach_the_engine),
         ("spec_builds_the_agent", spec_builds_the_agent),
+        ("analysis_streams_from_the_engine", analysis_streams_from_the_engine),
         ("crash_mid_game", crash_mid_game),
         ("hanging_engine_times_out", hanging_engine_times_out),
         ("garbage_answer", garbage_answer),
@@ -371,4 +380,56 @@ fn commands_sent_to_the_engine() {
     );
     let _ = std::fs::remove_file(path);
     let _ = std::fs::remove_file(log_path);
+}
+
+fn passes_and_komi_reach_the_engine() {
+    let mut start = Row::new(9);
+    start.komi = 1.5;
+    for seed in 0..3 {
+        let mut remote = GtpAgent::<Row>::new(&self_engine("row", seed), TIMEOUT);
+        let mut local = RandomAgent::<Row>::new(Some(seed));
+        let end = play_game(&start, &mut [&mut local, &mut remote], &Limits::none()).unwrap();
+        let client = remote.client_mut().unwrap();
+        assert_eq!(client.send("final_score").unwrap(), end.gtp_final_score().unwrap());
+        assert_eq!(client.send("showboard").unwrap(), end.to_string().trim_end());
+    }
+}
+
+fn analysis_streams_from_the_engine() {
+    let spec = Spec::named("gtp").with("cmd", self_engine("ttt-analyst", 1)).with("analyze", true);
+    let mut agent = GtpAgent::<Ttt>::from_spec(&spec).unwrap();
+    assert!(agent.name().contains("analyze=true"));
+    let mut state = Ttt::default();
+    agent.new_game(&state);
+    let b2 = state.parse_move("b2").unwrap();
+    agent.observe(&state, &[b2]);
+    state.play(b2);
+    let mut infos = Vec::new();
+    let choice = agent
+        .choose(&state, state.current_player(), &Limits::none(), &mut |i: &tabula_core::SearchInfo<_>| {
+            infos.push(i.clone())
+        })
+        .unwrap();
+    // The engine reports at once, then at most every half second, and its last report
+    // before the move: two of its three reports unless it stalled for half a second.
+    assert!((2..=3).contains(&infos.len()), "{}", infos.len());
+    let last = infos.last().unwrap();
+    assert_eq!(last.root_moves.len(), 8, "every empty square");
+    assert_eq!(last.root_moves[0].visits, 3);
+    assert_eq!(last.root_moves[0].win_rate, Some(0.6));
+    assert_eq!(state.format_move(choice.mv), "a1");
+    assert_eq!(choice.info.root_moves, last.root_moves);
+    // The engine played its move: observing it sends nothing, the next move follows.
+    agent.observe(&state, &[choice.mv]);
+    state.play(choice.mv);
+    let board = agent.client_mut().unwrap().send("showboard").unwrap();
+    assert_eq!(board.matches('X').count() + board.matches('O').count(), 2, "{board}");
+    // Without analysis the same engine answers plain genmove.
+    let mut plain = GtpAgent::<Ttt>::new(&self_engine("ttt-analyst", 1), TIMEOUT);
+    plain.new_game(&Ttt::default());
+    let mut n = 0;
+    plain
+        .choose(&Ttt::default(), tabula_core::Player(0), &Limits::none(), &mut |_: &tabula_core::SearchInfo<_>| n += 1)
+        .unwrap();
+    assert_eq!(n, 0);
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use common::{Analyst, C4, FirstMove, Ttt};
+use common::{Analyst, C4, FirstMove, Row, Ttt};
 use tabula_core::{Game, Limits, Player};
 use tabula_gtp::{Command, Ctx, Engine, GameEngine, GameRegistry, GtpGame};
 use tabula_search::RandomAgent;
@@ -161,15 +161,25 @@ fn clocks_become_limits() {
         GameEngine::new(C4::default(), Box::new(agent)).with_default_limits(Limits::depth(4)).into_engine("t", "1");
     let r = session(
         &mut e,
-        "genmove b\ntime_settings 600 30 5\ntime_left w 20 0\ngenmove w\ntime_left b 10 2\ngenmove b\n\
+        "time_left b 100 0\ngenmove b\ntime_settings 600 30 5\ntime_left w 20 0\ngenmove w\ntime_left b 10 2\ngenmove b\n\
          kgs-time_settings byoyomi 0 5 3\ngenmove w\nkgs-time_settings none\ngenmove b\n\
          kgs-time_settings canadian 1 2 0\nkgs-time_settings absolute\nkgs-time_settings fischer 1 2\n\
          time_settings 1 2\ntime_left w x 0\n",
     );
-    assert!(r[..10].iter().all(|(s, _)| *s), "{r:?}");
-    assert!(r[10..].iter().all(|(s, t)| !*s && t == "syntax error"), "{r:?}");
-    let seen = seen.lock().unwrap();
+    assert!(r[..11].iter().all(|(s, _)| *s), "{r:?}");
+    assert!(r[11..].iter().all(|(s, t)| !*s && t == "syntax error"), "{r:?}");
+    let mut seen = seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 5);
+    // Told the time left without a time control: 100 s of absolute time.
+    let first = seen.remove(0);
+    assert!(first.depth.is_none());
+    assert!(first.hard_time.unwrap() < Duration::from_secs(100));
+    let (agent, seen_none) = FirstMove::new();
+    let mut e =
+        GameEngine::new(C4::default(), Box::new(agent)).with_default_limits(Limits::depth(4)).into_engine("t", "1");
+    session(&mut e, "genmove b\n");
+    let none = seen_none.lock().unwrap()[0].clone();
+    seen.insert(0, none);
     assert_eq!(seen[0].depth, Some(4), "without a clock the default limits apply");
     assert!(seen[0].clock.is_none());
     // 20 s of main time left.
@@ -348,7 +358,7 @@ proptest! {
     #[test]
     fn any_input_is_answered(lines in proptest::collection::vec(
         proptest::prop_oneof![
-            "(play|genmove|undo|boardsize|komi|time_left|time_settings|kgs-time_settings|set_game|reg_genmove|lz-analyze|final_score|showboard)( [a-z0-9.-]{1,4}){0,4}",
+            "(play|genmove|undo|boardsize|komi|time_left|time_settings|kgs-time_settings|set_game|reg_genmove|lz-analyze|final_score|showboard)( ([a-z0-9.-]{1,4}|1e300|1e19|0.000000001|18446744073709551615|byoyomi|canadian|absolute)){0,4}",
             proptest::collection::vec(proptest::num::u8::ANY, 0..40).prop_map(|b| String::from_utf8_lossy(&b).replace(['\n', '\r'], " ")),
         ],
         0..30,
@@ -369,5 +379,85 @@ proptest! {
         if !quit {
             proptest::prop_assert_eq!(out.matches("\n\n").count(), expected, "{}", out);
         }
+    }
+}
+
+#[test]
+fn passes_let_either_colour_move() {
+    let (agent, _) = FirstMove::new();
+    let mut e = GameEngine::new(Row::new(5), Box::new(agent)).into_engine("t", "1");
+    let r = session(
+        &mut e,
+        "boardsize 4\nkomi 0.5\nplay b 1\nplay b 2\nplay b 3\nfinal_score\nundo\nfinal_score\ngenmove b\nfinal_score\n\
+         undo\nundo\nplay w pass\nplay b PASS\nplay w 4\n",
+    );
+    assert_eq!(
+        r,
+        vec![
+            ok(""),
+            ok(""),
+            ok(""),
+            ok(""),
+            ok(""),
+            ok("B+2.5"),
+            ok(""),
+            ok("B+1.5"),
+            ok("3"),
+            ok("B+2.5"),
+            ok(""),
+            ok(""),
+            ok(""),
+            ok(""),
+            err("illegal move"),
+        ]
+    );
+    // b1, (w pass), b2 then two undos: only b1 is left, inserted passes go with their move.
+    let ge = e.state();
+    let moves: Vec<String> = ge.history().iter().map(|(p, m)| p.format_gtp_move(*m)).collect();
+    assert_eq!(moves, ["1", "pass", "pass"]);
+    assert!(ge.state().is_over(), "two passes end the game");
+}
+
+#[test]
+fn analysis_lines_read_back() {
+    use tabula_core::{MoveStat, SearchInfo};
+    use tabula_gtp::analysis::{lz_analyze_line, parse_lz_analyze_line};
+    let g = Ttt::default();
+    let mv = |s: &str| g.parse_move(s).unwrap();
+    let stat = |m: &str, visits, wr: f64, prior: f64, pv: &[&str]| MoveStat {
+        mv: mv(m),
+        visits,
+        win_rate: Some(wr),
+        score: None,
+        prior: Some(prior),
+        pv: pv.iter().map(|s| mv(s)).collect(),
+    };
+    let info = SearchInfo {
+        root_moves: vec![stat("b2", 90, 0.5712, 0.4, &["b2", "a1", "c3"]), stat("a1", 10, 0.25, 0.1, &["a1"])],
+        ..SearchInfo::default()
+    };
+    let line = lz_analyze_line(&g, &info);
+    assert_eq!(
+        line,
+        "info move B2 visits 90 winrate 5712 prior 4000 order 0 pv B2 A1 C3 \
+         info move A1 visits 10 winrate 2500 prior 1000 order 1 pv A1"
+    );
+    let back = parse_lz_analyze_line(&g, &line).unwrap();
+    assert_eq!(back.root_moves, info.root_moves);
+    assert_eq!(back.nodes, 100);
+    assert_eq!(back.pv, vec![mv("b2"), mv("a1"), mv("c3")]);
+    assert_eq!(back.win_rate, Some(0.5712));
+    // KataGo-style fractions, unknown keys, out-of-order blocks.
+    let kata = "info move a1 visits 3 utility 0.1 winrate 0.25 scoreMean 1.5 prior 0.5 order 1 pv A1 B1 \
+                info move c3 visits 7 winrate 0.75 order 0 pv C3 pvVisits 7";
+    let back = parse_lz_analyze_line(&g, kata).unwrap();
+    assert_eq!(back.root_moves.len(), 2);
+    assert_eq!(back.root_moves[0].mv, mv("c3"));
+    assert_eq!(back.root_moves[0].win_rate, Some(0.75));
+    assert_eq!(back.root_moves[0].pv, vec![mv("c3")]);
+    assert_eq!(back.root_moves[1].prior, Some(0.5));
+    assert_eq!(back.root_moves[1].pv, vec![mv("a1"), mv("b1")]);
+    for junk in ["", "play A1", "info", "info move", "info move Z9 visits 3", "info visits x winrate", "= info move"] {
+        assert!(parse_lz_analyze_line(&g, junk).is_none(), "{junk}");
     }
 }

@@ -226,3 +226,141 @@ impl<G: Game> Agent<G> for Analyst {
         Ok(Choice { mv: best, resign: self.resign, info })
     }
 }
+
+/// A small game with a real pass move, as Go has: cells `1`..`N` in a row; a move marks an
+/// empty cell or passes; two passes in a row or a full row end it; more marks (white gets
+/// komi) wins. Exercises passes, board sizes, komi and scores with a margin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub cells: Vec<Option<Player>>,
+    pub to_move: Player,
+    pub passes: u8,
+    pub ply: u32,
+    pub komi: f64,
+}
+
+/// The pass move of [`Row`].
+pub const PASS: u8 = u8::MAX;
+
+impl Row {
+    pub fn new(size: usize) -> Row {
+        Row { cells: vec![None; size], to_move: Player::FIRST, passes: 0, ply: 0, komi: 0.0 }
+    }
+
+    /// Black's marks minus white's marks and komi.
+    pub fn margin(&self) -> f64 {
+        let count = |p| self.cells.iter().filter(|c| **c == Some(p)).count() as f64;
+        count(Player::FIRST) - count(Player::SECOND) - self.komi
+    }
+}
+
+impl fmt::Display for Row {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in &self.cells {
+            f.write_str(match c {
+                Some(Player(0)) => "X",
+                Some(_) => "O",
+                None => ".",
+            })?;
+        }
+        writeln!(f)
+    }
+}
+
+impl Game for Row {
+    type Move = u8;
+    fn spec(&self) -> String {
+        format!("row(size={})", self.cells.len())
+    }
+    fn num_players(&self) -> usize {
+        2
+    }
+    fn turn(&self) -> Turn {
+        if self.passes >= 2 || self.cells.iter().all(Option::is_some) { Turn::Over } else { Turn::Player(self.to_move) }
+    }
+    fn legal_moves(&self, moves: &mut Vec<u8>) {
+        moves.clear();
+        if self.is_over() {
+            return;
+        }
+        moves.extend((0..self.cells.len() as u8).filter(|&i| self.cells[i as usize].is_none()));
+        moves.push(PASS);
+    }
+    fn play(&mut self, mv: u8) {
+        if mv == PASS {
+            self.passes += 1;
+        } else {
+            self.cells[mv as usize] = Some(self.to_move);
+            self.passes = 0;
+        }
+        self.to_move = self.to_move.other();
+        self.ply += 1;
+    }
+    fn rewards(&self) -> Rewards {
+        let m = self.margin();
+        Rewards::two_player(if m > 0.0 {
+            Some(Player::FIRST)
+        } else if m < 0.0 {
+            Some(Player::SECOND)
+        } else {
+            None
+        })
+    }
+    fn hash(&self) -> u64 {
+        let mut h = self.passes as u64 ^ ((self.to_move.0 as u64) << 2);
+        for (i, c) in self.cells.iter().enumerate() {
+            h = h.wrapping_mul(0x100000001b3) ^ ((i as u64 + 1) * c.map_or(0, |p| p.0 as u64 + 1));
+        }
+        h
+    }
+    fn format_move(&self, mv: u8) -> String {
+        if mv == PASS { "pass".into() } else { (mv + 1).to_string() }
+    }
+    fn parse_move(&self, text: &str) -> Result<u8, MoveParseError> {
+        if text.eq_ignore_ascii_case("pass") {
+            return Ok(PASS);
+        }
+        match text.parse::<u8>() {
+            Ok(n) if n >= 1 && (n as usize) <= self.cells.len() => Ok(n - 1),
+            _ => Err(MoveParseError::new(text, "expected a cell number or pass")),
+        }
+    }
+    fn ply(&self) -> u32 {
+        self.ply
+    }
+}
+
+impl GtpGame for Row {
+    fn gtp_name(&self) -> String {
+        "Row".into()
+    }
+    fn gtp_board_size(&self) -> Option<u32> {
+        Some(self.cells.len() as u32)
+    }
+    fn gtp_with_board_size(&self, size: u32) -> Result<Self, GtpError> {
+        if !(1..=25).contains(&size) {
+            return Err(GtpError::unacceptable_size());
+        }
+        Ok(Row { komi: self.komi, ..Row::new(size as usize) })
+    }
+    fn gtp_komi(&self) -> Option<f64> {
+        Some(self.komi)
+    }
+    fn gtp_set_komi(&mut self, komi: f64) -> Result<(), GtpError> {
+        self.komi = komi;
+        Ok(())
+    }
+    fn gtp_pass_move(&self) -> Option<u8> {
+        Some(PASS)
+    }
+    fn gtp_final_score(&self) -> Result<String, GtpError> {
+        let m = self.margin();
+        Ok(if m > 0.0 {
+            format!("B+{m}")
+        } else if m < 0.0 {
+            format!("W+{}", -m)
+        } else {
+            "0".into()
+        })
+    }
+}
