@@ -113,6 +113,8 @@ pub(crate) struct Worker<G: Game> {
     players: usize,
     /// This worker's reserved arena block: next free node and end.
     block: (u32, u32),
+    /// Root visits not yet added to the tree.
+    root_pending: u32,
 }
 
 impl<G: Game> Worker<G> {
@@ -134,6 +136,7 @@ impl<G: Game> Worker<G> {
             bound: 0,
             players: 0,
             block: (0, 0),
+            root_pending: 0,
         };
         w.prepare(state, seed);
         w
@@ -143,6 +146,7 @@ impl<G: Game> Worker<G> {
     pub fn prepare(&mut self, root: &G, seed: u64) {
         self.rng = Rng::new(seed);
         self.block = (0, 0);
+        self.root_pending = 0;
         self.bound = root.move_index_bound();
         self.players = root.num_players();
         let size = self.bound * self.players;
@@ -186,7 +190,7 @@ impl<G: Game> Worker<G> {
                 && let Some(t) = tick.as_mut()
                 && last_tick.elapsed() >= REPORT_EVERY
             {
-                self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+                self.flush(tree, shared, &mut unflushed, &mut depth_sum, &mut max_depth);
                 t();
                 last_tick = Instant::now();
             }
@@ -218,16 +222,25 @@ impl<G: Game> Worker<G> {
             max_depth = max_depth.max(depth);
             local += 1;
             if local.is_multiple_of(EARLY_EVERY) {
-                self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+                self.flush(tree, shared, &mut unflushed, &mut depth_sum, &mut max_depth);
                 if set.early_stop && leader_is_safe(tree, shared) {
                     shared.stop.store(true, Ordering::Relaxed);
                 }
             }
         }
-        self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+        self.flush(tree, shared, &mut unflushed, &mut depth_sum, &mut max_depth);
     }
 
-    fn flush(&self, shared: &Shared<'_>, done: &mut u64, depth_sum: &mut u64, max_depth: &mut u32) {
+    fn flush(
+        &mut self,
+        tree: &Tree<G::Move>,
+        shared: &Shared<'_>,
+        done: &mut u64,
+        depth_sum: &mut u64,
+        max_depth: &mut u32,
+    ) {
+        tree.root().add_visits(self.root_pending);
+        self.root_pending = 0;
         shared.done.fetch_add(*done, Ordering::Relaxed);
         shared.depth_sum.fetch_add(*depth_sum, Ordering::Relaxed);
         shared.max_depth.fetch_max(*max_depth, Ordering::Relaxed);
@@ -281,7 +294,8 @@ impl<G: Game> Worker<G> {
             match turn {
                 Turn::Player(p) => {
                     let k = policy.widening(node.visits(), count as usize).clamp(1, count as usize) as u32;
-                    let child = select(tree, idx, first, k, set, set.rave, set.priors);
+                    let pending = if idx == 0 { self.root_pending } else { 0 };
+                    let child = select(tree, idx, pending, first, k, set, set.rave, set.priors);
                     let c = tree.node(child);
                     let Some(d) = c.data() else { break self.rollout(set, policy) };
                     c.add_virtual_loss(set.vloss);
@@ -304,7 +318,8 @@ impl<G: Game> Worker<G> {
                         if nk == 0 || offset as usize + nk > (first + count) as usize {
                             break 'descent self.rollout(set, policy);
                         }
-                        let s = select(tree, idx, offset, nk as u32, set, false, false);
+                        let pending = if idx == 0 { self.root_pending } else { 0 };
+                        let s = select(tree, idx, pending, offset, nk as u32, set, false, false);
                         let entry = tree.node(s);
                         let Some(d) = entry.data() else { break 'descent self.rollout(set, policy) };
                         entry.add_virtual_loss(set.vloss);
@@ -471,10 +486,11 @@ impl<G: Game> Worker<G> {
         for (i, r) in rewards.as_slice().iter().enumerate().take(MAX_PLAYERS) {
             fr[i] = fixed(*r);
         }
-        for &(i, mover) in &self.path {
-            let vl = if i == 0 { 0 } else { set.vloss };
+        // The path starts at the root, whose visits are added in batches.
+        self.root_pending += 1;
+        for &(i, mover) in &self.path[1..] {
             let reward = fr.get(mover as usize).copied().unwrap_or(0);
-            tree.node(i).finish_visit(reward, vl);
+            tree.node(i).finish_visit(reward, set.vloss);
         }
         if !set.rave || self.bound == 0 || self.rave_path.is_empty() {
             return;
@@ -513,11 +529,14 @@ impl<G: Game> Worker<G> {
 }
 
 /// UCT (with RAVE and progressive bias when enabled) over children `first..first + k` of
-/// `parent`; the first of equal scores wins, so untried children go in prior order.
+/// `parent`, which has `pending` visits not yet in the tree; the first of equal scores wins,
+/// so untried children go in prior order.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 fn select<M: Copy + Send + Sync>(
     tree: &Tree<M>,
     parent: u32,
+    pending: u32,
     first: u32,
     k: u32,
     set: &Settings,
@@ -526,7 +545,7 @@ fn select<M: Copy + Send + Sync>(
 ) -> u32 {
     let (pv, pvl) = tree.node(parent).counts();
     // c * sqrt(ln N), so each child costs one division and one square root.
-    let explore = set.c * fast_ln((pv as f64 + pvl as f64).max(1.0)).sqrt();
+    let explore = set.c * fast_ln((pv as f64 + pvl as f64 + pending as f64).max(1.0)).sqrt();
     let mut best = first;
     let mut best_score = f64::NEG_INFINITY;
     for c in first..first + k {

@@ -123,6 +123,15 @@ impl<M: Copy> Node<M> {
         }
     }
 
+    /// Adds `n` finished visits that carry no reward (the root's, counted in batches so
+    /// threads do not fight over its cache line on every playout).
+    #[inline]
+    pub fn add_visits(&self, n: u32) {
+        if n > 0 {
+            self.counts.fetch_add((n as u64) << 32, Ordering::Relaxed);
+        }
+    }
+
     /// Adds one AMAF observation.
     #[inline]
     pub fn add_amaf(&self, reward: u64) {
