@@ -627,3 +627,30 @@ fn three_players_each_maximise_their_own_reward() {
         assert!((c.info.win_rate.unwrap() - 0.2).abs() < 0.05, "{spec}: {:?}", c.info.win_rate);
     }
 }
+
+#[test]
+fn full_tree_and_robust_max_stay_within_bounds() {
+    let s = Connect4::default();
+    // A tree capped at its smallest size keeps searching from its leaves.
+    let mut small = agent::<Connect4>("mcts(playouts=5000,max_nodes=1024,early=false,seed=1)");
+    let c = choose(&mut small, &s, &Limits::none());
+    assert!(small.tree_size() <= 1024, "{}", small.tree_size());
+    assert_eq!(c.info.nodes, 5000);
+    assert!((c.mv.0 as usize) < 7);
+    let c = choose(&mut small, &Connect4::from_moves(7, 6, "112233").unwrap(), &Limits::none());
+    assert_eq!(c.mv, Column(3));
+    // Robust-max may search on, but never past half its budget again.
+    for seed in 0..4 {
+        let mut rm = agent::<Connect4>(&format!("mcts(playouts=2000,final=robust-max,seed={seed})"));
+        let c = choose(&mut rm, &s, &Limits::none());
+        assert!((2000..=3000).contains(&c.info.nodes), "{}", c.info.nodes);
+        let best = &c.info.root_moves[0];
+        let most = c.info.root_moves.iter().map(|m| m.visits).max().unwrap();
+        if c.info.nodes < 3000 {
+            // It stopped because the most visited move is also the best valued.
+            assert_eq!(best.visits, most);
+            let top = c.info.root_moves.iter().filter_map(|m| m.win_rate).fold(0.0, f64::max);
+            assert_eq!(best.win_rate, Some(top));
+        }
+    }
+}
