@@ -192,10 +192,15 @@ fn chunk_start(k: usize) -> usize {
     BASE * ((1 << k) - 1)
 }
 
+#[repr(align(128))]
+struct FreeIndex(AtomicUsize);
+
 /// An arena of nodes; index 0 is the root.
 pub(crate) struct Tree<M> {
     chunks: Vec<OnceLock<Box<[Node<M>]>>>,
-    next: AtomicUsize,
+    /// The free index, on a cache line of its own: threads move it while others read
+    /// `chunks` on every node access.
+    next: FreeIndex,
     limit: usize,
 }
 
@@ -203,7 +208,11 @@ impl<M: Copy + Send + Sync> Tree<M> {
     /// An empty tree holding at most `limit` nodes, with an unexpanded root.
     pub fn new(limit: usize) -> Tree<M> {
         let limit = limit.clamp(BASE, u32::MAX as usize);
-        let t = Tree { chunks: (0..CHUNKS).map(|_| OnceLock::new()).collect(), next: AtomicUsize::new(0), limit };
+        let t = Tree {
+            chunks: (0..CHUNKS).map(|_| OnceLock::new()).collect(),
+            next: FreeIndex(AtomicUsize::new(0)),
+            limit,
+        };
         let root = t.alloc(1);
         debug_assert_eq!(root, Some(0));
         t
@@ -211,7 +220,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
 
     /// Nodes in use (including slack skipped at chunk ends).
     pub fn used(&self) -> usize {
-        self.next.load(Ordering::Relaxed)
+        self.next.0.load(Ordering::Relaxed)
     }
 
     /// The most nodes the tree may hold.
@@ -245,7 +254,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
         if count == 0 {
             return None;
         }
-        let mut cur = self.next.load(Ordering::Relaxed);
+        let mut cur = self.next.0.load(Ordering::Relaxed);
         let start = loop {
             let mut s = cur;
             loop {
@@ -259,7 +268,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
             if s + count > self.limit {
                 return None;
             }
-            match self.next.compare_exchange_weak(cur, s + count, Ordering::Relaxed, Ordering::Relaxed) {
+            match self.next.0.compare_exchange_weak(cur, s + count, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => break s,
                 Err(actual) => cur = actual,
             }
@@ -274,7 +283,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
 
     /// Empties the tree (keeping its memory) and makes a fresh root.
     pub fn clear(&mut self) {
-        let used = *self.next.get_mut();
+        let used = *self.next.0.get_mut();
         for (k, chunk) in self.chunks.iter_mut().enumerate() {
             let start = chunk_start(k);
             if start >= used {
@@ -287,7 +296,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
                 }
             }
         }
-        *self.next.get_mut() = 0;
+        *self.next.0.get_mut() = 0;
         let root = self.alloc(1);
         debug_assert_eq!(root, Some(0));
     }
