@@ -276,14 +276,14 @@ fn stop_flag_and_time_limits_end_the_search() {
 fn spec_round_trip_and_errors() {
     let spec = "mcts(playouts=20000,c=0.5,fpu=0.9,expand=2,final=robust-max,rave=true,equiv=500,bias=2,\
                 cutoff=10,threads=2,parallel=root,vloss=1,seed=7,reuse=false,resign=0.05,max_nodes=100000,early=false,\
-                time_ms=1500)";
+                time_ms=1500,solver=false)";
     let cfg = MctsConfig::from_spec(&Spec::parse(spec).unwrap()).unwrap();
     assert_eq!(cfg.playouts, Some(20000));
     assert_eq!(cfg.final_choice, FinalChoice::RobustMax);
     assert_eq!(cfg.parallel, Parallelism::Root);
     assert_eq!(cfg.fpu, Some(0.9));
     assert_eq!(cfg.cutoff, Some(10));
-    assert!(cfg.rave && !cfg.reuse && !cfg.early_stop);
+    assert!(cfg.rave && !cfg.reuse && !cfg.early_stop && !cfg.solver);
     let again = MctsConfig::from_spec(&cfg.to_spec()).unwrap();
     assert_eq!(again, cfg);
     let a = agent::<TicTacToe>("mcts");
@@ -299,6 +299,7 @@ fn spec_round_trip_and_errors() {
         "mcts(fpu=2)",
         "mcts(rave=maybe)",
         "mcts(resign=1.5)",
+        "mcts(solver=perhaps)",
     ] {
         assert!(MctsConfig::from_spec(&Spec::parse(bad).unwrap()).is_err(), "{bad} should be rejected");
     }
@@ -653,4 +654,33 @@ fn full_tree_and_robust_max_stay_within_bounds() {
             assert_eq!(best.win_rate, Some(top));
         }
     }
+}
+
+#[test]
+fn solver_proves_wins_and_losses() {
+    let c4 = |m: &str| Connect4::from_moves(7, 6, m).unwrap();
+    for threads in [1, 2] {
+        let spec = format!("mcts(playouts=30000,threads={threads},resign=0.05,seed=3)");
+        // Win in one.
+        let mut a = agent::<Connect4>(&spec);
+        let c = choose(&mut a, &c4("112233"), &Limits::none());
+        assert_eq!((c.mv, c.info.proven_in, c.info.win_rate), (Column(3), Some(1), Some(1.0)), "{spec}");
+        assert!(c.info.nodes < 30000, "a proven root ends the search");
+        // Win in three: an open three on the bottom row cannot be stopped.
+        let c = choose(&mut a, &c4("3344"), &Limits::none());
+        assert!(c.mv == Column(1) || c.mv == Column(4), "{spec}: {:?}", c.mv);
+        assert_eq!(c.info.proven_in, Some(3), "{spec}");
+        // Lost in two: whatever O does, X completes the bottom row.
+        let c = choose(&mut a, &c4("22334"), &Limits::none());
+        assert_eq!((c.info.proven_in, c.info.win_rate, c.resign), (Some(-2), Some(0.0), true), "{spec}");
+    }
+    // Without the solver nothing is proven, but the move is still found.
+    let mut plain = agent::<Connect4>("mcts(playouts=5000,solver=false,seed=3)");
+    let c = choose(&mut plain, &c4("112233"), &Limits::none());
+    assert_eq!((c.mv, c.info.proven_in), (Column(3), None));
+    // Tic-tac-toe from the start is a draw: nothing to prove, and MCTS takes the centre.
+    let mut t = agent::<TicTacToe>("mcts(playouts=20000,early=false,seed=3)");
+    let c = choose(&mut t, &TicTacToe::new(), &Limits::none());
+    assert_eq!(c.info.proven_in, None);
+    assert!(c.info.root_moves.iter().all(|m| m.win_rate.unwrap() < 1.0 && m.win_rate.unwrap() > 0.0));
 }

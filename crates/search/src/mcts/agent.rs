@@ -10,7 +10,7 @@ use tabula_core::{
 use super::config::{DEFAULT_PLAYOUTS, FinalChoice, MctsConfig, Parallelism};
 use super::policy::MctsPolicy;
 use super::search::{MAX_JOINT, Padded, Settings, Shared, Worker};
-use super::tree::Tree;
+use super::tree::{Proof, Tree};
 
 /// Longest principal variation reported.
 const MAX_PV: usize = 32;
@@ -29,6 +29,8 @@ struct RootStat<M> {
     tree: usize,
     node: u32,
     node_visits: u32,
+    /// A proven result for the player choosing at the root.
+    proof: Option<Proof>,
 }
 
 impl<M> RootStat<M> {
@@ -285,6 +287,8 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
                 && self.tree_count() == 1
                 && !root_simultaneous,
             root_simultaneous,
+            solver: c.solver && state.num_players() == 2,
+            solver_stop: c.solver && c.early_stop && state.num_players() == 2,
         }
     }
 
@@ -317,10 +321,12 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
                 let Some(d) = node.data() else { continue };
                 let visits = node.visits();
                 let value = node.value_sum();
+                let proof = node.proof();
                 match out.iter_mut().find(|s| s.mv == d.mv) {
                     Some(s) => {
                         s.visits += visits as u64;
                         s.value += value;
+                        s.proof = s.proof.or(proof);
                         if visits > s.node_visits {
                             s.tree = t;
                             s.node = c;
@@ -335,14 +341,33 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
                         tree: t,
                         node: c,
                         node_visits: visits,
+                        proof,
                     }),
                 }
             }
         }
     }
 
-    /// The index in `stats` of the move to play.
+    /// The index in `stats` of the move to play: the fastest proven win if there is one,
+    /// else by the final-choice rule among the moves not proven lost (if any are left).
     fn pick(&self, stats: &[RootStat<G::Move>]) -> Option<usize> {
+        let win = stats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.proof.filter(|p| p.win).map(|p| (i, p.plies, s.visits)))
+            .min_by_key(|&(i, plies, visits)| (plies, std::cmp::Reverse(visits), i));
+        if let Some((i, _, _)) = win {
+            return Some(i);
+        }
+        let open = stats.iter().any(|s| s.proof.is_none());
+        if !open {
+            // Every move loses: resist longest.
+            return stats
+                .iter()
+                .enumerate()
+                .max_by_key(|(i, s)| (s.proof.map_or(0, |p| p.plies), s.visits, std::cmp::Reverse(*i)))
+                .map(|(i, _)| i);
+        }
         let key = |s: &RootStat<G::Move>| -> (f64, f64) {
             let mean = s.mean().unwrap_or(f64::NEG_INFINITY);
             match self.config.final_choice {
@@ -360,6 +385,9 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         };
         let mut best: Option<(usize, (f64, f64))> = None;
         for (i, s) in stats.iter().enumerate() {
+            if open && s.proof.is_some() {
+                continue;
+            }
             let k = key(s);
             if best.is_none_or(|(_, b)| k.0 > b.0 || (k.0 == b.0 && k.1 > b.1)) {
                 best = Some((i, k));
@@ -414,6 +442,18 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             order.insert(0, c);
             info.win_rate = stats[c].mean();
             info.pv = self.pv(state, &stats[c], MAX_PV);
+            match stats[c].proof {
+                Some(p) if p.win => {
+                    info.proven_in = Some(p.plies as i32 + 1);
+                    info.win_rate = Some(1.0);
+                }
+                // The chosen move is proven lost only when all are; it resists longest.
+                Some(p) => {
+                    info.proven_in = Some(-(p.plies as i32 + 1));
+                    info.win_rate = Some(0.0);
+                }
+                None => {}
+            }
         }
         info.root_moves = order
             .iter()
@@ -422,7 +462,10 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
                 MoveStat {
                     mv: s.mv,
                     visits: s.visits,
-                    win_rate: s.mean(),
+                    win_rate: match s.proof {
+                        Some(p) => Some(if p.win { 1.0 } else { 0.0 }),
+                        None => s.mean(),
+                    },
                     score: None,
                     prior: priors.then_some(s.prior as f64),
                     pv: if s.visits > 0 { self.pv(state, s, MAX_PV / 2) } else { vec![s.mv] },

@@ -12,7 +12,7 @@ use tabula_core::{Game, MAX_PLAYERS, Player, Rewards, Rng, Turn};
 
 use super::config::FinalChoice;
 use super::policy::MctsPolicy;
-use super::tree::{NO_INDEX, NodeData, Tree, fixed};
+use super::tree::{NO_INDEX, NodeData, Proof, Tree, fixed};
 
 /// Marks path entries whose visit carries no reward (the root, joint children).
 const NO_MOVER: u8 = u8::MAX;
@@ -42,6 +42,10 @@ pub(crate) struct Settings {
     pub early_stop: bool,
     /// The root is a simultaneous-move node.
     pub root_simultaneous: bool,
+    /// Prove wins and losses (two-player games whose results are 1/0).
+    pub solver: bool,
+    /// Stop once the root is proven.
+    pub solver_stop: bool,
 }
 
 /// Playout tickets a worker takes from the shared budget at a time.
@@ -115,6 +119,8 @@ pub(crate) struct Worker<G: Game> {
     block: (u32, u32),
     /// Root visits not yet added to the tree.
     root_pending: u32,
+    /// The current path crosses a simultaneous-move node (no proofs there).
+    path_sim: bool,
 }
 
 impl<G: Game> Worker<G> {
@@ -137,6 +143,7 @@ impl<G: Game> Worker<G> {
             players: 0,
             block: (0, 0),
             root_pending: 0,
+            path_sim: false,
         };
         w.prepare(state, seed);
         w
@@ -223,7 +230,9 @@ impl<G: Game> Worker<G> {
             local += 1;
             if local.is_multiple_of(EARLY_EVERY) {
                 self.flush(tree, shared, &mut unflushed, &mut depth_sum, &mut max_depth);
-                if set.early_stop && leader_is_safe(tree, shared) {
+                if (set.early_stop && leader_is_safe(tree, shared))
+                    || (set.solver_stop && tree.root().proof().is_some())
+                {
                     shared.stop.store(true, Ordering::Relaxed);
                 }
             }
@@ -275,12 +284,17 @@ impl<G: Game> Worker<G> {
         self.rave_path.clear();
         self.played.clear();
         self.path.push((0, NO_MOVER));
+        self.path_sim = false;
         let mut idx = 0u32;
         let mut depth = 0u32;
         let rewards = 'descent: loop {
             let turn = self.state.turn();
             if turn == Turn::Over {
-                break self.state.rewards();
+                let r = self.state.rewards();
+                if set.solver && idx != 0 && !self.path_sim {
+                    prove_terminal(tree.node(idx), self.path[self.path.len() - 1].1, &r);
+                }
+                break r;
             }
             let node = tree.node(idx);
             let (first, count) = node.children();
@@ -308,6 +322,7 @@ impl<G: Game> Worker<G> {
                     idx = child;
                 }
                 Turn::Simultaneous => {
+                    self.path_sim = true;
                     let mut offset = first;
                     let mut joint_index = 0usize;
                     let mut stride = 1usize;
@@ -492,6 +507,9 @@ impl<G: Game> Worker<G> {
             let reward = fr.get(mover as usize).copied().unwrap_or(0);
             tree.node(i).finish_visit(reward, set.vloss);
         }
+        if set.solver && !self.path_sim {
+            self.propagate_proofs(tree);
+        }
         if !set.rave || self.bound == 0 || self.rave_path.is_empty() {
             return;
         }
@@ -528,6 +546,61 @@ impl<G: Game> Worker<G> {
     }
 }
 
+impl<G: Game> Worker<G> {
+    /// Carries proofs up the path: a node is won for the player to move there when one
+    /// child is a proven win for it (in the fewest plies), lost when every child is a
+    /// proven loss (in the most plies). Two players, alternating or not.
+    fn propagate_proofs(&self, tree: &Tree<G::Move>) {
+        for j in (1..self.path.len()).rev() {
+            let (child, p) = self.path[j];
+            if tree.node(child).proof().is_none() || p > 1 {
+                return;
+            }
+            let (parent, mover) = self.path[j - 1];
+            let pn = tree.node(parent);
+            if pn.proof().is_some() {
+                continue;
+            }
+            let (first, count) = pn.children();
+            let mut fastest_win: Option<u32> = None;
+            let mut slowest_loss = 0;
+            let mut all_lost = count > 0;
+            for c in first..first + count {
+                match tree.node(c).proof() {
+                    Some(Proof { win: true, plies }) => fastest_win = Some(fastest_win.map_or(plies, |w| w.min(plies))),
+                    Some(Proof { win: false, plies }) => slowest_loss = slowest_loss.max(plies),
+                    None => all_lost = false,
+                }
+            }
+            // The result for `p`, the player to move at the parent.
+            let (won, plies) = match fastest_win {
+                Some(w) => (true, w + 1),
+                None if all_lost => (false, slowest_loss + 1),
+                None => return,
+            };
+            // Proofs are stored for the player who moved into a node; the root's is taken
+            // to be the other player.
+            let q = if parent == 0 { 1 - p } else { mover };
+            pn.set_proof(Proof { win: (q == p) == won, plies });
+        }
+    }
+}
+
+/// Proves a finished game for `mover`, the player who moved into `node`, when it is a win
+/// (1) or a loss (0) against a loss or a win in a two-player game.
+fn prove_terminal<M: Copy>(node: &super::tree::Node<M>, mover: u8, r: &Rewards) {
+    if mover > 1 || r.len() != 2 {
+        return;
+    }
+    let mine = r.get(Player(mover));
+    let theirs = r.get(Player(1 - mover));
+    if mine == 1.0 && theirs == 0.0 {
+        node.set_proof(Proof { win: true, plies: 0 });
+    } else if mine == 0.0 && theirs == 1.0 {
+        node.set_proof(Proof { win: false, plies: 0 });
+    }
+}
+
 /// UCT (with RAVE and progressive bias when enabled) over children `first..first + k` of
 /// `parent`, which has `pending` visits not yet in the tree; the first of equal scores wins,
 /// so untried children go in prior order.
@@ -550,6 +623,15 @@ fn select<M: Copy + Send + Sync>(
     let mut best_score = f64::NEG_INFINITY;
     for c in first..first + k {
         let ch = tree.node(c);
+        if set.solver
+            && let Some(proof) = ch.proof()
+        {
+            // A proven win is taken at once; a proven loss only if nothing else is left.
+            if proof.win {
+                return c;
+            }
+            continue;
+        }
         let (v, vl) = ch.counts();
         let n = v as f64 + vl as f64;
         let bias = if priors { set.bias * ch.data().map_or(0.0, |d| d.prior as f64) / (n + 1.0) } else { 0.0 };
@@ -639,7 +721,7 @@ fn leader_is_safe<M: Copy + Send + Sync>(tree: &Tree<M>, shared: &Shared<'_>) ->
 
 /// Whether the most visited root child also has the best mean (robust-max may stop).
 fn robust_max_agrees<M: Copy + Send + Sync>(tree: &Tree<M>, set: &Settings) -> bool {
-    if set.root_simultaneous {
+    if set.root_simultaneous || tree.root().proof().is_some() {
         return true;
     }
     let (first, count) = tree.root().children();

@@ -46,7 +46,24 @@ pub(crate) struct Node<M> {
     /// First child in the high 32 bits, number of children in the low 32 bits; 0 children
     /// means not expanded.
     children: AtomicU64,
+    /// A proven result (solver): 0 unknown, else [`PROOF_WIN`] or [`PROOF_LOSS`] for the
+    /// player who moved into the node, with the plies from the node to the end.
+    proof: AtomicU32,
     expanding: AtomicBool,
+}
+
+/// Proof flag: the player who moved into the node wins with best play.
+pub(crate) const PROOF_WIN: u32 = 1 << 30;
+/// Proof flag: the player who moved into the node loses with best play.
+pub(crate) const PROOF_LOSS: u32 = 1 << 31;
+const PROOF_PLIES: u32 = (1 << 30) - 1;
+
+/// A proven result: who wins (for the player who moved into the node) and in how many
+/// plies from the node.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Proof {
+    pub win: bool,
+    pub plies: u32,
 }
 
 impl<M: Copy> Node<M> {
@@ -58,6 +75,7 @@ impl<M: Copy> Node<M> {
             amaf_n: AtomicU32::new(0),
             amaf_w: AtomicU64::new(0),
             children: AtomicU64::new(0),
+            proof: AtomicU32::new(0),
             expanding: AtomicBool::new(false),
         }
     }
@@ -141,6 +159,20 @@ impl<M: Copy> Node<M> {
         }
     }
 
+    /// The proven result, if any.
+    #[inline]
+    pub fn proof(&self) -> Option<Proof> {
+        let p = self.proof.load(Ordering::Relaxed);
+        (p != 0).then_some(Proof { win: p & PROOF_WIN != 0, plies: p & PROOF_PLIES })
+    }
+
+    /// Records a proven result (the first one recorded stays).
+    #[inline]
+    pub fn set_proof(&self, proof: Proof) {
+        let v = if proof.win { PROOF_WIN } else { PROOF_LOSS } | proof.plies.min(PROOF_PLIES);
+        let _ = self.proof.compare_exchange(0, v, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
     /// The children range `(first, count)`; count 0 when not expanded.
     #[inline]
     pub fn children(&self) -> (u32, u32) {
@@ -169,6 +201,7 @@ impl<M: Copy> Node<M> {
         self.value.store(other.value.load(Ordering::Relaxed), Ordering::Relaxed);
         self.amaf_n.store(other.amaf_n.load(Ordering::Relaxed), Ordering::Relaxed);
         self.amaf_w.store(other.amaf_w.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.proof.store(other.proof.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }
 
@@ -358,6 +391,16 @@ mod tests {
         t.clear();
         assert_eq!(t.used(), 1);
         assert_eq!(t.node(b + 9).visits(), 0);
+    }
+
+    #[test]
+    fn a_node_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Node<u16>>(), 64);
+        let t: Tree<u16> = Tree::new(BASE);
+        assert_eq!(t.root().proof(), None);
+        t.root().set_proof(Proof { win: false, plies: 3 });
+        t.root().set_proof(Proof { win: true, plies: 1 });
+        assert_eq!(t.root().proof(), Some(Proof { win: false, plies: 3 }));
     }
 
     #[test]
