@@ -38,7 +38,8 @@ pub(crate) struct Settings {
     pub cutoff: Option<u32>,
     pub vloss: u32,
     pub final_choice: FinalChoice,
-    /// Early stopping applies (robust choice, playout budget, one tree, alternating root).
+    /// Early stopping applies (robust choice, a playout budget or deadline, one tree, an
+    /// alternating root).
     pub early_stop: bool,
     /// The root is a simultaneous-move node.
     pub root_simultaneous: bool,
