@@ -507,6 +507,15 @@ fn simultaneous_tree_is_reused_through_observe() {
     let c = a.choose(&s1, Player(0), &Limits::none(), &mut cb).unwrap();
     assert!(a.last_reused() > 100, "kept {}", a.last_reused());
     assert_eq!(c.mv, 0);
+
+    // Not told: found by hash among the joint children.
+    let mut b = agent::<Matrix>("mcts(playouts=5000,seed=6,early=false)");
+    b.choose(&s0, Player(1), &Limits::none(), &mut cb).unwrap();
+    let mut s1 = s0.clone();
+    s1.play_joint(&[2, 1]);
+    b.choose(&s1, Player(1), &Limits::none(), &mut cb).unwrap();
+    assert!(b.last_reused() > 10, "kept {}", b.last_reused());
+    assert_eq!(b.root_visits(), b.last_reused() + 5000);
 }
 
 #[test]

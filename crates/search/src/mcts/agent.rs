@@ -200,24 +200,62 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         {
             return Some(idx);
         }
-        // Breadth-first by hash through alternating turns.
+        // Breadth-first by hash through visited children (joint moves at simultaneous turns).
         let mut frontier = vec![(0u32, root_state.clone())];
+        let mut moves = Vec::new();
+        let mut counts = Vec::new();
+        let mut joint = Vec::new();
         for _ in 0..=REUSE_SEARCH_PLIES {
             let mut next = Vec::new();
             for (idx, s) in frontier {
                 if same(&s, state) {
                     return Some(idx);
                 }
-                if !matches!(s.turn(), Turn::Player(_)) {
-                    continue;
-                }
                 let (first, count) = tree.node(idx).children();
-                for c in first..first + count {
-                    if let Some(d) = tree.node(c).data() {
-                        let mut t = s.clone();
-                        t.play(d.mv);
-                        next.push((c, t));
+                match s.turn() {
+                    Turn::Player(_) => {
+                        for c in first..first + count {
+                            let node = tree.node(c);
+                            if let Some(d) = node.data().filter(|_| node.visits() > 0) {
+                                let mut t = s.clone();
+                                t.play(d.mv);
+                                next.push((c, t));
+                            }
+                        }
                     }
+                    Turn::Simultaneous if count > 0 => {
+                        counts.clear();
+                        for k in 0..s.num_players() {
+                            s.legal_moves_of(Player(k as u8), &mut moves);
+                            counts.push(moves.len());
+                        }
+                        let entries: usize = counts.iter().sum();
+                        let joints = counts.iter().try_fold(1usize, |a, &n| a.checked_mul(n)).unwrap_or(usize::MAX);
+                        if joints == 0 || entries.saturating_add(joints) != count as usize {
+                            continue;
+                        }
+                        for j in 0..joints {
+                            let c = first + (entries + j) as u32;
+                            if tree.node(c).visits() == 0 {
+                                continue;
+                            }
+                            // Joint index j in mixed radix, player 0 fastest.
+                            joint.clear();
+                            let (mut rest, mut offset) = (j, first);
+                            for &n in &counts {
+                                let Some(d) = tree.node(offset + (rest % n) as u32).data() else { break };
+                                joint.push(d.mv);
+                                rest /= n;
+                                offset += n as u32;
+                            }
+                            if joint.len() == counts.len() {
+                                let mut t = s.clone();
+                                t.play_joint(&joint);
+                                next.push((c, t));
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
             frontier = next;
