@@ -276,14 +276,14 @@ fn stop_flag_and_time_limits_end_the_search() {
 fn spec_round_trip_and_errors() {
     let spec = "mcts(playouts=20000,c=0.5,fpu=0.9,expand=2,final=robust-max,rave=true,equiv=500,bias=2,\
                 cutoff=10,threads=2,parallel=root,vloss=1,seed=7,reuse=false,resign=0.05,max_nodes=100000,early=false,\
-                time_ms=1500)";
+                time_ms=1500,solver=false)";
     let cfg = MctsConfig::from_spec(&Spec::parse(spec).unwrap()).unwrap();
     assert_eq!(cfg.playouts, Some(20000));
     assert_eq!(cfg.final_choice, FinalChoice::RobustMax);
     assert_eq!(cfg.parallel, Parallelism::Root);
     assert_eq!(cfg.fpu, Some(0.9));
     assert_eq!(cfg.cutoff, Some(10));
-    assert!(cfg.rave && !cfg.reuse && !cfg.early_stop);
+    assert!(cfg.rave && !cfg.reuse && !cfg.early_stop && !cfg.solver);
     let again = MctsConfig::from_spec(&cfg.to_spec()).unwrap();
     assert_eq!(again, cfg);
     let a = agent::<TicTacToe>("mcts");
@@ -299,6 +299,7 @@ fn spec_round_trip_and_errors() {
         "mcts(fpu=2)",
         "mcts(rave=maybe)",
         "mcts(resign=1.5)",
+        "mcts(solver=perhaps)",
     ] {
         assert!(MctsConfig::from_spec(&Spec::parse(bad).unwrap()).is_err(), "{bad} should be rejected");
     }
@@ -506,6 +507,15 @@ fn simultaneous_tree_is_reused_through_observe() {
     let c = a.choose(&s1, Player(0), &Limits::none(), &mut cb).unwrap();
     assert!(a.last_reused() > 100, "kept {}", a.last_reused());
     assert_eq!(c.mv, 0);
+
+    // Not told: found by hash among the joint children.
+    let mut b = agent::<Matrix>("mcts(playouts=5000,seed=6,early=false)");
+    b.choose(&s0, Player(1), &Limits::none(), &mut cb).unwrap();
+    let mut s1 = s0.clone();
+    s1.play_joint(&[2, 1]);
+    b.choose(&s1, Player(1), &Limits::none(), &mut cb).unwrap();
+    assert!(b.last_reused() > 10, "kept {}", b.last_reused());
+    assert_eq!(b.root_visits(), b.last_reused() + 5000);
 }
 
 #[test]
@@ -626,4 +636,60 @@ fn three_players_each_maximise_their_own_reward() {
         assert_eq!(c.mv, 0, "{spec}");
         assert!((c.info.win_rate.unwrap() - 0.2).abs() < 0.05, "{spec}: {:?}", c.info.win_rate);
     }
+}
+
+#[test]
+fn full_tree_and_robust_max_stay_within_bounds() {
+    let s = Connect4::default();
+    // A tree capped at its smallest size keeps searching from its leaves.
+    let mut small = agent::<Connect4>("mcts(playouts=5000,max_nodes=1024,early=false,seed=1)");
+    let c = choose(&mut small, &s, &Limits::none());
+    assert!(small.tree_size() <= 1024, "{}", small.tree_size());
+    assert_eq!(c.info.nodes, 5000);
+    assert!((c.mv.0 as usize) < 7);
+    let c = choose(&mut small, &Connect4::from_moves(7, 6, "112233").unwrap(), &Limits::none());
+    assert_eq!(c.mv, Column(3));
+    // Robust-max may search on, but never past half its budget again.
+    for seed in 0..4 {
+        let mut rm = agent::<Connect4>(&format!("mcts(playouts=2000,final=robust-max,seed={seed})"));
+        let c = choose(&mut rm, &s, &Limits::none());
+        assert!((2000..=3000).contains(&c.info.nodes), "{}", c.info.nodes);
+        let best = &c.info.root_moves[0];
+        let most = c.info.root_moves.iter().map(|m| m.visits).max().unwrap();
+        if c.info.nodes < 3000 {
+            // It stopped because the most visited move is also the best valued.
+            assert_eq!(best.visits, most);
+            let top = c.info.root_moves.iter().filter_map(|m| m.win_rate).fold(0.0, f64::max);
+            assert_eq!(best.win_rate, Some(top));
+        }
+    }
+}
+
+#[test]
+fn solver_proves_wins_and_losses() {
+    let c4 = |m: &str| Connect4::from_moves(7, 6, m).unwrap();
+    for threads in [1, 2] {
+        let spec = format!("mcts(playouts=30000,threads={threads},resign=0.05,seed=3)");
+        // Win in one.
+        let mut a = agent::<Connect4>(&spec);
+        let c = choose(&mut a, &c4("112233"), &Limits::none());
+        assert_eq!((c.mv, c.info.proven_in, c.info.win_rate), (Column(3), Some(1), Some(1.0)), "{spec}");
+        assert!(c.info.nodes < 30000, "a proven root ends the search");
+        // Win in three: an open three on the bottom row cannot be stopped.
+        let c = choose(&mut a, &c4("3344"), &Limits::none());
+        assert!(c.mv == Column(1) || c.mv == Column(4), "{spec}: {:?}", c.mv);
+        assert_eq!(c.info.proven_in, Some(3), "{spec}");
+        // Lost in two: whatever O does, X completes the bottom row.
+        let c = choose(&mut a, &c4("22334"), &Limits::none());
+        assert_eq!((c.info.proven_in, c.info.win_rate, c.resign), (Some(-2), Some(0.0), true), "{spec}");
+    }
+    // Without the solver nothing is proven, but the move is still found.
+    let mut plain = agent::<Connect4>("mcts(playouts=5000,solver=false,seed=3)");
+    let c = choose(&mut plain, &c4("112233"), &Limits::none());
+    assert_eq!((c.mv, c.info.proven_in), (Column(3), None));
+    // Tic-tac-toe from the start is a draw: nothing to prove, and MCTS takes the centre.
+    let mut t = agent::<TicTacToe>("mcts(playouts=20000,early=false,seed=3)");
+    let c = choose(&mut t, &TicTacToe::new(), &Limits::none());
+    assert_eq!(c.info.proven_in, None);
+    assert!(c.info.root_moves.iter().all(|m| m.win_rate.unwrap() < 1.0 && m.win_rate.unwrap() > 0.0));
 }

@@ -10,7 +10,7 @@ use tabula_core::{
 use super::config::{DEFAULT_PLAYOUTS, FinalChoice, MctsConfig, Parallelism};
 use super::policy::MctsPolicy;
 use super::search::{MAX_JOINT, Padded, Settings, Shared, Worker};
-use super::tree::Tree;
+use super::tree::{Proof, Tree};
 
 /// Longest principal variation reported.
 const MAX_PV: usize = 32;
@@ -29,6 +29,8 @@ struct RootStat<M> {
     tree: usize,
     node: u32,
     node_visits: u32,
+    /// A proven result for the player choosing at the root.
+    proof: Option<Proof>,
 }
 
 impl<M> RootStat<M> {
@@ -198,24 +200,62 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         {
             return Some(idx);
         }
-        // Breadth-first by hash through alternating turns.
+        // Breadth-first by hash through visited children (joint moves at simultaneous turns).
         let mut frontier = vec![(0u32, root_state.clone())];
+        let mut moves = Vec::new();
+        let mut counts = Vec::new();
+        let mut joint = Vec::new();
         for _ in 0..=REUSE_SEARCH_PLIES {
             let mut next = Vec::new();
             for (idx, s) in frontier {
                 if same(&s, state) {
                     return Some(idx);
                 }
-                if !matches!(s.turn(), Turn::Player(_)) {
-                    continue;
-                }
                 let (first, count) = tree.node(idx).children();
-                for c in first..first + count {
-                    if let Some(d) = tree.node(c).data() {
-                        let mut t = s.clone();
-                        t.play(d.mv);
-                        next.push((c, t));
+                match s.turn() {
+                    Turn::Player(_) => {
+                        for c in first..first + count {
+                            let node = tree.node(c);
+                            if let Some(d) = node.data().filter(|_| node.visits() > 0) {
+                                let mut t = s.clone();
+                                t.play(d.mv);
+                                next.push((c, t));
+                            }
+                        }
                     }
+                    Turn::Simultaneous if count > 0 => {
+                        counts.clear();
+                        for k in 0..s.num_players() {
+                            s.legal_moves_of(Player(k as u8), &mut moves);
+                            counts.push(moves.len());
+                        }
+                        let entries: usize = counts.iter().sum();
+                        let joints = counts.iter().try_fold(1usize, |a, &n| a.checked_mul(n)).unwrap_or(usize::MAX);
+                        if joints == 0 || entries.saturating_add(joints) != count as usize {
+                            continue;
+                        }
+                        for j in 0..joints {
+                            let c = first + (entries + j) as u32;
+                            if tree.node(c).visits() == 0 {
+                                continue;
+                            }
+                            // Joint index j in mixed radix, player 0 fastest.
+                            joint.clear();
+                            let (mut rest, mut offset) = (j, first);
+                            for &n in &counts {
+                                let Some(d) = tree.node(offset + (rest % n) as u32).data() else { break };
+                                joint.push(d.mv);
+                                rest /= n;
+                                offset += n as u32;
+                            }
+                            if joint.len() == counts.len() {
+                                let mut t = s.clone();
+                                t.play_joint(&joint);
+                                next.push((c, t));
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
             frontier = next;
@@ -285,6 +325,8 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
                 && self.tree_count() == 1
                 && !root_simultaneous,
             root_simultaneous,
+            solver: c.solver && state.num_players() == 2,
+            solver_stop: c.solver && c.early_stop && state.num_players() == 2,
         }
     }
 
@@ -317,10 +359,12 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
                 let Some(d) = node.data() else { continue };
                 let visits = node.visits();
                 let value = node.value_sum();
+                let proof = node.proof();
                 match out.iter_mut().find(|s| s.mv == d.mv) {
                     Some(s) => {
                         s.visits += visits as u64;
                         s.value += value;
+                        s.proof = s.proof.or(proof);
                         if visits > s.node_visits {
                             s.tree = t;
                             s.node = c;
@@ -335,14 +379,33 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
                         tree: t,
                         node: c,
                         node_visits: visits,
+                        proof,
                     }),
                 }
             }
         }
     }
 
-    /// The index in `stats` of the move to play.
+    /// The index in `stats` of the move to play: the fastest proven win if there is one,
+    /// else by the final-choice rule among the moves not proven lost (if any are left).
     fn pick(&self, stats: &[RootStat<G::Move>]) -> Option<usize> {
+        let win = stats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.proof.filter(|p| p.win).map(|p| (i, p.plies, s.visits)))
+            .min_by_key(|&(i, plies, visits)| (plies, std::cmp::Reverse(visits), i));
+        if let Some((i, _, _)) = win {
+            return Some(i);
+        }
+        let open = stats.iter().any(|s| s.proof.is_none());
+        if !open {
+            // Every move loses: resist longest.
+            return stats
+                .iter()
+                .enumerate()
+                .max_by_key(|(i, s)| (s.proof.map_or(0, |p| p.plies), s.visits, std::cmp::Reverse(*i)))
+                .map(|(i, _)| i);
+        }
         let key = |s: &RootStat<G::Move>| -> (f64, f64) {
             let mean = s.mean().unwrap_or(f64::NEG_INFINITY);
             match self.config.final_choice {
@@ -360,6 +423,9 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         };
         let mut best: Option<(usize, (f64, f64))> = None;
         for (i, s) in stats.iter().enumerate() {
+            if open && s.proof.is_some() {
+                continue;
+            }
             let k = key(s);
             if best.is_none_or(|(_, b)| k.0 > b.0 || (k.0 == b.0 && k.1 > b.1)) {
                 best = Some((i, k));
@@ -414,6 +480,18 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             order.insert(0, c);
             info.win_rate = stats[c].mean();
             info.pv = self.pv(state, &stats[c], MAX_PV);
+            match stats[c].proof {
+                Some(p) if p.win => {
+                    info.proven_in = Some(p.plies as i32 + 1);
+                    info.win_rate = Some(1.0);
+                }
+                // The chosen move is proven lost only when all are; it resists longest.
+                Some(p) => {
+                    info.proven_in = Some(-(p.plies as i32 + 1));
+                    info.win_rate = Some(0.0);
+                }
+                None => {}
+            }
         }
         info.root_moves = order
             .iter()
@@ -422,7 +500,10 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
                 MoveStat {
                     mv: s.mv,
                     visits: s.visits,
-                    win_rate: s.mean(),
+                    win_rate: match s.proof {
+                        Some(p) => Some(if p.win { 1.0 } else { 0.0 }),
+                        None => s.mean(),
+                    },
                     score: None,
                     prior: priors.then_some(s.prior as f64),
                     pv: if s.visits > 0 { self.pv(state, s, MAX_PV / 2) } else { vec![s.mv] },

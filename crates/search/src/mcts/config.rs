@@ -103,6 +103,9 @@ pub struct MctsConfig {
     pub early_stop: bool,
     /// The constant `A` of the secure-child rule.
     pub secure_a: f64,
+    /// Prove wins and losses in two-player games (MCTS-Solver): proven wins are played,
+    /// proven losses avoided, and the search ends once the root is proven (with `early`).
+    pub solver: bool,
 }
 
 impl Default for MctsConfig {
@@ -127,6 +130,7 @@ impl Default for MctsConfig {
             max_nodes: 4_000_000,
             early_stop: true,
             secure_a: 1.0,
+            solver: true,
         }
     }
 }
@@ -155,6 +159,7 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "true",
         "stop when the most visited move cannot be overtaken in the playouts or time left (final=robust)",
     ),
+    ParamInfo::new("solver", "true", "prove wins and losses in two-player games (MCTS-Solver)"),
 ];
 
 impl MctsConfig {
@@ -205,6 +210,7 @@ impl MctsConfig {
             max_nodes: p.get_in("max_nodes", 1024..=4_000_000_000usize)?,
             early_stop: p.get_bool("early")?,
             secure_a: MctsConfig::default().secure_a,
+            solver: p.get_bool("solver")?,
         })
     }
 
@@ -265,6 +271,9 @@ impl MctsConfig {
         }
         if self.early_stop != d.early_stop {
             s = s.with("early", self.early_stop);
+        }
+        if self.solver != d.solver {
+            s = s.with("solver", self.solver);
         }
         s
     }

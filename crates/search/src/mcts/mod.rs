@@ -16,6 +16,9 @@
 //!   player picks its own move by its own statistics; children are keyed by the joint move.
 //! - Tree parallelism (one tree, atomic statistics, virtual loss) and root parallelism (one
 //!   tree per thread, merged at the root), on scoped threads.
+//! - An MCTS-Solver for two-player games: finished games prove wins and losses, proofs
+//!   climb the tree (a node is won if one move wins, lost if all lose), proven wins are
+//!   played at once and proven losses avoided, and `SearchInfo::proven_in` says how far.
 //! - Tree reuse between moves, and resignation when the win rate falls below a threshold.
 //!
 //! The tree is an arena of nodes linked by index, so a playout allocates nothing.

@@ -12,7 +12,7 @@ use tabula_core::{Game, MAX_PLAYERS, Player, Rewards, Rng, Turn};
 
 use super::config::FinalChoice;
 use super::policy::MctsPolicy;
-use super::tree::{NO_INDEX, NodeData, Tree, fixed};
+use super::tree::{NO_INDEX, NodeData, Proof, Tree, fixed};
 
 /// Marks path entries whose visit carries no reward (the root, joint children).
 const NO_MOVER: u8 = u8::MAX;
@@ -38,10 +38,15 @@ pub(crate) struct Settings {
     pub cutoff: Option<u32>,
     pub vloss: u32,
     pub final_choice: FinalChoice,
-    /// Early stopping applies (robust choice, playout budget, one tree, alternating root).
+    /// Early stopping applies (robust choice, a playout budget or deadline, one tree, an
+    /// alternating root).
     pub early_stop: bool,
     /// The root is a simultaneous-move node.
     pub root_simultaneous: bool,
+    /// Prove wins and losses (two-player games whose results are 1/0).
+    pub solver: bool,
+    /// Stop once the root is proven.
+    pub solver_stop: bool,
 }
 
 /// Playout tickets a worker takes from the shared budget at a time.
@@ -113,6 +118,10 @@ pub(crate) struct Worker<G: Game> {
     players: usize,
     /// This worker's reserved arena block: next free node and end.
     block: (u32, u32),
+    /// Root visits not yet added to the tree.
+    root_pending: u32,
+    /// The current path crosses a simultaneous-move node (no proofs there).
+    path_sim: bool,
 }
 
 impl<G: Game> Worker<G> {
@@ -134,6 +143,8 @@ impl<G: Game> Worker<G> {
             bound: 0,
             players: 0,
             block: (0, 0),
+            root_pending: 0,
+            path_sim: false,
         };
         w.prepare(state, seed);
         w
@@ -143,6 +154,7 @@ impl<G: Game> Worker<G> {
     pub fn prepare(&mut self, root: &G, seed: u64) {
         self.rng = Rng::new(seed);
         self.block = (0, 0);
+        self.root_pending = 0;
         self.bound = root.move_index_bound();
         self.players = root.num_players();
         let size = self.bound * self.players;
@@ -186,7 +198,7 @@ impl<G: Game> Worker<G> {
                 && let Some(t) = tick.as_mut()
                 && last_tick.elapsed() >= REPORT_EVERY
             {
-                self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+                self.flush(tree, shared, &mut unflushed, &mut depth_sum, &mut max_depth);
                 t();
                 last_tick = Instant::now();
             }
@@ -218,16 +230,27 @@ impl<G: Game> Worker<G> {
             max_depth = max_depth.max(depth);
             local += 1;
             if local.is_multiple_of(EARLY_EVERY) {
-                self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
-                if set.early_stop && leader_is_safe(tree, shared) {
+                self.flush(tree, shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+                if (set.early_stop && leader_is_safe(tree, shared))
+                    || (set.solver_stop && tree.root().proof().is_some())
+                {
                     shared.stop.store(true, Ordering::Relaxed);
                 }
             }
         }
-        self.flush(shared, &mut unflushed, &mut depth_sum, &mut max_depth);
+        self.flush(tree, shared, &mut unflushed, &mut depth_sum, &mut max_depth);
     }
 
-    fn flush(&self, shared: &Shared<'_>, done: &mut u64, depth_sum: &mut u64, max_depth: &mut u32) {
+    fn flush(
+        &mut self,
+        tree: &Tree<G::Move>,
+        shared: &Shared<'_>,
+        done: &mut u64,
+        depth_sum: &mut u64,
+        max_depth: &mut u32,
+    ) {
+        tree.root().add_visits(self.root_pending);
+        self.root_pending = 0;
         shared.done.fetch_add(*done, Ordering::Relaxed);
         shared.depth_sum.fetch_add(*depth_sum, Ordering::Relaxed);
         shared.max_depth.fetch_max(*max_depth, Ordering::Relaxed);
@@ -262,12 +285,17 @@ impl<G: Game> Worker<G> {
         self.rave_path.clear();
         self.played.clear();
         self.path.push((0, NO_MOVER));
+        self.path_sim = false;
         let mut idx = 0u32;
         let mut depth = 0u32;
         let rewards = 'descent: loop {
             let turn = self.state.turn();
             if turn == Turn::Over {
-                break self.state.rewards();
+                let r = self.state.rewards();
+                if set.solver && idx != 0 && !self.path_sim {
+                    prove_terminal(tree.node(idx), self.path[self.path.len() - 1].1, &r);
+                }
+                break r;
             }
             let node = tree.node(idx);
             let (first, count) = node.children();
@@ -281,7 +309,8 @@ impl<G: Game> Worker<G> {
             match turn {
                 Turn::Player(p) => {
                     let k = policy.widening(node.visits(), count as usize).clamp(1, count as usize) as u32;
-                    let child = select(tree, idx, first, k, set, set.rave, set.priors);
+                    let pending = if idx == 0 { self.root_pending } else { 0 };
+                    let child = select(tree, idx, pending, first, k, set, set.rave, set.priors);
                     let c = tree.node(child);
                     let Some(d) = c.data() else { break self.rollout(set, policy) };
                     c.add_virtual_loss(set.vloss);
@@ -294,6 +323,7 @@ impl<G: Game> Worker<G> {
                     idx = child;
                 }
                 Turn::Simultaneous => {
+                    self.path_sim = true;
                     let mut offset = first;
                     let mut joint_index = 0usize;
                     let mut stride = 1usize;
@@ -304,7 +334,8 @@ impl<G: Game> Worker<G> {
                         if nk == 0 || offset as usize + nk > (first + count) as usize {
                             break 'descent self.rollout(set, policy);
                         }
-                        let s = select(tree, idx, offset, nk as u32, set, false, false);
+                        let pending = if idx == 0 { self.root_pending } else { 0 };
+                        let s = select(tree, idx, pending, offset, nk as u32, set, false, false);
                         let entry = tree.node(s);
                         let Some(d) = entry.data() else { break 'descent self.rollout(set, policy) };
                         entry.add_virtual_loss(set.vloss);
@@ -471,10 +502,14 @@ impl<G: Game> Worker<G> {
         for (i, r) in rewards.as_slice().iter().enumerate().take(MAX_PLAYERS) {
             fr[i] = fixed(*r);
         }
-        for &(i, mover) in &self.path {
-            let vl = if i == 0 { 0 } else { set.vloss };
+        // The path starts at the root, whose visits are added in batches.
+        self.root_pending += 1;
+        for &(i, mover) in &self.path[1..] {
             let reward = fr.get(mover as usize).copied().unwrap_or(0);
-            tree.node(i).finish_visit(reward, vl);
+            tree.node(i).finish_visit(reward, set.vloss);
+        }
+        if set.solver && !self.path_sim {
+            self.propagate_proofs(tree);
         }
         if !set.rave || self.bound == 0 || self.rave_path.is_empty() {
             return;
@@ -512,12 +547,70 @@ impl<G: Game> Worker<G> {
     }
 }
 
+impl<G: Game> Worker<G> {
+    /// Carries proofs up the path: a node is won for the player to move there when one
+    /// child is a proven win for it (in the fewest plies), lost when every child is a
+    /// proven loss (in the most plies). Two players, alternating or not.
+    fn propagate_proofs(&self, tree: &Tree<G::Move>) {
+        for j in (1..self.path.len()).rev() {
+            let (child, p) = self.path[j];
+            if tree.node(child).proof().is_none() || p > 1 {
+                return;
+            }
+            let (parent, mover) = self.path[j - 1];
+            let pn = tree.node(parent);
+            if pn.proof().is_some() {
+                continue;
+            }
+            let (first, count) = pn.children();
+            let mut fastest_win: Option<u32> = None;
+            let mut slowest_loss = 0;
+            let mut all_lost = count > 0;
+            for c in first..first + count {
+                match tree.node(c).proof() {
+                    Some(Proof { win: true, plies }) => fastest_win = Some(fastest_win.map_or(plies, |w| w.min(plies))),
+                    Some(Proof { win: false, plies }) => slowest_loss = slowest_loss.max(plies),
+                    None => all_lost = false,
+                }
+            }
+            // The result for `p`, the player to move at the parent.
+            let (won, plies) = match fastest_win {
+                Some(w) => (true, w + 1),
+                None if all_lost => (false, slowest_loss + 1),
+                None => return,
+            };
+            // Proofs are stored for the player who moved into a node; the root's is taken
+            // to be the other player.
+            let q = if parent == 0 { 1 - p } else { mover };
+            pn.set_proof(Proof { win: (q == p) == won, plies });
+        }
+    }
+}
+
+/// Proves a finished game for `mover`, the player who moved into `node`, when it is a win
+/// (1) or a loss (0) against a loss or a win in a two-player game.
+fn prove_terminal<M: Copy>(node: &super::tree::Node<M>, mover: u8, r: &Rewards) {
+    if mover > 1 || r.len() != 2 {
+        return;
+    }
+    let mine = r.get(Player(mover));
+    let theirs = r.get(Player(1 - mover));
+    if mine == 1.0 && theirs == 0.0 {
+        node.set_proof(Proof { win: true, plies: 0 });
+    } else if mine == 0.0 && theirs == 1.0 {
+        node.set_proof(Proof { win: false, plies: 0 });
+    }
+}
+
 /// UCT (with RAVE and progressive bias when enabled) over children `first..first + k` of
-/// `parent`; the first of equal scores wins, so untried children go in prior order.
+/// `parent`, which has `pending` visits not yet in the tree; the first of equal scores wins,
+/// so untried children go in prior order.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 fn select<M: Copy + Send + Sync>(
     tree: &Tree<M>,
     parent: u32,
+    pending: u32,
     first: u32,
     k: u32,
     set: &Settings,
@@ -526,11 +619,20 @@ fn select<M: Copy + Send + Sync>(
 ) -> u32 {
     let (pv, pvl) = tree.node(parent).counts();
     // c * sqrt(ln N), so each child costs one division and one square root.
-    let explore = set.c * fast_ln((pv as f64 + pvl as f64).max(1.0)).sqrt();
+    let explore = set.c * fast_ln((pv as f64 + pvl as f64 + pending as f64).max(1.0)).sqrt();
     let mut best = first;
     let mut best_score = f64::NEG_INFINITY;
     for c in first..first + k {
         let ch = tree.node(c);
+        if set.solver
+            && let Some(proof) = ch.proof()
+        {
+            // A proven win is taken at once; a proven loss only if nothing else is left.
+            if proof.win {
+                return c;
+            }
+            continue;
+        }
         let (v, vl) = ch.counts();
         let n = v as f64 + vl as f64;
         let bias = if priors { set.bias * ch.data().map_or(0.0, |d| d.prior as f64) / (n + 1.0) } else { 0.0 };
@@ -620,7 +722,7 @@ fn leader_is_safe<M: Copy + Send + Sync>(tree: &Tree<M>, shared: &Shared<'_>) ->
 
 /// Whether the most visited root child also has the best mean (robust-max may stop).
 fn robust_max_agrees<M: Copy + Send + Sync>(tree: &Tree<M>, set: &Settings) -> bool {
-    if set.root_simultaneous {
+    if set.root_simultaneous || tree.root().proof().is_some() {
         return true;
     }
     let (first, count) = tree.root().children();

@@ -46,7 +46,24 @@ pub(crate) struct Node<M> {
     /// First child in the high 32 bits, number of children in the low 32 bits; 0 children
     /// means not expanded.
     children: AtomicU64,
+    /// A proven result (solver): 0 unknown, else [`PROOF_WIN`] or [`PROOF_LOSS`] for the
+    /// player who moved into the node, with the plies from the node to the end.
+    proof: AtomicU32,
     expanding: AtomicBool,
+}
+
+/// Proof flag: the player who moved into the node wins with best play.
+pub(crate) const PROOF_WIN: u32 = 1 << 30;
+/// Proof flag: the player who moved into the node loses with best play.
+pub(crate) const PROOF_LOSS: u32 = 1 << 31;
+const PROOF_PLIES: u32 = (1 << 30) - 1;
+
+/// A proven result: who wins (for the player who moved into the node) and in how many
+/// plies from the node.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Proof {
+    pub win: bool,
+    pub plies: u32,
 }
 
 impl<M: Copy> Node<M> {
@@ -58,6 +75,7 @@ impl<M: Copy> Node<M> {
             amaf_n: AtomicU32::new(0),
             amaf_w: AtomicU64::new(0),
             children: AtomicU64::new(0),
+            proof: AtomicU32::new(0),
             expanding: AtomicBool::new(false),
         }
     }
@@ -123,6 +141,15 @@ impl<M: Copy> Node<M> {
         }
     }
 
+    /// Adds `n` finished visits that carry no reward (the root's, counted in batches so
+    /// threads do not fight over its cache line on every playout).
+    #[inline]
+    pub fn add_visits(&self, n: u32) {
+        if n > 0 {
+            self.counts.fetch_add((n as u64) << 32, Ordering::Relaxed);
+        }
+    }
+
     /// Adds one AMAF observation.
     #[inline]
     pub fn add_amaf(&self, reward: u64) {
@@ -130,6 +157,20 @@ impl<M: Copy> Node<M> {
         if reward > 0 {
             self.amaf_w.fetch_add(reward, Ordering::Relaxed);
         }
+    }
+
+    /// The proven result, if any.
+    #[inline]
+    pub fn proof(&self) -> Option<Proof> {
+        let p = self.proof.load(Ordering::Relaxed);
+        (p != 0).then_some(Proof { win: p & PROOF_WIN != 0, plies: p & PROOF_PLIES })
+    }
+
+    /// Records a proven result (the first one recorded stays).
+    #[inline]
+    pub fn set_proof(&self, proof: Proof) {
+        let v = if proof.win { PROOF_WIN } else { PROOF_LOSS } | proof.plies.min(PROOF_PLIES);
+        let _ = self.proof.compare_exchange(0, v, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// The children range `(first, count)`; count 0 when not expanded.
@@ -160,6 +201,7 @@ impl<M: Copy> Node<M> {
         self.value.store(other.value.load(Ordering::Relaxed), Ordering::Relaxed);
         self.amaf_n.store(other.amaf_n.load(Ordering::Relaxed), Ordering::Relaxed);
         self.amaf_w.store(other.amaf_w.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.proof.store(other.proof.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }
 
@@ -183,10 +225,15 @@ fn chunk_start(k: usize) -> usize {
     BASE * ((1 << k) - 1)
 }
 
+#[repr(align(128))]
+struct FreeIndex(AtomicUsize);
+
 /// An arena of nodes; index 0 is the root.
 pub(crate) struct Tree<M> {
     chunks: Vec<OnceLock<Box<[Node<M>]>>>,
-    next: AtomicUsize,
+    /// The free index, on a cache line of its own: threads move it while others read
+    /// `chunks` on every node access.
+    next: FreeIndex,
     limit: usize,
 }
 
@@ -194,7 +241,11 @@ impl<M: Copy + Send + Sync> Tree<M> {
     /// An empty tree holding at most `limit` nodes, with an unexpanded root.
     pub fn new(limit: usize) -> Tree<M> {
         let limit = limit.clamp(BASE, u32::MAX as usize);
-        let t = Tree { chunks: (0..CHUNKS).map(|_| OnceLock::new()).collect(), next: AtomicUsize::new(0), limit };
+        let t = Tree {
+            chunks: (0..CHUNKS).map(|_| OnceLock::new()).collect(),
+            next: FreeIndex(AtomicUsize::new(0)),
+            limit,
+        };
         let root = t.alloc(1);
         debug_assert_eq!(root, Some(0));
         t
@@ -202,7 +253,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
 
     /// Nodes in use (including slack skipped at chunk ends).
     pub fn used(&self) -> usize {
-        self.next.load(Ordering::Relaxed)
+        self.next.0.load(Ordering::Relaxed)
     }
 
     /// The most nodes the tree may hold.
@@ -236,7 +287,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
         if count == 0 {
             return None;
         }
-        let mut cur = self.next.load(Ordering::Relaxed);
+        let mut cur = self.next.0.load(Ordering::Relaxed);
         let start = loop {
             let mut s = cur;
             loop {
@@ -250,7 +301,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
             if s + count > self.limit {
                 return None;
             }
-            match self.next.compare_exchange_weak(cur, s + count, Ordering::Relaxed, Ordering::Relaxed) {
+            match self.next.0.compare_exchange_weak(cur, s + count, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => break s,
                 Err(actual) => cur = actual,
             }
@@ -265,7 +316,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
 
     /// Empties the tree (keeping its memory) and makes a fresh root.
     pub fn clear(&mut self) {
-        let used = *self.next.get_mut();
+        let used = *self.next.0.get_mut();
         for (k, chunk) in self.chunks.iter_mut().enumerate() {
             let start = chunk_start(k);
             if start >= used {
@@ -278,7 +329,7 @@ impl<M: Copy + Send + Sync> Tree<M> {
                 }
             }
         }
-        *self.next.get_mut() = 0;
+        *self.next.0.get_mut() = 0;
         let root = self.alloc(1);
         debug_assert_eq!(root, Some(0));
     }
@@ -340,6 +391,16 @@ mod tests {
         t.clear();
         assert_eq!(t.used(), 1);
         assert_eq!(t.node(b + 9).visits(), 0);
+    }
+
+    #[test]
+    fn a_node_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Node<u16>>(), 64);
+        let t: Tree<u16> = Tree::new(BASE);
+        assert_eq!(t.root().proof(), None);
+        t.root().set_proof(Proof { win: false, plies: 3 });
+        t.root().set_proof(Proof { win: true, plies: 1 });
+        assert_eq!(t.root().proof(), Some(Proof { win: false, plies: 3 }));
     }
 
     #[test]
