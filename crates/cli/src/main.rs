@@ -5,6 +5,7 @@
 //! one-line message and a non-zero exit code.
 
 mod gdl_cmd;
+mod gtp_cmd;
 mod match_cmd;
 mod perft_cmd;
 mod play;
@@ -34,6 +35,8 @@ enum Command {
     Tourney(match_cmd::TourneyArgs),
     /// Count the leaves of the game tree to a depth (move generator test).
     Perft(perft_cmd::PerftArgs),
+    /// Serve a game over GTP on standard input/output (for GUIs and match tools).
+    Gtp(gtp_cmd::GtpArgs),
     /// SGF game records: check and reformat.
     Sgf(sgf_cmd::SgfArgs),
     /// General game playing: check GDL game descriptions.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Tourney(args) => match_cmd::run_tourney_cmd(args),
         Command::Gdl(args) => gdl_cmd::run(args),
         Command::Sgf(args) => sgf_cmd::run(args),
+        Command::Gtp(args) => gtp_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

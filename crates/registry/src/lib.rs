@@ -7,6 +7,7 @@
 //! monomorphic while the list of games lives in exactly one place: [`GAMES`].
 
 use tabula_core::{Agent, Game, ParamInfo, Spec, SpecError};
+use tabula_gtp::GtpGame;
 use tabula_search::{
     ALPHABETA_PARAMS, AlphaBetaAgent, Evaluator, MAXN_PARAMS, MCTS_PARAMS, MaxnAgent, MctsAgent, MctsPolicy, NoEval,
     PARANOID_PARAMS, ParanoidAgent, RandomAgent, RandomPolicy,
@@ -84,6 +85,11 @@ pub const AGENTS: &[AgentEntry] = &[
     },
     AgentEntry { name: "maxn", about: "max-n search for n players", params: MAXN_PARAMS },
     AgentEntry {
+        name: "gtp",
+        about: "an external engine speaking GTP, e.g. gtp(cmd=\"gnugo --mode gtp\") (go, othello, amazons)",
+        params: tabula_gtp::GTP_PARAMS,
+    },
+    AgentEntry {
         name: "baseline",
         about: "alpha-beta with the source document's evaluation (othello, amazons only)",
         params: ALPHABETA_PARAMS,
@@ -149,6 +155,55 @@ where
     }
 }
 
+/// Adds external GTP engines (`gtp(cmd=...)`) to the agents of a game that speaks GTP.
+struct WithGtp<F> {
+    inner: F,
+}
+
+impl<G: GtpGame, F: AgentFactory<G>> AgentFactory<G> for WithGtp<F> {
+    fn build(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError> {
+        match spec.name.as_str() {
+            "gtp" => Ok(Box::new(tabula_gtp::GtpAgent::<G>::from_spec(spec)?)),
+            _ => self.inner.build(spec),
+        }
+    }
+}
+
+/// Code that runs on whichever GTP-speaking game a spec names.
+pub trait GtpVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs on the game built from the spec.
+    fn visit<G: GtpGame>(self, game: G, agents: &dyn AgentFactory<G>) -> Self::Output;
+}
+
+/// The games that speak GTP.
+pub const GTP_GAMES: &[&str] = &["amazons"];
+
+/// Parses a game spec for a game that speaks GTP, builds it and runs `visitor` on it.
+pub fn with_gtp_game<V: GtpVisitor>(text: &str, visitor: V) -> Result<V::Output, SpecError> {
+    let spec = Spec::parse(text)?;
+    match spec.name.as_str() {
+        "amazons" => {
+            let g = tabula_amazons::Amazons::from_spec(&spec)?;
+            Ok(visitor.visit(g, &WithGtp { inner: amazons_agents() }))
+        }
+        other => Err(SpecError::UnknownName {
+            kind: "GTP game".into(),
+            name: other.to_string(),
+            valid: GTP_GAMES.join(", "),
+        }),
+    }
+}
+
+fn amazons_agents() -> StandardAgents<tabula_amazons::LinearEval, RandomPolicy, tabula_amazons::LinearEval> {
+    StandardAgents {
+        evaluator: tabula_amazons::LinearEval::territory(),
+        policy: RandomPolicy,
+        baseline: Some(tabula_amazons::LinearEval::document()),
+    }
+}
+
 fn unknown_agent(name: &str) -> SpecError {
     SpecError::UnknownName {
         kind: "agent".into(),
@@ -184,12 +239,7 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
         }
         "amazons" => {
             let g = tabula_amazons::Amazons::from_spec(&spec)?;
-            let agents = StandardAgents {
-                evaluator: tabula_amazons::LinearEval::territory(),
-                policy: RandomPolicy,
-                baseline: Some(tabula_amazons::LinearEval::document()),
-            };
-            Ok(visitor.visit(g, &agents))
+            Ok(visitor.visit(g, &WithGtp { inner: amazons_agents() }))
         }
         "gdl" => {
             let g = tabula_gdl::GdlGame::from_spec(&spec)?;

@@ -39,6 +39,7 @@
 mod bits;
 mod board;
 mod eval;
+mod gtp;
 
 use std::fmt;
 

@@ -1,0 +1,84 @@
+//! Amazons over GTP, the way Quarry drives Amazons engines: `set_game Amazons`,
+//! `boardsize N`, `play white D1-D7-G7` (the arrow may also follow `/` or `x`), and
+//! `genmove` answering `D1-D7-G7`. White moves first, so GTP's white is the first player.
+
+use tabula_core::{Game, MoveParseError, Player};
+use tabula_gtp::{Color, GtpError, GtpGame, GtpMove};
+
+use crate::{Amazons, Move};
+
+impl GtpGame for Amazons {
+    fn gtp_name(&self) -> String {
+        "Amazons".to_string()
+    }
+
+    fn gtp_board_size(&self) -> Option<u32> {
+        (self.width() == self.height()).then_some(self.width() as u32)
+    }
+
+    fn gtp_with_board_size(&self, size: u32) -> Result<Self, GtpError> {
+        Amazons::new(size as usize).map_err(|_| GtpError::unacceptable_size())
+    }
+
+    fn gtp_player(&self, color: Color) -> Player {
+        match color {
+            Color::White => Player::FIRST,
+            Color::Black => Player::SECOND,
+        }
+    }
+
+    fn parse_gtp_move(&self, text: &str) -> Result<GtpMove<Move>, MoveParseError> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("resign") {
+            return Ok(GtpMove::Resign);
+        }
+        if t.eq_ignore_ascii_case("pass") {
+            return Ok(GtpMove::Pass);
+        }
+        // Column letters stop at 'l' (12 files), so an 'x' can only be the arrow separator.
+        let normal: String = t.chars().map(|c| if c == 'x' || c == 'X' { '-' } else { c }).collect();
+        self.parse_move(&normal).map(GtpMove::Move).map_err(|e| MoveParseError::new(text, e.reason))
+    }
+
+    fn format_gtp_move(&self, mv: Move) -> String {
+        self.format_move(mv).replace('/', "-").to_ascii_uppercase()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+    use tabula_search::RandomAgent;
+
+    #[test]
+    fn quarry_style_session() {
+        let game = Amazons::new(10).unwrap();
+        let agent = Box::new(RandomAgent::new(Some(3)));
+        let mut engine = tabula_gtp::GameEngine::new(game, agent).into_engine("tabula", "test");
+        let script = "list_games\nset_game Amazons\nboardsize 8\nplay white C1-C7xF7\ngenmove black\nplay black Z9-A1-A2\nboardsize 13\n";
+        let mut out = Vec::new();
+        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let replies: Vec<&str> = text.split("\n\n").filter(|r| !r.is_empty()).map(str::trim_end).collect();
+        assert_eq!(replies[0], "= Amazons");
+        assert_eq!(replies[1], "=");
+        assert_eq!(replies[2], "=");
+        assert_eq!(replies[3], "=", "{text}");
+        let mv = replies[4].trim_start_matches("= ");
+        assert!(mv.len() >= 8 && mv.matches('-').count() == 2, "{mv}");
+        assert!(replies[5].starts_with('?'), "{text}");
+        assert!(replies[6].starts_with('?'), "{text}");
+    }
+
+    #[test]
+    fn white_moves_first_and_moves_round_trip() {
+        let g = Amazons::new(10).unwrap();
+        assert_eq!(g.gtp_player(Color::White), Player::FIRST);
+        assert_eq!(g.gtp_color(Player::SECOND), Color::Black);
+        let GtpMove::Move(mv) = g.parse_gtp_move("d1-d7/g7").unwrap() else { panic!() };
+        assert_eq!(g.format_gtp_move(mv), "D1-D7-G7");
+        assert!(matches!(g.parse_gtp_move("D1xD7xG7"), Ok(GtpMove::Move(m)) if m == mv));
+        assert!(g.parse_gtp_move("d1-").is_err());
+    }
+}
