@@ -4,6 +4,7 @@
 //! through the registry, and calls into the library crates. Errors end the process with a
 //! one-line message and a non-zero exit code.
 
+mod bench_cmd;
 mod gdl_cmd;
 mod gtp_cmd;
 mod match_cmd;
@@ -33,6 +34,8 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Play a round robin or gauntlet between agents, with maximum-likelihood Elo ratings.
     Tourney(match_cmd::TourneyArgs),
+    /// A fixed search workload per game: node counts (a regression signature) and speed.
+    Bench(bench_cmd::BenchArgs),
     /// Count the leaves of the game tree to a depth (move generator test).
     Perft(perft_cmd::PerftArgs),
     /// Serve a game over GTP on standard input/output (for GUIs and match tools).
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         }
         Command::Play(args) => play::run(args),
         Command::Perft(args) => perft_cmd::run(args),
+        Command::Bench(args) => bench_cmd::run(args),
         Command::Match(args) => match_cmd::run_match_cmd(args),
         Command::Tourney(args) => match_cmd::run_tourney_cmd(args),
         Command::Gdl(args) => gdl_cmd::run(args),
