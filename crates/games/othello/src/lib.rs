@@ -19,6 +19,7 @@
 pub mod bits;
 mod eval;
 pub mod obf;
+pub mod pattern;
 mod perft;
 mod position;
 mod solve;
@@ -29,6 +30,7 @@ use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec
 
 pub use bits::Bits;
 pub use eval::{BaselineEval, Geometry, StrongEval, order_score, stable_discs};
+pub use pattern::{PatternEval, PatternWeights};
 pub use perft::perft_bulk;
 pub use position::{Position, PositionUndo};
 pub use solve::{MAX_EMPTIES, Solution, SolveError, Solver, solve};
