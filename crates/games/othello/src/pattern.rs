@@ -3,8 +3,10 @@
 //! The value of a position is a sum of table entries, one per *pattern instance*: the
 //! contents (empty / own / opponent) of a fixed set of squares index a table shared by all
 //! symmetric copies of the pattern. The patterns are the usual ones: the edge, rows 2-4,
-//! the 3x3 corner, the 2x4 corner and the diagonals of length 4 to 8 — plus a bias and the
-//! mobility difference, all per game stage (six stages by number of empties).
+//! the 3x3 corner, the 2x4 corner and the diagonals of length 4 to 8 — plus a bias, the
+//! mobility difference and the [`StrongEval`](crate::StrongEval) value, all per game stage
+//! (six stages by number of empties), so the tables fit a correction to the hand-made
+//! evaluator.
 //!
 //! The weights in `pattern_weights.bin` were fitted by `examples/fit_patterns.rs`
 //! (see [`generate_samples`] and [`fit`]): seeded self-play games (six random opening
@@ -56,8 +58,9 @@ const POLICY_DEPTH: u32 = 3;
 /// Opening plies played at random in the training games (then greedy, deterministic).
 const RANDOM_PLIES: usize = 10;
 
-/// Features before the pattern tables in each stage: bias and mobility difference.
-const EXTRA: usize = 2;
+/// Features before the pattern tables in each stage: bias, mobility difference, and the
+/// [`StrongEval`] value in discs (so the tables learn a correction to it).
+const EXTRA: usize = 3;
 
 fn transform(t: usize, (r, c): (u8, u8)) -> (u8, u8) {
     let (r, c) = if t & 4 != 0 { (c, r) } else { (r, c) };
@@ -115,6 +118,7 @@ pub fn features(pos: &Position<u64>, out: &mut Vec<(u32, f32)>) {
     let mob = moves(p, o, empty).count() as f32 - moves(o, p, empty).count() as f32;
     out.push((0, 1.0));
     out.push((1, mob));
+    out.push((2, StrongEval.eval_position(pos) as f32 / 100.0));
     for (offset, sqs) in &layout().instances {
         let mut idx = 0usize;
         for &b in sqs {
@@ -216,7 +220,8 @@ impl PatternWeights {
         let (p, o) = (pos.player(), pos.opponent());
         let empty = pos.empty();
         let mob = moves(p, o, empty).count() as f32 - moves(o, p, empty).count() as f32;
-        let mut v = self.weights[base] + self.weights[base + 1] * mob;
+        let strong = StrongEval.eval_position(pos) as f32 / 100.0;
+        let mut v = self.weights[base] + self.weights[base + 1] * mob + self.weights[base + 2] * strong;
         for (offset, sqs) in &layout().instances {
             let mut idx = 0usize;
             for &b in sqs {
