@@ -437,7 +437,7 @@ impl<B: Bits> Solver<B> {
     }
 }
 
-/// Solves an Othello position exactly with a fresh solver (2^20-entry table): the final
+/// Solves an Othello position exactly with a fresh solver (2^18-entry table): the final
 /// disc difference for the side to move, a best move and the node count.
 pub fn solve(pos: &Othello) -> Result<Solution, SolveError> {
     let empties = pos.empties();
@@ -445,7 +445,7 @@ pub fn solve(pos: &Othello) -> Result<Solution, SolveError> {
         return Err(SolveError::TooManyEmpties { empties, max: MAX_EMPTIES });
     }
     Ok(match pos {
-        Othello::Small(p) => Solver::new(p, 20).solve(p),
+        Othello::Small(p) => Solver::new(p, 18).solve(p),
         Othello::Wide(p) => Solver::new(p, 18).solve(p),
     })
 }
