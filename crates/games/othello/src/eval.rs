@@ -414,4 +414,75 @@ mod tests {
         let best = mv[scores.iter().enumerate().max_by_key(|(_, s)| **s).map(|(i, _)| i).unwrap()];
         assert_eq!(g.format_move(best), "a1");
     }
+
+    fn negamax<E: Evaluator<Othello>>(e: &E, g: &Othello, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        if g.is_over() {
+            return e.terminal(g, g.current_player(), 0);
+        }
+        if depth == 0 {
+            return e.evaluate(g);
+        }
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut best = -i32::MAX;
+        for m in moves {
+            let mut c = g.clone();
+            c.play(m);
+            best = best.max(-negamax(e, &c, depth - 1, -beta, -alpha));
+            alpha = alpha.max(best);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    fn pick<E: Evaluator<Othello>>(e: &E, g: &Othello) -> Move {
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut best = (moves[0], -i32::MAX);
+        for &m in &moves {
+            let mut c = g.clone();
+            c.play(m);
+            let v = -negamax(e, &c, 1, -i32::MAX, -best.1);
+            if v > best.1 {
+                best = (m, v);
+            }
+        }
+        best.0
+    }
+
+    #[test]
+    fn strong_eval_beats_the_baseline() {
+        // 2-ply searches from 10 seeded openings, both colours each.
+        let (mut wins, mut losses, mut margin) = (0, 0, 0);
+        for k in 0..10 {
+            let mut rng = tabula_core::Rng::new(1000 + k);
+            let mut start = Othello::standard();
+            let mut moves = Vec::new();
+            for _ in 0..8 {
+                start.legal_moves(&mut moves);
+                start.play(moves[rng.below(moves.len())]);
+            }
+            for strong_colour in [Player(0), Player(1)] {
+                let mut g = start.clone();
+                while !g.is_over() {
+                    let mv = if g.current_player() == strong_colour {
+                        pick(&StrongEval, &g)
+                    } else {
+                        pick(&BaselineEval, &g)
+                    };
+                    g.play(mv);
+                }
+                let s = g.final_score(strong_colour);
+                margin += s;
+                if s > 0 {
+                    wins += 1;
+                } else if s < 0 {
+                    losses += 1;
+                }
+            }
+        }
+        assert!(wins > losses + 4 && margin > 0, "{wins} wins, {losses} losses, margin {margin}");
+    }
 }

@@ -15,6 +15,17 @@
 //!   more discs; the empty squares count for the winner ([`Othello::final_score`]).
 //! - Notation: file letter and rank number, rank 1 on top (`d3`), and `pass`.
 //!
+//! Also here, for the alpha-beta family and the command line:
+//! - evaluators implementing [`tabula_search::Evaluator`]: [`BaselineEval`] (the design
+//!   document's phase-weighted corners / bad squares / mobility / discs), [`StrongEval`]
+//!   (adds potential mobility, stable discs and parity) and [`PatternEval`] (pattern tables
+//!   fitted by least squares, see [`pattern`]); all order moves fastest-first;
+//! - the exact endgame solver [`solve`] / [`Solver`] (disc difference or win/loss/draw);
+//! - the `.obf` endgame-problem reader [`obf`].
+//!
+//! Building a game: `Othello::from_spec(&Spec::parse("othello(size=10,blocked=c3+h8)")?)`
+//! (parameters in [`PARAMS`]); a position from a diagram: [`Othello::from_board`].
+//!
 
 pub mod bits;
 mod eval;

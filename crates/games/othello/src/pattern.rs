@@ -4,19 +4,19 @@
 //! contents (empty / own / opponent) of a fixed set of squares index a table shared by all
 //! symmetric copies of the pattern. The patterns are the usual ones: the edge, rows 2-4,
 //! the 3x3 corner, the 2x4 corner and the diagonals of length 4 to 8 — plus a bias, the
-//! mobility difference and the [`StrongEval`](crate::StrongEval) value, all per game stage
-//! (six stages by number of empties), so the tables fit a correction to the hand-made
-//! evaluator.
+//! mobility difference and the [`StrongEval`] value, all per game stage (six stages by
+//! number of empties), so the tables fit a correction to the hand-made evaluator.
 //!
-//! The weights in `pattern_weights.bin` were fitted by `examples/fit_patterns.rs`
-//! (see [`generate_samples`] and [`fit`]): seeded self-play games (six random opening
-//! plies, then greedy [`StrongEval`](crate::StrongEval) moves with 15 % random ones) are
-//! played down to 14 empties, solved exactly, and followed along the solver's perfect line;
-//! every position of a game is labelled with that exact final disc difference from its
-//! side to move's point of view. Ridge-regularised least squares per stage is solved with
-//! conjugate gradients on the normal equations (CGLS). Only the stages below 30 empties are
-//! fitted (see [`FITTED_STAGES`]); earlier positions and boards other than plain 8x8 fall
-//! back to [`StrongEval`](crate::StrongEval).
+//! Method (reproducible: `examples/fit_patterns.rs`, command in docs/BENCHMARKS.md; see
+//! [`generate_samples`] and [`fit`]): seeded self-play games — ten random opening plies,
+//! then deterministic 3-ply alpha-beta over [`StrongEval`] — are played down to 14 empties,
+//! solved exactly, and continued along the solver's perfect line; every position of a game
+//! is labelled with that exact final disc difference from its side to move's point of
+//! view. Ridge-regularised least squares per stage is solved with conjugate gradients on
+//! the normal equations (CGLS). The result is stored in `pattern_weights.bin` (non-zero
+//! weights only, 1/16 disc). Only the stages below 30 empties are fitted
+//! ([`FITTED_STAGES`]); earlier positions and boards other than plain 8x8 fall back to
+//! [`StrongEval`].
 
 use std::sync::OnceLock;
 

@@ -50,6 +50,9 @@ pub enum SolveError {
 /// The most empty squares [`solve`] accepts (about what it solves in minutes).
 pub const MAX_EMPTIES: u32 = 30;
 
+/// Room for the moves of any position (at most one per empty square of a 10x10 board).
+const MAX_MOVES: usize = 100;
+
 /// Below this many empties, nodes use parity ordering and no table.
 const SHALLOW: u32 = 7;
 
@@ -146,7 +149,7 @@ impl<B: Bits> Solver<B> {
             return Solution { score, best: Some(Move::PASS), nodes: self.nodes };
         }
         self.nodes += 1;
-        let mut list = [(0i32, 0u32); 64];
+        let mut list = [(0i32, 0u32); MAX_MOVES];
         let len = self.ordered(p, o, pos.mobility(), None, &mut list);
         let mut alpha = alpha;
         let mut best_score = -self.total - 1;
@@ -175,7 +178,7 @@ impl<B: Bits> Solver<B> {
     }
 
     /// Moves of `m` in search order, best first, into `list`; returns how many.
-    fn ordered(&self, p: B, o: B, m: B, tt_move: Option<u32>, list: &mut [(i32, u32); 64]) -> usize {
+    fn ordered(&self, p: B, o: B, m: B, tt_move: Option<u32>, list: &mut [(i32, u32); MAX_MOVES]) -> usize {
         let empty = self.geo.valid & !(p | o);
         let n = empty.count();
         if n >= PROBE_EMPTIES {
@@ -321,7 +324,7 @@ impl<B: Bits> Solver<B> {
             }
             return -self.search(o, p, -beta, -alpha, n);
         }
-        let mut list = [(0i32, 0u32); 64];
+        let mut list = [(0i32, 0u32); MAX_MOVES];
         let len = self.ordered(p, o, m, tt_move, &mut list);
         let (a0, b0) = (alpha, beta);
         let mut best_score = -self.total - 1;
