@@ -44,7 +44,7 @@ pub use eval::{BaselineEval, Geometry, StrongEval, order_score, stable_discs};
 pub use pattern::{PatternEval, PatternWeights};
 pub use perft::perft_bulk;
 pub use position::{Position, PositionUndo};
-pub use solve::{MAX_EMPTIES, Solution, SolveError, Solver, solve};
+pub use solve::{MAX_EMPTIES, Solution, SolveError, Solver, solve, solve_wld};
 
 /// Parameters of `othello`.
 pub const PARAMS: &[ParamInfo] = &[

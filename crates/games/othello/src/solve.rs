@@ -453,6 +453,19 @@ pub fn solve(pos: &Othello) -> Result<Solution, SolveError> {
     })
 }
 
+/// Solves an Othello position for win, loss or draw only (faster than [`solve`]): the
+/// score is 1, 0 or -1 for the side to move.
+pub fn solve_wld(pos: &Othello) -> Result<Solution, SolveError> {
+    let empties = pos.empties();
+    if empties > MAX_EMPTIES {
+        return Err(SolveError::TooManyEmpties { empties, max: MAX_EMPTIES });
+    }
+    Ok(match pos {
+        Othello::Small(p) => Solver::new(p, 18).solve_wld(p),
+        Othello::Wide(p) => Solver::new(p, 18).solve_wld(p),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,6 +527,7 @@ mod tests {
                     Othello::Wide(p) => Solver::new(p, 10).solve_wld(p),
                 };
                 assert_eq!(wld.score, want.signum());
+                assert_eq!(solve_wld(&g).unwrap().score, want.signum());
             }
         }
     }

@@ -218,3 +218,30 @@ fn variant_boards_start_centred() {
     assert_eq!(g.empties(), 94);
     assert!(g.to_string().contains('#'));
 }
+
+#[test]
+fn random_text_never_panics() {
+    // Garbage of every kind into every text entry point: errors, never panics.
+    let alphabet: Vec<char> = "abcdefghijXOxo-#.*0123456789 ;:+=,()pasPS\u{e9}\u{661}\u{1F600}".chars().collect();
+    let mut rng = tabula_core::Rng::new(77);
+    let g = Othello::standard();
+    let board = "-".repeat(27) + "OX------XO" + &"-".repeat(27);
+    for _ in 0..20_000 {
+        let len = rng.below(12);
+        let text: String = (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+        let _ = g.parse_move(&text);
+        let _ = Square::parse(&text);
+        let _ = Othello::from_board(&text, Player(0));
+        let _ = crate::obf::parse_line(&text, 1);
+        let _ = crate::obf::parse_line(&format!("{board} X;{text}"), 1);
+        for t in [format!("othello(blocked={text})"), format!("othello(size={text})"), format!("othello(width={text})")]
+        {
+            if let Ok(s) = Spec::parse(&t) {
+                let _ = Othello::from_spec(&s);
+            }
+        }
+    }
+    // Long boards too.
+    let long: String = (0..100).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+    let _ = Othello::from_board(&long, Player(1));
+}
