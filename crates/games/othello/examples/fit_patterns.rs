@@ -32,9 +32,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let fitted = err(&|s| back.predict_features(s));
         let zero = err(&|_| 0.0);
         println!(
-            "stage {stage} ({:>2}-{:>2} empties): {:>5} test positions, RMS {fitted:.2} discs (draw guess {zero:.2})",
+            "stage {stage} ({:>2}-{:>2} empties, {} labels): {:>5} test positions, RMS {fitted:.2} discs (draw guess {zero:.2})",
             stage * 10,
             stage * 10 + 9,
+            if stage < pattern::EXACT_STAGES { "exact" } else { "4-ply search" },
             rows.len()
         );
     }

@@ -10,12 +10,15 @@
 //! Method (reproducible: `examples/fit_patterns.rs`, command in docs/BENCHMARKS.md; see
 //! [`generate_samples`] and [`fit`]): seeded self-play games — ten random opening plies,
 //! then deterministic 3-ply alpha-beta over [`StrongEval`] — are played down to 14 empties,
-//! solved exactly, and continued along the solver's perfect line; every position of a game
-//! is labelled with that exact final disc difference from its side to move's point of
-//! view. Ridge-regularised least squares per stage is solved with conjugate gradients on
-//! the normal equations (CGLS). The result is stored in `pattern_weights.bin` (non-zero
-//! weights only, 1/16 disc). Only the stages below 30 empties are fitted
-//! ([`FITTED_STAGES`]); earlier positions and boards other than plain 8x8 fall back to
+//! solved exactly, and continued along the solver's perfect line. Positions with fewer
+//! than 30 empties ([`EXACT_STAGES`]) are labelled with that exact final disc difference
+//! from their side to move's point of view. Earlier positions are labelled with a 4-ply
+//! alpha-beta search over [`StrongEval`] instead: the exact outcome of such weak games is
+//! too far away to learn from at this data size (a fit to it was no better than guessing a
+//! draw), while the search value is a smooth target, so the tables learn what a deeper
+//! search would add. Ridge-regularised least squares per stage is solved with conjugate
+//! gradients on the normal equations (CGLS). The result is stored in `pattern_weights.bin`
+//! (non-zero weights only, in 1/16 disc). Boards other than plain 8x8 fall back to
 //! [`StrongEval`].
 
 use std::sync::OnceLock;
@@ -32,10 +35,12 @@ use crate::{Move, Othello};
 /// Number of game stages (by empties: 0-9, 10-19, ..., 50-60).
 pub const STAGES: usize = 6;
 
-/// Stages whose tables are fitted and used (below 30 empties). Earlier in the game the
-/// labels of the training games carry too little signal (held-out error no better than
-/// guessing a draw, see docs/BENCHMARKS.md), so [`PatternEval`] uses [`StrongEval`] there.
-pub const FITTED_STAGES: usize = 3;
+/// Stages labelled with exact game results (below 30 empties); earlier ones with a
+/// `LABEL_DEPTH`-ply search.
+pub const EXACT_STAGES: usize = 3;
+
+/// Depth of the alpha-beta search over [`StrongEval`] labelling early positions.
+const LABEL_DEPTH: u32 = 4;
 
 /// Base patterns as (row, col) lists; their symmetric copies share one table.
 const BASE: [&[(u8, u8)]; 11] = [
@@ -252,7 +257,7 @@ pub struct Sample {
 }
 
 /// Plays `games` seeded self-play games and labels their positions with exact endgame
-/// scores (see the module documentation). Solving depth: `solve_at` empties.
+/// scores or search values (see the module documentation). Solving depth: `solve_at` empties.
 pub fn generate_samples(games: usize, seed: u64, solve_at: u32) -> Vec<Sample> {
     let mut out = Vec::new();
     let mut moves_buf = Vec::new();
@@ -295,7 +300,9 @@ pub fn generate_samples(games: usize, seed: u64, solve_at: u32) -> Vec<Sample> {
             let Some(p) = h.as_small() else { continue };
             let sign = if h.current_player() == side { 1.0 } else { -1.0 };
             features(p, &mut feats);
-            out.push(Sample { stage: stage(p.empty().count()), features: feats.clone(), label: sign * value as f32 });
+            let st = stage(p.empty().count());
+            let label = if st >= EXACT_STAGES { search_label(h) } else { sign * value as f32 };
+            out.push(Sample { stage: st, features: feats.clone(), label });
         }
     }
     out
@@ -315,6 +322,16 @@ fn greedy(game: &Othello, moves: &[Move]) -> Move {
         }
     }
     best
+}
+
+/// A position's `LABEL_DEPTH`-ply search value in discs for the side to move.
+fn search_label(g: &Othello) -> f32 {
+    let v = negamax(g, LABEL_DEPTH, -i32::MAX, i32::MAX);
+    if tabula_search::is_win_score(v) {
+        (v - v.signum() * (tabula_search::WIN_MIN + 128)) as f32
+    } else {
+        v as f32 / 100.0
+    }
 }
 
 /// Negamax value for the side to move of `game`, `depth` plies deep.
@@ -346,9 +363,8 @@ fn negamax(game: &Othello, depth: u32, alpha: i32, beta: i32) -> i32 {
     best
 }
 
-/// Fits weights by ridge-regularised least squares per stage (CGLS, `iterations` steps)
-/// for the first [`FITTED_STAGES`] stages, returning them with the root-mean-square error
-/// on the samples of those stages.
+/// Fits weights by ridge-regularised least squares per stage (CGLS, `iterations` steps),
+/// returning them with the root-mean-square error on the samples.
 pub fn fit(samples: &[Sample], ridge: f32, iterations: usize) -> (PatternWeights, f32) {
     let per = layout().per_stage;
     let mut w = PatternWeights::zero();
@@ -356,7 +372,7 @@ pub fn fit(samples: &[Sample], ridge: f32, iterations: usize) -> (PatternWeights
     let mut used = 0usize;
     for s in 0..STAGES {
         let rows: Vec<&Sample> = samples.iter().filter(|x| x.stage == s).collect();
-        if rows.is_empty() || s >= FITTED_STAGES {
+        if rows.is_empty() {
             continue;
         }
         used += rows.len();
@@ -418,8 +434,7 @@ pub fn fit(samples: &[Sample], ridge: f32, iterations: usize) -> (PatternWeights
     (w, (sq_err / used.max(1) as f64).sqrt() as f32)
 }
 
-/// The pattern evaluator: fitted tables on plain 8x8 boards with fewer than 30 empties,
-/// [`StrongEval`] elsewhere.
+/// The pattern evaluator: fitted tables on plain 8x8 boards, [`StrongEval`] on others.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PatternEval;
 
@@ -427,7 +442,7 @@ impl PatternEval {
     /// Whether the fitted tables apply to this position.
     fn tables(state: &Othello) -> Option<(&'static PatternWeights, &Position<u64>)> {
         let p = state.as_small()?;
-        if p.width() != 8 || p.height() != 8 || p.valid() != u64::MAX || stage(p.empty().count()) >= FITTED_STAGES {
+        if p.width() != 8 || p.height() != 8 || p.valid() != u64::MAX {
             return None;
         }
         Some((PatternWeights::builtin()?, p))
@@ -493,7 +508,7 @@ mod tests {
         // On held-out games (a seed not used for fitting), the fitted stages predict the
         // exact outcome far better than guessing a draw.
         let samples = generate_samples(20, 777, 14);
-        let fitted: Vec<&Sample> = samples.iter().filter(|s| s.stage < FITTED_STAGES).collect();
+        let fitted: Vec<&Sample> = samples.iter().collect();
         let rms = |f: &dyn Fn(&Sample) -> f32| {
             (fitted.iter().map(|s| ((f(s) - s.label) as f64).powi(2)).sum::<f64>() / fitted.len() as f64).sqrt()
         };
@@ -519,7 +534,7 @@ mod tests {
     fn a_tiny_fit_reduces_the_error() {
         let samples = generate_samples(6, 1, 10);
         assert!(samples.len() > 6 * 40, "{}", samples.len());
-        let fitted: Vec<&Sample> = samples.iter().filter(|s| s.stage < FITTED_STAGES).collect();
+        let fitted: Vec<&Sample> = samples.iter().collect();
         let zero_rms =
             (fitted.iter().map(|s| (s.label as f64).powi(2)).sum::<f64>() / fitted.len() as f64).sqrt() as f32;
         let (w, rms) = fit(&samples, 1.0, 50);
