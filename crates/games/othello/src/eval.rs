@@ -22,6 +22,7 @@ use tabula_search::{Evaluator, WIN_MIN};
 
 use crate::bits::{Bits, flips, moves};
 use crate::position::Position;
+use crate::solve::Solver;
 use crate::{Move, Othello};
 
 /// Board-shape masks derived from the playable squares.
@@ -131,6 +132,23 @@ pub(crate) fn terminal_value(diff: i32) -> i32 {
         d if d > 0 => WIN_MIN + 128 + d,
         d => -(WIN_MIN + 128) + d,
     }
+}
+
+/// Positions with at most this many empties are solved exactly by
+/// [`Evaluator::shortcut`] in [`StrongEval`] and [`PatternEval`](crate::PatternEval).
+pub const SHORTCUT_EMPTIES: u32 = 6;
+
+/// The exact value (in search units) of a position with few empties, by the endgame
+/// solver without a table (no allocation).
+pub(crate) fn exact_shortcut(state: &Othello) -> Option<i32> {
+    if state.empties() > SHORTCUT_EMPTIES {
+        return None;
+    }
+    let score = match state {
+        Othello::Small(p) => Solver::without_table(p).solve(p).score,
+        Othello::Wide(p) => Solver::without_table(p).solve(p).score,
+    };
+    Some(terminal_value(score))
 }
 
 /// The design document's evaluator: game phases with corners, bad squares, mobility and,
@@ -276,6 +294,10 @@ impl Evaluator<Othello> for StrongEval {
             Othello::Small(p) => self.eval_position(p),
             Othello::Wide(p) => self.eval_position(p),
         }
+    }
+
+    fn shortcut(&self, state: &Othello, _ply: u32) -> Option<i32> {
+        exact_shortcut(state)
     }
 
     fn terminal(&self, state: &Othello, player: Player, _ply: u32) -> i32 {
@@ -484,5 +506,26 @@ mod tests {
             }
         }
         assert!(wins > losses + 4 && margin > 0, "{wins} wins, {losses} losses, margin {margin}");
+    }
+
+    #[test]
+    fn shortcut_is_exact_with_few_empties() {
+        let mut rng = tabula_core::Rng::new(21);
+        let mut moves = Vec::new();
+        for _ in 0..20 {
+            let mut g = Othello::standard();
+            while !g.is_over() && g.empties() > SHORTCUT_EMPTIES {
+                g.legal_moves(&mut moves);
+                g.play(moves[rng.below(moves.len())]);
+            }
+            if g.is_over() {
+                continue;
+            }
+            let want = crate::solve(&g).unwrap().score;
+            assert_eq!(StrongEval.shortcut(&g, 0), Some(terminal_value(want)));
+            assert_eq!(crate::PatternEval.shortcut(&g, 0), Some(terminal_value(want)));
+        }
+        assert_eq!(StrongEval.shortcut(&Othello::standard(), 0), None);
+        assert_eq!(BaselineEval.shortcut(&Othello::standard(), 0), None);
     }
 }

@@ -19,7 +19,8 @@
 //! - evaluators implementing [`tabula_search::Evaluator`]: [`BaselineEval`] (the design
 //!   document's phase-weighted corners / bad squares / mobility / discs), [`StrongEval`]
 //!   (adds potential mobility, stable discs and parity) and [`PatternEval`] (pattern tables
-//!   fitted by least squares, see [`pattern`]); all order moves fastest-first;
+//!   fitted by least squares, see [`pattern`]); all order moves fastest-first, and the
+//!   last two solve positions with at most [`SHORTCUT_EMPTIES`] empties exactly;
 //! - the exact endgame solver [`solve`] / [`Solver`] (disc difference or win/loss/draw);
 //! - the `.obf` endgame-problem reader [`obf`].
 //!
@@ -40,7 +41,7 @@ use std::fmt;
 use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo};
 
 pub use bits::Bits;
-pub use eval::{BaselineEval, Geometry, StrongEval, order_score, stable_discs};
+pub use eval::{BaselineEval, Geometry, SHORTCUT_EMPTIES, StrongEval, order_score, stable_discs};
 pub use pattern::{PatternEval, PatternWeights};
 pub use perft::perft_bulk;
 pub use position::{Position, PositionUndo};

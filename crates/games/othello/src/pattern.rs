@@ -27,7 +27,7 @@ use tabula_core::{Game, Player, Rng};
 use tabula_search::Evaluator;
 
 use crate::bits::{Bits, moves};
-use crate::eval::{StrongEval, terminal_value};
+use crate::eval::{StrongEval, exact_shortcut, terminal_value};
 use crate::position::Position;
 use crate::solve::Solver;
 use crate::{Move, Othello};
@@ -459,6 +459,10 @@ impl Evaluator<Othello> for PatternEval {
 
     fn terminal(&self, state: &Othello, player: Player, _ply: u32) -> i32 {
         terminal_value(state.final_score(player))
+    }
+
+    fn shortcut(&self, state: &Othello, _ply: u32) -> Option<i32> {
+        exact_shortcut(state)
     }
 
     fn order_moves(&self, state: &Othello, moves: &mut Vec<Move>, scores: &mut Vec<i32>) {

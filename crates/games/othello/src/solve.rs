@@ -101,6 +101,15 @@ impl<B: Bits> Solver<B> {
     pub fn new(pos: &Position<B>, bits: u32) -> Solver<B> {
         let size = 1usize << bits.min(26);
         let empty_entry = Entry { p: B::ZERO, o: B::ZERO, lower: 0, upper: 0, best: 0xFF, used: false };
+        let mut solver = Solver::without_table(pos);
+        solver.table = vec![empty_entry; size];
+        solver.mask = size - 1;
+        solver
+    }
+
+    /// A solver with no transposition table, which allocates nothing: for small endgames
+    /// (it still solves anything, only slower above a dozen empties).
+    pub fn without_table(pos: &Position<B>) -> Solver<B> {
         let (w, h) = (pos.width() as u8, pos.height() as u8);
         let mut quadrants = [B::ZERO; 4];
         for row in 0..h {
@@ -111,14 +120,7 @@ impl<B: Bits> Solver<B> {
             }
         }
         let geo = Geometry::new(pos.valid());
-        Solver {
-            table: vec![empty_entry; size],
-            mask: size - 1,
-            quadrants,
-            geo,
-            total: pos.valid().count() as i32,
-            nodes: 0,
-        }
+        Solver { table: Vec::new(), mask: 0, quadrants, geo, total: pos.valid().count() as i32, nodes: 0 }
     }
 
     /// Solves `pos` exactly: the final disc difference for the side to move and a best move.
@@ -136,7 +138,11 @@ impl<B: Bits> Solver<B> {
     fn solve_window(&mut self, pos: &Position<B>, alpha: i32, beta: i32) -> Solution {
         self.nodes = 0;
         if pos.valid() != self.geo.valid {
-            *self = Solver::new(pos, self.mask.trailing_ones());
+            *self = if self.table.is_empty() {
+                Solver::without_table(pos)
+            } else {
+                Solver::new(pos, self.mask.trailing_ones())
+            };
         }
         let (p, o) = (pos.player(), pos.opponent());
         let n = pos.empty().count();
@@ -297,9 +303,9 @@ impl<B: Bits> Solver<B> {
         }
         let idx = (mix(p, o) as usize) & self.mask;
         let mut tt_move = None;
-        let use_table = n >= TABLE_EMPTIES;
-        let e = self.table[idx];
-        if use_table && e.used && e.p == p && e.o == o {
+        let use_table = n >= TABLE_EMPTIES && idx < self.table.len();
+        let hit = if use_table { Some(self.table[idx]) } else { None };
+        if let Some(e) = hit.filter(|e| e.used && e.p == p && e.o == o) {
             let (lo, hi) = (e.lower as i32, e.upper as i32);
             if lo >= beta {
                 return lo;
