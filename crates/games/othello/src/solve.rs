@@ -59,6 +59,12 @@ const SHALLOW: u32 = 7;
 /// From this many empties, nodes use the transposition table.
 const TABLE_EMPTIES: u32 = 7;
 
+/// From this many empties, children are looked up in the table before searching.
+const ETC_EMPTIES: u32 = 12;
+
+/// Ordering bonus for a move into a region with an odd number of empty squares.
+const PARITY_BONUS: i32 = 4;
+
 /// From this many empties, moves are ordered by a shallow heuristic search.
 const PROBE_EMPTIES: u32 = 15;
 const PROBE_INF: i32 = 1 << 24;
@@ -205,6 +211,12 @@ impl<B: Bits> Solver<B> {
             list[..len].sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
             return len;
         }
+        let mut odd = B::ZERO;
+        for &q in &self.quadrants {
+            if (q & empty).count() % 2 == 1 {
+                odd = odd | q;
+            }
+        }
         let mut len = 0;
         for sq in BitIter(m) {
             if len == list.len() {
@@ -220,6 +232,10 @@ impl<B: Bits> Solver<B> {
             key -= (empty & !x & np.neighbours()).count() as i32;
             if self.geo.corners & x != B::ZERO {
                 key += 8;
+            }
+            // Parity: moving into a region with an odd number of empties.
+            if odd & x != B::ZERO {
+                key += PARITY_BONUS;
             }
             if tt_move == Some(sq) {
                 key += 10_000;
@@ -332,6 +348,18 @@ impl<B: Bits> Solver<B> {
         }
         let mut list = [(0i32, 0u32); MAX_MOVES];
         let len = self.ordered(p, o, m, tt_move, &mut list);
+        // Enhanced transposition cutoff: a child already known to be bad enough for the
+        // opponent proves the cutoff without searching.
+        if n >= ETC_EMPTIES && !self.table.is_empty() {
+            for &(_, sq) in &list[..len] {
+                let f = flips(p, o, sq);
+                let (np, no) = (o ^ f, p | f | B::bit(sq));
+                let e = self.table[(mix(np, no) as usize) & self.mask];
+                if e.used && e.p == np && e.o == no && -(e.upper as i32) >= beta {
+                    return -(e.upper as i32);
+                }
+            }
+        }
         let (a0, b0) = (alpha, beta);
         let mut best_score = -self.total - 1;
         let mut best = 0xFFu8;
