@@ -245,3 +245,34 @@ fn random_text_never_panics() {
     let long: String = (0..100).map(|_| alphabet[rng.below(alphabet.len())]).collect();
     let _ = Othello::from_board(&long, Player(1));
 }
+
+#[test]
+fn passes_occur_and_undo_through_them() {
+    // On small boards random games pass often; make sure the pass path is exercised by
+    // play, undo and the hash.
+    let g = spec("othello(size=4)").unwrap();
+    let mut rng = tabula_core::Rng::new(8);
+    let mut passes = 0;
+    let mut moves = Vec::new();
+    for _ in 0..200 {
+        let mut s = g.clone();
+        let mut trail = Vec::new();
+        while !s.is_over() {
+            s.legal_moves(&mut moves);
+            let mv = moves[rng.below(moves.len())];
+            if mv == Move::PASS {
+                assert_eq!(moves.len(), 1, "a pass is only legal alone");
+                passes += 1;
+            }
+            let before = (s.clone(), s.hash());
+            let info = s.play_undoable(mv);
+            trail.push((mv, info, before));
+        }
+        while let Some((mv, info, (before, hash))) = trail.pop() {
+            s.undo(mv, info);
+            assert_eq!(s, before);
+            assert_eq!(s.hash(), hash);
+        }
+    }
+    assert!(passes > 10, "{passes} passes");
+}
