@@ -1,6 +1,6 @@
 //! Plays the evaluators against each other with a fixed-depth alpha-beta:
-//! `cargo run --release -p tabula-othello --example eval_match -- [depth] [openings]`
-//! (defaults: depth 3, 50 openings). Each opening (8 seeded random plies) is played twice
+//! `cargo run --release -p tabula-othello --example eval_match -- [depth] [openings] [spec]`
+//! (defaults: depth 3, 50 openings, `othello`). Each opening (8 seeded random plies) is played twice
 //! with colours swapped; the endgame is not solved, the search runs to the end of the game.
 
 use tabula_core::{Game, Player, Rng};
@@ -64,11 +64,18 @@ fn play<A: Evaluator<Othello>, B: Evaluator<Othello>>(start: &Othello, black: &A
     g.final_score(Player(0))
 }
 
-fn duel<A: Evaluator<Othello>, B: Evaluator<Othello>>(name: &str, a: &A, b: &B, depth: u32, openings: usize) {
+fn duel<A: Evaluator<Othello>, B: Evaluator<Othello>>(
+    board: &Othello,
+    name: &str,
+    a: &A,
+    b: &B,
+    depth: u32,
+    openings: usize,
+) {
     let (mut w, mut d, mut l, mut margin) = (0, 0, 0, 0i64);
     for k in 0..openings {
         let mut rng = Rng::new(1000 + k as u64);
-        let mut start = Othello::standard();
+        let mut start = board.clone();
         let mut moves = Vec::new();
         for _ in 0..8 {
             start.legal_moves(&mut moves);
@@ -95,8 +102,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let depth: u32 = args.first().map(|a| a.parse()).transpose()?.unwrap_or(3);
     let openings: usize = args.get(1).map(|a| a.parse()).transpose()?.unwrap_or(50);
-    duel("strong vs baseline", &StrongEval, &BaselineEval, depth, openings);
-    duel("pattern vs strong", &PatternEval, &StrongEval, depth, openings);
-    duel("pattern vs baseline", &PatternEval, &BaselineEval, depth, openings);
+    let spec = args.get(2).map(String::as_str).unwrap_or("othello");
+    let board = Othello::from_spec(&tabula_core::Spec::parse(spec)?)?;
+    println!("{spec}");
+    duel(&board, "strong vs baseline", &StrongEval, &BaselineEval, depth, openings);
+    if board.width() == 8 && board.height() == 8 && board.blocked().is_empty() {
+        duel(&board, "pattern vs strong", &PatternEval, &StrongEval, depth, openings);
+        duel(&board, "pattern vs baseline", &PatternEval, &BaselineEval, depth, openings);
+    }
     Ok(())
 }
