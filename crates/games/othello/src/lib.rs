@@ -338,6 +338,16 @@ impl Othello {
         Othello::from_discs(width, height, &blocked, &discs, side, ply)
     }
 
+    /// Reads a side to move: `X`/`B`/`*` (black, player 0) or `O`/`W` (white, player 1),
+    /// any case.
+    pub fn parse_side(text: &str) -> Result<Player, OthelloError> {
+        match text.trim() {
+            "X" | "x" | "B" | "b" | "*" => Ok(Player(0)),
+            "O" | "o" | "W" | "w" => Ok(Player(1)),
+            other => Err(OthelloError::BoardText { reason: format!("side to move '{other}' is not X or O") }),
+        }
+    }
+
     /// A position from a square board diagram whose size follows from its length
     /// (16, 36, 64 or 100 squares), as in the `.obf` files.
     pub fn from_board(text: &str, side: Player) -> Result<Othello, OthelloError> {

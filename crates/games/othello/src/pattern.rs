@@ -20,6 +20,9 @@
 //! gradients on the normal equations (CGLS). The result is stored in `pattern_weights.bin`
 //! (non-zero weights only, in 1/16 disc). Boards other than plain 8x8 fall back to
 //! [`StrongEval`].
+//!
+//! The tables use [`StrongEval`]'s value as a feature, so any change to `StrongEval` calls
+//! for a refit (one command, about a minute).
 
 use std::sync::OnceLock;
 

@@ -306,6 +306,12 @@ impl<B: Bits> Solver<B> {
         self.nodes += 1;
         let mut alpha = alpha;
         let mut beta = beta;
+        // Load the table entry first: the memory access overlaps the work below.
+        let idx = (mix(p, o) as usize) & self.mask;
+        let use_table = n >= TABLE_EMPTIES && idx < self.table.len();
+        let hit = if use_table { Some(self.table[idx]) } else { None };
+        let empty = self.geo.valid & !(p | o);
+        let m = moves(p, o, empty);
         // Stability cutoff: the opponent's stable discs bound our best score.
         // Only worth computing when even all of the opponent's discs being stable would cut.
         if self.total - 2 * o.count() as i32 <= alpha {
@@ -317,10 +323,7 @@ impl<B: Bits> Solver<B> {
                 beta = bound;
             }
         }
-        let idx = (mix(p, o) as usize) & self.mask;
         let mut tt_move = None;
-        let use_table = n >= TABLE_EMPTIES && idx < self.table.len();
-        let hit = if use_table { Some(self.table[idx]) } else { None };
         if let Some(e) = hit.filter(|e| e.used && e.p == p && e.o == o) {
             let (lo, hi) = (e.lower as i32, e.upper as i32);
             if lo >= beta {
@@ -338,8 +341,6 @@ impl<B: Bits> Solver<B> {
                 tt_move = Some(e.best as u32);
             }
         }
-        let empty = self.geo.valid & !(p | o);
-        let m = moves(p, o, empty);
         if m.is_empty() {
             if moves(o, p, empty).is_empty() {
                 return Self::final_score(p, o, n);
