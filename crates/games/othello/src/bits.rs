@@ -115,7 +115,8 @@ impl Bits for u64 {
     }
     #[inline]
     fn bit(i: u32) -> u64 {
-        1u64 << i
+        // Wrapping: an out-of-range index (only from an illegal move) never panics.
+        1u64.wrapping_shl(i)
     }
     #[inline]
     fn halves(self) -> (u64, u64) {
@@ -143,7 +144,7 @@ impl Bits for u128 {
     }
     #[inline]
     fn bit(i: u32) -> u128 {
-        1u128 << i
+        1u128.wrapping_shl(i)
     }
     #[inline]
     fn halves(self) -> (u64, u64) {

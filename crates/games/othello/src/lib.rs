@@ -107,10 +107,10 @@ impl Move {
     /// The pass, the only legal move of a side with no square to play while the opponent has one.
     pub const PASS: Move = Move(0xFF);
 
-    /// The move on `sq`.
+    /// The move on `sq` (rows and columns below 10; larger ones give a meaningless move).
     #[inline]
     pub const fn at(sq: Square) -> Move {
-        Move(sq.row * 16 + sq.col)
+        Move(sq.row.wrapping_mul(16).wrapping_add(sq.col))
     }
 
     /// The square played, or `None` for a pass.

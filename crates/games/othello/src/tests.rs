@@ -276,3 +276,17 @@ fn passes_occur_and_undo_through_them() {
     }
     assert!(passes > 10, "{passes} passes");
 }
+
+#[test]
+fn odd_squares_and_illegal_moves_do_not_panic() {
+    let g = Othello::standard();
+    assert_eq!(g.disc_at(Square::new(200, 200)), None);
+    assert_eq!(g.as_small().unwrap().disc_at(Square::new(9, 9)), None);
+    // Illegal moves are unspecified but must not panic (the position may be garbage).
+    for sq in [Square::new(3, 3), Square::new(0, 0), Square::new(15, 15), Square::new(200, 7)] {
+        let mut h = g.clone();
+        h.play(Move::at(sq));
+        let mut w = spec("othello(size=10)").unwrap();
+        w.play(Move::at(sq));
+    }
+}
