@@ -528,4 +528,39 @@ mod tests {
         assert_eq!(StrongEval.shortcut(&Othello::standard(), 0), None);
         assert_eq!(BaselineEval.shortcut(&Othello::standard(), 0), None);
     }
+
+    #[test]
+    fn strong_eval_beats_random_and_greedy_on_the_blocked_10x10_board() {
+        // The design document's variant and its bar: always beat random and greedy players.
+        let board = Othello::from_spec(&Spec::parse("othello(size=10,blocked=c3+h8+e2+f9)").unwrap()).unwrap();
+        let mut rng = tabula_core::Rng::new(4);
+        let mut moves = Vec::new();
+        for game in 0..12 {
+            let strong_colour = Player(game % 2);
+            let greedy = game % 4 >= 2;
+            let mut g = board.clone();
+            while !g.is_over() {
+                let mv = if g.current_player() == strong_colour {
+                    pick(&StrongEval, &g)
+                } else if greedy {
+                    // Greedy: the move flipping the most discs.
+                    g.legal_moves(&mut moves);
+                    let me = g.current_player();
+                    *moves
+                        .iter()
+                        .max_by_key(|&&m| {
+                            let mut c = g.clone();
+                            c.play(m);
+                            c.disc_count(me)
+                        })
+                        .unwrap()
+                } else {
+                    g.legal_moves(&mut moves);
+                    moves[rng.below(moves.len())]
+                };
+                g.play(mv);
+            }
+            assert!(g.final_score(strong_colour) > 0, "game {game} (greedy {greedy}) lost:\n{g}");
+        }
+    }
 }
