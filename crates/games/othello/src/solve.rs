@@ -34,6 +34,15 @@ pub struct Solution {
     pub nodes: u64,
 }
 
+impl std::fmt::Display for Solution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.best {
+            Some(m) => write!(f, "{:+} with {m} ({} nodes)", self.score, self.nodes),
+            None => write!(f, "{:+}, game over ({} nodes)", self.score, self.nodes),
+        }
+    }
+}
+
 /// Why a position was not solved.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
@@ -597,6 +606,8 @@ mod tests {
         over.play(over.parse_move("c1").unwrap());
         let sol = solve(&over).unwrap();
         assert_eq!((sol.score, sol.best), (-64, None));
+        assert_eq!(sol.to_string(), "-64, game over (1 nodes)");
+        assert!(solve(&g).unwrap().to_string().starts_with("-64 with pass"));
         assert!(matches!(solve(&Othello::standard()), Err(SolveError::TooManyEmpties { .. })));
     }
 }
