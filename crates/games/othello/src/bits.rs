@@ -62,6 +62,8 @@ pub trait Bits:
     fn bit(i: u32) -> Self;
     /// The low and high 64 bits (the high half is zero for `u64`).
     fn halves(self) -> (u64, u64);
+    /// `self` without its lowest set bit (`self` non-zero).
+    fn clear_lowest(self) -> Self;
 
     /// Whether no bit is set.
     #[inline]
@@ -115,11 +117,16 @@ impl Bits for u64 {
     }
     #[inline]
     fn bit(i: u32) -> u64 {
-        1u64 << i
+        // Wrapping: an out-of-range index (only from an illegal move) never panics.
+        1u64.wrapping_shl(i)
     }
     #[inline]
     fn halves(self) -> (u64, u64) {
         (self, 0)
+    }
+    #[inline]
+    fn clear_lowest(self) -> u64 {
+        self & self.wrapping_sub(1)
     }
 }
 
@@ -143,11 +150,15 @@ impl Bits for u128 {
     }
     #[inline]
     fn bit(i: u32) -> u128 {
-        1u128 << i
+        1u128.wrapping_shl(i)
     }
     #[inline]
     fn halves(self) -> (u64, u64) {
         (self as u64, (self >> 64) as u64)
+    }
+    #[inline]
+    fn clear_lowest(self) -> u128 {
+        self & self.wrapping_sub(1)
     }
 }
 
@@ -224,7 +235,7 @@ impl<B: Bits> Iterator for BitIter<B> {
             None
         } else {
             let i = self.0.lowest();
-            self.0 = self.0 & !B::bit(i);
+            self.0 = self.0.clear_lowest();
             Some(i)
         }
     }

@@ -22,6 +22,7 @@ use tabula_search::{Evaluator, WIN_MIN};
 
 use crate::bits::{Bits, flips, moves};
 use crate::position::Position;
+use crate::solve::Solver;
 use crate::{Move, Othello};
 
 /// Board-shape masks derived from the playable squares.
@@ -131,6 +132,23 @@ pub(crate) fn terminal_value(diff: i32) -> i32 {
         d if d > 0 => WIN_MIN + 128 + d,
         d => -(WIN_MIN + 128) + d,
     }
+}
+
+/// Positions with at most this many empties are solved exactly by
+/// [`Evaluator::shortcut`] in [`StrongEval`] and [`PatternEval`](crate::PatternEval).
+pub const SHORTCUT_EMPTIES: u32 = 6;
+
+/// The exact value (in search units) of a position with few empties, by the endgame
+/// solver without a table (no allocation).
+pub(crate) fn exact_shortcut(state: &Othello) -> Option<i32> {
+    if state.empties() > SHORTCUT_EMPTIES {
+        return None;
+    }
+    let score = match state {
+        Othello::Small(p) => Solver::without_table(p).solve(p).score,
+        Othello::Wide(p) => Solver::without_table(p).solve(p).score,
+    };
+    Some(terminal_value(score))
 }
 
 /// The design document's evaluator: game phases with corners, bad squares, mobility and,
@@ -278,6 +296,10 @@ impl Evaluator<Othello> for StrongEval {
         }
     }
 
+    fn shortcut(&self, state: &Othello, _ply: u32) -> Option<i32> {
+        exact_shortcut(state)
+    }
+
     fn terminal(&self, state: &Othello, player: Player, _ply: u32) -> i32 {
         terminal_for(state, player)
     }
@@ -413,5 +435,132 @@ mod tests {
         assert_eq!(scores.len(), mv.len());
         let best = mv[scores.iter().enumerate().max_by_key(|(_, s)| **s).map(|(i, _)| i).unwrap()];
         assert_eq!(g.format_move(best), "a1");
+    }
+
+    fn negamax<E: Evaluator<Othello>>(e: &E, g: &Othello, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        if g.is_over() {
+            return e.terminal(g, g.current_player(), 0);
+        }
+        if depth == 0 {
+            return e.evaluate(g);
+        }
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut best = -i32::MAX;
+        for m in moves {
+            let mut c = g.clone();
+            c.play(m);
+            best = best.max(-negamax(e, &c, depth - 1, -beta, -alpha));
+            alpha = alpha.max(best);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    fn pick<E: Evaluator<Othello>>(e: &E, g: &Othello) -> Move {
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut best = (moves[0], -i32::MAX);
+        for &m in &moves {
+            let mut c = g.clone();
+            c.play(m);
+            let v = -negamax(e, &c, 1, -i32::MAX, -best.1);
+            if v > best.1 {
+                best = (m, v);
+            }
+        }
+        best.0
+    }
+
+    #[test]
+    fn strong_eval_beats_the_baseline() {
+        // 2-ply searches from 10 seeded openings, both colours each.
+        let (mut wins, mut losses, mut margin) = (0, 0, 0);
+        for k in 0..10 {
+            let mut rng = tabula_core::Rng::new(1000 + k);
+            let mut start = Othello::standard();
+            let mut moves = Vec::new();
+            for _ in 0..8 {
+                start.legal_moves(&mut moves);
+                start.play(moves[rng.below(moves.len())]);
+            }
+            for strong_colour in [Player(0), Player(1)] {
+                let mut g = start.clone();
+                while !g.is_over() {
+                    let mv = if g.current_player() == strong_colour {
+                        pick(&StrongEval, &g)
+                    } else {
+                        pick(&BaselineEval, &g)
+                    };
+                    g.play(mv);
+                }
+                let s = g.final_score(strong_colour);
+                margin += s;
+                if s > 0 {
+                    wins += 1;
+                } else if s < 0 {
+                    losses += 1;
+                }
+            }
+        }
+        assert!(wins > losses + 4 && margin > 0, "{wins} wins, {losses} losses, margin {margin}");
+    }
+
+    #[test]
+    fn shortcut_is_exact_with_few_empties() {
+        let mut rng = tabula_core::Rng::new(21);
+        let mut moves = Vec::new();
+        for _ in 0..20 {
+            let mut g = Othello::standard();
+            while !g.is_over() && g.empties() > SHORTCUT_EMPTIES {
+                g.legal_moves(&mut moves);
+                g.play(moves[rng.below(moves.len())]);
+            }
+            if g.is_over() {
+                continue;
+            }
+            let want = crate::solve(&g).unwrap().score;
+            assert_eq!(StrongEval.shortcut(&g, 0), Some(terminal_value(want)));
+            assert_eq!(crate::PatternEval.shortcut(&g, 0), Some(terminal_value(want)));
+        }
+        assert_eq!(StrongEval.shortcut(&Othello::standard(), 0), None);
+        assert_eq!(BaselineEval.shortcut(&Othello::standard(), 0), None);
+    }
+
+    #[test]
+    fn strong_eval_beats_random_and_greedy_on_the_blocked_10x10_board() {
+        // The design document's variant and its bar: always beat random and greedy players.
+        let board = Othello::from_spec(&Spec::parse("othello(size=10,blocked=c3+h8+e2+f9)").unwrap()).unwrap();
+        let mut rng = tabula_core::Rng::new(4);
+        let mut moves = Vec::new();
+        for game in 0..12 {
+            let strong_colour = Player(game % 2);
+            let greedy = game % 4 >= 2;
+            let mut g = board.clone();
+            while !g.is_over() {
+                let mv = if g.current_player() == strong_colour {
+                    pick(&StrongEval, &g)
+                } else if greedy {
+                    // Greedy: the move flipping the most discs.
+                    g.legal_moves(&mut moves);
+                    let me = g.current_player();
+                    *moves
+                        .iter()
+                        .max_by_key(|&&m| {
+                            let mut c = g.clone();
+                            c.play(m);
+                            c.disc_count(me)
+                        })
+                        .unwrap()
+                } else {
+                    g.legal_moves(&mut moves);
+                    moves[rng.below(moves.len())]
+                };
+                g.play(mv);
+            }
+            assert!(g.final_score(strong_colour) > 0, "game {game} (greedy {greedy}) lost:\n{g}");
+        }
     }
 }

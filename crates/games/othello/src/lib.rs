@@ -15,10 +15,23 @@
 //!   more discs; the empty squares count for the winner ([`Othello::final_score`]).
 //! - Notation: file letter and rank number, rank 1 on top (`d3`), and `pass`.
 //!
+//! Also here, for the alpha-beta family and the command line:
+//! - evaluators implementing [`tabula_search::Evaluator`]: [`BaselineEval`] (the design
+//!   document's phase-weighted corners / bad squares / mobility / discs), [`StrongEval`]
+//!   (adds potential mobility, stable discs and parity) and [`PatternEval`] (pattern tables
+//!   fitted by least squares, see [`pattern`]); all order moves fastest-first, and the
+//!   last two solve positions with at most [`SHORTCUT_EMPTIES`] empties exactly;
+//! - the exact endgame solver [`solve`] / [`Solver`] (disc difference or win/loss/draw);
+//! - the `.obf` endgame-problem reader [`obf`].
+//!
+//! Building a game: `Othello::from_spec(&Spec::parse("othello(size=10,blocked=c3+h8)")?)`
+//! (parameters in [`PARAMS`]); a position from a diagram: [`Othello::from_board`].
+//!
 
 pub mod bits;
 mod eval;
 pub mod obf;
+pub mod pattern;
 mod perft;
 mod position;
 mod solve;
@@ -28,10 +41,11 @@ use std::fmt;
 use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo};
 
 pub use bits::Bits;
-pub use eval::{BaselineEval, Geometry, StrongEval, order_score, stable_discs};
+pub use eval::{BaselineEval, Geometry, SHORTCUT_EMPTIES, StrongEval, order_score, stable_discs};
+pub use pattern::{PatternEval, PatternWeights};
 pub use perft::perft_bulk;
 pub use position::{Position, PositionUndo};
-pub use solve::{MAX_EMPTIES, Solution, SolveError, Solver, solve};
+pub use solve::{MAX_EMPTIES, Solution, SolveError, Solver, solve, solve_wld};
 
 /// Parameters of `othello`.
 pub const PARAMS: &[ParamInfo] = &[
@@ -93,10 +107,10 @@ impl Move {
     /// The pass, the only legal move of a side with no square to play while the opponent has one.
     pub const PASS: Move = Move(0xFF);
 
-    /// The move on `sq`.
+    /// The move on `sq` (rows and columns below 10; larger ones give a meaningless move).
     #[inline]
     pub const fn at(sq: Square) -> Move {
-        Move(sq.row * 16 + sq.col)
+        Move(sq.row.wrapping_mul(16).wrapping_add(sq.col))
     }
 
     /// The square played, or `None` for a pass.
@@ -322,6 +336,16 @@ impl Othello {
         }
         let ply = discs.len().saturating_sub(4) as u16;
         Othello::from_discs(width, height, &blocked, &discs, side, ply)
+    }
+
+    /// Reads a side to move: `X`/`B`/`*` (black, player 0) or `O`/`W` (white, player 1),
+    /// any case.
+    pub fn parse_side(text: &str) -> Result<Player, OthelloError> {
+        match text.trim() {
+            "X" | "x" | "B" | "b" | "*" => Ok(Player(0)),
+            "O" | "o" | "W" | "w" => Ok(Player(1)),
+            other => Err(OthelloError::BoardText { reason: format!("side to move '{other}' is not X or O") }),
+        }
     }
 
     /// A position from a square board diagram whose size follows from its length

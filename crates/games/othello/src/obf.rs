@@ -8,8 +8,6 @@
 
 use std::path::Path;
 
-use tabula_core::Player;
-
 use crate::{Move, Othello, Square};
 
 /// One problem: a position and the known scores of its moves.
@@ -65,9 +63,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<ObfProblem, ObfError> {
     let mut words = head.split_whitespace();
     let board = words.next().ok_or_else(|| err("empty line".into()))?;
     let side = match words.next() {
-        Some("X" | "x" | "B" | "b" | "*") => Player(0),
-        Some("O" | "o" | "W" | "w") => Player(1),
-        Some(other) => return Err(err(format!("side to move '{other}' is not X or O"))),
+        Some(word) => Othello::parse_side(word).map_err(|e| err(e.to_string()))?,
         None => return Err(err("missing side to move after the board".into())),
     };
     if let Some(extra) = words.next() {
@@ -130,7 +126,7 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<Vec<ObfProblem>, ObfError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tabula_core::Game;
+    use tabula_core::{Game, Player};
 
     #[test]
     fn reads_a_problem_line() {

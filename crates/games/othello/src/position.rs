@@ -285,6 +285,9 @@ impl<B: Bits> Position<B> {
 
     /// The contents of a square: `Some(player)` for a disc, `None` for empty or blocked.
     pub fn disc_at(&self, sq: Square) -> Option<Player> {
+        if sq.row >= self.height || sq.col >= self.width {
+            return None;
+        }
         let b = Self::bit_of(sq);
         if self.discs[0].has(b) {
             Some(Player(0))

@@ -34,6 +34,15 @@ pub struct Solution {
     pub nodes: u64,
 }
 
+impl std::fmt::Display for Solution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.best {
+            Some(m) => write!(f, "{:+} with {m} ({} nodes)", self.score, self.nodes),
+            None => write!(f, "{:+}, game over ({} nodes)", self.score, self.nodes),
+        }
+    }
+}
+
 /// Why a position was not solved.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
@@ -50,11 +59,20 @@ pub enum SolveError {
 /// The most empty squares [`solve`] accepts (about what it solves in minutes).
 pub const MAX_EMPTIES: u32 = 30;
 
+/// Room for the moves of any position (at most one per empty square of a 10x10 board).
+const MAX_MOVES: usize = 100;
+
 /// Below this many empties, nodes use parity ordering and no table.
 const SHALLOW: u32 = 7;
 
 /// From this many empties, nodes use the transposition table.
 const TABLE_EMPTIES: u32 = 7;
+
+/// From this many empties, children are looked up in the table before searching.
+const ETC_EMPTIES: u32 = 12;
+
+/// Ordering bonus for a move into a region with an odd number of empty squares.
+const PARITY_BONUS: i32 = 4;
 
 /// From this many empties, moves are ordered by a shallow heuristic search.
 const PROBE_EMPTIES: u32 = 15;
@@ -98,6 +116,15 @@ impl<B: Bits> Solver<B> {
     pub fn new(pos: &Position<B>, bits: u32) -> Solver<B> {
         let size = 1usize << bits.min(26);
         let empty_entry = Entry { p: B::ZERO, o: B::ZERO, lower: 0, upper: 0, best: 0xFF, used: false };
+        let mut solver = Solver::without_table(pos);
+        solver.table = vec![empty_entry; size];
+        solver.mask = size - 1;
+        solver
+    }
+
+    /// A solver with no transposition table, which allocates nothing: for small endgames
+    /// (it still solves anything, only slower above a dozen empties).
+    pub fn without_table(pos: &Position<B>) -> Solver<B> {
         let (w, h) = (pos.width() as u8, pos.height() as u8);
         let mut quadrants = [B::ZERO; 4];
         for row in 0..h {
@@ -108,14 +135,7 @@ impl<B: Bits> Solver<B> {
             }
         }
         let geo = Geometry::new(pos.valid());
-        Solver {
-            table: vec![empty_entry; size],
-            mask: size - 1,
-            quadrants,
-            geo,
-            total: pos.valid().count() as i32,
-            nodes: 0,
-        }
+        Solver { table: Vec::new(), mask: 0, quadrants, geo, total: pos.valid().count() as i32, nodes: 0 }
     }
 
     /// Solves `pos` exactly: the final disc difference for the side to move and a best move.
@@ -133,7 +153,11 @@ impl<B: Bits> Solver<B> {
     fn solve_window(&mut self, pos: &Position<B>, alpha: i32, beta: i32) -> Solution {
         self.nodes = 0;
         if pos.valid() != self.geo.valid {
-            *self = Solver::new(pos, self.mask.trailing_ones());
+            *self = if self.table.is_empty() {
+                Solver::without_table(pos)
+            } else {
+                Solver::new(pos, self.mask.trailing_ones())
+            };
         }
         let (p, o) = (pos.player(), pos.opponent());
         let n = pos.empty().count();
@@ -146,7 +170,7 @@ impl<B: Bits> Solver<B> {
             return Solution { score, best: Some(Move::PASS), nodes: self.nodes };
         }
         self.nodes += 1;
-        let mut list = [(0i32, 0u32); 64];
+        let mut list = [(0i32, 0u32); MAX_MOVES];
         let len = self.ordered(p, o, pos.mobility(), None, &mut list);
         let mut alpha = alpha;
         let mut best_score = -self.total - 1;
@@ -175,7 +199,7 @@ impl<B: Bits> Solver<B> {
     }
 
     /// Moves of `m` in search order, best first, into `list`; returns how many.
-    fn ordered(&self, p: B, o: B, m: B, tt_move: Option<u32>, list: &mut [(i32, u32); 64]) -> usize {
+    fn ordered(&self, p: B, o: B, m: B, tt_move: Option<u32>, list: &mut [(i32, u32); MAX_MOVES]) -> usize {
         let empty = self.geo.valid & !(p | o);
         let n = empty.count();
         if n >= PROBE_EMPTIES {
@@ -196,6 +220,12 @@ impl<B: Bits> Solver<B> {
             list[..len].sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
             return len;
         }
+        let mut odd = B::ZERO;
+        for &q in &self.quadrants {
+            if (q & empty).count() % 2 == 1 {
+                odd = odd | q;
+            }
+        }
         let mut len = 0;
         for sq in BitIter(m) {
             if len == list.len() {
@@ -211,6 +241,10 @@ impl<B: Bits> Solver<B> {
             key -= (empty & !x & np.neighbours()).count() as i32;
             if self.geo.corners & x != B::ZERO {
                 key += 8;
+            }
+            // Parity: moving into a region with an odd number of empties.
+            if odd & x != B::ZERO {
+                key += PARITY_BONUS;
             }
             if tt_move == Some(sq) {
                 key += 10_000;
@@ -281,6 +315,12 @@ impl<B: Bits> Solver<B> {
         self.nodes += 1;
         let mut alpha = alpha;
         let mut beta = beta;
+        // Load the table entry first: the memory access overlaps the work below.
+        let idx = (mix(p, o) as usize) & self.mask;
+        let use_table = n >= TABLE_EMPTIES && idx < self.table.len();
+        let hit = if use_table { Some(self.table[idx]) } else { None };
+        let empty = self.geo.valid & !(p | o);
+        let m = moves(p, o, empty);
         // Stability cutoff: the opponent's stable discs bound our best score.
         // Only worth computing when even all of the opponent's discs being stable would cut.
         if self.total - 2 * o.count() as i32 <= alpha {
@@ -292,11 +332,8 @@ impl<B: Bits> Solver<B> {
                 beta = bound;
             }
         }
-        let idx = (mix(p, o) as usize) & self.mask;
         let mut tt_move = None;
-        let use_table = n >= TABLE_EMPTIES;
-        let e = self.table[idx];
-        if use_table && e.used && e.p == p && e.o == o {
+        if let Some(e) = hit.filter(|e| e.used && e.p == p && e.o == o) {
             let (lo, hi) = (e.lower as i32, e.upper as i32);
             if lo >= beta {
                 return lo;
@@ -313,16 +350,26 @@ impl<B: Bits> Solver<B> {
                 tt_move = Some(e.best as u32);
             }
         }
-        let empty = self.geo.valid & !(p | o);
-        let m = moves(p, o, empty);
         if m.is_empty() {
             if moves(o, p, empty).is_empty() {
                 return Self::final_score(p, o, n);
             }
             return -self.search(o, p, -beta, -alpha, n);
         }
-        let mut list = [(0i32, 0u32); 64];
+        let mut list = [(0i32, 0u32); MAX_MOVES];
         let len = self.ordered(p, o, m, tt_move, &mut list);
+        // Enhanced transposition cutoff: a child already known to be bad enough for the
+        // opponent proves the cutoff without searching.
+        if n >= ETC_EMPTIES && !self.table.is_empty() {
+            for &(_, sq) in &list[..len] {
+                let f = flips(p, o, sq);
+                let (np, no) = (o ^ f, p | f | B::bit(sq));
+                let e = self.table[(mix(np, no) as usize) & self.mask];
+                if e.used && e.p == np && e.o == no && -(e.upper as i32) >= beta {
+                    return -(e.upper as i32);
+                }
+            }
+        }
         let (a0, b0) = (alpha, beta);
         let mut best_score = -self.total - 1;
         let mut best = 0xFFu8;
@@ -437,7 +484,7 @@ impl<B: Bits> Solver<B> {
     }
 }
 
-/// Solves an Othello position exactly with a fresh solver (2^20-entry table): the final
+/// Solves an Othello position exactly with a fresh solver (2^18-entry table): the final
 /// disc difference for the side to move, a best move and the node count.
 pub fn solve(pos: &Othello) -> Result<Solution, SolveError> {
     let empties = pos.empties();
@@ -445,8 +492,21 @@ pub fn solve(pos: &Othello) -> Result<Solution, SolveError> {
         return Err(SolveError::TooManyEmpties { empties, max: MAX_EMPTIES });
     }
     Ok(match pos {
-        Othello::Small(p) => Solver::new(p, 20).solve(p),
+        Othello::Small(p) => Solver::new(p, 18).solve(p),
         Othello::Wide(p) => Solver::new(p, 18).solve(p),
+    })
+}
+
+/// Solves an Othello position for win, loss or draw only (faster than [`solve`]): the
+/// score is 1, 0 or -1 for the side to move.
+pub fn solve_wld(pos: &Othello) -> Result<Solution, SolveError> {
+    let empties = pos.empties();
+    if empties > MAX_EMPTIES {
+        return Err(SolveError::TooManyEmpties { empties, max: MAX_EMPTIES });
+    }
+    Ok(match pos {
+        Othello::Small(p) => Solver::new(p, 18).solve_wld(p),
+        Othello::Wide(p) => Solver::new(p, 18).solve_wld(p),
     })
 }
 
@@ -511,6 +571,7 @@ mod tests {
                     Othello::Wide(p) => Solver::new(p, 10).solve_wld(p),
                 };
                 assert_eq!(wld.score, want.signum());
+                assert_eq!(solve_wld(&g).unwrap().score, want.signum());
             }
         }
     }
@@ -545,6 +606,8 @@ mod tests {
         over.play(over.parse_move("c1").unwrap());
         let sol = solve(&over).unwrap();
         assert_eq!((sol.score, sol.best), (-64, None));
+        assert_eq!(sol.to_string(), "-64, game over (1 nodes)");
+        assert!(solve(&g).unwrap().to_string().starts_with("-64 with pass"));
         assert!(matches!(solve(&Othello::standard()), Err(SolveError::TooManyEmpties { .. })));
     }
 }

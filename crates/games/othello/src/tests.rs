@@ -218,3 +218,75 @@ fn variant_boards_start_centred() {
     assert_eq!(g.empties(), 94);
     assert!(g.to_string().contains('#'));
 }
+
+#[test]
+fn random_text_never_panics() {
+    // Garbage of every kind into every text entry point: errors, never panics.
+    let alphabet: Vec<char> = "abcdefghijXOxo-#.*0123456789 ;:+=,()pasPS\u{e9}\u{661}\u{1F600}".chars().collect();
+    let mut rng = tabula_core::Rng::new(77);
+    let g = Othello::standard();
+    let board = "-".repeat(27) + "OX------XO" + &"-".repeat(27);
+    for _ in 0..20_000 {
+        let len = rng.below(12);
+        let text: String = (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+        let _ = g.parse_move(&text);
+        let _ = Square::parse(&text);
+        let _ = Othello::from_board(&text, Player(0));
+        let _ = crate::obf::parse_line(&text, 1);
+        let _ = crate::obf::parse_line(&format!("{board} X;{text}"), 1);
+        for t in [format!("othello(blocked={text})"), format!("othello(size={text})"), format!("othello(width={text})")]
+        {
+            if let Ok(s) = Spec::parse(&t) {
+                let _ = Othello::from_spec(&s);
+            }
+        }
+    }
+    // Long boards too.
+    let long: String = (0..100).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+    let _ = Othello::from_board(&long, Player(1));
+}
+
+#[test]
+fn passes_occur_and_undo_through_them() {
+    // On small boards random games pass often; make sure the pass path is exercised by
+    // play, undo and the hash.
+    let g = spec("othello(size=4)").unwrap();
+    let mut rng = tabula_core::Rng::new(8);
+    let mut passes = 0;
+    let mut moves = Vec::new();
+    for _ in 0..200 {
+        let mut s = g.clone();
+        let mut trail = Vec::new();
+        while !s.is_over() {
+            s.legal_moves(&mut moves);
+            let mv = moves[rng.below(moves.len())];
+            if mv == Move::PASS {
+                assert_eq!(moves.len(), 1, "a pass is only legal alone");
+                passes += 1;
+            }
+            let before = (s.clone(), s.hash());
+            let info = s.play_undoable(mv);
+            trail.push((mv, info, before));
+        }
+        while let Some((mv, info, (before, hash))) = trail.pop() {
+            s.undo(mv, info);
+            assert_eq!(s, before);
+            assert_eq!(s.hash(), hash);
+        }
+    }
+    assert!(passes > 10, "{passes} passes");
+}
+
+#[test]
+fn odd_squares_and_illegal_moves_do_not_panic() {
+    let g = Othello::standard();
+    assert_eq!(g.disc_at(Square::new(200, 200)), None);
+    assert_eq!(g.as_small().unwrap().disc_at(Square::new(9, 9)), None);
+    // Illegal moves are unspecified but must not panic (the position may be garbage).
+    for sq in [Square::new(3, 3), Square::new(0, 0), Square::new(15, 15), Square::new(200, 7)] {
+        let mut h = g.clone();
+        h.play(Move::at(sq));
+        let mut w = spec("othello(size=10)").unwrap();
+        w.play(Move::at(sq));
+    }
+}
