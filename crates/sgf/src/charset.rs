@@ -18,7 +18,7 @@
 //!    malformed sequences are found, the text is UTF-8 with the bad bytes replaced by U+FFFD.
 //! 6. `CA` naming a known legacy encoding that decodes the bytes without error: that encoding.
 //! 7. Non-ASCII bytes that never follow each other (accented letters in Latin text) are read as
-//!    windows-1252, the superset of the FF[4] default ISO-8859-1.
+//!    windows-1252, the superset of the `FF[4]` default ISO-8859-1.
 //! 8. Otherwise the encoding is detected from the bytes with `chardetng` (legacy CJK encodings
 //!    Shift_JIS, EUC-JP, GBK/GB18030, Big5, EUC-KR and the Latin/Cyrillic/Greek windows code pages).
 //!

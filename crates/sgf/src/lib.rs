@@ -3,8 +3,8 @@
 //! Every Go tool of tabula (engine, arena, game database, browser) reads and writes game records
 //! through this crate, so it aims to be complete, forgiving and exact:
 //!
-//! - [`parse`] reads FF[1]–FF[4] collections of any game type, with variations at any depth
-//!   (iteratively), escapes and soft line breaks, compressed point lists, FF[3] long identifiers and
+//! - [`parse()`] reads `FF[1]`–`FF[4]` collections of any game type, with variations at any depth
+//!   (iteratively), escapes and soft line breaks, compressed point lists, `FF[3]` long identifiers and
 //!   unknown properties, which are kept in order. Lenient mode (default) recovers from the faults of
 //!   real files and lists them; strict mode fails with every deviation and its line/column.
 //! - Text is decoded per game tree from the declared `CA` or, where that is missing or wrong, a
@@ -13,7 +13,7 @@
 //! - [`GameTree`] is a flat arena of nodes with typed accessors ([`NodeRef::go_move`],
 //!   [`NodeRef::setup`], [`NodeRef::game_info`], ...). [`GameTree::main_line`] walks the main line
 //!   for replaying a game.
-//! - [`write_collection`] / [`format`] write canonical FF[4] UTF-8 that reads back to the same tree.
+//! - [`write_collection`] / [`format()`] write canonical `FF[4]` UTF-8 that reads back to the same tree.
 //! - [`check`] validates files, directories and `.tar.gz` archives of records.
 //!
 //! ```

@@ -2,7 +2,7 @@
 //!
 //! Values are stored as decoded text (see [`crate::tree`]); these accessors interpret them on
 //! demand, so a malformed value never makes a whole file unreadable: it only makes its accessor
-//! return `None`. Point and move helpers follow the Go conventions of FF[4] (two letters `a`–`z`,
+//! return `None`. Point and move helpers follow the Go conventions of `FF[4]` (two letters `a`–`z`,
 //! `A`–`Z`; a pass is `[]`, or `[tt]` on boards up to 19x19), which Othello and other games share.
 
 use crate::tree::{NodeRef, PropRef, Value};

@@ -1,10 +1,10 @@
-//! The writer: canonical FF[4] text in UTF-8.
+//! The writer: canonical `FF[4]` text in UTF-8.
 //!
 //! The output is a pure function of the tree, so writing what was read from written output gives
 //! the same bytes: one node per line, each variation opening on a new line, properties in their
 //! stored order, values escaped minimally (`\` and `]` always; `:` only where the property's value
 //! may be composed, so the separator stays unambiguous). Line breaks inside text are written as
-//! they are; no soft line breaks are added. [`format`] additionally sets `FF[4]` and `CA[UTF-8]` in
+//! they are; no soft line breaks are added. [`format()`] additionally sets `FF[4]` and `CA[UTF-8]` in
 //! every root, which makes it the canonical rewrite of a file.
 
 use crate::error::{Diagnostic, SgfError};
@@ -104,7 +104,7 @@ pub fn write_collection(games: &[GameTree]) -> String {
     out
 }
 
-/// Sets `FF[4]` and `CA[UTF-8]` in the root, as the written text will be FF[4] UTF-8.
+/// Sets `FF[4]` and `CA[UTF-8]` in the root, as the written text will be `FF[4]` UTF-8.
 pub fn normalize(tree: &mut GameTree) {
     let root = tree.root();
     if root.first_value("CA").is_none_or(|v| v.text() != "UTF-8") {
@@ -119,7 +119,7 @@ pub fn normalize(tree: &mut GameTree) {
 /// The canonical rewrite of an SGF file and the deviations found reading it.
 #[derive(Clone, Debug)]
 pub struct Formatted {
-    /// Canonical FF[4] UTF-8 text.
+    /// Canonical `FF[4]` UTF-8 text.
     pub text: String,
     /// Deviations found (and recovered from, in lenient mode).
     pub diagnostics: Vec<Diagnostic>,

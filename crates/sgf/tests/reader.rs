@@ -1,4 +1,4 @@
-//! Reader behaviour on hand-written inputs: the FF[4] features, the lenient recoveries, strict
+//! Reader behaviour on hand-written inputs: the `FF[4]` features, the lenient recoveries, strict
 //! diagnostics and bad input.
 
 use tabula_core::Rng;
