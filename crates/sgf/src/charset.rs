@@ -19,8 +19,9 @@
 //! 6. `CA` naming a known legacy encoding that decodes the bytes without error: that encoding.
 //! 7. Non-ASCII bytes that never follow each other (accented letters in Latin text) are read as
 //!    windows-1252, the superset of the `FF[4]` default ISO-8859-1.
-//! 8. Otherwise the encoding is detected from the bytes with `chardetng` (legacy CJK encodings
-//!    Shift_JIS, EUC-JP, GBK/GB18030, Big5, EUC-KR and the Latin/Cyrillic/Greek windows code pages).
+//! 8. Otherwise the encoding is detected from the first 64 KiB of the tree with `chardetng` (legacy
+//!    CJK encodings Shift_JIS, EUC-JP, GBK/GB18030, Big5, EUC-KR and the Latin/Cyrillic/Greek
+//!    windows code pages).
 //!
 //! Labels follow the WHATWG Encoding Standard, plus the aliases SGF files use (`UTF8`, `UTF16LE`,
 //! `EUC-CN`, `CP936`, ...). ISO-8859-1 is decoded as its superset windows-1252.
@@ -127,6 +128,9 @@ fn utf8_quality(mut bytes: &[u8]) -> (usize, usize) {
     }
 }
 
+/// Bytes of a tree given to the detector.
+const DETECTION_SAMPLE: usize = 64 * 1024;
+
 /// Whether two non-ASCII bytes ever follow each other (multi-byte CJK text always has such pairs).
 fn has_high_byte_pair(bytes: &[u8]) -> bool {
     bytes.windows(2).any(|w| w[0] >= 0x80 && w[1] >= 0x80)
@@ -217,7 +221,9 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
         };
     }
     let mut detector = chardetng::EncodingDetector::new();
-    detector.feed(bytes, true);
+    // A prefix is enough to tell encodings apart, and bounds the cost on huge trees.
+    let sample = &bytes[..bytes.len().min(DETECTION_SAMPLE)];
+    detector.feed(sample, true);
     let e = detector.guess(None, false);
     let note = match declared {
         Some(_) => format!("CA[{}] does not match the text; detected {}", label(), e.name()),
