@@ -12,7 +12,7 @@
 //!   [`GameTree::charset`].
 //! - [`GameTree`] is a flat arena of nodes with typed accessors ([`NodeRef::go_move`],
 //!   [`NodeRef::setup`], [`NodeRef::game_info`], ...). [`GameTree::main_line`] walks the main line
-//!   for replaying a game.
+//!   and [`GameTree::replay`] yields its set-up and moves, ready for a board to replay.
 //! - [`write_collection`] / [`format()`] write canonical `FF[4]` UTF-8 that reads back to the same tree.
 //! - [`check`] validates files, directories and `.tar.gz` archives of records.
 //!
@@ -36,5 +36,5 @@ pub mod write;
 pub use error::{Diagnostic, Issue, SgfError};
 pub use parse::{Collection, Mode, ParseOptions, parse, parse_lenient, parse_strict};
 pub use tree::{Charset, CharsetSource, GameTree, MainLine, NodeId, NodeRef, PropRef, Value};
-pub use types::{Color, GameInfo, GoMove, Point, Setup, parse_go_move};
+pub use types::{Color, GameInfo, GoMove, Point, ReplayStep, Setup, parse_go_move};
 pub use write::{Formatted, format, normalize, write_collection, write_tree};

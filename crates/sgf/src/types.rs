@@ -338,6 +338,32 @@ impl PropRef<'_> {
     }
 }
 
+/// One node of a main line, as a Go board replays it: set-up first, then the move.
+#[derive(Clone, Debug)]
+pub struct ReplayStep<'a> {
+    /// The node itself, for comments, markup and timing.
+    pub node: NodeRef<'a>,
+    /// Set-up stones and player to move (empty in most nodes).
+    pub setup: Setup,
+    /// The move: its colour and the decoded move, `None` when the value is malformed or off the
+    /// board (the raw text is in [`NodeRef::raw_move`]).
+    pub play: Option<(Color, Option<GoMove>)>,
+}
+
+impl crate::tree::GameTree {
+    /// The main line as replay steps on this tree's board size (see [`GameTree::board_size`]).
+    ///
+    /// [`GameTree::board_size`]: crate::tree::GameTree::board_size
+    pub fn replay(&self) -> impl Iterator<Item = ReplayStep<'_>> + '_ {
+        let size = self.board_size();
+        self.main_line().map(move |node| ReplayStep {
+            node,
+            setup: node.setup(),
+            play: node.raw_move().map(|(c, v)| (c, parse_go_move(v.text(), size))),
+        })
+    }
+}
+
 /// The game-info properties of a root (or other game-info) node.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameInfo {

@@ -274,3 +274,18 @@ fn tree_equality_sees_every_difference() {
     // A composed value differs from the same text with an escaped colon.
     assert!(one("(;XX[a:b])").0 != one("(;XX[a\\:b])").0);
 }
+
+#[test]
+fn replay_yields_setup_then_moves() {
+    let (t, _) = one("(;GM[1]SZ[9]HA[2]AB[cc][gg]PL[W];W[ee];B[zz];W[];AW[aa:ab]AE[cc])");
+    let steps: Vec<_> = t.replay().collect();
+    assert_eq!(steps.len(), 5);
+    assert_eq!(steps[0].setup.black.len(), 2);
+    assert_eq!(steps[0].setup.to_play, Some(Color::White));
+    assert_eq!(steps[0].play, None);
+    assert_eq!(steps[1].play, Some((Color::White, Some(GoMove::Play(Point { x: 4, y: 4 })))));
+    assert_eq!(steps[2].play, Some((Color::Black, None)));
+    assert_eq!(steps[3].play, Some((Color::White, Some(GoMove::Pass))));
+    assert_eq!(steps[4].setup.white, vec![Point { x: 0, y: 0 }, Point { x: 0, y: 1 }]);
+    assert_eq!(steps[4].setup.empty, vec![Point { x: 2, y: 2 }]);
+}
