@@ -128,6 +128,12 @@ fn utf8_quality(mut bytes: &[u8]) -> (usize, usize) {
     }
 }
 
+/// Whether the bytes hold an ISO-2022-JP switch to JIS X 0208 (`ESC $ B`) that is not escaped
+/// with a backslash (the writer escapes ESC so that its UTF-8 output is never taken for ISO-2022-JP).
+fn has_jis_escape(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"\x1b$B").any(|i| i == 0 || bytes[i - 1] != b'\\')
+}
+
 /// Bytes of a tree given to the detector.
 const DETECTION_SAMPLE: usize = 64 * 1024;
 
@@ -151,7 +157,7 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
         return Choice { charset: declared_charset(e), note: None };
     }
     if bytes.is_ascii() {
-        if declared_enc.is_none() && memchr::memmem::find(bytes, b"\x1b$B").is_some() {
+        if declared_enc.is_none() && has_jis_escape(bytes) {
             // 7-bit text with JIS X 0208 escape sequences.
             return Choice {
                 charset: Charset {

@@ -289,3 +289,22 @@ fn replay_yields_setup_then_moves() {
     assert_eq!(steps[4].setup.white, vec![Point { x: 0, y: 0 }, Point { x: 0, y: 1 }]);
     assert_eq!(steps[4].setup.empty, vec![Point { x: 2, y: 2 }]);
 }
+
+/// Inputs the fuzzer found: each must read and survive a round trip.
+#[test]
+fn fuzz_regressions_round_trip() {
+    let cases: [&[u8]; 3] = [
+        // ISO-2022-JP escape sequences in a tree decoded as windows-1252.
+        b"(;FFding of this e is in Japanese.\xdd\n;C[Go\x1b$B$O8EBG=i$K*l%\"%8%\"$NB>$NCO\x1b(B]\n)B]\n)\n",
+        // Alternating NULs that would look like UTF-16.
+        b"(;C[a\0b\0c\0d\0e\0f\0g\0h\0i\0j\0k\0l\0m\0n\0o\0p\0q\0r\0s\0t\0u\0v\0w\0x\0y\0z\0])",
+        b"(;C[\x1b$Bx\xe9])",
+    ];
+    for bytes in cases {
+        let c = parse_lenient(bytes).expect("reads");
+        let written = write_collection(&c.games);
+        let again = parse_lenient(written.as_bytes()).expect("rereads");
+        assert!(again.games == c.games, "{written:?}");
+        assert_eq!(write_collection(&again.games), written);
+    }
+}
