@@ -71,8 +71,8 @@ pub fn encoding_for_label(label: &[u8]) -> Option<&'static Encoding> {
     Some(e)
 }
 
-/// Detects a UTF-16 file by its byte-order mark or by NUL bytes in every other position among its
-/// first bytes (SGF files start with ASCII `(`). Returns the encoding and the BOM length.
+/// Detects a UTF-16 file by its byte-order mark, or by a first code unit `(` (or `;`) and NUL bytes
+/// in every other position among its first bytes. Returns the encoding and the BOM length.
 pub fn detect_utf16(bytes: &[u8]) -> Option<(&'static Encoding, usize)> {
     match bytes {
         [0xFF, 0xFE, ..] => return Some((encoding_rs::UTF_16LE, 2)),
@@ -81,6 +81,12 @@ pub fn detect_utf16(bytes: &[u8]) -> Option<(&'static Encoding, usize)> {
     }
     let head = &bytes[..bytes.len().min(512) & !1];
     if head.len() < 8 {
+        return None;
+    }
+    // The first code unit that is not blank must be `(` or `;`, as in any SGF file.
+    let first = head.chunks_exact(2).find(|u| !matches!(u, [0, b] | [b, 0] if *b <= b' '))?;
+    let starts = |c: u8| first == [0, c] || first == [c, 0];
+    if !(starts(b'(') || starts(b';')) {
         return None;
     }
     let pairs = head.len() / 2;
@@ -263,6 +269,10 @@ mod tests {
         assert_eq!(detect_utf16(b"\xFF\xFE(\0;\0"), Some((encoding_rs::UTF_16LE, 2)));
         assert_eq!(detect_utf16(b"\0(\0;\0F\0F\0[\x004\0]"), Some((encoding_rs::UTF_16BE, 0)));
         assert_eq!(detect_utf16(b"(;FF[4]GM[1]SZ[19])"), None);
+        assert_eq!(detect_utf16(b"\0\n\0(\0;\0F\0F\0[\0"), Some((encoding_rs::UTF_16BE, 0)));
+        assert_eq!(detect_utf16(b"(\0;\0F\0F\0[\0"), Some((encoding_rs::UTF_16LE, 0)));
+        // Text with alternating NULs after an 8-bit start is not UTF-16.
+        assert_eq!(detect_utf16(b"(;C[\\\0\\\0\\\0\\\0\\\0\\\0\\\0]"), None);
     }
 
     #[test]

@@ -14,12 +14,12 @@ use crate::tree::{GameTree, NodeId, NodeRef, Value};
 
 /// Appends `text` escaped for use inside `[...]`.
 ///
-/// Besides `\\`, `]` and (when asked) `:`, the control characters NUL and ESC are escaped too:
-/// escaping any character is valid SGF, and it keeps the output from being mistaken by a reader for
-/// UTF-16 (alternating NULs) or ISO-2022-JP (ESC sequences), so it always reads back as written.
+/// Besides `\\`, `]` and (when asked) `:`, the control character ESC is escaped too: escaping any
+/// character is valid SGF, and it keeps the output from being mistaken for ISO-2022-JP, so it
+/// always reads back as written.
 pub fn escape_into(out: &mut String, text: &str, escape_colon: bool) {
     let mut rest = text;
-    while let Some(i) = rest.find(|c| matches!(c, '\\' | ']' | '\0' | '\u{1b}') || (escape_colon && c == ':')) {
+    while let Some(i) = rest.find(|c| matches!(c, '\\' | ']' | '\u{1b}') || (escape_colon && c == ':')) {
         out.push_str(&rest[..i]);
         out.push('\\');
         // The found character is ASCII.

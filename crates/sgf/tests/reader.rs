@@ -293,7 +293,12 @@ fn replay_yields_setup_then_moves() {
 /// Inputs the fuzzer found: each must read and survive a round trip.
 #[test]
 fn fuzz_regressions_round_trip() {
-    let cases: [&[u8]; 3] = [
+    let mut nuls = b"(;FF[".to_vec();
+    nuls.extend([0u8; 105]);
+    nuls.extend_from_slice(b"(;4A[l");
+    let cases: [&[u8]; 4] = [
+        // A value of NULs running to the end of the file.
+        &nuls,
         // ISO-2022-JP escape sequences in a tree decoded as windows-1252.
         b"(;FFding of this e is in Japanese.\xdd\n;C[Go\x1b$B$O8EBG=i$K*l%\"%8%\"$NB>$NCO\x1b(B]\n)B]\n)\n",
         // Alternating NULs that would look like UTF-16.
