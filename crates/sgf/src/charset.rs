@@ -18,9 +18,10 @@
 //!    malformed sequences are found, the text is UTF-8 with the bad bytes replaced by U+FFFD.
 //! 6. `CA` naming a known legacy encoding that decodes the bytes without error: that encoding.
 //! 7. Non-ASCII bytes that never follow each other (accented letters in Latin text) are read as
-//!    windows-1252, the superset of the FF[4] default ISO-8859-1.
-//! 8. Otherwise the encoding is detected from the bytes with `chardetng` (legacy CJK encodings
-//!    Shift_JIS, EUC-JP, GBK/GB18030, Big5, EUC-KR and the Latin/Cyrillic/Greek windows code pages).
+//!    windows-1252, the superset of the `FF[4]` default ISO-8859-1.
+//! 8. Otherwise the encoding is detected from the first 64 KiB of the tree with `chardetng` (legacy
+//!    CJK encodings Shift_JIS, EUC-JP, GBK/GB18030, Big5, EUC-KR and the Latin/Cyrillic/Greek
+//!    windows code pages).
 //!
 //! Labels follow the WHATWG Encoding Standard, plus the aliases SGF files use (`UTF8`, `UTF16LE`,
 //! `EUC-CN`, `CP936`, ...). ISO-8859-1 is decoded as its superset windows-1252.
@@ -70,8 +71,8 @@ pub fn encoding_for_label(label: &[u8]) -> Option<&'static Encoding> {
     Some(e)
 }
 
-/// Detects a UTF-16 file by its byte-order mark or by NUL bytes in every other position among its
-/// first bytes (SGF files start with ASCII `(`). Returns the encoding and the BOM length.
+/// Detects a UTF-16 file by its byte-order mark, or by a first code unit `(` (or `;`) and NUL bytes
+/// in every other position among its first bytes. Returns the encoding and the BOM length.
 pub fn detect_utf16(bytes: &[u8]) -> Option<(&'static Encoding, usize)> {
     match bytes {
         [0xFF, 0xFE, ..] => return Some((encoding_rs::UTF_16LE, 2)),
@@ -80,6 +81,12 @@ pub fn detect_utf16(bytes: &[u8]) -> Option<(&'static Encoding, usize)> {
     }
     let head = &bytes[..bytes.len().min(512) & !1];
     if head.len() < 8 {
+        return None;
+    }
+    // The first code unit that is not blank must be `(` or `;`, as in any SGF file.
+    let first = head.chunks_exact(2).find(|u| !matches!(u, [0, b] | [b, 0] if *b <= b' '))?;
+    let starts = |c: u8| first == [0, c] || first == [c, 0];
+    if !(starts(b'(') || starts(b';')) {
         return None;
     }
     let pairs = head.len() / 2;
@@ -127,6 +134,15 @@ fn utf8_quality(mut bytes: &[u8]) -> (usize, usize) {
     }
 }
 
+/// Whether the bytes hold an ISO-2022-JP switch to JIS X 0208 (`ESC $ B`) that is not escaped
+/// with a backslash (the writer escapes ESC so that its UTF-8 output is never taken for ISO-2022-JP).
+fn has_jis_escape(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"\x1b$B").any(|i| i == 0 || bytes[i - 1] != b'\\')
+}
+
+/// Bytes of a tree given to the detector.
+const DETECTION_SAMPLE: usize = 64 * 1024;
+
 /// Whether two non-ASCII bytes ever follow each other (multi-byte CJK text always has such pairs).
 fn has_high_byte_pair(bytes: &[u8]) -> bool {
     bytes.windows(2).any(|w| w[0] >= 0x80 && w[1] >= 0x80)
@@ -147,7 +163,7 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
         return Choice { charset: declared_charset(e), note: None };
     }
     if bytes.is_ascii() {
-        if declared_enc.is_none() && memchr::memmem::find(bytes, b"\x1b$B").is_some() {
+        if declared_enc.is_none() && has_jis_escape(bytes) {
             // 7-bit text with JIS X 0208 escape sequences.
             return Choice {
                 charset: Charset {
@@ -217,7 +233,9 @@ pub fn choose(declared: Option<&[u8]>, bytes: &[u8]) -> Choice {
         };
     }
     let mut detector = chardetng::EncodingDetector::new();
-    detector.feed(bytes, true);
+    // A prefix is enough to tell encodings apart, and bounds the cost on huge trees.
+    let sample = &bytes[..bytes.len().min(DETECTION_SAMPLE)];
+    detector.feed(sample, true);
     let e = detector.guess(None, false);
     let note = match declared {
         Some(_) => format!("CA[{}] does not match the text; detected {}", label(), e.name()),
@@ -251,6 +269,10 @@ mod tests {
         assert_eq!(detect_utf16(b"\xFF\xFE(\0;\0"), Some((encoding_rs::UTF_16LE, 2)));
         assert_eq!(detect_utf16(b"\0(\0;\0F\0F\0[\x004\0]"), Some((encoding_rs::UTF_16BE, 0)));
         assert_eq!(detect_utf16(b"(;FF[4]GM[1]SZ[19])"), None);
+        assert_eq!(detect_utf16(b"\0\n\0(\0;\0F\0F\0[\0"), Some((encoding_rs::UTF_16BE, 0)));
+        assert_eq!(detect_utf16(b"(\0;\0F\0F\0[\0"), Some((encoding_rs::UTF_16LE, 0)));
+        // Text with alternating NULs after an 8-bit start is not UTF-16.
+        assert_eq!(detect_utf16(b"(;C[\\\0\\\0\\\0\\\0\\\0\\\0\\\0]"), None);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub struct FileReport {
 pub struct CheckSummary {
     /// SGF files (or archive entries) read.
     pub files: usize,
-    /// Files that could not be read at all (or, in strict mode, deviated from FF[4]).
+    /// Files that could not be read at all (or, in strict mode, deviated from `FF[4]`).
     pub failed: usize,
     /// Game trees read.
     pub games: usize,

@@ -1,12 +1,12 @@
 //! Errors and diagnostics.
 //!
 //! A read either fails with an [`SgfError`] (no game tree at all, or any deviation in strict mode)
-//! or succeeds with a list of [`Diagnostic`]s: every deviation from FF[4] that was found and, in
+//! or succeeds with a list of [`Diagnostic`]s: every deviation from `FF[4]` that was found and, in
 //! lenient mode, recovered from. Diagnostics carry 1-based line and column (in bytes).
 
 use std::fmt;
 
-/// The kind of a deviation from FF[4].
+/// The kind of a deviation from `FF[4]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Issue {
     /// Non-blank data after the last game tree, or stray characters inside a tree.
@@ -23,7 +23,7 @@ pub enum Issue {
     DuplicateProperty,
     /// A property identifier without a value.
     MissingValue,
-    /// An FF[3]-style identifier with lower-case letters (`PlayerBlack`).
+    /// An `FF[3]`-style identifier with lower-case letters (`PlayerBlack`).
     LowercaseIdent,
     /// A value that does not fit its property's type.
     InvalidValue,
@@ -35,7 +35,7 @@ pub enum Issue {
     FoxKomi,
     /// Structural problem of the tree (variation without a root, move and set-up mixed).
     Structure,
-    /// Legal FF[4] but suspicious game content, reported in strict mode only (successive moves of
+    /// Legal `FF[4]` but suspicious game content, reported in strict mode only (successive moves of
     /// one colour, set-up stones inside the main line, handicap mismatch, several games in a file).
     Suspicious,
 }
@@ -65,7 +65,7 @@ pub enum SgfError {
     /// No game tree `(;` was found in the input.
     #[error("no SGF game tree found")]
     NoGameTree,
-    /// Strict mode found deviations from FF[4].
+    /// Strict mode found deviations from `FF[4]`.
     #[error("{} deviation(s) from FF[4], first: {}", .0.len(), .0.first().map(|d| d.to_string()).unwrap_or_default())]
     Strict(Vec<Diagnostic>),
     /// Reading the input failed.

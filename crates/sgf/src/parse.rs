@@ -3,13 +3,13 @@
 //! Reading is two passes per game tree. The first pass walks the bytes once, iteratively (an
 //! explicit stack of open variations, so a 100,000-node main line needs no recursion), builds the
 //! node arena and records the raw byte span of every value. Escapes are resolved on bytes, as
-//! FF[4] requires, so a backslash that is the second byte of a Shift_JIS or GBK character written
+//! `FF[4]` requires, so a backslash that is the second byte of a Shift_JIS or GBK character written
 //! escaped by a careful writer is understood. The second pass knows the tree's `CA`, chooses the
 //! encoding (see [`crate::charset`]), decodes every value into the tree's text, validates values
 //! against their property types and applies the lenient fixes.
 //!
 //! Lenient mode (the default) recovers from the faults found in real files and reports each as a
-//! [`Diagnostic`]; strict mode applies no heuristic fixes and fails if anything deviates from FF[4].
+//! [`Diagnostic`]; strict mode applies no heuristic fixes and fails if anything deviates from `FF[4]`.
 
 use memchr::{memchr, memchr2};
 
@@ -24,7 +24,7 @@ const NONE: u32 = u32::MAX;
 /// How forgiving the reader is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
-    /// Fail on any deviation from FF[4], listing every one with its line and column.
+    /// Fail on any deviation from `FF[4]`, listing every one with its line and column.
     Strict,
     /// Recover from known real-world faults and list them as warnings.
     #[default]

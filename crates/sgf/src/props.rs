@@ -1,11 +1,11 @@
-//! The table of standard FF[4] properties and their value types.
+//! The table of standard `FF[4]` properties and their value types.
 //!
 //! The reader consults this table to know whether a value may be composed (`AR[aa:bb]`), whether a
 //! point list may be compressed, and how to validate a value; the typed accessors use it to decode.
-//! Properties that are not in the table (private ones, FF[1]–FF[3] leftovers, other applications'
+//! Properties that are not in the table (private ones, `FF[1]`–`FF[3]` leftovers, other applications'
 //! extensions) are kept generically, with their values untouched.
 
-/// Type of a single (non-composed) SGF value, as defined by FF[4].
+/// Type of a single (non-composed) SGF value, as defined by `FF[4]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueType {
     /// Empty value `[]`.
@@ -64,7 +64,7 @@ impl Shape {
     }
 }
 
-/// Where a property may appear (FF[4] property type).
+/// Where a property may appear (`FF[4]` property type).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Category {
     /// Move properties (`B`, `W`, `KO`, `MN`).
@@ -82,7 +82,7 @@ pub enum Category {
 /// Description of a standard property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PropInfo {
-    /// Canonical FF[4] identifier.
+    /// Canonical `FF[4]` identifier.
     pub ident: &'static str,
     /// Value shape.
     pub shape: Shape,
@@ -98,7 +98,7 @@ const fn p(ident: &'static str, shape: Shape, category: Category) -> PropInfo {
     PropInfo { ident, shape, category }
 }
 
-/// Every standard FF[4] property (plus the Go-specific ones), sorted by identifier.
+/// Every standard `FF[4]` property (plus the Go-specific ones), sorted by identifier.
 pub static PROPERTIES: &[PropInfo] = &[
     p("AB", List(T::Stone), C::Setup),
     p("AE", List(T::Point), C::Setup),

@@ -275,7 +275,7 @@ impl GameTree {
     /// composed value such as the `aa` and `label` of `LB[aa:label]`. Values are plain text; the
     /// writer escapes them. Returns `false` if the node does not exist.
     ///
-    /// The identifier is stored as given (use upper-case FF[4] identifiers).
+    /// The identifier is stored as given (use upper-case `FF[4]` identifiers).
     pub fn push_property_parts(&mut self, node: NodeId, ident: &str, values: &[(&str, Option<&str>)]) -> bool {
         if node.0 as usize >= self.nodes.len() {
             return false;

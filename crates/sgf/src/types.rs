@@ -2,7 +2,7 @@
 //!
 //! Values are stored as decoded text (see [`crate::tree`]); these accessors interpret them on
 //! demand, so a malformed value never makes a whole file unreadable: it only makes its accessor
-//! return `None`. Point and move helpers follow the Go conventions of FF[4] (two letters `a`–`z`,
+//! return `None`. Point and move helpers follow the Go conventions of `FF[4]` (two letters `a`–`z`,
 //! `A`–`Z`; a pass is `[]`, or `[tt]` on boards up to 19x19), which Othello and other games share.
 
 use crate::tree::{NodeRef, PropRef, Value};
@@ -335,6 +335,32 @@ impl PropRef<'_> {
                 out.extend(rect);
             }
         }
+    }
+}
+
+/// One node of a main line, as a Go board replays it: set-up first, then the move.
+#[derive(Clone, Debug)]
+pub struct ReplayStep<'a> {
+    /// The node itself, for comments, markup and timing.
+    pub node: NodeRef<'a>,
+    /// Set-up stones and player to move (empty in most nodes).
+    pub setup: Setup,
+    /// The move: its colour and the decoded move, `None` when the value is malformed or off the
+    /// board (the raw text is in [`NodeRef::raw_move`]).
+    pub play: Option<(Color, Option<GoMove>)>,
+}
+
+impl crate::tree::GameTree {
+    /// The main line as replay steps on this tree's board size (see [`GameTree::board_size`]).
+    ///
+    /// [`GameTree::board_size`]: crate::tree::GameTree::board_size
+    pub fn replay(&self) -> impl Iterator<Item = ReplayStep<'_>> + '_ {
+        let size = self.board_size();
+        self.main_line().map(move |node| ReplayStep {
+            node,
+            setup: node.setup(),
+            play: node.raw_move().map(|(c, v)| (c, parse_go_move(v.text(), size))),
+        })
     }
 }
 

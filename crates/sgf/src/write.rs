@@ -1,10 +1,10 @@
-//! The writer: canonical FF[4] text in UTF-8.
+//! The writer: canonical `FF[4]` text in UTF-8.
 //!
 //! The output is a pure function of the tree, so writing what was read from written output gives
 //! the same bytes: one node per line, each variation opening on a new line, properties in their
 //! stored order, values escaped minimally (`\` and `]` always; `:` only where the property's value
 //! may be composed, so the separator stays unambiguous). Line breaks inside text are written as
-//! they are; no soft line breaks are added. [`format`] additionally sets `FF[4]` and `CA[UTF-8]` in
+//! they are; no soft line breaks are added. [`format()`] additionally sets `FF[4]` and `CA[UTF-8]` in
 //! every root, which makes it the canonical rewrite of a file.
 
 use crate::error::{Diagnostic, SgfError};
@@ -13,9 +13,13 @@ use crate::props;
 use crate::tree::{GameTree, NodeId, NodeRef, Value};
 
 /// Appends `text` escaped for use inside `[...]`.
+///
+/// Besides `\\`, `]` and (when asked) `:`, the control character ESC is escaped too: escaping any
+/// character is valid SGF, and it keeps the output from being mistaken for ISO-2022-JP, so it
+/// always reads back as written.
 pub fn escape_into(out: &mut String, text: &str, escape_colon: bool) {
     let mut rest = text;
-    while let Some(i) = rest.find(|c| c == '\\' || c == ']' || (escape_colon && c == ':')) {
+    while let Some(i) = rest.find(|c| matches!(c, '\\' | ']' | '\u{1b}') || (escape_colon && c == ':')) {
         out.push_str(&rest[..i]);
         out.push('\\');
         // The found character is ASCII.
@@ -104,7 +108,7 @@ pub fn write_collection(games: &[GameTree]) -> String {
     out
 }
 
-/// Sets `FF[4]` and `CA[UTF-8]` in the root, as the written text will be FF[4] UTF-8.
+/// Sets `FF[4]` and `CA[UTF-8]` in the root, as the written text will be `FF[4]` UTF-8.
 pub fn normalize(tree: &mut GameTree) {
     let root = tree.root();
     if root.first_value("CA").is_none_or(|v| v.text() != "UTF-8") {
@@ -119,7 +123,7 @@ pub fn normalize(tree: &mut GameTree) {
 /// The canonical rewrite of an SGF file and the deviations found reading it.
 #[derive(Clone, Debug)]
 pub struct Formatted {
-    /// Canonical FF[4] UTF-8 text.
+    /// Canonical `FF[4]` UTF-8 text.
     pub text: String,
     /// Deviations found (and recovered from, in lenient mode).
     pub diagnostics: Vec<Diagnostic>,

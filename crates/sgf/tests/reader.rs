@@ -1,4 +1,4 @@
-//! Reader behaviour on hand-written inputs: the FF[4] features, the lenient recoveries, strict
+//! Reader behaviour on hand-written inputs: the `FF[4]` features, the lenient recoveries, strict
 //! diagnostics and bad input.
 
 use tabula_core::Rng;
@@ -273,4 +273,43 @@ fn tree_equality_sees_every_difference() {
     assert!(one("(;GM[1]\n;B[aa]\n(;W[bb])(;W[cc]))").0 == base);
     // A composed value differs from the same text with an escaped colon.
     assert!(one("(;XX[a:b])").0 != one("(;XX[a\\:b])").0);
+}
+
+#[test]
+fn replay_yields_setup_then_moves() {
+    let (t, _) = one("(;GM[1]SZ[9]HA[2]AB[cc][gg]PL[W];W[ee];B[zz];W[];AW[aa:ab]AE[cc])");
+    let steps: Vec<_> = t.replay().collect();
+    assert_eq!(steps.len(), 5);
+    assert_eq!(steps[0].setup.black.len(), 2);
+    assert_eq!(steps[0].setup.to_play, Some(Color::White));
+    assert_eq!(steps[0].play, None);
+    assert_eq!(steps[1].play, Some((Color::White, Some(GoMove::Play(Point { x: 4, y: 4 })))));
+    assert_eq!(steps[2].play, Some((Color::Black, None)));
+    assert_eq!(steps[3].play, Some((Color::White, Some(GoMove::Pass))));
+    assert_eq!(steps[4].setup.white, vec![Point { x: 0, y: 0 }, Point { x: 0, y: 1 }]);
+    assert_eq!(steps[4].setup.empty, vec![Point { x: 2, y: 2 }]);
+}
+
+/// Inputs the fuzzer found: each must read and survive a round trip.
+#[test]
+fn fuzz_regressions_round_trip() {
+    let mut nuls = b"(;FF[".to_vec();
+    nuls.extend([0u8; 105]);
+    nuls.extend_from_slice(b"(;4A[l");
+    let cases: [&[u8]; 4] = [
+        // A value of NULs running to the end of the file.
+        &nuls,
+        // ISO-2022-JP escape sequences in a tree decoded as windows-1252.
+        b"(;FFding of this e is in Japanese.\xdd\n;C[Go\x1b$B$O8EBG=i$K*l%\"%8%\"$NB>$NCO\x1b(B]\n)B]\n)\n",
+        // Alternating NULs that would look like UTF-16.
+        b"(;C[a\0b\0c\0d\0e\0f\0g\0h\0i\0j\0k\0l\0m\0n\0o\0p\0q\0r\0s\0t\0u\0v\0w\0x\0y\0z\0])",
+        b"(;C[\x1b$Bx\xe9])",
+    ];
+    for bytes in cases {
+        let c = parse_lenient(bytes).expect("reads");
+        let written = write_collection(&c.games);
+        let again = parse_lenient(written.as_bytes()).expect("rereads");
+        assert!(again.games == c.games, "{written:?}");
+        assert_eq!(write_collection(&again.games), written);
+    }
 }

@@ -12,7 +12,7 @@ fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(
         prop_oneof![
             4 => prop::sample::select(vec!['a', 'b', 'z', 'A', '1', ' ', '.']),
-            2 => prop::sample::select(vec![']', '[', '\\', ':', ';', '(', ')', '\n', '\r', '\t']),
+            2 => prop::sample::select(vec![']', '[', '\\', ':', ';', '(', ')', '\n', '\r', '\t', '\0', '\u{1b}', '$', 'B']),
             1 => prop::sample::select(vec!['é', '中', '碁', 'Ж', '€', '\u{1F600}']),
         ],
         0..12,
