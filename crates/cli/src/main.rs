@@ -11,6 +11,7 @@ mod match_cmd;
 mod perft_cmd;
 mod play;
 mod sgf_cmd;
+mod solve_cmd;
 
 use std::process::ExitCode;
 
@@ -40,6 +41,8 @@ enum Command {
     Perft(perft_cmd::PerftArgs),
     /// Serve a game over GTP on standard input/output (for GUIs and match tools).
     Gtp(gtp_cmd::GtpArgs),
+    /// Solve an endgame exactly (Othello): a board and side to move, or an .obf file.
+    Solve(solve_cmd::SolveArgs),
     /// SGF game records: check and reformat.
     Sgf(sgf_cmd::SgfArgs),
     /// General game playing: check GDL game descriptions.
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Gdl(args) => gdl_cmd::run(args),
         Command::Sgf(args) => sgf_cmd::run(args),
         Command::Gtp(args) => gtp_cmd::run(args),
+        Command::Solve(args) => solve_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

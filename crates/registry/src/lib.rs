@@ -178,12 +178,16 @@ pub trait GtpVisitor {
 }
 
 /// The games that speak GTP.
-pub const GTP_GAMES: &[&str] = &["amazons"];
+pub const GTP_GAMES: &[&str] = &["othello", "amazons"];
 
 /// Parses a game spec for a game that speaks GTP, builds it and runs `visitor` on it.
 pub fn with_gtp_game<V: GtpVisitor>(text: &str, visitor: V) -> Result<V::Output, SpecError> {
     let spec = Spec::parse(text)?;
     match spec.name.as_str() {
+        "othello" => {
+            let g = tabula_othello::Othello::from_spec(&spec)?;
+            Ok(visitor.visit(g, &WithGtp { inner: othello_agents() }))
+        }
         "amazons" => {
             let g = tabula_amazons::Amazons::from_spec(&spec)?;
             Ok(visitor.visit(g, &WithGtp { inner: amazons_agents() }))
@@ -193,6 +197,14 @@ pub fn with_gtp_game<V: GtpVisitor>(text: &str, visitor: V) -> Result<V::Output,
             name: other.to_string(),
             valid: GTP_GAMES.join(", "),
         }),
+    }
+}
+
+fn othello_agents() -> StandardAgents<tabula_othello::PatternEval, RandomPolicy, tabula_othello::BaselineEval> {
+    StandardAgents {
+        evaluator: tabula_othello::PatternEval,
+        policy: RandomPolicy,
+        baseline: Some(tabula_othello::BaselineEval),
     }
 }
 
@@ -226,12 +238,7 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
         }
         "othello" => {
             let g = tabula_othello::Othello::from_spec(&spec)?;
-            let agents = StandardAgents {
-                evaluator: tabula_othello::StrongEval,
-                policy: RandomPolicy,
-                baseline: Some(tabula_othello::BaselineEval),
-            };
-            Ok(visitor.visit(g, &agents))
+            Ok(visitor.visit(g, &WithGtp { inner: othello_agents() }))
         }
         "go" => {
             let g = tabula_go::Go::from_spec(&spec)?;

@@ -30,6 +30,7 @@
 
 pub mod bits;
 mod eval;
+mod gtp;
 pub mod obf;
 pub mod pattern;
 mod perft;

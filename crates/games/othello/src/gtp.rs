@@ -1,0 +1,100 @@
+//! Othello over GTP, the way Quarry and GRhino use it: `list_games` answers `Othello`,
+//! `boardsize 8` (or 10, or any even size 4..=10), `play black D3`, `genmove white`, and a
+//! colour with no move plays (and answers) `pass`. Black moves first.
+
+use tabula_core::{Game, Player};
+use tabula_gtp::{GtpError, GtpGame};
+
+use crate::{Move, Othello};
+
+impl GtpGame for Othello {
+    fn gtp_name(&self) -> String {
+        "Othello".to_string()
+    }
+
+    fn gtp_board_size(&self) -> Option<u32> {
+        let (w, h) = (self.width(), self.height());
+        (w == h).then_some(w as u32)
+    }
+
+    fn gtp_with_board_size(&self, size: u32) -> Result<Self, GtpError> {
+        Othello::new(size as usize, size as usize, &[]).map_err(|_| GtpError::unacceptable_size())
+    }
+
+    fn format_gtp_move(&self, mv: Move) -> String {
+        self.format_move(mv).to_ascii_uppercase().replace("PASS", "pass")
+    }
+
+    fn gtp_final_score(&self) -> Result<String, GtpError> {
+        if !self.is_over() {
+            return Err(GtpError::new("cannot score"));
+        }
+        let diff = self.final_score(Player::FIRST);
+        Ok(match diff {
+            0 => "0".to_string(),
+            d if d > 0 => format!("B+{d}"),
+            d => format!("W+{}", -d),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+    use tabula_search::RandomAgent;
+
+    fn session(script: &str) -> Vec<String> {
+        let agent = Box::new(RandomAgent::new(Some(5)));
+        let mut engine = tabula_gtp::GameEngine::new(Othello::standard(), agent).into_engine("tabula", "test");
+        let mut out = Vec::new();
+        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .split("\n\n")
+            .filter(|r| !r.is_empty())
+            .map(|r| r.trim_end().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn grhino_style_session() {
+        let r = session(
+            "list_games\nset_game Othello\nboardsize 8\nplay black D3\ngenmove white\nplay black A1\nboardsize 7\nboardsize 10\nplay b e4\nundo\nfinal_score\n",
+        );
+        assert_eq!(r[0], "= Othello");
+        assert_eq!(r[1], "=");
+        assert_eq!(r[2], "=");
+        assert_eq!(r[3], "=");
+        let mv = r[4].trim_start_matches("= ");
+        assert!(["C3", "E3", "C5"].contains(&mv), "white's replies to d3: {mv}");
+        assert!(r[5].starts_with("? illegal move"), "{r:?}");
+        assert!(r[6].starts_with('?'), "odd sizes are refused: {r:?}");
+        assert_eq!(r[7], "=");
+        assert_eq!(r[8], "=", "e4 opens on 10x10: {r:?}");
+        assert_eq!(r[9], "=");
+        assert!(r[10].starts_with('?'), "no score before the end: {r:?}");
+    }
+
+    #[test]
+    fn finished_games_are_scored_by_disc_difference() {
+        // Play random games to the end through the engine and compare with the rules.
+        let mut g = Othello::standard();
+        let mut rng = tabula_core::Rng::new(9);
+        let mut moves = Vec::new();
+        while !g.is_over() {
+            g.legal_moves(&mut moves);
+            g.play(moves[rng.below(moves.len())]);
+        }
+        let text = g.gtp_final_score().unwrap();
+        let d = g.final_score(Player::FIRST);
+        let expected = if d == 0 {
+            "0".into()
+        } else if d > 0 {
+            format!("B+{d}")
+        } else {
+            format!("W+{}", -d)
+        };
+        assert_eq!(text, expected);
+    }
+}
