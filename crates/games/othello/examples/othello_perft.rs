@@ -1,4 +1,4 @@
-//! Perft timing for Othello: `cargo run --release -p tabula-othello --example perft -- [depth] [spec]`.
+//! Perft timing for Othello: `cargo run --release -p tabula-othello --example othello_perft -- [depth] [spec]`.
 //!
 //! Prints the leaf count and speed at each depth up to `depth` (default 11) for the game
 //! built from `spec` (default `othello`), using the bulk-counting perft.

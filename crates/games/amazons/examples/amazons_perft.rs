@@ -1,8 +1,8 @@
 //! Deep perft counts and move-generation speed.
 //!
 //! ```text
-//! cargo run --release -p tabula-amazons --example perft -- "amazons(size=8)" 3
-//! cargo run --release -p tabula-amazons --example perft -- speed
+//! cargo run --release -p tabula-amazons --example amazons_perft -- "amazons(size=8)" 3
+//! cargo run --release -p tabula-amazons --example amazons_perft -- speed
 //! ```
 //!
 //! The first form counts the leaves to the given depth (the last ply counted without listing
