@@ -416,14 +416,11 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
             k[1] = k[0];
             k[0] = Some(mv);
         }
+        // History with gravity: values stay within +-HISTORY_MAX without rescaling the table.
         let slot = self.history_slot(state, me, mv);
+        let bonus = depth.clamp(1, 24).pow(2) * 32;
         let h = &mut self.history[slot];
-        *h += depth * depth;
-        if *h > HISTORY_MAX {
-            for v in self.history.iter_mut() {
-                *v /= 2;
-            }
-        }
+        *h += bonus - (*h as i64 * bonus as i64 / HISTORY_MAX as i64) as i32;
     }
 
     /// Principal variation search below the root.
