@@ -7,6 +7,7 @@
 //! `W*H/2 + 1` minus the number of stones the winner has played including the winning one;
 //! negative for a loss, 0 for a draw.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use tabula_connect4::{Connect4, Connect4Eval};
@@ -58,8 +59,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    println!("{g}");
-    println!(
+    // Output errors (a closed pipe) are ignored rather than allowed to abort the solve.
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{g}");
+    let _ = writeln!(
+        out,
         "solving '{moves}' ({} stones), weak={}, tt_mb={}, threads={}",
         g.ply(),
         opts.weak,
@@ -69,7 +73,8 @@ fn main() -> ExitCode {
     let cells = (g.width() * g.height()) as u32;
     let stones = g.ply();
     let s = solve_with(&g, Connect4Eval, &opts, &mut |p| {
-        println!(
+        let _ = writeln!(
+            std::io::stdout(),
             "probe {:>3}: value in [{}, {}]  nodes {}  {:.1}s",
             p.probes,
             p.lower,
@@ -79,7 +84,8 @@ fn main() -> ExitCode {
         );
     });
     let best = s.best_move.map(|m| g.format_move(m)).unwrap_or_else(|| "-".into());
-    println!(
+    let _ = writeln!(
+        out,
         "score {} (pons {:?}, proven in {:?} plies), best move {}, complete {}, weak {}",
         s.score,
         pons(s.score, stones, cells),
@@ -89,7 +95,8 @@ fn main() -> ExitCode {
         s.weak
     );
     let secs = s.elapsed.as_secs_f64();
-    println!(
+    let _ = writeln!(
+        out,
         "nodes {}  time {:.1}s  {:.2} Mnodes/s  probes {}",
         s.nodes,
         secs,

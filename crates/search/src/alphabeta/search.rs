@@ -437,6 +437,10 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
         if alpha >= beta {
             return alpha;
         }
+        // The evaluator's exact shortcut is cheaper than the table's likely cache miss.
+        if let Some(v) = self.eval.shortcut(state, ply) {
+            return v;
+        }
         let key = state.hash();
         let mut tt_index = None;
         if let Some(e) = self.shared.tt.probe(key, ply) {
@@ -461,9 +465,6 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
             if proven_lower || proven_upper {
                 return e.score;
             }
-        }
-        if let Some(v) = self.eval.shortcut(state, ply) {
-            return v;
         }
         if depth <= 0 || ply >= MAX_SEARCH_PLY {
             return self.qsearch(state, ply, alpha, beta);
