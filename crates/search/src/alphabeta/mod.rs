@@ -1,7 +1,7 @@
 //! The alpha-beta family: negamax with principal variation search for two-player games,
 //! max-n and paranoid for more players, and an exact solver.
 //!
-//! Everything is generic over [`tabula_core::Game`] and an [`Evaluator`](crate::Evaluator),
+//! Everything is generic over [`tabula_core::Game`] and an [`Evaluator`],
 //! statically dispatched, with per-ply buffers allocated once per search. The pieces:
 //!
 //! - [`TransTable`]: a lock-free, bucketed table shared by all threads (`tt`);

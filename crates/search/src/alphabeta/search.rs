@@ -350,8 +350,8 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
         best
     }
 
-    /// Fills the ordering keys of the moves at `ply`: table move, then killers, then the
-    /// evaluator's scores with history as the tie-break.
+    /// Fills the ordering keys of the moves at `ply`: table move, then the evaluator's
+    /// scores, with killers and history as tie-breaks.
     fn order(&mut self, state: &G, me: Player, ply: usize, tt_move: Option<G::Move>, keep_all: bool) {
         let mut buf = std::mem::take(&mut self.plies[ply]);
         buf.orig.clear();
@@ -378,19 +378,20 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
             }
         }
         buf.keys.clear();
+        // The evaluator's scores dominate (in Connect Four they are far better than killers);
+        // killers and then history break ties among equally scored moves.
         let [k1, k2] = self.killers[ply];
         for (i, &m) in buf.moves.iter().enumerate() {
-            let class: i64 = if Some(m) == tt_move {
-                3
-            } else if Some(m) == k1 {
-                2
+            let tt: i64 = if Some(m) == tt_move { 1 << 60 } else { 0 };
+            let killer: i64 = if Some(m) == k1 {
+                2 << 20
             } else if Some(m) == k2 {
-                1
+                1 << 20
             } else {
                 0
             };
-            let h = self.history[self.history_slot(state, me, m)] as i64;
-            buf.keys.push((class << 58) + ((buf.scores[i] as i64) << 21) + h);
+            let h = self.history[self.history_slot(state, me, m)].clamp(0, HISTORY_MAX) as i64;
+            buf.keys.push(tt + ((buf.scores[i] as i64) << 22) + killer + h);
         }
         self.plies[ply] = buf;
     }
@@ -416,14 +417,11 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
             k[1] = k[0];
             k[0] = Some(mv);
         }
+        // History with gravity: values stay within +-HISTORY_MAX without rescaling the table.
         let slot = self.history_slot(state, me, mv);
+        let bonus = depth.clamp(1, 24).pow(2) * 32;
         let h = &mut self.history[slot];
-        *h += depth * depth;
-        if *h > HISTORY_MAX {
-            for v in self.history.iter_mut() {
-                *v /= 2;
-            }
-        }
+        *h += bonus - (*h as i64 * bonus as i64 / HISTORY_MAX as i64) as i32;
     }
 
     /// Principal variation search below the root.
@@ -438,6 +436,10 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
         beta = beta.min(WIN - (ply as i32 + 1));
         if alpha >= beta {
             return alpha;
+        }
+        // The evaluator's exact shortcut is cheaper than the table's likely cache miss.
+        if let Some(v) = self.eval.shortcut(state, ply) {
+            return v;
         }
         let key = state.hash();
         let mut tt_index = None;
@@ -463,9 +465,6 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
             if proven_lower || proven_upper {
                 return e.score;
             }
-        }
-        if let Some(v) = self.eval.shortcut(state, ply) {
-            return v;
         }
         if depth <= 0 || ply >= MAX_SEARCH_PLY {
             return self.qsearch(state, ply, alpha, beta);
@@ -510,7 +509,7 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
                 if v > alpha {
                     alpha = v;
                     if v >= beta {
-                        if buf.keys[i] < (1 << 58) {
+                        if buf.keys[i] < (1 << 59) {
                             self.plies[p] = buf;
                             self.reward_quiet(state, me, p, mv, depth);
                             buf = std::mem::take(&mut self.plies[p]);

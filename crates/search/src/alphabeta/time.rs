@@ -41,7 +41,7 @@ impl Budget {
             return Budget { soft: Some(soft), hard: Some(hard.max(soft)) };
         }
         let mtg = clock.moves_to_go.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 200);
-        let mut soft = remaining / mtg + clock.increment.mul_f64(0.75);
+        let mut soft = (remaining / mtg).saturating_add(clock.increment.mul_f64(0.75));
         // When the main time is about to run out, the overtime period is still there.
         if !clock.overtime_period.is_zero() {
             soft = soft.max(clock.overtime_period.mul_f64(0.4));
@@ -49,7 +49,7 @@ impl Budget {
         let reserve = if mtg == 1 { remaining.mul_f64(0.9) } else { remaining.mul_f64(0.4) };
         let cap = reserve.max(clock.overtime_period.mul_f64(0.8));
         let soft = soft.min(cap).saturating_sub(SAFETY);
-        let hard = (soft * 3).min(cap.saturating_sub(SAFETY)).max(soft);
+        let hard = soft.saturating_mul(3).min(cap.saturating_sub(SAFETY)).max(soft);
         Budget { soft: Some(soft), hard: Some(hard) }
     }
 
@@ -127,7 +127,7 @@ impl TimeKeeper {
             None => true,
             Some(s) => {
                 let elapsed = self.start.elapsed();
-                elapsed < s && elapsed + last.mul_f64(growth.clamp(1.5, 8.0)) <= s
+                elapsed < s && elapsed.saturating_add(last.mul_f64(growth.clamp(1.5, 8.0))) <= s
             }
         }
     }
@@ -153,6 +153,8 @@ mod tests {
         let b = Budget::from_clock(&c);
         assert!(b.hard.unwrap() <= ms(9_000), "{b:?}");
 
+        let huge = Clock { remaining: Duration::MAX, increment: Duration::MAX, ..Clock::default() };
+        assert!(Budget::from_clock(&huge).hard.is_some());
         let c = Clock { remaining: ms(100), ..Clock::default() };
         assert!(Budget::from_clock(&c).hard.unwrap() <= ms(40));
 

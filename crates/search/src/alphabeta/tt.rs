@@ -194,7 +194,12 @@ impl TransTable {
         let bucket = self.bucket(key);
         let mut victim = 0;
         let mut victim_value = i32::MAX;
-        for (i, s) in bucket.slots.iter().enumerate() {
+        // Equally valuable slots are tried from a key-dependent start, so ties do not always
+        // evict the same slot.
+        let start = (key >> 62) as usize;
+        for j in 0..ENTRIES_PER_BUCKET {
+            let i = (start + j) % ENTRIES_PER_BUCKET;
+            let s = &bucket.slots[i];
             let data = s.data.load(Ordering::Relaxed);
             let check = s.check.load(Ordering::Relaxed);
             if data == 0 {
