@@ -10,6 +10,7 @@ mod gtp_cmd;
 mod match_cmd;
 mod perft_cmd;
 mod play;
+mod records;
 mod sgf_cmd;
 mod solve_cmd;
 

@@ -14,7 +14,6 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use tabula_arena::{
     GameRecord, GameRules, MatchConfig, Openings, Schedule, Sprt, TournamentConfig, run_match, run_tournament,
-    write_text_record,
 };
 use tabula_core::{Game, Limits};
 use tabula_registry::{AgentFactory, GameVisitor, with_game};
@@ -47,7 +46,8 @@ pub struct CommonArgs {
     /// Results file (JSON lines): finished games are appended, and a rerun resumes from it.
     #[arg(long)]
     results: Option<PathBuf>,
-    /// Folder to write one record per game (`game-0001.txt`).
+    /// Folder to write one record per game: `game-0001.sgf` for Go and Othello, else
+    /// `game-0001.txt` (the arena's text format).
     #[arg(long)]
     records: Option<PathBuf>,
     /// Print the report as JSON instead of a table.
@@ -143,11 +143,8 @@ impl CommonArgs {
 }
 
 fn write_record(dir: &Option<PathBuf>, record: &GameRecord) {
-    let Some(dir) = dir else { return };
-    let path = dir.join(format!("game-{:04}.txt", record.id + 1));
-    let result = fs::File::create(&path).and_then(|mut f| write_text_record(record, &mut f));
-    if let Err(e) = result {
-        eprintln!("warning: cannot write {}: {e}", path.display());
+    if let Some(dir) = dir {
+        crate::records::write(dir, record);
     }
 }
 

@@ -1,0 +1,240 @@
+//! Game records written by `tabula match` and `tabula tourney`: SGF (FF[4]) for Go (GM[1])
+//! and Othello (GM[2]), which GUIs and other programs read (GNU Go's `loadsgf`), and the
+//! arena's plain text format for every other game.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use tabula_arena::{GameRecord, Termination, write_text_record};
+use tabula_core::{Game, Player, Spec};
+
+/// Writes `record` into `dir` as `game-NNNN.sgf` when the game has an SGF form, else as
+/// `game-NNNN.txt`. Errors are reported, never fatal: a record must not stop a match.
+pub fn write(dir: &Path, record: &GameRecord) {
+    let stem = format!("game-{:04}", record.id + 1);
+    let result = match sgf(record) {
+        Some(Ok(text)) => std::fs::write(dir.join(format!("{stem}.sgf")), text),
+        Some(Err(e)) => {
+            eprintln!("warning: game {}: no SGF record ({e}); writing text", record.id + 1);
+            text(dir, &stem, record)
+        }
+        None => text(dir, &stem, record),
+    };
+    if let Err(e) = result {
+        eprintln!("warning: cannot write the record of game {} in {}: {e}", record.id + 1, dir.display());
+    }
+}
+
+fn text(dir: &Path, stem: &str, record: &GameRecord) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(dir.join(format!("{stem}.txt")))?;
+    write_text_record(record, &mut f)
+}
+
+/// The SGF text of a record, for games that have one.
+pub fn sgf(record: &GameRecord) -> Option<Result<String, String>> {
+    let spec = Spec::parse(&record.game).ok()?;
+    match spec.name.as_str() {
+        "go" => Some(go_sgf(&spec, record)),
+        "othello" => Some(othello_sgf(&spec, record)),
+        _ => None,
+    }
+}
+
+fn escape(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == ']' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s
+}
+
+fn colour(p: Player) -> char {
+    if p == Player::FIRST { 'B' } else { 'W' }
+}
+
+/// `RE` for a game that did not end by the rules, or `None` when the rules decided.
+fn result_by_termination(record: &GameRecord) -> Option<String> {
+    let winner_of_loser = |seat: usize| colour(Player(seat as u8).other());
+    match &record.termination {
+        Termination::Normal => None,
+        Termination::Resignation { seat } => Some(format!("{}+R", winner_of_loser(*seat))),
+        Termination::TimeForfeit { seat, .. } => Some(format!("{}+T", winner_of_loser(*seat))),
+        Termination::IllegalMove { seat, .. } | Termination::AgentError { seat, .. } => {
+            Some(format!("{}+F", winner_of_loser(*seat)))
+        }
+        Termination::Adjudicated { loser: Some(seat) } => Some(format!("{}+", winner_of_loser(*seat))),
+        Termination::Adjudicated { loser: None } | Termination::MaxPlies | Termination::NoLegalMove { .. } => {
+            Some("0".to_string())
+        }
+    }
+}
+
+fn root(out: &mut String, gm: u32, size: &str, record: &GameRecord) {
+    let _ = write!(out, "(;FF[4]GM[{gm}]CA[UTF-8]AP[tabula:{}]SZ[{size}]", env!("CARGO_PKG_VERSION"));
+    let _ = write!(out, "GN[{}]", escape(&format!("{} game {}", record.game, record.id + 1)));
+    if let [black, white, ..] = record.players.as_slice() {
+        let _ = write!(out, "PB[{}]PW[{}]", escape(black), escape(white));
+    }
+}
+
+fn go_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
+    let mut game = tabula_go::Go::from_spec(spec).map_err(|e| e.to_string())?;
+    let size = game.size();
+    let mut out = String::new();
+    root(&mut out, 1, &size.to_string(), record);
+    let _ = write!(out, "KM[{}]", game.rules().komi);
+    let rules = match game.rules().rule_set {
+        tabula_go::RuleSet::Japanese => "Japanese",
+        tabula_go::RuleSet::TrompTaylor => "Tromp-Taylor",
+        tabula_go::RuleSet::NewZealand => "NZ",
+        tabula_go::RuleSet::Chinese => "Chinese",
+    };
+    let _ = write!(out, "RU[{rules}]");
+    let point_text = |g: &tabula_go::Go, p| {
+        let (x, y) = g.board().coords(p).unwrap_or((0, 0));
+        format!("{}{}", (b'a' + x as u8) as char, (b'a' + (size - 1 - y) as u8) as char)
+    };
+    if game.handicap() > 0 {
+        let _ = write!(out, "HA[{}]AB", game.handicap());
+        for p in game.board().points() {
+            if game.board().color_at(p) == Some(tabula_go::Color::Black) {
+                let _ = write!(out, "[{}]", point_text(&game, p));
+            }
+        }
+        out.push_str("PL[W]");
+    }
+    let mut body = String::new();
+    for (i, text) in record.moves.iter().enumerate() {
+        let mv = game.parse_move(text).map_err(|e| format!("move {}: {e}", i + 1))?;
+        let c = colour(game.current_player());
+        match mv {
+            tabula_go::Move::Pass => {
+                let _ = write!(body, "\n;{c}[]");
+            }
+            tabula_go::Move::Play(p) => {
+                let _ = write!(body, "\n;{c}[{}]", point_text(&game, p));
+            }
+        }
+        game.play_checked(mv).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
+    }
+    let result = result_by_termination(record).unwrap_or_else(|| game.score().to_string());
+    let _ = write!(out, "RE[{}]{body})\n", escape(&result));
+    Ok(out)
+}
+
+fn othello_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
+    let mut game = tabula_othello::Othello::from_spec(spec).map_err(|e| e.to_string())?;
+    let (w, h) = (game.width(), game.height());
+    let size = if w == h { w.to_string() } else { format!("{w}:{h}") };
+    let mut out = String::new();
+    root(&mut out, 2, &size, record);
+    // Set-up: the start discs (and, as a comment, any blocked squares).
+    let cells: Vec<char> = game.board_text().chars().filter(|c| !c.is_whitespace()).collect();
+    let point = |i: usize| format!("{}{}", (b'a' + (i % w) as u8) as char, (b'a' + (i / w) as u8) as char);
+    for (prop, mark) in [("AB", 'X'), ("AW", 'O')] {
+        let pts: Vec<String> = (0..cells.len()).filter(|&i| cells[i] == mark).map(point).collect();
+        if !pts.is_empty() {
+            let _ = write!(out, "{prop}[{}]", pts.join("]["));
+        }
+    }
+    let blocked: Vec<String> = (0..cells.len()).filter(|&i| cells[i] == '#').map(point).collect();
+    if !blocked.is_empty() {
+        let _ = write!(out, "C[blocked squares: {}]", blocked.join(" "));
+    }
+    let mut body = String::new();
+    for (i, text) in record.moves.iter().enumerate() {
+        let mv = game.parse_move(text).map_err(|e| format!("move {}: {e}", i + 1))?;
+        let mut legal = Vec::new();
+        game.legal_moves(&mut legal);
+        if !legal.contains(&mv) {
+            return Err(format!("move {} ({text}) is not legal", i + 1));
+        }
+        let c = colour(game.current_player());
+        let written = game.format_move(mv);
+        let value = if written == "pass" {
+            String::new()
+        } else {
+            let b = written.as_bytes();
+            let col = (b[0] - b'a') as usize;
+            let row: usize = written[1..].parse().map_err(|_| format!("move {}: {written}", i + 1))?;
+            point((row - 1) * w + col)
+        };
+        let _ = write!(body, "\n;{c}[{value}]");
+        game.play(mv);
+    }
+    let result = result_by_termination(record).unwrap_or_else(|| {
+        let d = game.final_score(Player::FIRST);
+        match d {
+            0 => "0".to_string(),
+            d if d > 0 => format!("B+{d}"),
+            d => format!("W+{}", -d),
+        }
+    });
+    let _ = write!(out, "RE[{}]{body})\n", escape(&result));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabula_core::Rng;
+
+    fn random_record(spec: &str, seed: u64) -> GameRecord {
+        struct Rec(u64);
+        impl tabula_registry::GameVisitor for Rec {
+            type Output = (Vec<String>, String);
+            fn visit<G: Game>(self, game: G, _: &dyn tabula_registry::AgentFactory<G>) -> Self::Output {
+                let mut rng = Rng::new(self.0);
+                let mut s = game;
+                let mut moves = Vec::new();
+                let mut texts = Vec::new();
+                while !s.is_over() {
+                    s.legal_moves(&mut moves);
+                    let mv = moves[rng.below(moves.len())];
+                    texts.push(s.format_move(mv));
+                    s.play(mv);
+                }
+                (texts, s.spec())
+            }
+        }
+        let (moves, spec) = tabula_registry::with_game(spec, Rec(seed)).unwrap();
+        GameRecord {
+            id: seed as usize,
+            game: spec,
+            participants: vec![0, 1],
+            players: vec!["random] \\ a".into(), "b".into()],
+            opening_plies: 0,
+            moves,
+            rewards: vec![1.0, 0.0],
+            termination: Termination::Normal,
+            stats: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn records_are_strict_sgf_that_replays_to_the_same_game() {
+        for (spec, gm) in
+            [("go(size=9,komi=7)", 1), ("go(size=13,handicap=3)", 1), ("othello", 2), ("othello(size=6)", 2)]
+        {
+            for seed in 1..4 {
+                let rec = random_record(spec, seed);
+                let text = sgf(&rec).unwrap().unwrap();
+                let coll = tabula_sgf::parse_strict(text.as_bytes()).unwrap_or_else(|e| panic!("{spec}: {e}\n{text}"));
+                let tree = &coll.games[0];
+                let moves = tree.main_line().count() - 1;
+                assert_eq!(moves, rec.moves.len(), "{spec}");
+                assert!(text.contains(&format!("GM[{gm}]")));
+                assert!(text.contains("PB[random\\] \\\\ a]"), "{text}");
+                assert!(text.contains("RE["));
+            }
+        }
+    }
+
+    #[test]
+    fn other_games_have_no_sgf_form() {
+        assert!(sgf(&random_record("connect4", 1)).is_none());
+    }
+}
