@@ -89,8 +89,14 @@ fn final_scores_agree_with_gnugo() {
             Box::new(go_agent(&Spec::parse(&format!("mcts(playouts=300,seed={game},resign=0)")).unwrap()).unwrap());
         let theirs: Box<dyn Agent<Go>> = Box::new(GtpAgent::<Go>::new(&cmd, Duration::from_secs(60)));
         let mut agents = if game % 2 == 0 { vec![ours, theirs] } else { vec![theirs, ours] };
-        let played =
-            play_game(&start, &Opening { steps: Vec::new(), text: Vec::new() }, &mut agents, &Limits::none(), &GameRules::default()).unwrap();
+        let played = play_game(
+            &start,
+            &Opening { steps: Vec::new(), text: Vec::new() },
+            &mut agents,
+            &Limits::none(),
+            &GameRules::default(),
+        )
+        .unwrap();
         if played.termination != Termination::Normal || !played.state.is_over() {
             continue;
         }
