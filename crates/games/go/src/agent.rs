@@ -257,3 +257,42 @@ mod tests {
         assert!(agent.name().contains("playout=light"), "{}", agent.name());
     }
 }
+
+#[cfg(test)]
+mod play_tests {
+    use super::*;
+    use crate::board::Color;
+    use tabula_core::NullReport;
+
+    #[test]
+    fn passes_instead_of_filling_its_own_eyes() {
+        // 5x5, Black everywhere but the eyes A1 and C1.
+        let mut g = Go::new(5, crate::game::Rules::default());
+        let black: Vec<_> = g
+            .board()
+            .points()
+            .filter(|&p| {
+                let (x, y) = g.board().coords(p).unwrap();
+                !(y == 0 && (x == 0 || x == 2))
+            })
+            .collect();
+        g.setup(&black, &[], Color::Black).unwrap();
+        let mut agent = go_agent(&Spec::parse("mcts(playouts=300,seed=2)").unwrap()).unwrap();
+        let mut report = NullReport::callback();
+        let choice = agent.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        assert_eq!(choice.mv, Move::Pass);
+    }
+
+    #[test]
+    fn clock_limits_replace_the_generic_budget() {
+        let g = Go::new(9, crate::game::Rules::default());
+        let clock = Clock { remaining: Duration::from_secs(60), ..Clock::default() };
+        let limits = Limits { clock: Some(clock), hard_time: Some(Duration::from_secs(5)), ..Limits::default() };
+        let l = GoAgent::limits_for(&g, &limits);
+        // 81 empty points: 36 moves expected, 60 s / 36.
+        assert_eq!(l.time, Some(Duration::from_secs(60) / 36));
+        assert!(l.hard_time.unwrap() <= Duration::from_secs(5));
+        let plain = GoAgent::limits_for(&g, &Limits::time(Duration::from_millis(300)));
+        assert_eq!(plain.time, Some(Duration::from_millis(300)));
+    }
+}

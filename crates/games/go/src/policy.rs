@@ -226,3 +226,53 @@ impl MctsPolicy<Go> for GoPolicy {
         Rewards::two_player(winner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rules;
+
+    fn play(g: &mut Go, moves: &[&str]) {
+        for m in moves {
+            let mv = g.parse_move(m).unwrap();
+            g.play_checked(mv).unwrap();
+        }
+    }
+
+    #[test]
+    fn priors_follow_tactics() {
+        let policy = GoPolicy::default();
+        let empty = Go::new(9, Rules::default());
+        assert_eq!(policy.move_prior(&empty, Move::Pass), 0.0, "no pass on an open board");
+        // Black B1, A2, B2 make an eye at A1; White E5 in atari after D5, F5, E6.
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["B1", "E5", "A2", "J9", "B2", "J8", "D5", "J7", "F5", "H9", "E6", "H8"]);
+        let eye = Move::Play(g.parse_point("A1").unwrap());
+        let capture = Move::Play(g.parse_point("E4").unwrap());
+        let quiet = Move::Play(g.parse_point("C7").unwrap());
+        assert_eq!(policy.move_prior(&g, eye), 0.0);
+        assert!(policy.move_prior(&g, capture) > policy.move_prior(&g, quiet) + 0.3);
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut priors = Vec::new();
+        policy.priors(&g, &moves, &mut priors);
+        assert_eq!(priors.len(), moves.len());
+        assert!(priors.iter().all(|p| (0.0..=1.0).contains(p)));
+    }
+
+    #[test]
+    fn evaluation_is_a_playout_result() {
+        let policy = GoPolicy::new(Playouts::Light, 1);
+        let mut rules = Rules::default();
+        rules.komi = 80.5;
+        let g = Go::new(9, rules);
+        for _ in 0..20 {
+            let r = policy.evaluate(&g);
+            assert_eq!(r.winner(), Some(Player(1)), "komi 80.5 on 9x9: White always wins");
+        }
+        assert_eq!(MctsPolicy::<Go>::cutoff(&policy), Some(0));
+        assert_eq!(policy.widening(0, 80), 5);
+        assert_eq!(policy.widening(10_000, 80), 80);
+        assert_eq!(policy.clone().with_widening(false).widening(0, 80), 80);
+    }
+}
