@@ -263,9 +263,7 @@ mod tests {
     #[test]
     fn evaluation_is_a_playout_result() {
         let policy = GoPolicy::new(Playouts::Light, 1);
-        let mut rules = Rules::default();
-        rules.komi = 80.5;
-        let g = Go::new(9, rules);
+        let g = Go::new(9, Rules { komi: 80.5, ..Rules::default() });
         for _ in 0..20 {
             let r = policy.evaluate(&g);
             assert_eq!(r.winner(), Some(Player(1)), "komi 80.5 on 9x9: White always wins");
