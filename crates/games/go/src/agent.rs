@@ -295,4 +295,17 @@ mod play_tests {
         let plain = GoAgent::limits_for(&g, &Limits::time(Duration::from_millis(300)));
         assert_eq!(plain.time, Some(Duration::from_millis(300)));
     }
+
+    #[test]
+    fn two_threads_open_with_a_sensible_move() {
+        let g = Go::new(9, crate::game::Rules::default());
+        let mut agent = go_agent(&Spec::parse("mcts(playouts=400,threads=2,seed=5)").unwrap()).unwrap();
+        let mut report = NullReport::callback();
+        let choice = agent.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        let Move::Play(p) = choice.mv else { panic!("passed on the empty board") };
+        let (x, y) = g.board().coords(p).unwrap();
+        assert!((1..=7).contains(&x) && (1..=7).contains(&y), "first-line opening {x},{y}");
+        assert!(choice.info.nodes >= 400);
+        assert!(!choice.info.root_moves.is_empty() && choice.info.root_moves[0].prior.is_some());
+    }
 }
