@@ -257,3 +257,19 @@ fn engine_plays_a_short_game_to_the_end() {
     assert!(!text.contains("illegal"), "{text}");
     assert!(state.is_over() || text.contains("resign"), "{text}");
 }
+
+#[test]
+fn genmove_under_every_time_control() {
+    let r = session(
+        start(9),
+        30,
+        "time_settings 30 0 0\ngenmove b\nkgs-time_settings byoyomi 0 1 3\ngenmove w\ntime_left w 1 2\ngenmove w\n\
+         kgs-time_settings canadian 0 5 10\ngenmove b\ntime_left b 0.2 1\ngenmove b\nkgs-time_settings absolute 0.05\n\
+         genmove w\nkgs-time_settings none\ngenmove b\n",
+    );
+    assert_eq!(r.len(), 14);
+    for i in [1, 3, 5, 7, 9, 11, 13] {
+        let mv = ok(&r[i]);
+        assert!(!mv.is_empty() && mv != "resign", "{i}: {mv}");
+    }
+}
