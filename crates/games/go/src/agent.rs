@@ -17,7 +17,7 @@ use crate::game::{Go, Move};
 use crate::policy::{GoPolicy, Playouts, fills_own_eye};
 
 /// Go-specific keys `go_mcts` reads besides those of `mcts(...)`.
-const GO_KEYS: [&str; 2] = ["playout", "widen"];
+const GO_KEYS: [&str; 3] = ["playout", "widen", "honest_pass"];
 
 /// Time kept back on every move for the protocol round trip and scheduling.
 pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
@@ -30,7 +30,8 @@ fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
 /// Builds the MCTS agent for Go from an `mcts(...)` spec: every key of the generic agent
 /// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|light`
 /// (default heavy) and `widen=true|false` (progressive widening, default true). Go defaults
-/// where the spec is silent: `rave=true`, `c=0.4`, `resign=0.08`.
+/// where the spec is silent: `rave=true`, `c=0.4`, `resign=0.08`. ([`go_agent`] also reads
+/// `honest_pass`.)
 ///
 /// # Errors
 /// An unknown key or a bad value.
@@ -68,7 +69,13 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
 /// # Errors
 /// An unknown key or a bad value.
 pub fn go_agent(spec: &Spec) -> Result<GoAgent, SpecError> {
-    Ok(GoAgent::new(go_mcts(spec)?))
+    let honest = match spec.get("honest_pass").map(|s| s.trim().to_ascii_lowercase()) {
+        None => true,
+        Some(s) if s == "true" => true,
+        Some(s) if s == "false" => false,
+        Some(s) => return Err(bad(spec, "honest_pass", &s, "must be true or false")),
+    };
+    Ok(GoAgent::new(go_mcts(spec)?).with_honest_pass(honest))
 }
 
 /// The expected number of moves the side to move still has to play in `state`: about half
@@ -120,16 +127,44 @@ pub fn go_budget(clock: &Clock, moves_left: u32) -> (Duration, Duration) {
     (soft, hard)
 }
 
-/// The Go player: the MCTS agent of [`go_mcts`] with Go time management and a veto on
-/// filling an own eye.
+/// The Go player: the MCTS agent of [`go_mcts`] with Go time management, a veto on
+/// filling an own eye and (by default) honest passing.
+///
+/// Honest passing: the search scores finished games by area with every stone alive (the
+/// rules' own count), so after the opponent passes it may end the game by passing while its
+/// dead stones still sit in the opponent's area, a "win" that any scorer removing dead stones
+/// (GTP `final_score`, servers, GNU Go) turns into a loss. With honest passing on, such a
+/// pass is replaced by the best other move when the dead-stone estimate
+/// ([`crate::gtp::dead_stones`]) says the game would be lost.
 pub struct GoAgent {
     inner: MctsAgent<Go, GoPolicy>,
+    honest_pass: bool,
 }
 
 impl GoAgent {
-    /// Wraps an MCTS agent.
+    /// Wraps an MCTS agent (honest passing on).
     pub fn new(inner: MctsAgent<Go, GoPolicy>) -> GoAgent {
-        GoAgent { inner }
+        GoAgent { inner, honest_pass: true }
+    }
+
+    /// Turns honest passing on or off.
+    pub fn with_honest_pass(mut self, on: bool) -> GoAgent {
+        self.honest_pass = on;
+        self
+    }
+
+    /// Whether a pass that ends the game in `state` would win only because dead stones
+    /// count as alive.
+    pub fn pass_wins_only_by_dead_stones(state: &Go) -> bool {
+        if state.consecutive_passes() == 0 {
+            return false;
+        }
+        let me = state.to_move();
+        if state.score().winner() != Some(me) {
+            return false;
+        }
+        let dead = crate::gtp::dead_stones(state);
+        state.score_with_dead(&dead).ok().and_then(|s| s.winner()) != Some(me)
     }
 
     /// The MCTS agent inside.
@@ -155,6 +190,9 @@ impl Agent<Go> for GoAgent {
     fn name(&self) -> String {
         let mut spec = Spec::parse(&self.inner.name()).unwrap_or_else(|_| Spec::named("mcts"));
         let policy = self.inner.policy();
+        if !self.honest_pass {
+            spec = spec.with("honest_pass", false);
+        }
         if policy.playouts() != Playouts::Heavy {
             spec = spec.with("playout", policy.playouts().name());
         }
@@ -184,6 +222,23 @@ impl Agent<Go> for GoAgent {
                 .find(|&m| state.is_legal(m) && !matches!(m, Move::Play(q) if fills_own_eye(state.board(), q)))
                 .unwrap_or(Move::Pass);
             choice.mv = replacement;
+        }
+        if self.honest_pass && choice.mv == Move::Pass && GoAgent::pass_wins_only_by_dead_stones(state) {
+            let board = state.board();
+            let playable = |m: Move| match m {
+                Move::Play(p) => state.is_legal(m) && !fills_own_eye(board, p),
+                Move::Pass => false,
+            };
+            let from_search = choice.info.root_moves.iter().map(|s| s.mv).find(|&m| playable(m));
+            let any = || {
+                board.points().map(Move::Play).find(|&m| {
+                    playable(m) && matches!(m, Move::Play(p) if board.liberties_after(board.to_move(), p, 2) >= 2)
+                })
+            };
+            if let Some(mv) = from_search.or_else(any) {
+                choice.mv = mv;
+                choice.resign = false;
+            }
         }
         Ok(choice)
     }
@@ -307,5 +362,31 @@ mod play_tests {
         assert!((1..=7).contains(&x) && (1..=7).contains(&y), "first-line opening {x},{y}");
         assert!(choice.info.nodes >= 400);
         assert!(!choice.info.root_moves.is_empty() && choice.info.root_moves[0].prior.is_some());
+    }
+
+    #[test]
+    fn does_not_pass_to_win_by_dead_stones() {
+        // Black owns the left five columns, White the right four with a dead black stone at
+        // H5, komi 10; White passes. Counting every stone alive Black wins by passing
+        // (White's area is neutral), but with H5 dead White wins by 1.
+        let mut g = Go::new(9, crate::game::Rules { komi: 10.0, ..crate::game::Rules::default() });
+        for row in 1..=9 {
+            for col in ["E", "F"] {
+                let mv = g.parse_point(&format!("{col}{row}")).map(Move::Play).unwrap();
+                g.play_checked(mv).unwrap();
+            }
+        }
+        g.play_checked(Move::Play(g.parse_point("H5").unwrap())).unwrap();
+        g.play_checked(Move::Pass).unwrap();
+        assert_eq!(g.score().winner(), Some(Color::Black));
+        assert!(GoAgent::pass_wins_only_by_dead_stones(&g));
+        let mut honest = go_agent(&Spec::parse("mcts(playouts=200,seed=4,resign=0)").unwrap()).unwrap();
+        let mut report = NullReport::callback();
+        let choice = honest.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        assert_ne!(choice.mv, Move::Pass);
+        // Without honest passing the search's own count decides.
+        let spec = Spec::parse("mcts(playouts=200,seed=4,resign=0,honest_pass=false)").unwrap();
+        let plain = go_agent(&spec).unwrap();
+        assert!(plain.name().contains("honest_pass=false"));
     }
 }

@@ -76,6 +76,31 @@ fn gnugo_final_score(cmd: &str, moves: &[String]) -> String {
     score
 }
 
+/// Plays one game to the end and checks both engines score it the same; false when the
+/// game did not end by two passes.
+fn check_game(start: &Go, cmd: &str, mut agents: Vec<Box<dyn Agent<Go>>>, label: &str) -> bool {
+    let opening = Opening { steps: Vec::new(), text: Vec::new() };
+    let played = play_game(start, &opening, &mut agents, &Limits::none(), &GameRules::default()).unwrap();
+    if played.termination != Termination::Normal || !played.state.is_over() {
+        return false;
+    }
+    assert!(played.moves.iter().rev().take(2).all(|m| m == "pass"), "{:?}", played.moves);
+    let tabula = our_final_score(start, &played.moves);
+    let reference = gnugo_final_score(cmd, &played.moves);
+    eprintln!(
+        "{label}: {} moves, area as is {}, tabula {tabula}, GNU Go {reference}",
+        played.moves.len(),
+        played.state.score()
+    );
+    assert_eq!(
+        margin(&tabula),
+        margin(&reference),
+        "{label}: tabula {tabula}, GNU Go {reference}; moves {:?}",
+        played.moves
+    );
+    true
+}
+
 #[test]
 fn final_scores_agree_with_gnugo() {
     let gnugo = gnugo_path();
@@ -84,33 +109,25 @@ fn final_scores_agree_with_gnugo() {
     rules.komi = 7.0;
     let start = Go::new(9, rules);
     let mut compared = 0;
-    for game in 0..3u64 {
-        let ours: Box<dyn Agent<Go>> =
-            Box::new(go_agent(&Spec::parse(&format!("mcts(playouts=300,seed={game},resign=0)")).unwrap()).unwrap());
-        let theirs: Box<dyn Agent<Go>> = Box::new(GtpAgent::<Go>::new(&cmd, Duration::from_secs(60)));
-        let mut agents = if game % 2 == 0 { vec![ours, theirs] } else { vec![theirs, ours] };
-        let played = play_game(
-            &start,
-            &Opening { steps: Vec::new(), text: Vec::new() },
-            &mut agents,
-            &Limits::none(),
-            &GameRules::default(),
-        )
-        .unwrap();
-        if played.termination != Termination::Normal || !played.state.is_over() {
-            continue;
-        }
-        assert!(played.moves.iter().rev().take(2).all(|m| m == "pass"), "{:?}", played.moves);
-        let tabula = our_final_score(&start, &played.moves);
-        let reference = gnugo_final_score(&cmd, &played.moves);
-        assert_eq!(
-            margin(&tabula),
-            margin(&reference),
-            "game {game}: tabula {tabula}, GNU Go {reference}; moves {:?}",
-            played.moves
-        );
-        eprintln!("game {game}: {} moves, tabula {tabula}, GNU Go {reference}", played.moves.len());
-        compared += 1;
+    // GNU Go against itself (different seeds): it passes with dead stones on the board,
+    // which both engines must find.
+    for seed in 1..=4u64 {
+        let player = |s: u64| -> Box<dyn Agent<Go>> {
+            Box::new(GtpAgent::<Go>::new(
+                &format!("{} --mode gtp --level 1 --chinese-rules --seed {s}", gnugo.display()),
+                Duration::from_secs(60),
+            ))
+        };
+        compared +=
+            check_game(&start, &cmd, vec![player(seed), player(seed + 100)], &format!("GNU Go seed {seed}")) as usize;
     }
-    assert!(compared >= 2, "too few games ended by two passes");
+    // tabula against GNU Go, both colours.
+    for game in 0..2u64 {
+        let ours: Box<dyn Agent<Go>> =
+            Box::new(go_agent(&Spec::parse(&format!("mcts(playouts=1000,seed={game},resign=0)")).unwrap()).unwrap());
+        let theirs: Box<dyn Agent<Go>> = Box::new(GtpAgent::<Go>::new(&cmd, Duration::from_secs(60)));
+        let agents = if game % 2 == 0 { vec![ours, theirs] } else { vec![theirs, ours] };
+        compared += check_game(&start, &cmd, agents, &format!("tabula game {game}")) as usize;
+    }
+    assert!(compared >= 4, "too few games ended by two passes");
 }
