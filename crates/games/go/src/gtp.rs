@@ -14,6 +14,19 @@
 //! playouts is dead; a living group sharing an unowned liberty with a living opponent group
 //! is in seki. (Survival is a sharper signal than area ownership, which random play in big
 //! open territories dilutes.)
+//!
+//! ```
+//! use std::io::Cursor;
+//! use tabula_core::Spec;
+//! use tabula_go::{Go, go_agent, run_gtp};
+//!
+//! let agent = go_agent(&Spec::parse("mcts(playouts=50,seed=1)").unwrap()).unwrap();
+//! let input = Cursor::new(b"boardsize 9\nfixed_handicap 2\ngenmove w\n".to_vec());
+//! let mut out = Vec::new();
+//! run_gtp(Go::default(), Box::new(agent), input, &mut out).unwrap();
+//! let out = String::from_utf8(out).unwrap();
+//! assert!(out.starts_with("= \n\n= C3 G7\n\n= "), "{out}");
+//! ```
 
 use std::io::{self, BufRead, Write};
 

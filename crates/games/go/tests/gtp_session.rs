@@ -273,3 +273,92 @@ fn genmove_under_every_time_control() {
         assert!(!mv.is_empty() && mv != "resign", "{i}: {mv}");
     }
 }
+
+/// Random command lines built from the engine's vocabulary and argument fragments: every
+/// answer must be a well-formed success or failure, and the engine must survive them all.
+#[test]
+fn random_commands_never_break_the_engine() {
+    let names = [
+        "boardsize",
+        "clear_board",
+        "komi",
+        "play",
+        "genmove",
+        "undo",
+        "showboard",
+        "final_score",
+        "fixed_handicap",
+        "place_free_handicap",
+        "set_free_handicap",
+        "final_status_list",
+        "kgs-genmove_cleanup",
+        "printsgf",
+        "gogui-ownership",
+        "gogui-territory",
+        "time_settings",
+        "kgs-time_settings",
+        "time_left",
+        "reg_genmove",
+        "list_games",
+        "set_game",
+        "loadsgf",
+    ];
+    let args = [
+        "b",
+        "w",
+        "B",
+        "white",
+        "pass",
+        "resign",
+        "A1",
+        "T19",
+        "Z1",
+        "J9",
+        "E5",
+        "C3",
+        "0",
+        "1",
+        "2",
+        "3",
+        "9",
+        "19",
+        "25",
+        "26",
+        "-1",
+        "7.5",
+        "nan",
+        "inf",
+        "1e309",
+        "dead",
+        "alive",
+        "seki",
+        "byoyomi",
+        "canadian",
+        "absolute",
+        "none",
+        "Go",
+        "/nonexistent",
+        "",
+        "\u{1}",
+        "x",
+    ];
+    let mut rng = tabula_core::Rng::new(11);
+    let mut input = String::new();
+    for _ in 0..150 {
+        let name = names[rng.below(names.len())];
+        // Big boards make status commands slow; keep them rare.
+        if name == "boardsize" && rng.below(4) != 0 {
+            input.push_str("boardsize 5\n");
+            continue;
+        }
+        input.push_str(name);
+        for _ in 0..rng.below(4) {
+            input.push(' ');
+            input.push_str(args[rng.below(args.len())]);
+        }
+        input.push('\n');
+    }
+    let r = session(start(5), 5, &input);
+    assert!(r.len() >= 140, "{} answers", r.len());
+    assert!(r.iter().all(|s| s.starts_with('=') || s.starts_with('?')), "{r:?}");
+}
