@@ -209,7 +209,12 @@ impl Agent<Go> for GoAgent {
         limits: &Limits,
         report: Report<'_, Move>,
     ) -> Result<Choice<Move>, AgentError> {
-        let limits = GoAgent::limits_for(state, limits);
+        let mut limits = GoAgent::limits_for(state, limits);
+        if self.honest_pass && state.consecutive_passes() > 0 {
+            // Leave room for the dead-stone check after the search.
+            limits.time = limits.time.map(|t| t * 6 / 10);
+            limits.hard_time = limits.hard_time.map(|t| t * 6 / 10);
+        }
         let mut choice = self.inner.choose(state, player, &limits, report)?;
         if let Move::Play(p) = choice.mv
             && fills_own_eye(state.board(), p)
