@@ -350,6 +350,15 @@ impl Board {
         self.n_empty as usize
     }
 
+    /// The point of a cell index, if it is on the board.
+    #[inline]
+    pub(crate) fn point_of_index(&self, p: usize) -> Option<Point> {
+        match self.cells.get(p) {
+            Some(&c) if c != BORDER => Some(Point(p as u16)),
+            _ => None,
+        }
+    }
+
     /// The four neighbours of a point (border cells included).
     #[inline]
     pub(crate) fn nbrs(&self, p: usize) -> [usize; 4] {

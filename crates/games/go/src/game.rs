@@ -436,6 +436,38 @@ impl Go {
         Ok(())
     }
 
+    /// Sets the komi (points added to White's score). Non-finite values are ignored.
+    pub fn set_komi(&mut self, komi: f32) {
+        if komi.is_finite() {
+            self.rules.komi = komi;
+        }
+    }
+
+    /// Sets up stones before the first move (SGF `AB`/`AW`), with `to_move` next. Stones
+    /// left without a liberty are removed as they would be by play. Only on the empty board
+    /// before the first move; a point given twice or off the board is an error.
+    pub fn setup(&mut self, black: &[Point], white: &[Point], to_move: Color) -> Result<(), SetupError> {
+        if self.ply != 0 || self.handicap != 0 || self.board.empty_count() != self.size() * self.size() {
+            return Err(SetupError::FreeHandicap("setup only on the empty board before the first move".into()));
+        }
+        let mut board = self.board.clone();
+        for (color, points) in [(Color::Black, black), (Color::White, white)] {
+            for &p in points {
+                if board.coords(p).is_none() {
+                    return Err(SetupError::FreeHandicap(format!("point {} is off the board", p.index())));
+                }
+                if !board.is_empty_point(p) {
+                    return Err(SetupError::FreeHandicap(format!("{} given twice", self.format_point(p))));
+                }
+                board.place(color, p.index());
+            }
+        }
+        board.set_to_move(to_move);
+        self.board = board;
+        self.reset_history();
+        Ok(())
+    }
+
     /// The board.
     #[inline]
     pub fn board(&self) -> &Board {

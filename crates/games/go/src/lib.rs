@@ -21,15 +21,27 @@
 //! game records by selection rate, or anything else) and self-atari avoidance.
 //! [`Go::ownership`] and [`Go::estimate_dead`] turn light playouts into a dead-stone
 //! estimate for territory scoring.
+//!
+//! Playing: [`GoPolicy`] brings this knowledge to the generic MCTS of `tabula-search`
+//! (board-level playouts as the evaluation, priors from tactics and patterns), [`go_mcts`]
+//! and [`go_agent`] build the player from an `mcts(...)` spec, [`GoAgent`] adds Go time
+//! management, and [`gtp`] speaks GTP with the Go commands ([`run_gtp`]).
 
 #![warn(missing_docs)]
 
+mod agent;
 mod board;
 mod game;
+pub mod gtp;
 mod heavy;
+mod policy;
 
 pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
 pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
+
+pub use agent::{GoAgent, SAFETY_MARGIN, expected_moves_left, go_agent, go_budget, go_mcts};
+pub use gtp::{GoEngine, gtp_engine, gtp_engine_with_limits, run_gtp};
+pub use policy::{GoPolicy, Playouts, fills_own_eye};
 
 pub use heavy::{
     HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, canonical_key, pattern_key, transform_key,

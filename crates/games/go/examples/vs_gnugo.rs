@@ -1,0 +1,153 @@
+//! A reproducible strength check: tabula's Go player against GNU Go on 9x9 (komi 7,
+//! Chinese rules) at a fixed time per move, through `tabula-arena`.
+//!
+//! ```text
+//! cargo run --release -p tabula-go --example vs_gnugo -- [GAMES] [MS_PER_MOVE] [AGENT_SPEC] [RESULTS]
+//! ```
+//!
+//! Defaults: 10 games, 1000 ms per move, `mcts(seed=1)` (see `tabula_go::go_mcts` for the
+//! keys), results (JSON lines, one per game) to `target/vs_gnugo.jsonl`. GNU Go runs as
+//! `gnugo --mode gtp --level 10 --chinese-rules` (`TABULA_GNUGO` may name the binary).
+//! Colours alternate. The arena scores a finished game by area with every stone on the
+//! board alive; each game is also rescored with dead stones removed, by tabula's
+//! `final_score` and by GNU Go's, since GNU Go passes with dead stones on the board.
+//!
+//! `vs_gnugo --rescore RESULTS` only rescores the games of an earlier results file.
+
+use std::time::Duration;
+
+use tabula_arena::{GameRecord, MatchConfig, run_match};
+use tabula_core::{Agent, Game, Limits, Spec};
+use tabula_go::{Go, RuleSet, Rules, go_agent};
+use tabula_gtp::{GtpAgent, GtpClient, GtpGame};
+
+/// GNU Go's `final_score` for the game of `moves` (Black first), or why it failed.
+fn gnugo_score(cmd: &str, moves: &[String]) -> String {
+    let mut client = match GtpClient::spawn(cmd, Duration::from_secs(120)) {
+        Ok(c) => c,
+        Err(e) => return format!("(GNU Go failed: {e})"),
+    };
+    let mut commands = vec!["boardsize 9".to_string(), "clear_board".into(), "komi 7".into()];
+    for (i, m) in moves.iter().enumerate() {
+        commands.push(format!("play {} {m}", if i % 2 == 0 { "b" } else { "w" }));
+    }
+    commands.push("final_score".into());
+    let mut answer = String::new();
+    for c in &commands {
+        match client.send(c) {
+            Ok(a) => answer = a,
+            Err(e) => return format!("(GNU Go failed on {c}: {e})"),
+        }
+    }
+    client.quit();
+    answer
+}
+
+/// One summary line for a finished game: colours, ending, the arena's reward and the three
+/// scores.
+fn summarize(start: &Go, gnugo_cmd: &str, record: &GameRecord) -> String {
+    let mut state = start.clone();
+    for m in &record.moves {
+        match state.parse_move(m) {
+            Ok(mv) if state.is_legal(mv) => state.play(mv),
+            _ => break,
+        }
+    }
+    let tabula_black = record.participants.first() == Some(&0);
+    let (ours, theirs) = if state.is_over() {
+        (state.gtp_final_score().unwrap_or_default(), gnugo_score(gnugo_cmd, &record.moves))
+    } else {
+        ("-".into(), "-".into())
+    };
+    format!(
+        "game {}: tabula {}, {} moves, {:?}, tabula reward {:?}, area as is {}, dead removed: tabula {ours}, GNU Go {theirs}",
+        record.id,
+        if tabula_black { "Black" } else { "White" },
+        record.moves.len(),
+        record.termination,
+        record.reward_of(0),
+        state.score(),
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let gnugo = std::env::var("TABULA_GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_string());
+    let gnugo_cmd = format!("{gnugo} --mode gtp --level 10 --chinese-rules");
+    let mut rules = Rules::new(RuleSet::Chinese);
+    rules.komi = 7.0;
+    let start = Go::new(9, rules);
+    if args.first().map(String::as_str) == Some("--rescore") {
+        let Some(path) = args.get(1) else {
+            eprintln!("usage: vs_gnugo --rescore RESULTS");
+            std::process::exit(2);
+        };
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("cannot read {path}: {e}");
+                std::process::exit(1);
+            }
+        };
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            match serde_json::from_str::<GameRecord>(line) {
+                Ok(record) => println!("{}", summarize(&start, &gnugo_cmd, &record)),
+                Err(e) => eprintln!("skipping a line of {path}: {e}"),
+            }
+        }
+        return;
+    }
+    let games: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(10);
+    let ms: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
+    let spec_text = args.get(2).cloned().unwrap_or_else(|| "mcts(seed=1)".to_string());
+    let results = args.get(3).cloned().unwrap_or_else(|| "target/vs_gnugo.jsonl".to_string());
+    let spec = match Spec::parse(&spec_text) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("bad agent spec {spec_text}: {e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = go_agent(&spec) {
+        eprintln!("bad agent spec {spec_text}: {e}");
+        std::process::exit(2);
+    }
+    let _ = std::fs::remove_file(&results);
+    let config = MatchConfig {
+        games,
+        jobs: 1,
+        limits: Limits::time(Duration::from_millis(ms)),
+        results_path: Some(results.clone().into()),
+        progress: false,
+        ..MatchConfig::default()
+    };
+    let mut rescored = Vec::new();
+    let report = run_match(
+        &start,
+        || go_agent(&spec).map(|a| Box::new(a) as Box<dyn Agent<Go>>),
+        || {
+            Ok::<_, tabula_core::SpecError>(
+                Box::new(GtpAgent::<Go>::new(&gnugo_cmd, Duration::from_secs(120))) as Box<dyn Agent<Go>>
+            )
+        },
+        &config,
+        |record: &GameRecord| {
+            let line = summarize(&start, &gnugo_cmd, record);
+            eprintln!("{line}");
+            rescored.push(line);
+        },
+    );
+    match report {
+        Ok(r) => {
+            for line in &rescored {
+                println!("{line}");
+            }
+            println!("{r}");
+            println!("command: GNU Go `{gnugo_cmd}`, tabula `{spec_text}`, {ms} ms per move, {games} games");
+        }
+        Err(e) => {
+            eprintln!("match failed: {e}");
+            std::process::exit(1);
+        }
+    }
+}

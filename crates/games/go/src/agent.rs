@@ -1,0 +1,397 @@
+//! The Go player built from `mcts(...)`: [`go_mcts`] configures the generic MCTS agent with
+//! [`GoPolicy`] and Go defaults, and [`GoAgent`] wraps it with what only Go needs — time
+//! budgets from Go clocks and a last check that the chosen move does not fill an own eye.
+//!
+//! Time: the generic budget spreads main time over a fixed number of moves. A Go game's
+//! length is foreseeable from the empty points left, and byo-yomi and Canadian overtime
+//! guarantee time for later moves, so [`go_budget`] spends main time by the moves still
+//! expected, adds part of the overtime per move, and keeps every hard limit inside the time
+//! the side really has, with a margin for the protocol round trip.
+
+use std::time::Duration;
+
+use tabula_core::{Agent, AgentError, Choice, Clock, Limits, Player, Report, Spec, SpecError};
+use tabula_search::{MctsAgent, MctsConfig};
+
+use crate::game::{Go, Move};
+use crate::policy::{GoPolicy, Playouts, fills_own_eye};
+
+/// Go-specific keys `go_mcts` reads besides those of `mcts(...)`.
+const GO_KEYS: [&str; 3] = ["playout", "widen", "honest_pass"];
+
+/// Time kept back on every move for the protocol round trip and scheduling.
+pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
+const MIN_BUDGET: Duration = Duration::from_millis(10);
+
+fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
+    SpecError::BadValue { owner: spec.name.clone(), key: key.into(), value: value.into(), reason: reason.into() }
+}
+
+/// Builds the MCTS agent for Go from an `mcts(...)` spec: every key of the generic agent
+/// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|light`
+/// (default heavy) and `widen=true|false` (progressive widening, default true). Go defaults
+/// where the spec is silent: `rave=true`, `c=0.4`, `resign=0.08`. ([`go_agent`] also reads
+/// `honest_pass`.)
+///
+/// # Errors
+/// An unknown key or a bad value.
+pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
+    let mut generic = Spec::named(&spec.name);
+    generic.params = spec.params.iter().filter(|(k, _)| !GO_KEYS.contains(&k.as_str())).cloned().collect();
+    let mut config = MctsConfig::from_spec(&generic)?;
+    if spec.get("rave").is_none() {
+        config.rave = true;
+    }
+    if spec.get("c").is_none() {
+        config.c = 0.4;
+    }
+    if spec.get("resign").is_none() {
+        config.resign = 0.08;
+    }
+    let playouts = match spec.get("playout").map(|s| s.trim().to_ascii_lowercase()) {
+        None => Playouts::Heavy,
+        Some(s) if s == "heavy" => Playouts::Heavy,
+        Some(s) if s == "light" => Playouts::Light,
+        Some(s) => return Err(bad(spec, "playout", &s, "must be heavy or light")),
+    };
+    let widen = match spec.get("widen").map(|s| s.trim().to_ascii_lowercase()) {
+        None => true,
+        Some(s) if s == "true" => true,
+        Some(s) if s == "false" => false,
+        Some(s) => return Err(bad(spec, "widen", &s, "must be true or false")),
+    };
+    let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60)).with_widening(widen);
+    Ok(MctsAgent::new(config, policy))
+}
+
+/// Builds a [`GoAgent`] (the agent of [`go_mcts`] with Go time management) from a spec.
+///
+/// # Errors
+/// An unknown key or a bad value.
+pub fn go_agent(spec: &Spec) -> Result<GoAgent, SpecError> {
+    let honest = match spec.get("honest_pass").map(|s| s.trim().to_ascii_lowercase()) {
+        None => true,
+        Some(s) if s == "true" => true,
+        Some(s) if s == "false" => false,
+        Some(s) => return Err(bad(spec, "honest_pass", &s, "must be true or false")),
+    };
+    Ok(GoAgent::new(go_mcts(spec)?).with_honest_pass(honest))
+}
+
+/// The expected number of moves the side to move still has to play in `state`: about half
+/// the empty points (most empty points get filled, by both sides, and some are never played).
+pub fn expected_moves_left(state: &Go) -> u32 {
+    let empty = state.board().empty_count() as f64;
+    (empty * 0.45).max(10.0) as u32
+}
+
+/// The (soft, hard) thinking time for one move under `clock` with `moves_left` moves expected
+/// (see [`expected_moves_left`]). Absolute time is spread over the moves left; byo-yomi and
+/// Canadian main time add part of one overtime move's share; in byo-yomi the period, in
+/// Canadian overtime the period left over the stones left, is the budget. Hard limits never
+/// reach the time the side has, less [`SAFETY_MARGIN`].
+pub fn go_budget(clock: &Clock, moves_left: u32) -> (Duration, Duration) {
+    let moves = moves_left.max(1);
+    let per_overtime_move = if clock.overtime_period.is_zero() {
+        Duration::ZERO
+    } else if clock.canadian {
+        clock.overtime_period / clock.overtime_count.max(1)
+    } else {
+        clock.overtime_period
+    };
+    let (soft, hard, available) = match clock.moves_to_go {
+        // Canadian overtime: the period left spread over the stones still to play in it.
+        Some(n) if clock.canadian => {
+            let per = clock.remaining / n.max(1);
+            (per.mul_f64(0.8), per.mul_f64(0.95), clock.remaining)
+        }
+        Some(n) => {
+            let per = clock.remaining / n.max(1) + clock.increment;
+            (per.mul_f64(0.8), per.max(clock.remaining / 4), clock.remaining + clock.increment)
+        }
+        None if clock.remaining.is_zero() => {
+            // Byo-yomi periods (or nothing but an increment).
+            let per = per_overtime_move + clock.increment;
+            (per.mul_f64(0.7), per.mul_f64(0.85), per)
+        }
+        None => {
+            let share = clock.remaining / moves + clock.increment;
+            let soft = share + per_overtime_move.mul_f64(0.5);
+            let hard = (soft * 3).min(clock.remaining / 4 + per_overtime_move.mul_f64(0.85)).max(soft);
+            (soft, hard, clock.remaining + clock.increment + per_overtime_move.mul_f64(0.85))
+        }
+    };
+    let ceiling = available.saturating_sub(SAFETY_MARGIN).max(MIN_BUDGET);
+    let hard = hard.min(ceiling).max(MIN_BUDGET);
+    let soft = soft.min(hard).max(MIN_BUDGET);
+    (soft, hard)
+}
+
+/// The Go player: the MCTS agent of [`go_mcts`] with Go time management, a veto on
+/// filling an own eye and (by default) honest passing.
+///
+/// Honest passing: the search scores finished games by area with every stone alive (the
+/// rules' own count), so after the opponent passes it may end the game by passing while its
+/// dead stones still sit in the opponent's area, a "win" that any scorer removing dead stones
+/// (GTP `final_score`, servers, GNU Go) turns into a loss. With honest passing on, such a
+/// pass is replaced by the best other move when the dead-stone estimate
+/// ([`crate::gtp::dead_stones`]) says the game would be lost.
+pub struct GoAgent {
+    inner: MctsAgent<Go, GoPolicy>,
+    honest_pass: bool,
+}
+
+impl GoAgent {
+    /// Wraps an MCTS agent (honest passing on).
+    pub fn new(inner: MctsAgent<Go, GoPolicy>) -> GoAgent {
+        GoAgent { inner, honest_pass: true }
+    }
+
+    /// Turns honest passing on or off.
+    pub fn with_honest_pass(mut self, on: bool) -> GoAgent {
+        self.honest_pass = on;
+        self
+    }
+
+    /// Whether a pass that ends the game in `state` would win only because dead stones
+    /// count as alive.
+    pub fn pass_wins_only_by_dead_stones(state: &Go) -> bool {
+        if state.consecutive_passes() == 0 {
+            return false;
+        }
+        let me = state.to_move();
+        if state.score().winner() != Some(me) {
+            return false;
+        }
+        let dead = crate::gtp::dead_stones(state);
+        state.score_with_dead(&dead).ok().and_then(|s| s.winner()) != Some(me)
+    }
+
+    /// The MCTS agent inside.
+    pub fn inner(&self) -> &MctsAgent<Go, GoPolicy> {
+        &self.inner
+    }
+
+    /// The limits for one move: when a clock is given, the Go budget replaces the soft time
+    /// and tightens the hard one.
+    pub fn limits_for(state: &Go, limits: &Limits) -> Limits {
+        let mut l = limits.clone();
+        if let Some(clock) = &limits.clock {
+            let (soft, hard) = go_budget(clock, expected_moves_left(state));
+            let hard = limits.hard_time.map_or(hard, |h| h.min(hard));
+            l.time = Some(soft.min(hard));
+            l.hard_time = Some(hard);
+        }
+        l
+    }
+}
+
+impl Agent<Go> for GoAgent {
+    fn name(&self) -> String {
+        let mut spec = Spec::parse(&self.inner.name()).unwrap_or_else(|_| Spec::named("mcts"));
+        let policy = self.inner.policy();
+        if !self.honest_pass {
+            spec = spec.with("honest_pass", false);
+        }
+        if policy.playouts() != Playouts::Heavy {
+            spec = spec.with("playout", policy.playouts().name());
+        }
+        if !policy.widening_enabled() {
+            spec = spec.with("widen", false);
+        }
+        spec.to_string()
+    }
+
+    fn choose(
+        &mut self,
+        state: &Go,
+        player: Player,
+        limits: &Limits,
+        report: Report<'_, Move>,
+    ) -> Result<Choice<Move>, AgentError> {
+        let mut limits = GoAgent::limits_for(state, limits);
+        if self.honest_pass && state.consecutive_passes() > 0 {
+            // Leave room for the dead-stone check after the search.
+            limits.time = limits.time.map(|t| t * 6 / 10);
+            limits.hard_time = limits.hard_time.map(|t| t * 6 / 10);
+        }
+        let mut choice = self.inner.choose(state, player, &limits, report)?;
+        if let Move::Play(p) = choice.mv
+            && fills_own_eye(state.board(), p)
+        {
+            let replacement = choice
+                .info
+                .root_moves
+                .iter()
+                .map(|s| s.mv)
+                .find(|&m| state.is_legal(m) && !matches!(m, Move::Play(q) if fills_own_eye(state.board(), q)))
+                .unwrap_or(Move::Pass);
+            choice.mv = replacement;
+        }
+        if self.honest_pass && choice.mv == Move::Pass && GoAgent::pass_wins_only_by_dead_stones(state) {
+            let board = state.board();
+            let playable = |m: Move| match m {
+                Move::Play(p) => state.is_legal(m) && !fills_own_eye(board, p),
+                Move::Pass => false,
+            };
+            let from_search = choice.info.root_moves.iter().map(|s| s.mv).find(|&m| playable(m));
+            let any = || {
+                board.points().map(Move::Play).find(|&m| {
+                    playable(m) && matches!(m, Move::Play(p) if board.liberties_after(board.to_move(), p, 2) >= 2)
+                })
+            };
+            if let Some(mv) = from_search.or_else(any) {
+                choice.mv = mv;
+                choice.resign = false;
+            }
+        }
+        Ok(choice)
+    }
+
+    fn new_game(&mut self, state: &Go) {
+        self.inner.new_game(state);
+    }
+
+    fn observe(&mut self, before: &Go, joint: &[Move]) {
+        self.inner.observe(before, joint);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(s: f64) -> Duration {
+        Duration::from_secs_f64(s)
+    }
+
+    #[test]
+    fn budgets_stay_inside_the_clock() {
+        let absolute = Clock { remaining: secs(60.0), ..Clock::default() };
+        let (s, h) = go_budget(&absolute, 30);
+        assert_eq!(s, secs(2.0));
+        assert!(h >= s && h <= secs(15.0), "{h:?}");
+        let tight = Clock { remaining: secs(0.1), ..Clock::default() };
+        let (s, h) = go_budget(&tight, 30);
+        assert!(s <= h && h <= secs(0.01) + Duration::from_nanos(1), "{s:?} {h:?}");
+        let byo = Clock { overtime_period: secs(10.0), overtime_count: 3, ..Clock::default() };
+        assert_eq!(go_budget(&byo, 30), (secs(7.0), secs(8.5)));
+        let byo_main =
+            Clock { remaining: secs(30.0), overtime_period: secs(10.0), overtime_count: 3, ..Clock::default() };
+        let (s, h) = go_budget(&byo_main, 30);
+        assert_eq!(s, secs(6.0));
+        assert!(h <= secs(30.0 + 8.5), "{h:?}");
+        let canadian = Clock {
+            remaining: secs(20.0),
+            overtime_period: secs(60.0),
+            overtime_count: 10,
+            canadian: true,
+            moves_to_go: Some(4),
+            ..Clock::default()
+        };
+        assert_eq!(go_budget(&canadian, 30), (secs(4.0), secs(4.75)));
+        let canadian_last = Clock {
+            remaining: secs(0.1),
+            overtime_period: secs(60.0),
+            overtime_count: 10,
+            canadian: true,
+            moves_to_go: Some(1),
+            ..Clock::default()
+        };
+        let (_, h) = go_budget(&canadian_last, 30);
+        assert!(h < secs(0.1), "{h:?}");
+    }
+
+    #[test]
+    fn spec_keys() {
+        let a = go_mcts(&Spec::parse("mcts(playouts=10,playout=light,widen=false,seed=3)").unwrap()).unwrap();
+        assert_eq!(a.policy().playouts(), Playouts::Light);
+        assert!(!a.policy().widening_enabled());
+        assert!(a.config().rave);
+        let b = go_mcts(&Spec::parse("mcts(rave=false,c=1)").unwrap()).unwrap();
+        assert!(!b.config().rave);
+        assert_eq!(b.config().c, 1.0);
+        assert!(go_mcts(&Spec::parse("mcts(playout=medium)").unwrap()).is_err());
+        assert!(go_mcts(&Spec::parse("mcts(frobnicate=1)").unwrap()).is_err());
+        let agent = go_agent(&Spec::parse("mcts(playout=light)").unwrap()).unwrap();
+        assert!(agent.name().contains("playout=light"), "{}", agent.name());
+    }
+}
+
+#[cfg(test)]
+mod play_tests {
+    use super::*;
+    use crate::board::Color;
+    use tabula_core::NullReport;
+
+    #[test]
+    fn passes_instead_of_filling_its_own_eyes() {
+        // 5x5, Black everywhere but the eyes A1 and C1.
+        let mut g = Go::new(5, crate::game::Rules::default());
+        let black: Vec<_> = g
+            .board()
+            .points()
+            .filter(|&p| {
+                let (x, y) = g.board().coords(p).unwrap();
+                !(y == 0 && (x == 0 || x == 2))
+            })
+            .collect();
+        g.setup(&black, &[], Color::Black).unwrap();
+        let mut agent = go_agent(&Spec::parse("mcts(playouts=300,seed=2)").unwrap()).unwrap();
+        let mut report = NullReport::callback();
+        let choice = agent.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        assert_eq!(choice.mv, Move::Pass);
+    }
+
+    #[test]
+    fn clock_limits_replace_the_generic_budget() {
+        let g = Go::new(9, crate::game::Rules::default());
+        let clock = Clock { remaining: Duration::from_secs(60), ..Clock::default() };
+        let limits = Limits { clock: Some(clock), hard_time: Some(Duration::from_secs(5)), ..Limits::default() };
+        let l = GoAgent::limits_for(&g, &limits);
+        // 81 empty points: 36 moves expected, 60 s / 36.
+        assert_eq!(l.time, Some(Duration::from_secs(60) / 36));
+        assert!(l.hard_time.unwrap() <= Duration::from_secs(5));
+        let plain = GoAgent::limits_for(&g, &Limits::time(Duration::from_millis(300)));
+        assert_eq!(plain.time, Some(Duration::from_millis(300)));
+    }
+
+    #[test]
+    fn two_threads_open_with_a_sensible_move() {
+        let g = Go::new(9, crate::game::Rules::default());
+        let mut agent = go_agent(&Spec::parse("mcts(playouts=400,threads=2,seed=5)").unwrap()).unwrap();
+        let mut report = NullReport::callback();
+        let choice = agent.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        let Move::Play(p) = choice.mv else { panic!("passed on the empty board") };
+        let (x, y) = g.board().coords(p).unwrap();
+        assert!((1..=7).contains(&x) && (1..=7).contains(&y), "first-line opening {x},{y}");
+        assert!(choice.info.nodes >= 400);
+        assert!(!choice.info.root_moves.is_empty() && choice.info.root_moves[0].prior.is_some());
+    }
+
+    #[test]
+    fn does_not_pass_to_win_by_dead_stones() {
+        // Black owns the left five columns, White the right four with a dead black stone at
+        // H5, komi 10; White passes. Counting every stone alive Black wins by passing
+        // (White's area is neutral), but with H5 dead White wins by 1.
+        let mut g = Go::new(9, crate::game::Rules { komi: 10.0, ..crate::game::Rules::default() });
+        for row in 1..=9 {
+            for col in ["E", "F"] {
+                let mv = g.parse_point(&format!("{col}{row}")).map(Move::Play).unwrap();
+                g.play_checked(mv).unwrap();
+            }
+        }
+        g.play_checked(Move::Play(g.parse_point("H5").unwrap())).unwrap();
+        g.play_checked(Move::Pass).unwrap();
+        assert_eq!(g.score().winner(), Some(Color::Black));
+        assert!(GoAgent::pass_wins_only_by_dead_stones(&g));
+        let mut honest = go_agent(&Spec::parse("mcts(playouts=200,seed=4,resign=0)").unwrap()).unwrap();
+        let mut report = NullReport::callback();
+        let choice = honest.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        assert_ne!(choice.mv, Move::Pass);
+        // Without honest passing the search's own count decides.
+        let spec = Spec::parse("mcts(playouts=200,seed=4,resign=0,honest_pass=false)").unwrap();
+        let plain = go_agent(&spec).unwrap();
+        assert!(plain.name().contains("honest_pass=false"));
+    }
+}

@@ -1,0 +1,276 @@
+//! [`GoPolicy`]: Go knowledge for the generic Monte Carlo tree search of `tabula-search`.
+//!
+//! The generic search would run its playouts through [`Game::legal_moves`], which for Go
+//! checks superko on every point of every move. Go programs instead play their playouts on
+//! the bare board, where a move costs a few memory accesses. So the policy cuts every
+//! playout off at once (`cutoff() == Some(0)`) and its [`evaluate`](MctsPolicy::evaluate)
+//! hook runs a whole playout on a copy of the [`crate::Board`] — light (uniform, never filling
+//! an own eye) or heavy ([`HeavyPolicy`] with the classic 3x3 patterns) — and scores it by
+//! area with komi. The tree itself still sees the full rules (superko, passes).
+//!
+//! Knowledge enters the tree as priors (progressive bias): captures, atari escapes, 3x3
+//! pattern matches and moves near the last one are favoured; self-ataris, first-line moves
+//! and filling an own eye are not, and passing is unlikely while the board is still open.
+//! Progressive widening considers the best-prior children first. RAVE uses the game's dense
+//! [`move_index`](Game::move_index); since playouts run outside the search, only moves of the
+//! tree part of each simulation feed the AMAF statistics.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tabula_core::{Game, Player, Rewards, Rng};
+use tabula_search::MctsPolicy;
+
+use crate::board::{Board, Color, Point};
+use crate::game::{Go, Move};
+use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, pattern_key};
+
+/// The playout flavour of a [`GoPolicy`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Playouts {
+    /// Uniformly random moves that never fill an own eye ([`crate::Board::playout`]).
+    Light,
+    /// Tactics around the last move, 3x3 patterns, self-atari avoidance ([`HeavyPolicy`]).
+    Heavy,
+}
+
+impl Playouts {
+    /// The spec word.
+    pub fn name(self) -> &'static str {
+        match self {
+            Playouts::Light => "light",
+            Playouts::Heavy => "heavy",
+        }
+    }
+}
+
+/// Go knowledge for [`tabula_search::MctsAgent`]: board-level playouts as the evaluation,
+/// priors from tactics and patterns, progressive widening.
+#[derive(Clone, Debug)]
+pub struct GoPolicy {
+    playouts: Playouts,
+    heavy: Arc<HeavyPolicy<Pattern3x3>>,
+    /// Playout counter: with the seed and the position it seeds each evaluation's generator
+    /// (the hook gets no generator of its own), shared by the search threads.
+    counter: Arc<AtomicU64>,
+    seed: u64,
+    widen: bool,
+}
+
+impl Default for GoPolicy {
+    fn default() -> GoPolicy {
+        GoPolicy::new(Playouts::Heavy, 0)
+    }
+}
+
+impl GoPolicy {
+    /// A policy with these playouts; `seed` makes playouts reproducible (with one thread).
+    pub fn new(playouts: Playouts, seed: u64) -> GoPolicy {
+        GoPolicy {
+            playouts,
+            heavy: Arc::new(HeavyPolicy::new(Pattern3x3::classic())),
+            counter: Arc::new(AtomicU64::new(0)),
+            seed,
+            widen: true,
+        }
+    }
+
+    /// Turns progressive widening on or off (default on).
+    pub fn with_widening(mut self, widen: bool) -> GoPolicy {
+        self.widen = widen;
+        self
+    }
+
+    /// The playout flavour.
+    pub fn playouts(&self) -> Playouts {
+        self.playouts
+    }
+
+    /// Whether progressive widening is on.
+    pub fn widening_enabled(&self) -> bool {
+        self.widen
+    }
+
+    /// One playout from `state` to the end with this policy's playouts: the area score minus
+    /// komi, Black's view.
+    pub fn playout(&self, state: &Go, rng: &mut Rng) -> f32 {
+        match self.playouts {
+            Playouts::Light => state.playout(rng),
+            Playouts::Heavy => state.playout_with(self.heavy.as_ref(), rng),
+        }
+    }
+
+    /// The prior of one move for the side to move, in `0..=1`.
+    pub fn move_prior(&self, state: &Go, mv: Move) -> f32 {
+        prior(state.board(), state.consecutive_passes(), &self.heavy.patterns, mv)
+    }
+}
+
+/// Whether playing `p` fills an eye of the side to move (see [`Board::is_eye`]).
+pub fn fills_own_eye(board: &Board, p: Point) -> bool {
+    board.is_eye(board.to_move(), p)
+}
+
+fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, mv: Move) -> f32 {
+    let size = b.size();
+    let open = b.empty_count() as f32 / (size * size) as f32;
+    let p = match mv {
+        Move::Pass => {
+            return if passes > 0 {
+                0.3
+            } else if open > 0.4 {
+                0.0
+            } else {
+                0.02
+            };
+        }
+        Move::Play(p) => p,
+    };
+    let color = b.to_move();
+    if b.is_eye(color, p) {
+        return 0.0;
+    }
+    let (own, opp) = (color.cell(), color.other().cell());
+    let pi = p.index();
+    let (mut capture, mut escape) = (false, false);
+    for n in b.nbrs(pi) {
+        let c = b.cell(n);
+        if c == opp && b.group_in_atari(b.group_of(n)) {
+            capture = true;
+        } else if c == own && b.group_in_atari(b.group_of(n)) {
+            escape = true;
+        }
+    }
+    let libs = b.liberties_after(color, p, 3);
+    let mut h = 0.15f32;
+    if capture {
+        h += 0.5;
+    }
+    if escape && libs >= 2 {
+        h += 0.35;
+    }
+    if libs <= 1 && !capture {
+        h *= 0.15;
+    } else if patterns.accepts(pattern_key(b, color, p)) {
+        h += 0.25;
+    }
+    if let Some(last) = b.last_move()
+        && b.around(last.index()).contains(&pi)
+    {
+        h += 0.1;
+    }
+    if let Some((x, y)) = b.coords(p)
+        && size >= 9
+    {
+        let line = x.min(y).min(size - 1 - x).min(size - 1 - y);
+        if line == 0 {
+            h *= 0.5;
+        } else if (line == 2 || line == 3) && open > 0.6 {
+            h += 0.05;
+        }
+    }
+    h.min(1.0)
+}
+
+impl MctsPolicy<Go> for GoPolicy {
+    fn has_priors(&self) -> bool {
+        true
+    }
+
+    fn priors(&self, state: &Go, moves: &[Move], priors: &mut Vec<f32>) {
+        priors.clear();
+        let b = state.board();
+        let passes = state.consecutive_passes();
+        priors.extend(moves.iter().map(|&mv| prior(b, passes, &self.heavy.patterns, mv)));
+    }
+
+    fn widening(&self, visits: u32, children: usize) -> usize {
+        if !self.widen {
+            return children;
+        }
+        let k = 5.0 + 2.0 * (visits as f64).sqrt();
+        (k as usize).min(children)
+    }
+
+    #[inline]
+    fn playout_move(&self, state: &Go, moves: &[Move], rng: &mut Rng) -> Move {
+        // Only used when a cutoff other than 0 is asked for: avoid filling own eyes.
+        let mv = rng.choose(moves);
+        match mv {
+            Move::Play(p) if fills_own_eye(state.board(), p) => {
+                let start = rng.below(moves.len());
+                (0..moves.len())
+                    .map(|i| moves[(start + i) % moves.len()])
+                    .find(|&m| !matches!(m, Move::Play(q) if fills_own_eye(state.board(), q)))
+                    .unwrap_or(Move::Pass)
+            }
+            _ => mv,
+        }
+    }
+
+    fn cutoff(&self) -> Option<u32> {
+        Some(0)
+    }
+
+    fn evaluate(&self, state: &Go) -> Rewards {
+        let k = self.counter.fetch_add(1, Ordering::Relaxed);
+        let mut rng = Rng::new(self.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ state.hash().rotate_left(17));
+        let score = self.playout(state, &mut rng);
+        let winner = if score > 0.0 {
+            Some(Player(Color::Black as u8))
+        } else if score < 0.0 {
+            Some(Player(Color::White as u8))
+        } else {
+            None
+        };
+        Rewards::two_player(winner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rules;
+
+    fn play(g: &mut Go, moves: &[&str]) {
+        for m in moves {
+            let mv = g.parse_move(m).unwrap();
+            g.play_checked(mv).unwrap();
+        }
+    }
+
+    #[test]
+    fn priors_follow_tactics() {
+        let policy = GoPolicy::default();
+        let empty = Go::new(9, Rules::default());
+        assert_eq!(policy.move_prior(&empty, Move::Pass), 0.0, "no pass on an open board");
+        // Black B1, A2, B2 make an eye at A1; White E5 in atari after D5, F5, E6.
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["B1", "E5", "A2", "J9", "B2", "J8", "D5", "J7", "F5", "H9", "E6", "H8"]);
+        let eye = Move::Play(g.parse_point("A1").unwrap());
+        let capture = Move::Play(g.parse_point("E4").unwrap());
+        let quiet = Move::Play(g.parse_point("C7").unwrap());
+        assert_eq!(policy.move_prior(&g, eye), 0.0);
+        assert!(policy.move_prior(&g, capture) > policy.move_prior(&g, quiet) + 0.3);
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut priors = Vec::new();
+        policy.priors(&g, &moves, &mut priors);
+        assert_eq!(priors.len(), moves.len());
+        assert!(priors.iter().all(|p| (0.0..=1.0).contains(p)));
+    }
+
+    #[test]
+    fn evaluation_is_a_playout_result() {
+        let policy = GoPolicy::new(Playouts::Light, 1);
+        let g = Go::new(9, Rules { komi: 80.5, ..Rules::default() });
+        for _ in 0..20 {
+            let r = policy.evaluate(&g);
+            assert_eq!(r.winner(), Some(Player(1)), "komi 80.5 on 9x9: White always wins");
+        }
+        assert_eq!(MctsPolicy::<Go>::cutoff(&policy), Some(0));
+        assert_eq!(policy.widening(0, 80), 5);
+        assert_eq!(policy.widening(10_000, 80), 80);
+        assert_eq!(policy.clone().with_widening(false).widening(0, 80), 80);
+    }
+}
