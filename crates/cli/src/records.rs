@@ -121,7 +121,7 @@ fn go_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
         game.play_checked(mv).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
     }
     let result = result_by_termination(record).unwrap_or_else(|| game.score().to_string());
-    let _ = write!(out, "RE[{}]{body})\n", escape(&result));
+    let _ = writeln!(out, "RE[{}]{body})", escape(&result));
     Ok(out)
 }
 
@@ -173,7 +173,7 @@ fn othello_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
             d => format!("W+{}", -d),
         }
     });
-    let _ = write!(out, "RE[{}]{body})\n", escape(&result));
+    let _ = writeln!(out, "RE[{}]{body})", escape(&result));
     Ok(out)
 }
 

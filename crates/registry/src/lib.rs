@@ -169,21 +169,40 @@ impl<G: GtpGame, F: AgentFactory<G>> AgentFactory<G> for WithGtp<F> {
     }
 }
 
+/// Go's agents: `mcts` is the Go engine (Go playouts and priors, clock management, no
+/// filling of its own eyes); the rest are the standard ones.
+struct GoAgents;
+
+impl AgentFactory<tabula_go::Go> for GoAgents {
+    fn build(&self, spec: &Spec) -> Result<Box<dyn Agent<tabula_go::Go>>, SpecError> {
+        match spec.name.as_str() {
+            "mcts" => Ok(Box::new(tabula_go::go_agent(spec)?)),
+            _ => StandardAgents::new(NoEval, RandomPolicy).build(spec),
+        }
+    }
+}
+
 /// Code that runs on whichever GTP-speaking game a spec names.
 pub trait GtpVisitor {
     /// What the visit returns.
     type Output;
     /// Runs on the game built from the spec.
     fn visit<G: GtpGame>(self, game: G, agents: &dyn AgentFactory<G>) -> Self::Output;
+    /// Runs on Go, which has an engine of its own with the Go-specific commands.
+    fn visit_go(self, game: tabula_go::Go, agents: &dyn AgentFactory<tabula_go::Go>) -> Self::Output;
 }
 
 /// The games that speak GTP.
-pub const GTP_GAMES: &[&str] = &["othello", "amazons"];
+pub const GTP_GAMES: &[&str] = &["go", "othello", "amazons"];
 
 /// Parses a game spec for a game that speaks GTP, builds it and runs `visitor` on it.
 pub fn with_gtp_game<V: GtpVisitor>(text: &str, visitor: V) -> Result<V::Output, SpecError> {
     let spec = Spec::parse(text)?;
     match spec.name.as_str() {
+        "go" => {
+            let g = tabula_go::Go::from_spec(&spec)?;
+            Ok(visitor.visit_go(g, &WithGtp { inner: GoAgents }))
+        }
         "othello" => {
             let g = tabula_othello::Othello::from_spec(&spec)?;
             Ok(visitor.visit(g, &WithGtp { inner: othello_agents() }))
@@ -242,7 +261,7 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
         }
         "go" => {
             let g = tabula_go::Go::from_spec(&spec)?;
-            Ok(visitor.visit(g, &StandardAgents::new(NoEval, RandomPolicy)))
+            Ok(visitor.visit(g, &WithGtp { inner: GoAgents }))
         }
         "amazons" => {
             let g = tabula_amazons::Amazons::from_spec(&spec)?;
