@@ -1,0 +1,84 @@
+//! `tabula match` end to end: against GNU Go over GTP, writing SGF records that GNU Go
+//! itself loads; and against tabula's own Amazons engine started as an external process.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn gnugo() -> PathBuf {
+    for p in ["/usr/games/gnugo", "/usr/bin/gnugo"] {
+        if Path::new(p).exists() {
+            return PathBuf::from(p);
+        }
+    }
+    panic!("GNU Go is not installed: run scripts/install-test-tools.sh");
+}
+
+fn tabula(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(args).output().expect("tabula runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn go_match_against_gnugo_writes_sgf_that_gnugo_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("records");
+    let gtp = format!("gtp(cmd=\"{} --mode gtp --level 1\")", gnugo().display());
+    let (ok, out, err) = tabula(&[
+        "match",
+        "go(size=9,komi=7)",
+        "mcts(playouts=300)",
+        &gtp,
+        "--games",
+        "2",
+        "--jobs",
+        "2",
+        "--quiet",
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(ok, "{out}\n{err}");
+    assert!(out.contains("2 of 2 games"), "{out}");
+    assert!(out.contains("Elo difference"), "{out}");
+    for n in 1..=2 {
+        let sgf = records.join(format!("game-{n:04}.sgf"));
+        assert!(sgf.exists(), "missing {}", sgf.display());
+        let mut child =
+            Command::new(gnugo()).args(["--mode", "gtp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        write!(child.stdin.take().unwrap(), "loadsgf {}\nquit\n", sgf.display()).unwrap();
+        let reply = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+        assert!(
+            reply.starts_with("= black") || reply.starts_with("= white"),
+            "GNU Go refused {}: {reply}",
+            sgf.display()
+        );
+    }
+}
+
+#[test]
+fn amazons_match_against_tabula_as_an_external_gtp_engine() {
+    let engine = format!("gtp(cmd=\"{} gtp amazons --agent random(seed=3)\")", env!("CARGO_BIN_EXE_tabula"));
+    let (ok, out, err) =
+        tabula(&["match", "amazons(size=6)", "alphabeta(depth=1)", &engine, "--games", "2", "--quiet"]);
+    assert!(ok, "{out}\n{err}");
+    assert!(out.contains("2 of 2 games"), "{out}");
+}
+
+#[test]
+fn bad_input_gives_one_line_errors_and_a_failure_code() {
+    for args in [
+        &["match", "connect4", "mcts(playouts=x)", "random"][..],
+        &["match", "connect5", "random", "random"],
+        &["match", "connect4", "random", "random", "--games", "0"],
+        &["perft", "connect4(width=99)", "--depth", "2"],
+        &["play", "tictactoe", "--first", "alphabeta(depth=0)"],
+        &["gtp", "tictactoe"],
+        &["solve", "othello", "XXXX O"],
+    ] {
+        let (ok, out, err) = tabula(args);
+        assert!(!ok, "{args:?} should fail: {out}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
