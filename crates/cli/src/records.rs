@@ -74,54 +74,40 @@ fn result_by_termination(record: &GameRecord) -> Option<String> {
 
 fn root(out: &mut String, gm: u32, size: &str, record: &GameRecord) {
     let _ = write!(out, "(;FF[4]GM[{gm}]CA[UTF-8]AP[tabula:{}]SZ[{size}]", env!("CARGO_PKG_VERSION"));
-    let _ = write!(out, "GN[{}]", escape(&format!("{} game {}", record.game, record.id + 1)));
+    let _ = write!(out, "GN[{}]", escape(&game_name(record)));
     if let [black, white, ..] = record.players.as_slice() {
         let _ = write!(out, "PB[{}]PW[{}]", escape(black), escape(white));
     }
 }
 
+fn game_name(record: &GameRecord) -> String {
+    format!("{} game {}", record.game, record.id + 1)
+}
+
+/// Go records come from the Go crate's own SGF writer (the one `printsgf` uses), with the
+/// players and the match result added.
 fn go_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
-    let mut game = tabula_go::Go::from_spec(spec).map_err(|e| e.to_string())?;
-    let size = game.size();
-    let mut out = String::new();
-    root(&mut out, 1, &size.to_string(), record);
-    let _ = write!(out, "KM[{}]", game.rules().komi);
-    let rules = match game.rules().rule_set {
-        tabula_go::RuleSet::Japanese => "Japanese",
-        tabula_go::RuleSet::TrompTaylor => "Tromp-Taylor",
-        tabula_go::RuleSet::NewZealand => "NZ",
-        tabula_go::RuleSet::Chinese => "Chinese",
-    };
-    let _ = write!(out, "RU[{rules}]");
-    let point_text = |g: &tabula_go::Go, p| {
-        let (x, y) = g.board().coords(p).unwrap_or((0, 0));
-        format!("{}{}", (b'a' + x as u8) as char, (b'a' + (size - 1 - y) as u8) as char)
-    };
-    if game.handicap() > 0 {
-        let _ = write!(out, "HA[{}]AB", game.handicap());
-        for p in game.board().points() {
-            if game.board().color_at(p) == Some(tabula_go::Color::Black) {
-                let _ = write!(out, "[{}]", point_text(&game, p));
-            }
-        }
-        out.push_str("PL[W]");
-    }
-    let mut body = String::new();
+    let start = tabula_go::Go::from_spec(spec).map_err(|e| e.to_string())?;
+    let mut game = start.clone();
+    let mut moves = Vec::with_capacity(record.moves.len());
     for (i, text) in record.moves.iter().enumerate() {
         let mv = game.parse_move(text).map_err(|e| format!("move {}: {e}", i + 1))?;
-        let c = colour(game.current_player());
-        match mv {
-            tabula_go::Move::Pass => {
-                let _ = write!(body, "\n;{c}[]");
-            }
-            tabula_go::Move::Play(p) => {
-                let _ = write!(body, "\n;{c}[{}]", point_text(&game, p));
-            }
-        }
+        moves.push((game.to_move(), mv));
         game.play_checked(mv).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
     }
+    let text = tabula_go::gtp::game_to_sgf(&start, &moves, &game);
+    let mut coll = tabula_sgf::parse_lenient(text.as_bytes()).map_err(|e| e.to_string())?;
+    let tree = coll.games.first_mut().ok_or("no game tree written")?;
+    let root = tabula_sgf::NodeId::ROOT;
+    if let [black, white, ..] = record.players.as_slice() {
+        tree.set_property(root, "PB", &[black]);
+        tree.set_property(root, "PW", &[white]);
+    }
+    tree.set_property(root, "GN", &[&game_name(record)]);
     let result = result_by_termination(record).unwrap_or_else(|| game.score().to_string());
-    let _ = writeln!(out, "RE[{}]{body})", escape(&result));
+    tree.set_property(root, "RE", &[&result]);
+    let mut out = String::new();
+    tabula_sgf::write_tree(tree, &mut out);
     Ok(out)
 }
 
