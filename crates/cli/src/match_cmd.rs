@@ -6,8 +6,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -131,6 +129,17 @@ impl CommonArgs {
         }
     }
 
+    /// Prints a report in the chosen form.
+    fn print(&self, json: impl FnOnce() -> String, csv: impl FnOnce() -> String, table: impl FnOnce() -> String) {
+        if self.json {
+            println!("{}", json());
+        } else if self.csv {
+            print!("{}", csv());
+        } else {
+            println!("{}", table());
+        }
+    }
+
     fn check(&self) -> Result<()> {
         if self.jobs == 0 {
             bail!("--jobs must be at least 1");
@@ -146,10 +155,6 @@ fn write_record(dir: &Option<PathBuf>, record: &GameRecord) {
     if let Some(dir) = dir {
         crate::records::write(dir, record);
     }
-}
-
-fn interrupt_flag() -> Arc<AtomicBool> {
-    Arc::new(AtomicBool::new(false))
 }
 
 struct Match {
@@ -180,7 +185,7 @@ impl GameVisitor for Match {
             results_path: c.results.clone(),
             progress: !c.quiet,
             sprt,
-            stop: Some(interrupt_flag()),
+            stop: None,
         };
         let report = run_match(
             &game,
@@ -189,13 +194,7 @@ impl GameVisitor for Match {
             &config,
             |record| write_record(&c.records, record),
         )?;
-        if c.json {
-            println!("{}", report.to_json());
-        } else if c.csv {
-            print!("{}", report.to_csv());
-        } else {
-            println!("{report}");
-        }
+        c.print(|| report.to_json(), || report.to_csv(), || report.to_string());
         Ok(())
     }
 }
@@ -222,7 +221,7 @@ impl GameVisitor for Tourney {
             rules: c.rules(),
             results_path: c.results.clone(),
             progress: !c.quiet,
-            stop: Some(interrupt_flag()),
+            stop: None,
             ..TournamentConfig::default()
         };
         let report = run_tournament(
@@ -231,13 +230,7 @@ impl GameVisitor for Tourney {
             &config,
             |record| write_record(&c.records, record),
         )?;
-        if c.json {
-            println!("{}", report.to_json());
-        } else if c.csv {
-            print!("{}", report.to_csv());
-        } else {
-            println!("{report}");
-        }
+        c.print(|| report.to_json(), || report.to_csv(), || report.to_string());
         Ok(())
     }
 }
