@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests talk to (GNU Go for the Go rules differential
-# test). Idempotent: packages already installed are skipped, and the package lists are
+# test and Go matches, GRhino for Othello matches over GTP). Idempotent: packages already installed are skipped, and the package lists are
 # refreshed at most once per run, only when something is missing. Extra package names may
 # be given as arguments.
 set -euo pipefail
 
-PACKAGES=(gnugo "$@")
+PACKAGES=(gnugo grhino "$@")
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -56,6 +56,46 @@ fn go_match_against_gnugo_writes_sgf_that_gnugo_loads() {
 }
 
 #[test]
+fn othello_match_against_grhino_plays_every_game_to_the_end() {
+    let rhino = ["/usr/games/gtp-rhino", "/usr/bin/gtp-rhino"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("GRhino is not installed: run scripts/install-test-tools.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let records = dir.path().join("records");
+    let engine = format!("gtp(cmd=\"{rhino} -l 1\")");
+    let (ok, out, err) = tabula(&[
+        "match",
+        "othello",
+        "alphabeta(depth=2)",
+        &engine,
+        "--games",
+        "6",
+        "--jobs",
+        "2",
+        "--quiet",
+        "--results",
+        results.to_str().unwrap(),
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    assert!(ok, "{out}\n{err}");
+    assert!(out.contains("6 of 6 games"), "{out}");
+    // GRhino infers forced passes and refuses `play <colour> pass`; no game may be forfeited
+    // over that (or anything else).
+    let lines = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(lines.lines().count(), 6);
+    for line in lines.lines() {
+        assert!(line.contains(r#""termination":{"kind":"normal"}"#), "{line}");
+    }
+    for n in 1..=6 {
+        let sgf = std::fs::read_to_string(records.join(format!("game-{n:04}.sgf"))).unwrap();
+        assert!(sgf.contains("GM[2]") && sgf.contains("RE["), "{sgf}");
+    }
+}
+
+#[test]
 fn amazons_match_against_tabula_as_an_external_gtp_engine() {
     let engine = format!("gtp(cmd=\"{} gtp amazons --agent random(seed=3)\")", env!("CARGO_BIN_EXE_tabula"));
     let (ok, out, err) =

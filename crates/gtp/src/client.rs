@@ -639,13 +639,19 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
                 Ok(())
             }
             _ => self.take_back_own_move().and_then(|_| {
-                let text = format!("play {} {}", before.gtp_color(player), before.format_gtp_move(mv));
-                self.client()?.send(&text).map(|_| ()).map_err(|e| match e {
-                    ClientError::Failure { command, message } => {
-                        AgentError::Engine(format!("engine rejected '{command}': {message}"))
+                let move_text = before.format_gtp_move(mv);
+                let text = format!("play {} {move_text}", before.gtp_color(player));
+                // In games where passing is only forced (Othello), some engines (GRhino) infer
+                // passes and refuse `play <colour> pass`: such a refusal is not a failure.
+                let forced_pass = before.gtp_pass_move().is_none() && move_text.eq_ignore_ascii_case("pass");
+                match self.client()?.send(&text) {
+                    Ok(_) => Ok(()),
+                    Err(ClientError::Failure { .. }) if forced_pass => Ok(()),
+                    Err(ClientError::Failure { command, message }) => {
+                        Err(AgentError::Engine(format!("engine rejected '{command}': {message}")))
                     }
-                    e => engine_error(e),
-                })
+                    Err(e) => Err(engine_error(e)),
+                }
             }),
         };
         match result {
