@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests talk to (GNU Go for the Go rules differential
-# test and Go matches, GRhino for Othello matches over GTP). Idempotent: packages already installed are skipped, and the package lists are
-# refreshed at most once per run, only when something is missing. Extra package names may
-# be given as arguments.
+# Installs the Debian packages the tests talk to: GNU Go (the Go rules differential test,
+# Go matches over GTP) and GRhino (Othello matches over GTP). Idempotent: packages already
+# installed are skipped, and the package lists are refreshed at most once per run, only
+# when something is missing. Extra package names may be given as arguments.
 set -euo pipefail
 
 PACKAGES=(gnugo grhino "$@")
