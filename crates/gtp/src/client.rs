@@ -99,6 +99,19 @@ pub struct GtpClient {
     dead: Option<String>,
 }
 
+/// Where to find a program named without a path: on `PATH`, or else in `/usr/games`, where
+/// Debian installs game engines (GNU Go, GRhino) and which is often not on a user's `PATH`.
+fn resolve_program(program: &str) -> std::path::PathBuf {
+    let plain = std::path::PathBuf::from(program);
+    if program.contains('/') {
+        return plain;
+    }
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()));
+    let games = std::path::Path::new("/usr/games").join(program);
+    if !on_path && games.is_file() { games } else { plain }
+}
+
 impl GtpClient {
     /// Starts the engine from a command line (split like a shell does, with quotes) and
     /// waits at most `timeout` for each answer.
@@ -106,7 +119,7 @@ impl GtpClient {
         let spawn_err = |reason: String| ClientError::Spawn { cmd: cmdline.to_string(), reason };
         let words = shell_words::split(cmdline).map_err(|e| spawn_err(e.to_string()))?;
         let (program, args) = words.split_first().ok_or_else(|| spawn_err("empty command line".into()))?;
-        let mut child = Process::new(program)
+        let mut child = Process::new(resolve_program(program))
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
