@@ -104,6 +104,58 @@ fn amazons_match_against_tabula_as_an_external_gtp_engine() {
     assert!(out.contains("2 of 2 games"), "{out}");
 }
 
+/// A fake GTP engine that misbehaves at its first `genmove` in the way `mode` says, and
+/// notes every start in `starts`.
+fn faulty_engine(dir: &Path, mode: &str) -> String {
+    let misbehave = match mode {
+        "crash" => "exit 3",
+        "hang" => "sleep 30",
+        "illegal" => "printf '= A1-A1-A1\\n\\n'",
+        _ => unreachable!(),
+    };
+    let script = dir.join(format!("{mode}.sh"));
+    let starts = dir.join(format!("{mode}.starts"));
+    let body = format!(
+        "#!/bin/sh\necho start >> '{}'\nwhile read -r cmd rest; do\n  case \"$cmd\" in\n    genmove) {misbehave} ;;\n    quit) printf '= \\n\\n'; exit 0 ;;\n    *) printf '= \\n\\n' ;;\n  esac\ndone\n",
+        starts.display()
+    );
+    std::fs::write(&script, body).unwrap();
+    format!("gtp(cmd=\"sh {}\",timeout_ms=500)", script.display())
+}
+
+#[test]
+fn faulty_engines_lose_their_games_and_are_restarted_without_stopping_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    for (mode, needle) in
+        [("crash", r#""kind":"agent_error""#), ("hang", r#""kind":"agent_error""#), ("illegal", "illegal move")]
+    {
+        let engine = faulty_engine(dir.path(), mode);
+        let results = dir.path().join(format!("{mode}.jsonl"));
+        let (ok, out, err) = tabula(&[
+            "match",
+            "amazons(size=6)",
+            "random(seed=1)",
+            &engine,
+            "--games",
+            "4",
+            "--quiet",
+            "--results",
+            results.to_str().unwrap(),
+        ]);
+        assert!(ok, "{mode}: {out}\n{err}");
+        assert!(out.contains("4 of 4 games"), "{mode}: {out}");
+        assert!(out.contains("+4 -0 =0"), "{mode}: the faulty engine loses every game: {out}");
+        let lines = std::fs::read_to_string(&results).unwrap();
+        assert_eq!(lines.lines().count(), 4, "{mode}");
+        for line in lines.lines() {
+            assert!(line.contains(needle), "{mode}: {line}");
+        }
+        // A failed engine is not trusted again: it is started anew for the next game.
+        let starts = std::fs::read_to_string(dir.path().join(format!("{mode}.starts"))).unwrap();
+        assert!(starts.lines().count() >= 4, "{mode}: started {} times", starts.lines().count());
+    }
+}
+
 #[test]
 fn bad_input_gives_one_line_errors_and_a_failure_code() {
     for args in [
