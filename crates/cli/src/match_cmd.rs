@@ -44,7 +44,7 @@ pub struct CommonArgs {
     /// Results file (JSON lines): finished games are appended, and a rerun resumes from it.
     #[arg(long)]
     results: Option<PathBuf>,
-    /// Folder to write one record per game: `game-0001.sgf` for Go and Othello, else
+    /// Folder to write one record per game: `game-0001.sgf` for Go, Othello and Amazons, else
     /// `game-0001.txt` (the arena's text format).
     #[arg(long)]
     records: Option<PathBuf>,

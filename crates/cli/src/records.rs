@@ -1,6 +1,6 @@
-//! Game records written by `tabula match` and `tabula tourney`: SGF (FF[4]) for Go (GM[1])
-//! and Othello (GM[2]), which GUIs and other programs read (GNU Go's `loadsgf`), and the
-//! arena's plain text format for every other game.
+//! Game records written by `tabula match` and `tabula tourney`: SGF (FF[4]) for Go (GM[1]),
+//! Othello (GM[2]) and Amazons (GM[18]), which GUIs and other programs read (GNU Go's
+//! `loadsgf`), and the arena's plain text format for every other game.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -36,6 +36,7 @@ pub fn sgf(record: &GameRecord) -> Option<Result<String, String>> {
     match spec.name.as_str() {
         "go" => Some(go_sgf(&spec, record)),
         "othello" => Some(othello_sgf(&spec, record)),
+        "amazons" => Some(amazons_sgf(&spec, record)),
         _ => None,
     }
 }
@@ -55,8 +56,9 @@ fn colour(p: Player) -> char {
     if p == Player::FIRST { 'B' } else { 'W' }
 }
 
-/// `RE` for a game that did not end by the rules, or `None` when the rules decided.
-fn result_by_termination(record: &GameRecord) -> Option<String> {
+/// `RE` for a game that did not end by the rules, or `None` when the rules decided;
+/// `colour` names the SGF colour of each player.
+fn result_by_termination(record: &GameRecord, colour: impl Fn(Player) -> char) -> Option<String> {
     let winner_of_loser = |seat: usize| colour(Player(seat as u8).other());
     match &record.termination {
         Termination::Normal => None,
@@ -104,7 +106,7 @@ fn go_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
         tree.set_property(root, "PW", &[white]);
     }
     tree.set_property(root, "GN", &[&game_name(record)]);
-    let result = result_by_termination(record).unwrap_or_else(|| game.score().to_string());
+    let result = result_by_termination(record, colour).unwrap_or_else(|| game.score().to_string());
     tree.set_property(root, "RE", &[&result]);
     let mut out = String::new();
     tabula_sgf::write_tree(tree, &mut out);
@@ -151,13 +153,61 @@ fn othello_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
         let _ = write!(body, "\n;{c}[{value}]");
         game.play(mv);
     }
-    let result = result_by_termination(record).unwrap_or_else(|| {
+    let result = result_by_termination(record, colour).unwrap_or_else(|| {
         let d = game.final_score(Player::FIRST);
         match d {
             0 => "0".to_string(),
             d if d > 0 => format!("B+{d}"),
             d => format!("W+{}", -d),
         }
+    });
+    let _ = writeln!(out, "RE[{}]{body})", escape(&result));
+    Ok(out)
+}
+
+/// White moves first in tabula's Amazons, so the first player is SGF's white.
+fn amazons_colour(p: Player) -> char {
+    if p == Player::FIRST { 'W' } else { 'B' }
+}
+
+/// Amazons records follow the GM[18] conventions: points as column and row letters (row
+/// `a` at the top), a move as its three points concatenated (from, to, arrow). The start
+/// position is always written out (AB/AW/AA), and since White moves first here, `PL[W]`.
+fn amazons_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
+    let mut game = tabula_amazons::Amazons::from_spec(spec).map_err(|e| e.to_string())?;
+    let (w, h) = (game.width(), game.height());
+    let size = if w == h { w.to_string() } else { format!("{w}:{h}") };
+    let point = |index: usize| {
+        let (col, row) = (index % (w + 1), index / (w + 1));
+        format!("{}{}", (b'a' + col as u8) as char, (b'a' + (h - 1 - row) as u8) as char)
+    };
+    let mut out = String::new();
+    root(&mut out, 18, &size, record);
+    for (prop, bits) in
+        [("AW", game.amazons(Player::FIRST)), ("AB", game.amazons(Player::SECOND)), ("AA", game.arrows())]
+    {
+        let pts: Vec<String> = bits.iter().map(point).collect();
+        if !pts.is_empty() {
+            let _ = write!(out, "{prop}[{}]", pts.join("]["));
+        }
+    }
+    out.push_str("PL[W]");
+    let mut body = String::new();
+    let mut legal = Vec::new();
+    for (i, text) in record.moves.iter().enumerate() {
+        let mv = game.parse_move(text).map_err(|e| format!("move {}: {e}", i + 1))?;
+        game.legal_moves(&mut legal);
+        if !legal.contains(&mv) {
+            return Err(format!("move {} ({text}) is not legal", i + 1));
+        }
+        let c = amazons_colour(game.current_player());
+        let _ =
+            write!(body, "\n;{c}[{}{}{}]", point(mv.from().index()), point(mv.to().index()), point(mv.arrow().index()));
+        game.play(mv);
+    }
+    let result = result_by_termination(record, amazons_colour).unwrap_or_else(|| match game.rewards().winner() {
+        Some(p) => format!("{}+", amazons_colour(p)),
+        None => "0".to_string(),
     });
     let _ = writeln!(out, "RE[{}]{body})", escape(&result));
     Ok(out)
