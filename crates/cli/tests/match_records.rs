@@ -174,3 +174,56 @@ fn bad_input_gives_one_line_errors_and_a_failure_code() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_killed_tournament_resumes_without_replaying_or_losing_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results.jsonl");
+    let args = [
+        "tourney",
+        "connect4",
+        "mcts(playouts=20000,seed=1)",
+        "alphabeta(depth=4)",
+        "random(seed=4)",
+        "--games",
+        "4",
+        "--quiet",
+        "--results",
+        results.to_str().unwrap(),
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula")).args(args).stdout(Stdio::null()).spawn().unwrap();
+    // Wait until a few games are on disk, then kill the process outright.
+    let finished = |p: &Path| std::fs::read_to_string(p).map(|t| t.lines().count()).unwrap_or(0);
+    while finished(&results) < 3 {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().ok();
+    child.wait().unwrap();
+    let before = std::fs::read_to_string(&results).unwrap();
+    let kept: Vec<&str> = before.lines().filter(|l| l.ends_with('}')).collect();
+    assert!(kept.len() >= 3, "{before}");
+    assert!(kept.len() < 12, "the tournament finished before it could be killed");
+
+    let (ok, out, err) = tabula(&args);
+    assert!(ok, "{out}\n{err}");
+    let after = std::fs::read_to_string(&results).unwrap();
+    // A line cut short by the kill may remain; every complete line is a game.
+    let lines: Vec<&str> = after.lines().filter(|l| l.ends_with('}')).collect();
+    assert_eq!(lines.len(), 12, "every game exactly once:\n{after}");
+    // The games finished before the kill are kept as they were, not played again.
+    for line in &kept {
+        assert!(lines.contains(line), "lost or replayed: {line}");
+    }
+    let mut ids: Vec<u64> = lines
+        .iter()
+        .map(|l| {
+            let rest = &l[l.find(r#""id":"#).unwrap() + 5..];
+            rest[..rest.find(',').unwrap()].parse().unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, (0..12).collect::<Vec<u64>>());
+}
