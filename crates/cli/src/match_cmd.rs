@@ -13,7 +13,7 @@ use clap::Args;
 use tabula_arena::{
     GameRecord, GameRules, MatchConfig, Openings, Schedule, Sprt, TournamentConfig, run_match, run_tournament,
 };
-use tabula_core::{Game, Limits};
+use tabula_core::{Clock, Game, Limits};
 use tabula_registry::{AgentFactory, GameVisitor, with_game};
 
 /// Options shared by matches and tournaments.
@@ -25,6 +25,10 @@ pub struct CommonArgs {
     /// Time per move in milliseconds (also the hard limit).
     #[arg(long)]
     time_ms: Option<u64>,
+    /// A game clock per side instead of a time per move: `SECONDS` or `SECONDS+INCREMENT`
+    /// (Fischer); a side whose flag falls loses.
+    #[arg(long, conflicts_with = "time_ms")]
+    clock: Option<String>,
     /// Nodes or playouts per move.
     #[arg(long)]
     nodes: Option<u64>,
@@ -121,12 +125,28 @@ impl CommonArgs {
         })
     }
 
-    fn rules(&self) -> GameRules {
-        GameRules {
+    fn rules(&self) -> Result<GameRules> {
+        let clock = match &self.clock {
+            None => None,
+            Some(text) => {
+                let (main, inc) = text.split_once('+').unwrap_or((text, "0"));
+                let secs = |s: &str| -> Result<Duration> {
+                    let v: f64 =
+                        s.trim().parse().with_context(|| format!("--clock: '{s}' is not a number of seconds"))?;
+                    anyhow::ensure!(v.is_finite() && (0.0..=86_400.0).contains(&v), "--clock: {v} s is out of range");
+                    Ok(Duration::from_secs_f64(v))
+                };
+                let remaining = secs(main)?;
+                anyhow::ensure!(!remaining.is_zero(), "--clock needs some main time");
+                Some(Clock { remaining, increment: secs(inc)?, ..Clock::default() })
+            }
+        };
+        Ok(GameRules {
             max_plies: self.max_plies,
-            time_margin: self.time_ms.map(|_| Duration::from_millis(500)),
+            time_margin: (self.time_ms.is_some() || clock.is_some()).then(|| Duration::from_millis(500)),
+            clock,
             ..GameRules::default()
-        }
+        })
     }
 
     /// Prints a report in the chosen form.
@@ -181,7 +201,7 @@ impl GameVisitor for Match {
             jobs: c.jobs,
             openings: c.openings()?,
             limits: c.limits(),
-            rules: c.rules(),
+            rules: c.rules()?,
             results_path: c.results.clone(),
             progress: !c.quiet,
             sprt,
@@ -218,7 +238,7 @@ impl GameVisitor for Tourney {
             jobs: c.jobs,
             openings: c.openings()?,
             limits: c.limits(),
-            rules: c.rules(),
+            rules: c.rules()?,
             results_path: c.results.clone(),
             progress: !c.quiet,
             stop: None,
