@@ -305,6 +305,40 @@ mod tests {
     }
 
     #[test]
+    fn every_listed_agent_builds_where_it_applies() {
+        struct BuildAll;
+        impl GtpVisitor for BuildAll {
+            type Output = Vec<String>;
+            fn visit<G: GtpGame>(self, _: G, agents: &dyn AgentFactory<G>) -> Vec<String> {
+                AGENTS
+                    .iter()
+                    .map(
+                        |a| {
+                            if a.name == "gtp" {
+                                "gtp(cmd=\"gnugo --mode gtp\")".to_string()
+                            } else {
+                                a.name.to_string()
+                            }
+                        },
+                    )
+                    .filter_map(|spec| agents.build_str(&spec).err().map(|e| format!("{spec}: {e}")))
+                    .collect()
+            }
+            fn visit_go(self, _: tabula_go::Go, agents: &dyn AgentFactory<tabula_go::Go>) -> Vec<String> {
+                ["random", "mcts", "alphabeta(depth=1)", "gtp(cmd=gnugo)"]
+                    .iter()
+                    .filter_map(|spec| agents.build_str(spec).err().map(|e| format!("{spec}: {e}")))
+                    .collect()
+            }
+        }
+        for game in ["othello", "amazons(size=8)"] {
+            assert_eq!(with_gtp_game(game, BuildAll).unwrap(), Vec::<String>::new(), "{game}");
+        }
+        assert_eq!(with_gtp_game("go(size=9)", BuildAll).unwrap(), Vec::<String>::new());
+        assert!(with_gtp_game("connect4", BuildAll).unwrap_err().to_string().contains("go, othello, amazons"));
+    }
+
+    #[test]
     fn gdl_games_load_from_a_file_spec() {
         let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
         let (spec, n) = with_game(&format!("gdl(file={})", path.display()), Describe).unwrap();
