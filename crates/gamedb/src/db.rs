@@ -142,7 +142,9 @@ impl Position {
         let c = tabula_sgf::parse_lenient(bytes).map_err(|e| Error::Query(format!("SGF: {e}")))?;
         let tree = c.games.first().ok_or_else(|| Error::Query("no game in the SGF file".into()))?;
         let rec = crate::record::build_record(tree);
-        if let crate::record::Outcome::Rejected(why) = &rec.outcome {
+        if let crate::record::Outcome::Rejected(why) = &rec.outcome
+            && why != crate::record::NO_MOVES
+        {
             return Err(Error::Query(format!("cannot replay the game: {why}")));
         }
         if move_number > rec.moves.len() {

@@ -88,10 +88,19 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 
 /// Lists the inputs under `path` (itself if it is a file), sorted; directories are walked without
 /// following symbolic links to directories.
-fn collect_inputs(path: &Path, out: &mut Vec<(PathBuf, Kind)>) -> Result<(), Error> {
+///
+/// Each input comes with its source name: the path relative to the parent of `path` (so
+/// `../data/sgf` and `/abs/data/sgf` name their files alike, and a resumed import recognises them
+/// however the path was written).
+fn collect_inputs(path: &Path, out: &mut Vec<(PathBuf, Kind, String)>) -> Result<(), Error> {
     let meta = std::fs::metadata(path).map_err(io_err(path))?;
+    let root_name = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| path.display().to_string());
     if meta.is_file() {
-        out.push((path.to_path_buf(), kind_of(path).unwrap_or(Kind::Sgf)));
+        out.push((path.to_path_buf(), kind_of(path).unwrap_or(Kind::Sgf), root_name));
         return Ok(());
     }
     let mut found = Vec::new();
@@ -109,7 +118,11 @@ fn collect_inputs(path: &Path, out: &mut Vec<(PathBuf, Kind)>) -> Result<(), Err
         }
     }
     found.sort();
-    out.extend(found);
+    for (p, kind) in found {
+        let rel = p.strip_prefix(path).unwrap_or(&p);
+        let name = format!("{root_name}/{}", rel.display());
+        out.push((p, kind, name));
+    }
     Ok(())
 }
 
@@ -386,8 +399,8 @@ pub fn import(paths: &[PathBuf], db_path: &Path, options: &ImportOptions) -> Res
         bar.set_style(style);
     }
     let mut w = Writer { conn: &mut conn, known, options, summary: ImportSummary::default(), batch: Vec::new(), bar };
-    for (path, kind) in &inputs {
-        let name = path.display().to_string();
+    for (path, kind, name) in inputs {
+        let path = path.as_path();
         let file = File::open(path).map_err(io_err(path))?;
         let reader = BufReader::with_capacity(1 << 16, file);
         let go_on = match kind {
@@ -397,7 +410,7 @@ pub fn import(paths: &[PathBuf], db_path: &Path, options: &ImportOptions) -> Res
                 reader.read_to_end(&mut bytes).map_err(io_err(path))?;
                 w.push(name, bytes)?
             }
-            Kind::TarGz | Kind::Tar => w.read_archive(&name, path, reader, *kind == Kind::TarGz)?,
+            Kind::TarGz | Kind::Tar => w.read_archive(&name, path, reader, kind == Kind::TarGz)?,
         };
         if !go_on {
             break;

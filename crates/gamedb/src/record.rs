@@ -14,6 +14,9 @@ use crate::meta::{GameResult, parse_date, parse_result};
 /// signature: the moves at fixed points of the opening and early middle game.
 pub const SIGNATURE_MOVES: [usize; 6] = [20, 40, 60, 31, 51, 71];
 
+/// The rejection reason of a game without moves.
+pub const NO_MOVES: &str = "no moves";
+
 /// A move in a stored game: colour and point (column, row from the top left), `None` for a pass.
 pub type StoredMove = (Color, Option<(u8, u8)>);
 
@@ -306,7 +309,8 @@ pub fn build_record(tree: &GameTree) -> Record {
         positions.push(mirror.hasher.canonical());
     }
     if moves.is_empty() && fault.is_none() {
-        rec.outcome = Outcome::Rejected("no moves".into());
+        rec.positions = positions;
+        rec.outcome = Outcome::Rejected(NO_MOVES.into());
         return rec;
     }
     rec.signature = signature(&moves, positions.last().map_or(0, |p| p.1), w);
@@ -404,6 +408,36 @@ mod tests {
         assert!(matches!(record("(;GM[1]SZ[19:13];B[dd])").outcome, Outcome::Rejected(_)));
         assert!(matches!(record("(;GM[1]SZ[19])").outcome, Outcome::Rejected(_)));
         assert!(matches!(record("(;GM[1]SZ[19];B[dd];AW[ee];W[ff])").outcome, Outcome::Rejected(_)));
+    }
+
+    #[test]
+    fn metadata_columns() {
+        let meta = |sgf: &str| record(sgf).meta;
+        assert_eq!(meta("(;GM[1]SZ[19]KM[750];B[dd])").komi, Some(7.5));
+        assert_eq!(meta("(;GM[1]SZ[19]KM[6.5];B[dd])").komi, Some(6.5));
+        assert_eq!(meta("(;GM[1]SZ[19]KM[0];B[dd])").komi, Some(0.0));
+        assert_eq!(meta("(;GM[1]SZ[19]KM[x];B[dd])").komi, None);
+        let m = meta("(;GM[1]SZ[19]PB[ Honinbo ]PW[]BR[9p]RO[3 (final)]EV[Meijin]RU[Japanese]DT[1996-05-06,07];B[dd])");
+        assert_eq!(m.black.as_deref(), Some("Honinbo"));
+        assert_eq!(m.white, None);
+        assert_eq!(m.black_rank.as_deref(), Some("9p"));
+        assert_eq!(m.round.as_deref(), Some("3 (final)"));
+        assert_eq!(m.event.as_deref(), Some("Meijin"));
+        assert_eq!(m.rules.as_deref(), Some("Japanese"));
+        assert_eq!((m.date_first, m.date_last), (Some(19960506), Some(19960507)));
+        let r = meta("(;GM[1]SZ[19]RE[W+0.5];B[dd])").result.expect("result");
+        assert_eq!((r.winner, r.margin), (Some(Color::White), Some(0.5)));
+    }
+
+    #[test]
+    fn signature_ignores_orientation() {
+        let moves: Vec<StoredMove> =
+            (0..80u8).map(|i| (if i % 2 == 0 { Color::Black } else { Color::White }, Some((i % 19, i / 19)))).collect();
+        let s = signature(&moves, 0, 19);
+        assert_eq!(s.len(), 12 + 3);
+        assert!(s.ends_with("/80"));
+        assert!(signature(&moves[..10], 0, 19).starts_with("------------"));
+        assert_ne!(signature(&moves, 1, 19), s);
     }
 
     #[test]
