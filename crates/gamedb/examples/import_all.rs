@@ -34,9 +34,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if ids.len() < 3 {
         return Err("too few games to probe".into());
     }
-    for (label, id, k) in
-        [("empty board", ids[0], 0usize), ("after move 10", ids[1], 10), ("after move 40", ids[2], 40)]
-    {
+    for (label, id, k) in [
+        ("empty board", ids[0], 0usize),
+        ("after move 4", ids[0], 4),
+        ("after move 10", ids[1], 10),
+        ("after move 40", ids[2], 40),
+    ] {
         let moves = db.game_moves(id)?;
         let sgf = sgf_of(&moves[..k.min(moves.len())]);
         let position = Position::from_sgf(sgf.as_bytes(), k.min(moves.len()))?;

@@ -62,7 +62,7 @@ pub(crate) fn open_connection(path: &Path, create: bool) -> Result<Connection, E
     // The first statement reads the header: a file that is not SQLite fails here.
     conn.pragma_update(None, "journal_mode", "WAL").map_err(bad)?;
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(bad)?;
-    conn.pragma_update(None, "cache_size", -65536).map_err(bad)?;
+    conn.pragma_update(None, "cache_size", -262_144).map_err(bad)?;
     if !create {
         check_schema(&conn).map_err(|reason| Error::Open { path: path.to_path_buf(), reason })?;
     }
@@ -424,7 +424,8 @@ impl Database {
                 continue;
             };
             let color = if swap { color.opponent() } else { color };
-            let point = point.map(|p| {
+            // A blob from another writer could hold points off this board: count them as passes.
+            let point = point.filter(|&(x, y)| x < n && y < n).map(|p| {
                 let canon = apply(g_xform & 7, n, p);
                 let q = apply_inverse(q_xform & 7, n, canon);
                 // One representative for moves that are the same up to the query's own symmetry.

@@ -357,7 +357,8 @@ impl Writer<'_> {
             if kind_of(&member) != Some(Kind::Sgf) {
                 continue;
             }
-            let mut bytes = Vec::with_capacity(entry.size() as usize);
+            // The header's size is only a hint: never reserve more than 16 MiB up front.
+            let mut bytes = Vec::with_capacity(entry.size().min(1 << 24) as usize);
             entry.read_to_end(&mut bytes).map_err(io_err(path))?;
             if !self.push(format!("{name}:{}", member.display()), bytes)? {
                 return Ok(false);
