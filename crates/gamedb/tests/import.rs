@@ -194,6 +194,7 @@ fn position_search_matches_brute_force() {
         }
     }
     // Queries: positions at various depths of some games, transformed.
+    let by_id: HashMap<i64, &Vec<Position>> = games.iter().map(|(id, ps)| (*id, ps)).collect();
     let mut checked = 0;
     for (gi, (_, ps)) in games.iter().enumerate().step_by(25) {
         for &k in &[0usize, 5, 12, 30, 80] {
@@ -216,6 +217,43 @@ fn position_search_matches_brute_force() {
             assert_eq!(got, expected, "game index {gi} move {k}");
             let continued: u32 = result.continuations.iter().map(|c| c.count).sum();
             assert_eq!(continued + result.game_ends, got.len() as u32);
+            // Next moves, brought into the query's orientation and colours by brute force.
+            let target = normal(&query);
+            let stabilizer: Vec<u8> = (0..8).filter(|&s3| normal(&transform(&query, s3, false)) == target).collect();
+            let mut want: HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)> = HashMap::new();
+            for &(gid, km) in &got {
+                let gp = &by_id[&gid][km as usize];
+                let (s2, sw) = (0..16u8)
+                    .map(|t| (t & 7, t >= 8))
+                    .find(|&(s2, sw)| normal(&transform(gp, s2, sw)) == target)
+                    .expect("hit matches under some transform");
+                let moves = db.game_moves(gid).expect("moves");
+                let Some(&(c, p)) = moves.get(km as usize) else { continue };
+                let c = if sw { c.opponent() } else { c };
+                let p = p.map(|p| {
+                    let q = tabula_gamedb::hash::apply(s2, 19, p);
+                    stabilizer
+                        .iter()
+                        .map(|&s3| tabula_gamedb::hash::apply(s3, 19, q))
+                        .min_by_key(|&(x, y)| (y, x))
+                        .unwrap()
+                });
+                let winner: Option<String> =
+                    db.connection().query_row("SELECT winner FROM games WHERE id = ?1", [gid], |r| r.get(0)).unwrap();
+                let e = want.entry((c as u8, p)).or_default();
+                e.0 += 1;
+                match (winner.as_deref(), sw) {
+                    (Some("B"), false) | (Some("W"), true) => e.1 += 1,
+                    (Some("W"), false) | (Some("B"), true) => e.2 += 1,
+                    _ => {}
+                }
+            }
+            let have: HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)> = result
+                .continuations
+                .iter()
+                .map(|c| ((c.color as u8, c.point), (c.count, c.black_wins, c.white_wins)))
+                .collect();
+            assert_eq!(have, want, "continuations, game index {gi} move {k}");
             checked += 1;
         }
     }
