@@ -13,6 +13,28 @@
 //!   result and board size, alone ([`Database::search_games`]) or with a position.
 //! - [`meta`] parses the many real shapes of `DT` and `RE`.
 //!
+//! ```
+//! use tabula_gamedb::{Database, Filter, ImportOptions, Position, import};
+//! use tabula_sgf::Color;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let sgf = dir.path().join("game.sgf");
+//! std::fs::write(&sgf, "(;GM[1]SZ[19]PB[Ann]PW[Bob]RE[B+R];B[pd];W[dp];B[pp])")?;
+//! let db_path = dir.path().join("games.db");
+//! let summary = import(&[sgf], &db_path, &ImportOptions::default())?;
+//! assert_eq!(summary.imported, 1);
+//!
+//! let db = Database::open(&db_path)?;
+//! // The position after the first move, rotated and with colours swapped, still matches.
+//! let query = Position { size: 19, stones: vec![(Color::White, (3, 15))] };
+//! let found = db.search_position(&query, &Filter { player: Some("ann".into()), ..Filter::default() })?;
+//! assert_eq!(found.hits.len(), 1);
+//! assert_eq!(found.hits[0].move_number, 1);
+//! let next = &found.continuations[0];
+//! assert_eq!((next.color, next.count, next.white_wins), (Color::Black, 1, 1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Tables: `games` (one row per game read: status `ok` / `duplicate` / `rejected`, reason,
 //! `duplicate_of`, `fault_move` for a main line cut at an illegal move, normalised metadata, moves
 //! packed two bytes each, duplicate signature and final position key), `positions` (canonical key,

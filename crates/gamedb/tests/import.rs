@@ -59,6 +59,9 @@ fn dump(db: &Path) -> Vec<String> {
 
 const N: usize = 500;
 
+/// Per next move (colour, point): games, Black wins, White wins.
+type MoveStats = HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)>;
+
 struct Fixture {
     _tmp: tempfile::TempDir,
     input: PathBuf,
@@ -220,7 +223,7 @@ fn position_search_matches_brute_force() {
             // Next moves, brought into the query's orientation and colours by brute force.
             let target = normal(&query);
             let stabilizer: Vec<u8> = (0..8).filter(|&s3| normal(&transform(&query, s3, false)) == target).collect();
-            let mut want: HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)> = HashMap::new();
+            let mut want: MoveStats = HashMap::new();
             for &(gid, km) in &got {
                 let gp = &by_id[&gid][km as usize];
                 let (s2, sw) = (0..16u8)
@@ -248,7 +251,7 @@ fn position_search_matches_brute_force() {
                     _ => {}
                 }
             }
-            let have: HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)> = result
+            let have: MoveStats = result
                 .continuations
                 .iter()
                 .map(|c| ((c.color as u8, c.point), (c.count, c.black_wins, c.white_wins)))
