@@ -383,6 +383,23 @@ impl Database {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The summary of one game (any status), or `None` if there is no such id.
+    pub fn game_summary(&self, id: i64) -> Result<Option<GameSummary>, Error> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, black, white, date_raw, result_raw, move_count FROM games WHERE id = ?1")?;
+        let mut rows = stmt.query([id])?;
+        let Some(r) = rows.next()? else { return Ok(None) };
+        Ok(Some(GameSummary {
+            id: r.get(0)?,
+            black: r.get(1)?,
+            white: r.get(2)?,
+            date: r.get(3)?,
+            result: r.get(4)?,
+            move_count: r.get::<_, i64>(5)? as u32,
+        }))
+    }
+
     /// The stored moves of a game (colour and point from the top left, `None` for a pass).
     pub fn game_moves(&self, id: i64) -> Result<Vec<StoredMove>, Error> {
         let blob: Option<Vec<u8>> = self.conn.query_row("SELECT moves FROM games WHERE id = ?1", [id], |r| r.get(0))?;
@@ -391,6 +408,10 @@ impl Database {
 
     /// Finds every occurrence of `position` (under the 8 symmetries and with colours swapped) in the
     /// indexed games matching `filter`, with statistics of the next moves.
+    ///
+    /// The key covers the stones only: the side to move, ko and captures are not compared (the
+    /// colour of each next move tells who was to move). Keys are 64-bit hashes, so a false match is
+    /// possible in principle (about one in 2^64 per pair of distinct positions).
     pub fn search_position(&self, position: &Position, filter: &Filter) -> Result<SearchResult, Error> {
         let hasher = position.hasher()?;
         let (key, q_xform) = hasher.canonical();

@@ -32,6 +32,8 @@
 //! assert_eq!(found.hits[0].move_number, 1);
 //! let next = &found.continuations[0];
 //! assert_eq!((next.color, next.count, next.white_wins), (Color::Black, 1, 1));
+//! let game = db.game_summary(found.hits[0].game)?.expect("stored");
+//! assert_eq!((game.black.as_deref(), game.move_count), (Some("Ann"), 3));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
