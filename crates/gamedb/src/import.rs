@@ -429,3 +429,25 @@ pub fn import(paths: &[PathBuf], db_path: &Path, options: &ImportOptions) -> Res
     w.bar.finish_and_clear();
     Ok(w.summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_hash_is_fnv1a() {
+        // Published FNV-1a 64-bit test vectors: stored hashes must not change between versions.
+        assert_eq!(content_hash(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(content_hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(content_hash(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn input_kinds() {
+        assert_eq!(kind_of(Path::new("a/B.SGF")), Some(Kind::Sgf));
+        assert_eq!(kind_of(Path::new("x.tar.gz")), Some(Kind::TarGz));
+        assert_eq!(kind_of(Path::new("x.tgz")), Some(Kind::TarGz));
+        assert_eq!(kind_of(Path::new("x.tar")), Some(Kind::Tar));
+        assert_eq!(kind_of(Path::new("notes.txt")), None);
+    }
+}
