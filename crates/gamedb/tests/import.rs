@@ -1,0 +1,364 @@
+//! Import, resume, duplicate and search tests on real KGS games.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use tabula_gamedb::{Database, Error, Filter, ImportOptions, Position, WinnerFilter, import};
+use tabula_go::{Go, Move, Rules, Superko};
+use tabula_sgf::Color;
+
+/// Writes the first `n` SGF members of the 2001 archive into `dir`, returning their bytes.
+fn extract(dir: &Path, n: usize) -> Vec<(String, Vec<u8>)> {
+    let path = tabula_core::testing::shared_dir().join("data/sgf/kgs6d-KGS2001.tar.gz");
+    let file = std::fs::File::open(&path).expect("archive present");
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let mut out = Vec::new();
+    for entry in archive.entries().expect("tar") {
+        let mut entry = entry.expect("entry");
+        let name = entry.path().expect("path").display().to_string();
+        if !name.ends_with(".sgf") {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).expect("read");
+        let file_name = name.replace('/', "_");
+        std::fs::write(dir.join(&file_name), &bytes).expect("write");
+        out.push((file_name, bytes));
+        if out.len() == n {
+            break;
+        }
+    }
+    out
+}
+
+fn options(batch: usize, max_batches: Option<usize>) -> ImportOptions {
+    ImportOptions { batch_size: batch, progress: false, max_batches }
+}
+
+/// Every row of every table, as text, in a fixed order.
+fn dump(db: &Path) -> Vec<String> {
+    let db = Database::open(db).expect("open");
+    let conn = db.connection();
+    let mut out = Vec::new();
+    for (table, order) in [("games", "id"), ("positions", "key, game, move"), ("sources", "name, hash")] {
+        let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY {order}")).expect("prepare");
+        let cols = stmt.column_count();
+        let mut rows = stmt.query([]).expect("query");
+        while let Some(r) = rows.next().expect("row") {
+            let mut line = String::from(table);
+            for i in 0..cols {
+                let v: rusqlite::types::Value = r.get(i).expect("value");
+                line.push_str(&format!("|{v:?}"));
+            }
+            out.push(line);
+        }
+    }
+    out
+}
+
+const N: usize = 500;
+
+/// Per next move (colour, point): games, Black wins, White wins.
+type MoveStats = HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)>;
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    input: PathBuf,
+    files: Vec<(String, Vec<u8>)>,
+    db: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let input = tmp.path().join("sgf");
+    std::fs::create_dir(&input).expect("mkdir");
+    let files = extract(&input, N);
+    assert_eq!(files.len(), N);
+    let db = tmp.path().join("games.db");
+    Fixture { _tmp: tmp, input, files, db }
+}
+
+#[test]
+fn interrupted_import_resumes_to_the_same_database() {
+    let f = fixture();
+    let full = import(std::slice::from_ref(&f.input), &f.db, &options(100, None)).expect("import");
+    assert_eq!(full.sources, N);
+    assert_eq!(full.batches, 5);
+    assert_eq!(full.imported + full.duplicates + full.rejected, N, "{full:?}");
+    assert!(full.imported > N * 9 / 10, "{full:?}");
+
+    let parted = f.db.with_file_name("parted.db");
+    let first = import(std::slice::from_ref(&f.input), &parted, &options(100, Some(2))).expect("part 1");
+    assert!(first.stopped_early);
+    assert_eq!(first.batches, 2);
+    let db = Database::open(&parted).expect("open");
+    let c = db.counts().expect("counts");
+    assert_eq!((c.ok + c.duplicates + c.rejected) as usize, first.imported + first.duplicates + first.rejected);
+    assert!(c.ok + c.duplicates + c.rejected >= 200);
+    drop(db);
+    let second = import(std::slice::from_ref(&f.input), &parted, &options(100, None)).expect("part 2");
+    assert_eq!(second.skipped_sources, 200);
+    assert_eq!(first.imported + second.imported, full.imported);
+    assert_eq!(dump(&parted), dump(&f.db));
+
+    // Importing the same files again, even through another spelling of the path, adds nothing.
+    let other_spelling = f.input.join("..").join("sgf");
+    let again = import(&[other_spelling], &f.db, &options(100, None)).expect("again");
+    assert_eq!(again.skipped_sources, N);
+    assert_eq!(again.imported + again.duplicates + again.rejected, 0);
+
+    // The same games under other names are all duplicates of the first copies.
+    let copies = f.input.with_file_name("copies");
+    std::fs::create_dir(&copies).expect("mkdir");
+    for (name, bytes) in &f.files {
+        std::fs::write(copies.join(format!("copy-{name}")), bytes).expect("write");
+    }
+    let dup = import(&[copies], &f.db, &options(100, None)).expect("dups");
+    assert_eq!(dup.imported, 0, "{dup:?}");
+    assert_eq!(dup.duplicates, full.imported + full.duplicates);
+    assert_eq!(dup.rejected, full.rejected);
+    let db = Database::open(&f.db).expect("open");
+    let bad: i64 = db
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM games d JOIN games o ON o.id = d.duplicate_of \
+             WHERE d.status = 'duplicate' AND (o.status != 'ok' OR o.moves != d.moves)",
+            [],
+            |r| r.get(0),
+        )
+        .expect("query");
+    assert_eq!(bad, 0);
+}
+
+/// Replays stored moves on a rules engine, giving the position after each move.
+fn positions_of(moves: &[(Color, Option<(u8, u8)>)], handicap: &[(u8, u8)]) -> Vec<Position> {
+    let rules = Rules { superko: Superko::None, suicide: true, ..Rules::default() };
+    let mut go = Go::new(19, rules);
+    if handicap.len() >= 2 {
+        let pts: Vec<_> = handicap.iter().filter_map(|&(x, y)| go.board().point(x as usize, 18 - y as usize)).collect();
+        go.place_free_handicap(&pts).expect("handicap");
+    }
+    let mut out = vec![Position::from_go(&go)];
+    for &(c, p) in moves {
+        let want = if c == Color::Black { tabula_go::Color::Black } else { tabula_go::Color::White };
+        if go.to_move() != want {
+            go.play_checked(Move::Pass).expect("pass");
+        }
+        let mv = match p {
+            None => Move::Pass,
+            Some((x, y)) => Move::Play(go.board().point(x as usize, 18 - y as usize).expect("point")),
+        };
+        go.play_checked(mv).expect("stored moves are legal");
+        out.push(Position::from_go(&go));
+    }
+    out
+}
+
+fn transform(p: &Position, s: u8, swap: bool) -> Position {
+    let mut stones: Vec<_> = p
+        .stones
+        .iter()
+        .map(|&(c, q)| (if swap { c.opponent() } else { c }, tabula_gamedb::hash::apply(s, p.size, q)))
+        .collect();
+    stones.sort_by_key(|&(c, q)| (c as u8, q));
+    Position { size: p.size, stones }
+}
+
+fn normal(p: &Position) -> Position {
+    transform(p, 0, false)
+}
+
+#[test]
+fn position_search_matches_brute_force() {
+    let f = fixture();
+    let summary = import(std::slice::from_ref(&f.input), &f.db, &options(200, None)).expect("import");
+    assert!(summary.imported > 0);
+    let db = Database::open(&f.db).expect("open");
+    // Every indexed game, replayed.
+    let mut games: Vec<(i64, Vec<Position>)> = Vec::new();
+    {
+        let mut stmt = db.connection().prepare("SELECT id, source FROM games WHERE status = 'ok' ORDER BY id").unwrap();
+        let rows: Vec<(i64, String)> =
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<Result<_, _>>().unwrap();
+        for (id, source) in rows {
+            let bytes = &f.files.iter().find(|(n, _)| source.ends_with(n.as_str())).expect("source file").1;
+            let tree = &tabula_sgf::parse_lenient(bytes).expect("parse").games[0];
+            let ab: Vec<(u8, u8)> = tree.root().setup().black.iter().map(|p| (p.x, p.y)).collect();
+            let moves = db.game_moves(id).expect("moves");
+            games.push((id, positions_of(&moves, &ab)));
+        }
+    }
+    // All 16 variants of each position of every game, for matching.
+    let mut variants: HashMap<Position, Vec<(i64, u32)>> = HashMap::new();
+    for (id, ps) in &games {
+        for (k, p) in ps.iter().enumerate() {
+            variants.entry(normal(p)).or_default().push((*id, k as u32));
+        }
+    }
+    // Queries: positions at various depths of some games, transformed.
+    let by_id: HashMap<i64, &Vec<Position>> = games.iter().map(|(id, ps)| (*id, ps)).collect();
+    let mut checked = 0;
+    for (gi, (_, ps)) in games.iter().enumerate().step_by(25) {
+        for &k in &[0usize, 5, 12, 30, 80] {
+            let Some(p) = ps.get(k) else { continue };
+            let s = (gi % 8) as u8;
+            let swap = gi % 2 == 1;
+            let query = transform(p, s, swap);
+            let result = db.search_position(&query, &Filter::default()).expect("search");
+            let mut expected: Vec<(i64, u32)> = Vec::new();
+            for s2 in 0..8 {
+                for sw in [false, true] {
+                    if let Some(v) = variants.get(&transform(&query, s2, sw)) {
+                        expected.extend(v);
+                    }
+                }
+            }
+            expected.sort();
+            expected.dedup();
+            let got: Vec<(i64, u32)> = result.hits.iter().map(|h| (h.game, h.move_number)).collect();
+            assert_eq!(got, expected, "game index {gi} move {k}");
+            let continued: u32 = result.continuations.iter().map(|c| c.count).sum();
+            assert_eq!(continued + result.game_ends, got.len() as u32);
+            // Next moves, brought into the query's orientation and colours by brute force.
+            let target = normal(&query);
+            let stabilizer: Vec<u8> = (0..8).filter(|&s3| normal(&transform(&query, s3, false)) == target).collect();
+            let mut want: MoveStats = HashMap::new();
+            for &(gid, km) in &got {
+                let gp = &by_id[&gid][km as usize];
+                let (s2, sw) = (0..16u8)
+                    .map(|t| (t & 7, t >= 8))
+                    .find(|&(s2, sw)| normal(&transform(gp, s2, sw)) == target)
+                    .expect("hit matches under some transform");
+                let moves = db.game_moves(gid).expect("moves");
+                let Some(&(c, p)) = moves.get(km as usize) else { continue };
+                let c = if sw { c.opponent() } else { c };
+                let p = p.map(|p| {
+                    let q = tabula_gamedb::hash::apply(s2, 19, p);
+                    stabilizer
+                        .iter()
+                        .map(|&s3| tabula_gamedb::hash::apply(s3, 19, q))
+                        .min_by_key(|&(x, y)| (y, x))
+                        .unwrap()
+                });
+                let winner: Option<String> =
+                    db.connection().query_row("SELECT winner FROM games WHERE id = ?1", [gid], |r| r.get(0)).unwrap();
+                let e = want.entry((c as u8, p)).or_default();
+                e.0 += 1;
+                match (winner.as_deref(), sw) {
+                    (Some("B"), false) | (Some("W"), true) => e.1 += 1,
+                    (Some("W"), false) | (Some("B"), true) => e.2 += 1,
+                    _ => {}
+                }
+            }
+            let have: MoveStats = result
+                .continuations
+                .iter()
+                .map(|c| ((c.color as u8, c.point), (c.count, c.black_wins, c.white_wins)))
+                .collect();
+            assert_eq!(have, want, "continuations, game index {gi} move {k}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 50);
+
+    // The empty board: every game, first moves seen through the board's symmetry.
+    let empty = Position { size: 19, stones: Vec::new() };
+    let r = db.search_position(&empty, &Filter::default()).expect("search");
+    let no_handicap = games.iter().filter(|(_, ps)| ps[0].stones.is_empty()).count();
+    assert_eq!(r.hits.len(), no_handicap);
+    for c in &r.continuations {
+        if let Some((x, y)) = c.point {
+            // Canonical representative: upper-left triangle.
+            assert!(x >= y && x + y <= 18 && c.color == Color::Black, "{c:?}");
+        }
+    }
+    // Filters combine with the position.
+    let black_wins =
+        db.search_position(&empty, &Filter { winner: Some(WinnerFilter::Black), ..Filter::default() }).expect("search");
+    assert!(!black_wins.hits.is_empty() && black_wins.hits.len() < r.hits.len());
+    let won: u32 = r.continuations.iter().map(|c| c.black_wins).sum();
+    assert_eq!(won as usize, black_wins.hits.len());
+    let player: Option<String> =
+        db.connection().query_row("SELECT black FROM games WHERE status = 'ok' LIMIT 1", [], |r| r.get(0)).unwrap();
+    let player = player.expect("a named player");
+    let by_player = db.search_games(&Filter { player: Some(player.to_uppercase()), ..Filter::default() }, 10_000);
+    let by_player = by_player.expect("search");
+    assert!(!by_player.is_empty());
+    assert!(by_player.iter().all(|g| g.black.as_deref().map(str::to_lowercase) == Some(player.to_lowercase())
+        || g.white.as_deref().map(str::to_lowercase) == Some(player.to_lowercase())));
+    let dated = db
+        .search_games(&Filter { date_from: Some(20010101), date_to: Some(20010131), ..Filter::default() }, 10_000)
+        .expect("search");
+    assert!(dated.iter().all(|g| g.date.as_deref().is_some_and(|d| d.starts_with("2001-01"))), "{dated:?}");
+
+    // Searching from an SGF file at a move number finds that game at that move.
+    let (id, ps) = &games[3];
+    let source: String =
+        db.connection().query_row("SELECT source FROM games WHERE id = ?1", [id], |r| r.get(0)).unwrap();
+    let bytes = &f.files.iter().find(|(n, _)| source.ends_with(n.as_str())).expect("source file").1;
+    let q = Position::from_sgf(bytes, 20.min(ps.len() - 1)).expect("position");
+    let r = db.search_position(&q, &Filter::default()).expect("search");
+    assert!(r.hits.iter().any(|h| h.game == *id && h.move_number == 20.min(ps.len() as u32 - 1)));
+}
+
+#[test]
+fn corrupt_and_foreign_files_are_errors() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let junk = tmp.path().join("junk.db");
+    std::fs::write(&junk, b"this is not a database file at all, just some text padding it out".repeat(100)).unwrap();
+    assert!(matches!(Database::open(&junk), Err(Error::Open { .. })));
+    assert!(matches!(Database::open(&tmp.path().join("missing.db")), Err(Error::Open { .. })));
+    let foreign = tmp.path().join("foreign.db");
+    {
+        let c = rusqlite::Connection::open(&foreign).unwrap();
+        c.execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);").unwrap();
+    }
+    let e = Database::open(&foreign).err().expect("error");
+    assert!(e.to_string().contains("not a tabula-gamedb database"), "{e}");
+    // Importing into a foreign or corrupt file also refuses.
+    let sgf = tmp.path().join("a.sgf");
+    std::fs::write(&sgf, b"(;GM[1]SZ[9];B[ee])").unwrap();
+    assert!(import(std::slice::from_ref(&sgf), &foreign, &ImportOptions::default()).is_err());
+    assert!(import(std::slice::from_ref(&sgf), &junk, &ImportOptions::default()).is_err());
+    // A truncated real database.
+    let good = tmp.path().join("good.db");
+    import(std::slice::from_ref(&sgf), &good, &ImportOptions::default()).expect("import");
+    let bytes = std::fs::read(&good).unwrap();
+    let cut = tmp.path().join("cut.db");
+    std::fs::write(&cut, &bytes[..bytes.len().min(100)]).unwrap();
+    assert!(Database::open(&cut).is_err());
+}
+
+#[test]
+fn unreadable_and_rejected_games_are_accounted_for() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.sgf"), b"(;GM[1]SZ[9]RE[W+3.5]DT[2003-05-06,07];B[ee];W[ee];B[dd])").unwrap();
+    std::fs::write(dir.join("b.sgf"), b"no sgf here").unwrap();
+    std::fs::write(dir.join("c.sgf"), b"(;GM[2]SZ[8];B[dd])(;GM[1]SZ[9];B[cc];W[gg])").unwrap();
+    let db = tmp.path().join("x.db");
+    let s = import(&[dir], &db, &ImportOptions::default()).expect("import");
+    assert_eq!((s.sources, s.imported, s.flagged, s.rejected, s.duplicates), (3, 2, 1, 2, 0), "{s:?}");
+    let db = Database::open(&db).unwrap();
+    let row: (String, Option<i64>, Option<String>, f64, i64, i64) = db
+        .connection()
+        .query_row(
+            "SELECT winner, fault_move, reason, margin, date_first, date_last FROM games WHERE source LIKE '%a.sgf'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+        )
+        .unwrap();
+    assert_eq!(row.0, "W");
+    assert_eq!(row.1, Some(2));
+    assert!(row.2.unwrap_or_default().contains("occupied"));
+    assert_eq!((row.3, row.4, row.5), (3.5, 20030506, 20030507));
+    let reasons: Vec<String> = {
+        let mut st = db.connection().prepare("SELECT reason FROM games WHERE status = 'rejected' ORDER BY id").unwrap();
+        st.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+    };
+    assert_eq!(reasons.len(), 2);
+    assert!(reasons[0].starts_with("unreadable file"), "{reasons:?}");
+    assert!(reasons[1].contains("GM[2]"), "{reasons:?}");
+}
