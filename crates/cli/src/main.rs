@@ -5,6 +5,7 @@
 //! one-line message and a non-zero exit code.
 
 mod bench_cmd;
+mod db_cmd;
 mod gdl_cmd;
 mod gtp_cmd;
 mod match_cmd;
@@ -44,13 +45,29 @@ enum Command {
     Gtp(gtp_cmd::GtpArgs),
     /// Solve an endgame exactly (Othello): a board and side to move, or an .obf file.
     Solve(solve_cmd::SolveArgs),
+    /// Game database: import collections, search positions and metadata.
+    Db(db_cmd::DbArgs),
     /// SGF game records: check and reformat.
     Sgf(sgf_cmd::SgfArgs),
     /// General game playing: check GDL game descriptions.
     Gdl(gdl_cmd::GdlArgs),
 }
 
+/// Lets a closed output pipe (`tabula list | head -1`) end the process quietly, as it
+/// does for other Unix tools, instead of a failed `println!` panicking.
+#[cfg(unix)]
+fn restore_default_sigpipe() {
+    // SAFETY: `signal` with `SIG_DFL` only resets the disposition of SIGPIPE, which Rust's
+    // runtime set to "ignore" before `main`; it is called once, first thing in `main`, before
+    // any other thread exists, and touches no memory of this program.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    restore_default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -70,6 +87,7 @@ fn main() -> ExitCode {
         Command::Tourney(args) => match_cmd::run_tourney_cmd(args),
         Command::Gdl(args) => gdl_cmd::run(args),
         Command::Sgf(args) => sgf_cmd::run(args),
+        Command::Db(args) => db_cmd::run(args),
         Command::Gtp(args) => gtp_cmd::run(args),
         Command::Solve(args) => solve_cmd::run(args),
     };

@@ -227,3 +227,18 @@ fn a_killed_tournament_resumes_without_replaying_or_losing_games() {
     ids.sort();
     assert_eq!(ids, (0..12).collect::<Vec<u64>>());
 }
+
+#[test]
+fn a_closed_output_pipe_ends_the_process_without_a_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .arg("list")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read nothing and close the pipe at once, like `tabula list | true`.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
