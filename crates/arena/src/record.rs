@@ -150,6 +150,9 @@ pub struct GameRecord {
     /// One entry per agent move (opening moves have none).
     #[serde(default)]
     pub stats: Vec<MoveStats>,
+    /// Agents (external engines) that disagree with the result the rules gave.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disputes: Vec<String>,
 }
 
 impl GameRecord {
@@ -209,6 +212,9 @@ pub fn write_text_record(record: &GameRecord, out: &mut impl Write) -> io::Resul
     writeln!(out, "[Rewards {}]", quote(&rewards.join(" ")))?;
     writeln!(out, "[Termination {}]", quote(&record.termination.describe()))?;
     writeln!(out, "[Opening {}]", quote(&record.opening_plies.to_string()))?;
+    for d in &record.disputes {
+        writeln!(out, "[Dispute {}]", quote(d))?;
+    }
     let mut column = 0;
     for mv in &record.moves {
         if column > 0 && column + 1 + mv.len() > 80 {
@@ -234,6 +240,7 @@ mod tests {
 
     fn sample() -> GameRecord {
         GameRecord {
+            disputes: Vec::new(),
             id: 3,
             game: "tictactoe".into(),
             participants: vec![0, 1],

@@ -147,6 +147,8 @@ pub struct PlayedGame<G: Game> {
     pub termination: Termination,
     /// What the agents reported about their moves.
     pub stats: Vec<MoveStats>,
+    /// Agents that disagree with the result the rules gave (`seat N: ...`).
+    pub disputes: Vec<String>,
 }
 
 fn forfeit(n: usize, seat: usize) -> Vec<f64> {
@@ -207,12 +209,20 @@ pub fn play_game<G: Game>(
         rewards,
         termination,
         stats,
+        disputes: Vec::new(),
     };
     loop {
         let turn = state.turn();
         if turn == Turn::Over {
             let rewards = state.rewards().as_slice().to_vec();
-            return Ok(end(state, moves, rewards, Termination::Normal, stats));
+            let disputes: Vec<String> = agents
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(seat, a)| a.dispute_result(&state).map(|d| format!("seat {}: {d}", seat + 1)))
+                .collect();
+            let mut played = end(state, moves, rewards, Termination::Normal, stats);
+            played.disputes = disputes;
+            return Ok(played);
         }
         if rules.max_plies.is_some_and(|m| moves.len() as u64 >= m as u64) {
             return Ok(end(state, moves, vec![0.5; n], Termination::MaxPlies, stats));
@@ -720,6 +730,7 @@ where
                         rewards: played.rewards,
                         termination: played.termination,
                         stats: played.stats,
+                        disputes: played.disputes,
                     };
                     let go_on = sink.lock().unwrap_or_else(PoisonError::into_inner).finish(fixture, record);
                     if !go_on {

@@ -450,3 +450,39 @@ fn referee_adjudicates_from_the_agents_evaluations() {
     let g = play(Evaluator { score: Some(5), win_rate: None }, Evaluator { score: Some(300), win_rate: None }, draw);
     assert_eq!(g.termination, Termination::Normal);
 }
+
+/// Plays the first legal move, then disputes whatever the rules decided.
+struct Disputer;
+
+impl tabula_core::Agent<TicTacToe> for Disputer {
+    fn name(&self) -> String {
+        "disputer".into()
+    }
+
+    fn choose(
+        &mut self,
+        state: &TicTacToe,
+        player: tabula_core::Player,
+        limits: &Limits,
+        report: tabula_core::Report<'_, <TicTacToe as tabula_core::Game>::Move>,
+    ) -> Result<tabula_core::Choice<<TicTacToe as tabula_core::Game>::Move>, tabula_core::AgentError> {
+        FirstAgent.choose(state, player, limits, report)
+    }
+
+    fn dispute_result(&mut self, _end: &TicTacToe) -> Option<String> {
+        Some("I count it otherwise".into())
+    }
+}
+
+#[test]
+fn disputed_results_are_recorded_with_the_seat() {
+    let mut agents: Vec<Ttt> = vec![Box::new(FirstAgent), Box::new(Disputer)];
+    let g =
+        play_game(&TicTacToe::new(), &no_opening(), &mut agents, &Limits::none(), &GameRules::default()).expect("game");
+    assert_eq!(g.termination, Termination::Normal);
+    assert_eq!(g.disputes, ["seat 2: I count it otherwise"]);
+    let mut agents: Vec<Ttt> = vec![Box::new(FirstAgent), Box::new(FirstAgent)];
+    let g =
+        play_game(&TicTacToe::new(), &no_opening(), &mut agents, &Limits::none(), &GameRules::default()).expect("game");
+    assert!(g.disputes.is_empty());
+}

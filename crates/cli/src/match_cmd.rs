@@ -172,6 +172,9 @@ impl CommonArgs {
 }
 
 fn write_record(dir: &Option<PathBuf>, record: &GameRecord) {
+    for d in &record.disputes {
+        eprintln!("warning: game {}: the result is disputed: {d}", record.id + 1);
+    }
     if let Some(dir) = dir {
         crate::records::write(dir, record);
     }

@@ -247,6 +247,7 @@ mod tests {
             rewards: vec![1.0, 0.0],
             termination: Termination::Normal,
             stats: Vec::new(),
+            disputes: Vec::new(),
         }
     }
 

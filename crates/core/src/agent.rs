@@ -258,4 +258,11 @@ pub trait Agent<G: Game>: Send {
     /// move — one element in alternating games, one move per player in simultaneous turns.
     /// Agents that reuse their search tree or keep an external engine in sync follow along here.
     fn observe(&mut self, _before: &G, _joint: &[G::Move]) {}
+
+    /// The game ended by the rules in `end`. An agent that keeps its own score (an external
+    /// engine) answers whether it disagrees with the rules' result: `Some(description)` for a
+    /// disagreement, which referees report; `None` when it agrees or keeps no score.
+    fn dispute_result(&mut self, _end: &G) -> Option<String> {
+        None
+    }
 }

@@ -99,6 +99,30 @@ pub struct GtpClient {
     dead: Option<String>,
 }
 
+/// Whether two `final_score` answers (`B+3.5`, `W+R`, `0`, `Draw`) agree: the same winner,
+/// and the same margin when both give a number.
+fn scores_agree(a: &str, b: &str) -> bool {
+    fn read(s: &str) -> Option<(char, Option<f64>)> {
+        let s = s.trim();
+        if s == "0" || s.eq_ignore_ascii_case("draw") || s.eq_ignore_ascii_case("jigo") {
+            return Some(('0', Some(0.0)));
+        }
+        let (who, margin) = s.split_once('+')?;
+        let who = who.trim().chars().next()?.to_ascii_uppercase();
+        Some((who, margin.trim().parse::<f64>().ok()))
+    }
+    match (read(a), read(b)) {
+        (Some((wa, ma)), Some((wb, mb))) => {
+            wa == wb
+                && match (ma, mb) {
+                    (Some(x), Some(y)) => (x - y).abs() < 1e-6,
+                    _ => true,
+                }
+        }
+        _ => a.trim() == b.trim(),
+    }
+}
+
 /// Where to find a program named without a path: on `PATH`, or else in `/usr/games`, where
 /// Debian installs game engines (GNU Go, GRhino) and which is often not on a user's `PATH`.
 fn resolve_program(program: &str) -> std::path::PathBuf {
@@ -679,6 +703,24 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
         }
     }
 
+    /// Asks the engine for `final_score` and compares it with the rules' own result:
+    /// winners must agree, and margins too when both give one.
+    fn dispute_result(&mut self, end: &G) -> Option<String> {
+        if self.failure.is_some() {
+            return None;
+        }
+        let ours = end.gtp_final_score().ok()?;
+        let client = self.client.as_mut()?;
+        if !client.known_command("final_score").unwrap_or(false) {
+            return None;
+        }
+        let theirs = match client.send("final_score") {
+            Ok(answer) => answer,
+            Err(e) => return Some(format!("final_score failed: {e}")),
+        };
+        (!scores_agree(&ours, &theirs)).then(|| format!("engine scores {}, the rules {ours}", theirs.trim()))
+    }
+
     fn choose(
         &mut self,
         state: &G,
@@ -700,5 +742,22 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
             Err(AgentError::NoMove) => Err(AgentError::NoMove),
             Err(e) => Err(self.fail(e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scores_agree;
+
+    #[test]
+    fn final_scores_compare_by_winner_and_margin() {
+        assert!(scores_agree("B+3.5", "B+3.5"));
+        assert!(scores_agree("W+30", " W+30.0 "));
+        assert!(scores_agree("0", "Draw"));
+        assert!(scores_agree("b+r", "B+3.5"), "a resignation gives no margin to compare");
+        assert!(!scores_agree("B+3.5", "W+3.5"));
+        assert!(!scores_agree("B+3.5", "B+4.5"));
+        assert!(!scores_agree("0", "B+1"));
+        assert!(!scores_agree("B+1", "garbage"));
     }
 }
