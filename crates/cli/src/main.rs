@@ -110,7 +110,7 @@ fn list() {
     };
     println!("games:");
     for g in GAMES {
-        println!("  {:<12} {}", g.name, g.about);
+        println!("  {:<12} {} (engine: {})", g.name, g.about, g.engine);
         show(g.params);
     }
     println!("agents:");

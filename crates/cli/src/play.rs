@@ -19,7 +19,8 @@ pub struct PlayArgs {
     /// Who moves first: `human` or an agent spec.
     #[arg(long, default_value = "human")]
     first: String,
-    /// Who moves second: `human` or an agent spec (default: the game's engine).
+    /// Who moves second: `human` or an agent spec (default: the game's engine, as `tabula
+    /// list` shows).
     #[arg(long)]
     second: Option<String>,
     /// Thinking time per agent move, in milliseconds (agents' own limits apply if unset).
@@ -182,16 +183,14 @@ fn ask_move<G: Game>(
     }
 }
 
-/// The agent `play` uses when `--second` is not given.
-const DEFAULT_OPPONENT: &str = "random";
-
 /// Runs `tabula play`.
 pub fn run(args: PlayArgs) -> Result<()> {
     let limits = match args.time_ms {
         Some(ms) => Limits::time(Duration::from_millis(ms)),
         None => Limits::none(),
     };
-    let specs = vec![args.first, args.second.unwrap_or_else(|| DEFAULT_OPPONENT.to_string())];
+    let engine = tabula_registry::default_engine(&args.game).unwrap_or("random");
+    let specs = vec![args.first, args.second.unwrap_or_else(|| engine.to_string())];
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let stdout = io::stdout();

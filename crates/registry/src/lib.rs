@@ -22,6 +22,8 @@ pub struct GameEntry {
     pub about: &'static str,
     /// Its parameters.
     pub params: &'static [ParamInfo],
+    /// The engine front ends use when none is named (`tabula play`'s opponent).
+    pub engine: &'static str,
 }
 
 /// A registered agent.
@@ -37,33 +39,49 @@ pub struct AgentEntry {
 
 /// Every game, in the order `tabula list` shows them.
 pub const GAMES: &[GameEntry] = &[
-    GameEntry { name: "tictactoe", about: "tic-tac-toe on 3x3; moves a1..c3", params: tabula_tictactoe::PARAMS },
+    GameEntry {
+        name: "tictactoe",
+        about: "tic-tac-toe on 3x3; moves a1..c3",
+        params: tabula_tictactoe::PARAMS,
+        engine: "alphabeta",
+    },
     GameEntry {
         name: "connect4",
         about: "Connect Four, any board up to 64 cells; moves are column numbers",
         params: tabula_connect4::PARAMS,
+        engine: "alphabeta(time_ms=1000)",
     },
     GameEntry {
         name: "othello",
         about: "Othello/Reversi, 8x8 or variant boards up to 10x10 with blocked squares; moves d3, pass",
         params: tabula_othello::PARAMS,
+        engine: "alphabeta(time_ms=1000)",
     },
     GameEntry {
         name: "go",
         about: "Go on boards 2x2..25x25, Chinese/Japanese/Tromp-Taylor rules; moves D4, pass",
         params: tabula_go::PARAMS,
+        engine: "mcts(time_ms=2000)",
     },
     GameEntry {
         name: "amazons",
         about: "the Game of the Amazons, boards 4x4..12x12; moves d1-d7/g7",
         params: tabula_amazons::PARAMS,
+        engine: "alphabeta(time_ms=1000)",
     },
     GameEntry {
         name: "gdl",
         about: "any game described in GDL (KIF); moves are KIF terms such as (mark 1 2)",
         params: tabula_gdl::PARAMS,
+        engine: "mcts(time_ms=1000)",
     },
 ];
+
+/// The engine for a game spec's name, if the game is registered.
+pub fn default_engine(game: &str) -> Option<&'static str> {
+    let name = Spec::parse(game).ok()?.name;
+    GAMES.iter().find(|g| g.name == name).map(|g| g.engine)
+}
 
 /// Every agent that works on any game.
 pub const AGENTS: &[AgentEntry] = &[
@@ -288,6 +306,10 @@ mod tests {
         type Output = (String, usize);
         fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> (String, usize) {
             assert!(agents.build_str("random(seed=1)").is_ok());
+            let engine = default_engine(&game.spec()).expect("a registered game");
+            if let Err(e) = agents.build_str(engine) {
+                panic!("{}: engine {engine}: {e}", game.spec());
+            }
             (game.spec(), game.num_players())
         }
     }
