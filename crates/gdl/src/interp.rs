@@ -67,6 +67,24 @@ impl Ground {
         g
     }
 
+    /// Interns a constant.
+    pub fn constant(&mut self, s: Sym, symbols: &Symbols) -> Gid {
+        self.intern(GTerm::Const(s), symbols)
+    }
+
+    /// Interns a function application `(f args...)`.
+    pub fn apply(&mut self, f: Sym, args: &[Gid], symbols: &Symbols) -> Gid {
+        self.intern(GTerm::Fn(f, args.into()), symbols)
+    }
+
+    /// The functor and arguments of a ground term (no arguments for a constant).
+    pub fn parts(&self, g: Gid) -> (Sym, &[Gid]) {
+        match &self.terms[g.0 as usize] {
+            GTerm::Const(s) => (*s, &[]),
+            GTerm::Fn(f, args) => (*f, args),
+        }
+    }
+
     /// The structural hash of a ground term.
     pub fn hash_of(&self, g: Gid) -> u64 {
         self.hashes[g.0 as usize]

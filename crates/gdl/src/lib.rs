@@ -9,12 +9,14 @@
 pub mod game;
 pub mod interp;
 pub mod kif;
+pub mod propnet;
 pub mod syntax;
 pub mod validate;
 
 use std::path::Path;
 
 pub use game::{CheckReport, GdlGame, GdlMove, PARAMS};
+pub use propnet::{PropnetError, PropnetGame, PropnetMove};
 pub use syntax::Description;
 pub use validate::{Problem, validate};
 

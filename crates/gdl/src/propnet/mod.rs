@@ -1,0 +1,386 @@
+//! The fast reasoner: a GDL description grounded and compiled into a propositional network.
+//!
+//! The reference reasoner ([`crate::interp`]) joins relations afresh in every state, which
+//! makes big games take seconds per move. Here the rules are instantiated once, when the
+//! game is loaded ([`ground`]), and compiled into a flat circuit of AND/OR/NOT gates
+//! ([`net`]) with one base proposition per ground `true` atom and one input proposition per
+//! ground `does` atom. A state is a bitset over the base propositions; legal moves, goals,
+//! terminal and the next state are one forward pass over the gate array, with no
+//! allocation. [`PropnetGame`] presents it as a [`tabula_core::Game`] that behaves exactly
+//! like [`crate::GdlGame`] (same turns, moves, rewards and hashes), which the differential
+//! tests check.
+
+pub mod ground;
+mod net;
+
+use std::cell::RefCell;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use tabula_core::{Game, MAX_PLAYERS, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn};
+
+use crate::interp::{Gid, Ground};
+use crate::syntax::Symbols;
+use crate::{LoadError, load_str};
+
+pub use ground::Limits;
+
+/// Why a game could not be compiled.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum PropnetError {
+    /// The description could not be read or is not valid GDL.
+    #[error("{0}")]
+    Load(#[from] LoadError),
+    /// The grounding exceeds the size limits.
+    #[error("grounding too big: {0}")]
+    TooBig(String),
+    /// No roles.
+    #[error("the game has no roles")]
+    NoRoles,
+    /// Too many roles.
+    #[error("the game has {0} roles; at most {MAX_PLAYERS} are supported")]
+    TooManyRoles(usize),
+}
+
+/// A move: the ground term of the action, interned in the game's own term table.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct PropnetMove(pub Gid);
+
+/// Parameters of `gdl` with the propnet reasoner.
+pub const PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("file", "", "path of the .kif file with the game's rules (required)"),
+    ParamInfo::new("max_plies", "1000", "plies after which an unfinished game is scored as it stands, 1..=100000"),
+    ParamInfo::new("reasoner", "propnet", "reasoner: propnet (compiled circuit)"),
+];
+
+struct Shared {
+    net: net::Net,
+    ground: Ground,
+    symbols: Symbols,
+    spec: String,
+    role_names: Vec<String>,
+    max_plies: u32,
+    base_hash: Vec<u64>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A position of a GDL game, evaluated by the compiled circuit.
+#[derive(Clone)]
+pub struct PropnetGame {
+    shared: Arc<Shared>,
+    /// Base propositions that hold.
+    bits: Vec<u64>,
+    /// Legal atoms that hold, numbered per role from `legal_offset`.
+    legal: Vec<u64>,
+    goals: [u8; MAX_PLAYERS],
+    turn: Turn,
+    stuck: bool,
+    hash: u64,
+    ply: u32,
+}
+
+impl fmt::Debug for PropnetGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PropnetGame").field("facts", &self.facts()).field("ply", &self.ply).finish()
+    }
+}
+
+fn test_bit(bits: &[u64], i: u32) -> bool {
+    (bits[(i / 64) as usize] >> (i % 64)) & 1 != 0
+}
+
+impl PropnetGame {
+    /// Loads a game from a `.kif` file.
+    pub fn from_file(path: &Path) -> Result<PropnetGame, PropnetError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| PropnetError::Load(LoadError::Io(path.display().to_string(), e.to_string())))?;
+        let spec = Spec::named("gdl").with("file", path.display()).with("reasoner", "propnet").to_string();
+        PropnetGame::from_str(&text, spec, 1000, Limits::default())
+    }
+
+    /// Loads a game from GDL text; `spec` is what [`Game::spec`] reports.
+    pub fn from_str(text: &str, spec: String, max_plies: u32, limits: Limits) -> Result<PropnetGame, PropnetError> {
+        let desc = load_str(text)?;
+        let g = ground::ground(&desc, limits)?;
+        let net = net::Net::build(&g);
+        if net.roles.is_empty() {
+            return Err(PropnetError::NoRoles);
+        }
+        if net.roles.len() > MAX_PLAYERS {
+            return Err(PropnetError::TooManyRoles(net.roles.len()));
+        }
+        let ground::Grounded { ground, symbols, .. } = g;
+        let text_of = |gid: Gid| {
+            let mut s = String::new();
+            ground.write(gid, &symbols, &mut s);
+            s
+        };
+        let role_names = net.roles.iter().map(|r| text_of(*r)).collect();
+        let base_hash = net.base_terms.iter().map(|t| ground.hash_of(*t)).collect();
+        let words = net.base_terms.len().div_ceil(64);
+        let lwords = (*net.legal_offset.last().unwrap_or(&0) as usize).div_ceil(64);
+        let mut bits = vec![0u64; words];
+        for &b in &net.init {
+            bits[(b / 64) as usize] |= 1 << (b % 64);
+        }
+        let shared = Arc::new(Shared { net, ground, symbols, spec, role_names, max_plies, base_hash });
+        let mut game = PropnetGame {
+            shared,
+            bits,
+            legal: vec![0; lwords],
+            goals: [0; MAX_PLAYERS],
+            turn: Turn::Over,
+            stuck: false,
+            hash: 0,
+            ply: 0,
+        };
+        game.refresh();
+        Ok(game)
+    }
+
+    /// Builds the game from its spec: `gdl(file=PATH,reasoner=propnet)`.
+    pub fn from_spec(spec: &Spec) -> Result<PropnetGame, SpecError> {
+        let p = Params::new(spec, PARAMS)?;
+        p.get_choice("reasoner", &["propnet"])?;
+        let file = p.raw("file").to_string();
+        let bad = |reason: String| SpecError::BadValue {
+            owner: "gdl".into(),
+            key: "file".into(),
+            value: file.clone(),
+            reason,
+        };
+        if file.is_empty() {
+            return Err(bad("a .kif file is required".into()));
+        }
+        let max_plies: u32 = p.get_in("max_plies", 1..=100_000)?;
+        let text = std::fs::read_to_string(&file).map_err(|e| bad(e.to_string()))?;
+        PropnetGame::from_str(&text, spec.to_string(), max_plies, Limits::default()).map_err(|e| bad(e.to_string()))
+    }
+
+    /// The role names, in role order.
+    pub fn role_names(&self) -> &[String] {
+        &self.shared.role_names
+    }
+
+    /// Number of base propositions, input propositions and gates of the circuit.
+    pub fn sizes(&self) -> (usize, usize, usize) {
+        let net = &self.shared.net;
+        (net.base_terms.len(), net.inputs.iter().map(Vec::len).sum(), net.num_gates())
+    }
+
+    /// Whether the game stopped because a role had no legal move.
+    pub fn stuck(&self) -> bool {
+        self.stuck
+    }
+
+    /// The true facts of the position, as KIF.
+    pub fn facts(&self) -> Vec<String> {
+        let sh = &self.shared;
+        (0..sh.net.base_terms.len() as u32)
+            .filter(|&i| test_bit(&self.bits, i))
+            .map(|i| {
+                let mut s = String::new();
+                sh.ground.write(sh.net.base_terms[i as usize], &sh.symbols, &mut s);
+                s
+            })
+            .collect()
+    }
+
+    /// Recomputes legal moves, goals, terminal and the turn of the current state.
+    fn refresh(&mut self) {
+        let shared = Arc::clone(&self.shared);
+        let net = &shared.net;
+        SCRATCH.with(|cell| {
+            let mut vals = cell.borrow_mut();
+            net.evaluate(&self.bits, None, &mut vals);
+            self.legal.iter_mut().for_each(|w| *w = 0);
+            let n = net.roles.len();
+            let mut counts = [0usize; MAX_PLAYERS];
+            for (r, moves) in net.legal.iter().enumerate() {
+                let off = net.legal_offset[r];
+                for (k, &(_, gate)) in moves.iter().enumerate() {
+                    if vals[gate as usize] != 0 {
+                        let i = off + k as u32;
+                        self.legal[(i / 64) as usize] |= 1 << (i % 64);
+                        counts[r] += 1;
+                    }
+                }
+            }
+            self.goals = [0; MAX_PLAYERS];
+            for &(r, v, gate) in &net.goals {
+                if vals[gate as usize] != 0 {
+                    let g = &mut self.goals[r as usize];
+                    *g = (*g).max(v);
+                }
+            }
+            let terminal = net.terminal.is_some_and(|t| vals[t as usize] != 0);
+            self.stuck = !terminal && counts[..n].contains(&0);
+            let over = terminal || self.stuck || self.ply >= shared.max_plies;
+            self.turn = if over {
+                Turn::Over
+            } else {
+                let mut choosers = (0..n).filter(|&i| counts[i] > 1);
+                match (choosers.next(), choosers.next()) {
+                    (None, _) => Turn::Player(Player(0)),
+                    (Some(p), None) => Turn::Player(Player(p as u8)),
+                    _ => Turn::Simultaneous,
+                }
+            };
+        });
+        self.hash = self.hash_from_scratch();
+    }
+
+    fn legal_iter(&self, role: usize) -> impl Iterator<Item = PropnetMove> + '_ {
+        let net = &self.shared.net;
+        let off = net.legal_offset[role];
+        net.legal[role]
+            .iter()
+            .enumerate()
+            .filter(move |(k, _)| test_bit(&self.legal, off + *k as u32))
+            .map(|(_, &(m, _))| PropnetMove(m))
+    }
+
+    fn first_legal(&self, role: usize) -> Option<PropnetMove> {
+        self.legal_iter(role).next()
+    }
+
+    /// Plays a full joint move (one move per role, in role order).
+    fn advance(&mut self, joint: &[PropnetMove]) {
+        let shared = Arc::clone(&self.shared);
+        let net = &shared.net;
+        let mut inputs = [u32::MAX; MAX_PLAYERS];
+        for (r, mv) in joint.iter().enumerate().take(net.roles.len()) {
+            if let Ok(k) = net.inputs[r].binary_search_by_key(&mv.0, |&(m, _)| m) {
+                inputs[r] = net.inputs[r][k].1;
+            }
+        }
+        SCRATCH.with(|cell| {
+            let mut vals = cell.borrow_mut();
+            net.evaluate(&self.bits, Some(&inputs[..net.roles.len()]), &mut vals);
+            self.bits.iter_mut().for_each(|w| *w = 0);
+            for &(gate, b) in &net.next {
+                if vals[gate as usize] != 0 {
+                    self.bits[(b / 64) as usize] |= 1 << (b % 64);
+                }
+            }
+        });
+        self.ply += 1;
+        self.refresh();
+    }
+}
+
+impl fmt::Display for PropnetGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for fact in self.facts() {
+            writeln!(f, "{fact}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Game for PropnetGame {
+    type Move = PropnetMove;
+
+    fn spec(&self) -> String {
+        self.shared.spec.clone()
+    }
+
+    fn num_players(&self) -> usize {
+        self.shared.role_names.len()
+    }
+
+    fn turn(&self) -> Turn {
+        self.turn
+    }
+
+    fn legal_moves(&self, moves: &mut Vec<PropnetMove>) {
+        moves.clear();
+        if let Turn::Player(p) = self.turn {
+            moves.extend(self.legal_iter(p.index()));
+        }
+    }
+
+    fn legal_moves_of(&self, player: Player, moves: &mut Vec<PropnetMove>) {
+        moves.clear();
+        match self.turn {
+            Turn::Over => {}
+            Turn::Player(p) if p != player => {}
+            _ => moves.extend(self.legal_iter(player.index())),
+        }
+    }
+
+    fn play(&mut self, mv: PropnetMove) {
+        self.play_joint(&[mv]);
+    }
+
+    fn play_joint(&mut self, joint: &[PropnetMove]) {
+        let n = self.num_players();
+        let mut full = [mv_or(joint); MAX_PLAYERS];
+        if joint.len() == 1 && n > 1 {
+            let mover = self.current_player().index();
+            for (r, slot) in full.iter_mut().enumerate().take(n) {
+                if r != mover {
+                    *slot = self.first_legal(r).unwrap_or(joint[0]);
+                }
+            }
+        } else {
+            for (slot, mv) in full.iter_mut().zip(joint) {
+                *slot = *mv;
+            }
+        }
+        self.advance(&full[..n]);
+    }
+
+    fn rewards(&self) -> Rewards {
+        let n = self.num_players();
+        let v: [f64; MAX_PLAYERS] = std::array::from_fn(|i| self.goals[i] as f64 / 100.0);
+        Rewards::from_slice(&v[..n])
+    }
+
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        let mut h = 0;
+        for (w, &word) in self.bits.iter().enumerate() {
+            let mut x = word;
+            while x != 0 {
+                let b = x.trailing_zeros() as usize;
+                h ^= self.shared.base_hash[w * 64 + b];
+                x &= x - 1;
+            }
+        }
+        h
+    }
+
+    fn format_move(&self, mv: PropnetMove) -> String {
+        let mut s = String::new();
+        self.shared.ground.write(mv.0, &self.shared.symbols, &mut s);
+        s
+    }
+
+    fn parse_move(&self, text: &str) -> Result<PropnetMove, MoveParseError> {
+        let exprs = crate::kif::parse(text).map_err(|e| MoveParseError::new(text, e.to_string()))?;
+        let [e] = exprs.as_slice() else {
+            return Err(MoveParseError::new(text, "expected exactly one term"));
+        };
+        self.shared
+            .ground
+            .lookup(e, &self.shared.symbols)
+            .map(PropnetMove)
+            .ok_or_else(|| MoveParseError::new(text, "not a move of this game"))
+    }
+
+    fn ply(&self) -> u32 {
+        self.ply
+    }
+}
+
+fn mv_or(joint: &[PropnetMove]) -> PropnetMove {
+    joint.first().copied().unwrap_or(PropnetMove(Gid(u32::MAX)))
+}

@@ -1,0 +1,353 @@
+//! The compiled circuit: one gate per ground atom and per ground rule body, evaluated by a
+//! forward pass in dependency order over a flat gate array.
+//!
+//! Gates whose value depends on neither the state nor the moves are computed once when the
+//! net is built. The rest are split into a state layer (reads base propositions: legal,
+//! goal, terminal) and a move layer (reads input propositions: next). Positive recursion
+//! (cycles of gates) is evaluated as a least fixpoint of the cycle's gates.
+
+use std::collections::HashMap;
+
+use super::ground::Grounded;
+use crate::interp::Gid;
+use crate::syntax::kw;
+
+/// Marks a negated child.
+const NEG: u32 = 1 << 31;
+
+#[derive(Copy, Clone, Debug)]
+enum Gate {
+    False,
+    Base(u32),
+    Input(u32),
+    And(u32, u32),
+    Or(u32, u32),
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Step {
+    One(u32),
+    /// Gates `loops[start..end]` form a cycle.
+    Loop(u32, u32),
+}
+
+/// The circuit of one game.
+#[derive(Debug)]
+pub(crate) struct Net {
+    gates: Vec<Gate>,
+    children: Vec<u32>,
+    loops: Vec<u32>,
+    state_steps: Vec<Step>,
+    move_steps: Vec<Step>,
+    /// Values of the static gates (others 0).
+    template: Vec<u8>,
+    /// The fluent of each base proposition.
+    pub(crate) base_terms: Vec<Gid>,
+    /// Per role, `(move, input)` sorted by move.
+    pub(crate) inputs: Vec<Vec<(Gid, u32)>>,
+    /// Per role, `(move, gate)` of its legal atoms.
+    pub(crate) legal: Vec<Vec<(Gid, u32)>>,
+    /// Start of each role's legal atoms in a flat numbering.
+    pub(crate) legal_offset: Vec<u32>,
+    /// `(role, value, gate)` of goal atoms with a valid value.
+    pub(crate) goals: Vec<(u8, u8, u32)>,
+    pub(crate) terminal: Option<u32>,
+    /// `(gate, base)` of next atoms.
+    pub(crate) next: Vec<(u32, u32)>,
+    /// The initial state: base propositions that hold.
+    pub(crate) init: Vec<u32>,
+    pub(crate) roles: Vec<Gid>,
+}
+
+impl Net {
+    pub(crate) fn build(g: &Grounded) -> Net {
+        let n_atoms = g.num_atoms as usize;
+        let mut gates = vec![Gate::False; n_atoms];
+        let mut children: Vec<u32> = Vec::new();
+        let mut base_terms = Vec::new();
+        let mut base_of: HashMap<Gid, u32> = HashMap::new();
+        if let Some((off, rel)) = g.rels.get(&kw::TRUE) {
+            for (i, f) in rel.list.iter().enumerate() {
+                gates[*off as usize + i] = Gate::Base(i as u32);
+                base_terms.push(f[0]);
+                base_of.insert(f[0], i as u32);
+            }
+        }
+        let roles: Vec<Gid> =
+            g.rels.get(&kw::ROLE).map(|(_, r)| r.list.iter().map(|f| f[0]).collect()).unwrap_or_default();
+        let role_ix = |r: Gid| roles.iter().position(|x| *x == r);
+        let mut inputs = vec![Vec::new(); roles.len()];
+        if let Some((off, rel)) = g.rels.get(&kw::DOES) {
+            for (i, f) in rel.list.iter().enumerate() {
+                gates[*off as usize + i] = Gate::Input(i as u32);
+                if let Some(r) = role_ix(f[0]) {
+                    inputs[r].push((f[1], i as u32));
+                }
+            }
+        }
+        for v in &mut inputs {
+            v.sort();
+        }
+        // Rule bodies by head.
+        let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); n_atoms];
+        for (i, r) in g.rules.iter().enumerate() {
+            by_head[r.head as usize].push(i);
+        }
+        let lits = |r: &super::ground::GroundRule| -> Vec<u32> {
+            r.pos.iter().copied().chain(r.neg.iter().map(|a| a | NEG)).collect()
+        };
+        for (a, rules) in by_head.iter().enumerate() {
+            if matches!(gates[a], Gate::Base(_) | Gate::Input(_)) || rules.is_empty() {
+                continue;
+            }
+            if rules.len() == 1 {
+                let l = lits(&g.rules[rules[0]]);
+                gates[a] = Gate::And(children.len() as u32, l.len() as u32);
+                children.extend(l);
+            } else {
+                let mut ands = Vec::with_capacity(rules.len());
+                for &ri in rules {
+                    let l = lits(&g.rules[ri]);
+                    if l.len() == 1 && l[0] & NEG == 0 {
+                        ands.push(l[0]);
+                        continue;
+                    }
+                    let id = gates.len() as u32;
+                    gates.push(Gate::And(children.len() as u32, l.len() as u32));
+                    children.extend(l);
+                    ands.push(id);
+                }
+                gates[a] = Gate::Or(children.len() as u32, ands.len() as u32);
+                children.extend(ands);
+            }
+        }
+        let kids = |gate: Gate| -> &[u32] {
+            match gate {
+                Gate::And(s, n) | Gate::Or(s, n) => &children[s as usize..(s + n) as usize],
+                _ => &[],
+            }
+        };
+        // Strongly connected components, dependencies first (iterative Tarjan).
+        let n = gates.len();
+        let mut index = vec![u32::MAX; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = vec![false; n];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut sccs: Vec<Vec<u32>> = Vec::new();
+        let mut counter = 0u32;
+        for root in 0..n {
+            if index[root] != u32::MAX {
+                continue;
+            }
+            let mut work: Vec<(u32, usize)> = vec![(root as u32, 0)];
+            index[root] = counter;
+            low[root] = counter;
+            counter += 1;
+            stack.push(root as u32);
+            on_stack[root] = true;
+            while let Some(&mut (v, ref mut k)) = work.last_mut() {
+                let ks = kids(gates[v as usize]);
+                if *k < ks.len() {
+                    let w = (ks[*k] & !NEG) as usize;
+                    *k += 1;
+                    if index[w] == u32::MAX {
+                        index[w] = counter;
+                        low[w] = counter;
+                        counter += 1;
+                        stack.push(w as u32);
+                        on_stack[w] = true;
+                        work.push((w as u32, 0));
+                    } else if on_stack[w] {
+                        low[v as usize] = low[v as usize].min(index[w]);
+                    }
+                } else {
+                    work.pop();
+                    if let Some(&(p, _)) = work.last() {
+                        low[p as usize] = low[p as usize].min(low[v as usize]);
+                    }
+                    if low[v as usize] == index[v as usize] {
+                        let mut comp = Vec::new();
+                        while let Some(w) = stack.pop() {
+                            on_stack[w as usize] = false;
+                            comp.push(w);
+                            if w == v {
+                                break;
+                            }
+                        }
+                        sccs.push(comp);
+                    }
+                }
+            }
+        }
+        // Layers: 0 static, 1 state, 2 move.
+        let mut layer = vec![0u8; n];
+        for comp in &sccs {
+            let mut l = 0u8;
+            for &v in comp {
+                match gates[v as usize] {
+                    Gate::Base(_) => l = l.max(1),
+                    Gate::Input(_) => l = l.max(2),
+                    gate => {
+                        for &c in kids(gate) {
+                            l = l.max(layer[(c & !NEG) as usize]);
+                        }
+                    }
+                }
+            }
+            for &v in comp {
+                layer[v as usize] = l;
+            }
+        }
+        let mut loops = Vec::new();
+        let mut steps: [Vec<Step>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+        for comp in &sccs {
+            let l = layer[comp[0] as usize] as usize;
+            if comp.len() == 1 && !kids(gates[comp[0] as usize]).iter().any(|c| c & !NEG == comp[0]) {
+                steps[l].push(Step::One(comp[0]));
+            } else {
+                let s = loops.len() as u32;
+                loops.extend(comp.iter().copied());
+                steps[l].push(Step::Loop(s, loops.len() as u32));
+            }
+        }
+        let [static_steps, state_steps, move_steps] = steps;
+        let mut net = Net {
+            gates,
+            children,
+            loops,
+            state_steps,
+            move_steps,
+            template: vec![0; n],
+            base_terms,
+            inputs,
+            legal: vec![Vec::new(); roles.len()],
+            legal_offset: Vec::new(),
+            goals: Vec::new(),
+            terminal: None,
+            next: Vec::new(),
+            init: Vec::new(),
+            roles: Vec::new(),
+        };
+        let mut vals = vec![0u8; n];
+        net.run(&static_steps, &mut vals, &[], &[]);
+        net.template = vals;
+        // Read-outs.
+        if let Some((off, rel)) = g.rels.get(&kw::LEGAL) {
+            for (i, f) in rel.list.iter().enumerate() {
+                if let Some(r) = role_ix(f[0]) {
+                    net.legal[r].push((f[1], off + i as u32));
+                }
+            }
+        }
+        let mut o = 0;
+        for l in &net.legal {
+            net.legal_offset.push(o);
+            o += l.len() as u32;
+        }
+        net.legal_offset.push(o);
+        if let Some((off, rel)) = g.rels.get(&kw::GOAL) {
+            for (i, f) in rel.list.iter().enumerate() {
+                let mut text = String::new();
+                g.ground.write(f[1], &g.symbols, &mut text);
+                if let (Some(r), Ok(v)) = (role_ix(f[0]), text.parse::<u8>())
+                    && v <= 100
+                {
+                    net.goals.push((r as u8, v, off + i as u32));
+                }
+            }
+        }
+        net.terminal = g.rels.get(&kw::TERMINAL).and_then(|(off, rel)| (!rel.list.is_empty()).then_some(*off));
+        if let Some((off, rel)) = g.rels.get(&kw::NEXT) {
+            for (i, f) in rel.list.iter().enumerate() {
+                if let Some(&b) = base_of.get(&f[0]) {
+                    net.next.push((off + i as u32, b));
+                }
+            }
+        }
+        if let Some((off, rel)) = g.rels.get(&kw::INIT) {
+            let mut init: Vec<u32> = rel
+                .list
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| net.template[(off + *i as u32) as usize] != 0)
+                .filter_map(|(_, f)| base_of.get(&f[0]).copied())
+                .collect();
+            init.sort();
+            init.dedup();
+            net.init = init;
+        }
+        if let Some((off, rel)) = g.rels.get(&kw::ROLE) {
+            net.roles = rel
+                .list
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| net.template[(off + *i as u32) as usize] != 0)
+                .map(|(_, f)| f[0])
+                .collect();
+        }
+        net
+    }
+
+    /// Number of gates.
+    pub(crate) fn num_gates(&self) -> usize {
+        self.gates.len()
+    }
+
+    #[inline]
+    fn eval(&self, v: u32, vals: &[u8], bits: &[u64], joint: &[u32]) -> u8 {
+        match self.gates[v as usize] {
+            Gate::False => 0,
+            Gate::Base(i) => ((bits[(i / 64) as usize] >> (i % 64)) & 1) as u8,
+            Gate::Input(i) => joint.contains(&i) as u8,
+            Gate::And(s, n) => {
+                let ok = self.children[s as usize..(s + n) as usize]
+                    .iter()
+                    .all(|&c| vals[(c & !NEG) as usize] ^ (c >> 31) as u8 != 0);
+                ok as u8
+            }
+            Gate::Or(s, n) => {
+                let ok = self.children[s as usize..(s + n) as usize]
+                    .iter()
+                    .any(|&c| vals[(c & !NEG) as usize] ^ (c >> 31) as u8 != 0);
+                ok as u8
+            }
+        }
+    }
+
+    fn run(&self, steps: &[Step], vals: &mut [u8], bits: &[u64], joint: &[u32]) {
+        for step in steps {
+            match *step {
+                Step::One(v) => vals[v as usize] = self.eval(v, vals, bits, joint),
+                Step::Loop(s, e) => {
+                    let members = &self.loops[s as usize..e as usize];
+                    for &v in members {
+                        vals[v as usize] = 0;
+                    }
+                    loop {
+                        let mut changed = false;
+                        for &v in members {
+                            let x = self.eval(v, vals, bits, joint);
+                            if x != vals[v as usize] {
+                                vals[v as usize] = x;
+                                changed = true;
+                            }
+                        }
+                        if !changed {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Evaluates the state layer (and the move layer when `joint` is given) into `vals`.
+    pub(crate) fn evaluate(&self, bits: &[u64], joint: Option<&[u32]>, vals: &mut Vec<u8>) {
+        vals.clear();
+        vals.extend_from_slice(&self.template);
+        self.run(&self.state_steps, vals, bits, &[]);
+        if let Some(joint) = joint {
+            self.run(&self.move_steps, vals, bits, joint);
+        }
+    }
+}
