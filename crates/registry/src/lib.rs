@@ -6,7 +6,7 @@
 //! [`GameVisitor`], whose generic `visit` is compiled once per game. That keeps the hot code
 //! monomorphic while the list of games lives in exactly one place: [`GAMES`].
 
-use tabula_core::{Agent, Game, ParamInfo, Spec, SpecError};
+use tabula_core::{Agent, Game, ParamInfo, Params, Spec, SpecError};
 use tabula_gtp::GtpGame;
 use tabula_search::{
     ALPHABETA_PARAMS, AlphaBetaAgent, Evaluator, MAXN_PARAMS, MCTS_PARAMS, MaxnAgent, MctsAgent, MctsPolicy, NoEval,
@@ -72,9 +72,20 @@ pub const GAMES: &[GameEntry] = &[
     GameEntry {
         name: "gdl",
         about: "any game described in GDL (KIF); moves are KIF terms such as (mark 1 2)",
-        params: tabula_gdl::PARAMS,
+        params: GDL_PARAMS,
         engine: "mcts(time_ms=1000)",
     },
+];
+
+/// Parameters of `gdl`.
+pub const GDL_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("file", "", "path of the .kif file with the game's rules (required)"),
+    ParamInfo::new("max_plies", "1000", "plies after which an unfinished game is scored as it stands, 1..=100000"),
+    ParamInfo::new(
+        "reasoner",
+        "auto",
+        "propnet (grounded, compiled circuit), reference (interpreter), or auto: propnet when the grounded game fits",
+    ),
 ];
 
 /// The engine for a game spec's name, if the game is registered.
@@ -286,8 +297,33 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
             Ok(visitor.visit(g, &WithGtp { inner: amazons_agents() }))
         }
         "gdl" => {
-            let g = tabula_gdl::GdlGame::from_spec(&spec)?;
-            Ok(visitor.visit(g, &StandardAgents::new(NoEval, RandomPolicy)))
+            let p = Params::new(&spec, GDL_PARAMS)?;
+            let reasoner = p.get_choice("reasoner", &["auto", "propnet", "reference"])?;
+            let file = p.raw("file").to_string();
+            let bad = |reason: String| SpecError::BadValue {
+                owner: "gdl".into(),
+                key: "file".into(),
+                value: file.clone(),
+                reason,
+            };
+            if file.is_empty() {
+                return Err(bad("a .kif file is required".into()));
+            }
+            let max_plies: u32 = p.get_in("max_plies", 1..=100_000)?;
+            let text = std::fs::read_to_string(&file).map_err(|e| bad(e.to_string()))?;
+            let agents = StandardAgents::new(NoEval, RandomPolicy);
+            if reasoner != "reference" {
+                let limits = tabula_gdl::propnet::Limits::default();
+                match tabula_gdl::PropnetGame::from_str(&text, spec.to_string(), max_plies, limits) {
+                    Ok(g) => return Ok(visitor.visit(g, &agents)),
+                    // `auto` falls back to the interpreter when the grounded network is too big.
+                    Err(e) if reasoner == "propnet" => return Err(bad(e.to_string())),
+                    Err(_) => {}
+                }
+            }
+            let g =
+                tabula_gdl::GdlGame::from_str(&text, spec.to_string(), max_plies).map_err(|e| bad(e.to_string()))?;
+            Ok(visitor.visit(g, &agents))
         }
         other => Err(SpecError::UnknownName {
             kind: "game".into(),
@@ -366,6 +402,12 @@ mod tests {
         let (spec, n) = with_game(&format!("gdl(file={})", path.display()), Describe).unwrap();
         assert!(spec.contains("ticTacToe.kif"), "{spec}");
         assert_eq!(n, 2);
+        for reasoner in ["propnet", "reference"] {
+            let text = format!("gdl(file={},reasoner={reasoner})", path.display());
+            let (spec, _) = with_game(&text, Describe).unwrap();
+            assert!(spec.contains(reasoner), "{spec}");
+        }
+        assert!(with_game(&format!("gdl(file={},reasoner=magic)", path.display()), Describe).is_err());
         let e = with_game("gdl(file=/no/such/file.kif)", Describe).unwrap_err().to_string();
         assert!(e.contains("/no/such/file.kif"), "{e}");
         assert!(with_game("gdl", Describe).unwrap_err().to_string().contains("required"));
