@@ -1,8 +1,9 @@
-//! `tabula gdl check`: parse, validate and play a random game of GDL files.
+//! `tabula gdl check`: parse, validate and play a random game of GDL files; `tabula gdl expand`:
+//! turn a game written in the board-game dialect into standard GDL for any GGP player.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 
 /// Arguments of `tabula gdl`.
@@ -22,6 +23,15 @@ enum GdlCommand {
         /// Seed of the random playout.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// Expand the board-game dialect (board, succ, succlimit, sum, minus, different_cells)
+    /// into standard GDL and print it (or write it to --out).
+    Expand {
+        /// The .kif file.
+        file: PathBuf,
+        /// Where to write the standard description (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
@@ -78,6 +88,21 @@ pub fn run(args: GdlArgs) -> Result<()> {
             }
             if bad > 0 {
                 bail!("{bad} of {} game(s) failed the check", files.len());
+            }
+            Ok(())
+        }
+        GdlCommand::Expand { file, out } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let exprs = tabula_gdl::parse_gdl(&text).with_context(|| file.display().to_string())?;
+            let desc = tabula_gdl::syntax::read_description(&exprs).with_context(|| file.display().to_string())?;
+            let problems = tabula_gdl::validate(&desc);
+            if let Some(p) = problems.first() {
+                bail!("{}: the expanded description is not valid GDL: {p}", file.display());
+            }
+            let kif = tabula_gdl::dialect::to_kif(&exprs);
+            match out {
+                Some(path) => std::fs::write(&path, kif).with_context(|| format!("cannot write {}", path.display()))?,
+                None => print!("{kif}"),
             }
             Ok(())
         }

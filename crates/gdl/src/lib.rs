@@ -6,6 +6,7 @@
 //! The reasoner here, [`interp::Interpreter`], is the reference: plain bottom-up evaluation,
 //! simple enough to trust, and the oracle faster reasoners are tested against.
 
+pub mod dialect;
 pub mod game;
 pub mod interp;
 pub mod kif;
@@ -35,14 +36,28 @@ pub enum LoadError {
     /// The description breaks rules of GDL.
     #[error("invalid GDL: {}", .0.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))]
     Invalid(Vec<Problem>),
+    /// A misused extension of the board-game dialect ([`dialect`]).
+    #[error("dialect: {0}")]
+    Dialect(dialect::DialectError),
     /// Evaluation failed.
     #[error("{0}")]
     Eval(interp::EvalError),
 }
 
-/// Reads and validates a description.
+impl From<dialect::DialectError> for LoadError {
+    fn from(e: dialect::DialectError) -> LoadError {
+        LoadError::Dialect(e)
+    }
+}
+
+/// Parses KIF and expands the board-game dialect ([`dialect`]) into standard GDL.
+pub fn parse_gdl(text: &str) -> Result<Vec<kif::Sexpr>, LoadError> {
+    Ok(dialect::expand(kif::parse(text)?)?)
+}
+
+/// Reads and validates a description (standard GDL or the board-game dialect).
 pub fn load_str(text: &str) -> Result<Description, LoadError> {
-    let exprs = kif::parse(text)?;
+    let exprs = parse_gdl(text)?;
     let desc = syntax::read_description(&exprs)?;
     let problems = validate(&desc);
     if !problems.is_empty() {
@@ -54,7 +69,7 @@ pub fn load_str(text: &str) -> Result<Description, LoadError> {
 /// Parses, validates and plays one random game of a `.kif` file (`tabula gdl check`).
 pub fn check_file(path: &Path, seed: u64) -> Result<CheckReport, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.display().to_string(), e.to_string()))?;
-    let exprs = kif::parse(&text)?;
+    let exprs = parse_gdl(&text)?;
     let desc = syntax::read_description(&exprs)?;
     let problems = validate(&desc);
     if !problems.is_empty() {
