@@ -74,10 +74,13 @@ fn result_by_termination(record: &GameRecord, colour: impl Fn(Player) -> char) -
     }
 }
 
-fn root(out: &mut String, gm: u32, size: &str, record: &GameRecord) {
+/// Writes the root properties; `colour` maps a seat to its SGF colour (`B` or `W`), so that
+/// PB and PW name the right agents in games where White moves first.
+fn root(out: &mut String, gm: u32, size: &str, record: &GameRecord, colour: impl Fn(Player) -> char) {
     let _ = write!(out, "(;FF[4]GM[{gm}]CA[UTF-8]AP[tabula:{}]SZ[{size}]", env!("CARGO_PKG_VERSION"));
     let _ = write!(out, "GN[{}]", escape(&game_name(record)));
-    if let [black, white, ..] = record.players.as_slice() {
+    if let [first, second, ..] = record.players.as_slice() {
+        let (black, white) = if colour(Player(0)) == 'B' { (first, second) } else { (second, first) };
         let _ = write!(out, "PB[{}]PW[{}]", escape(black), escape(white));
     }
 }
@@ -118,7 +121,7 @@ fn othello_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
     let (w, h) = (game.width(), game.height());
     let size = if w == h { w.to_string() } else { format!("{w}:{h}") };
     let mut out = String::new();
-    root(&mut out, 2, &size, record);
+    root(&mut out, 2, &size, record, colour);
     // Set-up: the start discs (and, as a comment, any blocked squares).
     let cells: Vec<char> = game.board_text().chars().filter(|c| !c.is_whitespace()).collect();
     let point = |i: usize| format!("{}{}", (b'a' + (i % w) as u8) as char, (b'a' + (i / w) as u8) as char);
@@ -182,7 +185,7 @@ fn amazons_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
         format!("{}{}", (b'a' + col as u8) as char, (b'a' + (h - 1 - row) as u8) as char)
     };
     let mut out = String::new();
-    root(&mut out, 18, &size, record);
+    root(&mut out, 18, &size, record, amazons_colour);
     for (prop, bits) in
         [("AW", game.amazons(Player::FIRST)), ("AB", game.amazons(Player::SECOND)), ("AA", game.arrows())]
     {
@@ -267,6 +270,19 @@ mod tests {
                 assert!(text.contains("PB[random\\] \\\\ a]"), "{text}");
                 assert!(text.contains("RE["));
             }
+        }
+    }
+
+    #[test]
+    fn amazons_records_name_the_first_mover_white() {
+        for seed in 1..3 {
+            let rec = random_record("amazons(size=6)", seed);
+            let text = sgf(&rec).unwrap().unwrap();
+            // White moves first in Amazons: the first seat is PW, the second PB.
+            assert!(text.contains("PB[b]PW[random\\] \\\\ a]"), "{text}");
+            assert!(text.contains("GM[18]") && text.contains("PL[W]"), "{text}");
+            let coll = tabula_sgf::parse_strict(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(coll.games[0].main_line().count() - 1, rec.moves.len());
         }
     }
 
