@@ -31,12 +31,31 @@ class Player:
         self.uct_c = uct_c
         self.rng = np.random.RandomState(seed)
         self.size = 10
-        self.sims_per_second = 2000.0
+        self.sims_per_second = None
         self.new_game()
 
     def new_game(self):
         self.game = pyspiel.load_game("amazons", {"board_size": self.size})
         self.state = self.game.new_initial_state()
+        if self.sims_per_second is None:
+            # Measure the speed once on the start position, so the first move keeps its time.
+            self.search(self.state, 20)
+
+    def search(self, state, sims):
+        bot = mcts.MCTSBot(
+            self.game,
+            self.uct_c,
+            sims,
+            mcts.RandomRolloutEvaluator(1, self.rng),
+            random_state=self.rng,
+            solve=True,
+        )
+        start = time.perf_counter()
+        action = bot.step(state)
+        rate = sims / max(time.perf_counter() - start, 1e-3)
+        # Smoothed speed estimate: rollouts get shorter as the board fills up.
+        self.sims_per_second = rate if self.sims_per_second is None else 0.5 * self.sims_per_second + 0.5 * rate
+        return action
 
     def square(self, text):
         text = text.strip().lower()
@@ -78,21 +97,9 @@ class Player:
             raise ValueError(f"{colour} is not to move")
         chosen = []
         for _ in range(3):
-            budget = self.seconds / 3.0
-            sims = max(10, int(self.sims_per_second * budget))
-            bot = mcts.MCTSBot(
-                self.game,
-                self.uct_c,
-                sims,
-                mcts.RandomRolloutEvaluator(1, self.rng),
-                random_state=self.rng,
-                solve=True,
-            )
-            start = time.perf_counter()
-            action = bot.step(self.state)
-            spent = max(time.perf_counter() - start, 1e-3)
-            # Calibrate the simulation count to the time budget (smoothed).
-            self.sims_per_second = 0.5 * self.sims_per_second + 0.5 * (sims / spent)
+            # A third of the move's time per decision, with a margin for the bookkeeping.
+            sims = max(10, int(self.sims_per_second * self.seconds / 3.0 * 0.8))
+            action = self.search(self.state, sims)
             self.state.apply_action(action)
             chosen.append(self.name(action))
         return "-".join(chosen)
