@@ -9,7 +9,9 @@ subset of GTP that tabula's GTP client sends for Amazons (the Quarry conventions
 `genmove black`) and drives one engine process per game.
 
 The engine side is fixed by the first `play` or `genmove` of a game: the engine plays the
-colour that is asked to `genmove`. Standard 10x10 only (the engine's board size is compiled in).
+colour that is asked to `genmove`. Both possible processes are started at `clear_board` and
+the unused one is dropped, so the engine's start-up (it allocates its transposition table)
+is not charged to its first move. Standard 10x10 only (the engine's board size is compiled in).
 
 Usage: gamazons_gtp.py PATH/TO/amazons [SECONDS_PER_MOVE]
 """
@@ -84,7 +86,16 @@ def main():
     path = sys.argv[1]
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     engine = None
+    spare = {}  # colour -> a started engine playing it, before the game fixes the side
     history = []  # moves of the current game, (colour, move)
+
+    def start(colour):
+        nonlocal spare
+        chosen = spare.pop(colour, None) or Engine(path, seconds, colour)
+        for other in spare.values():
+            other.close()
+        spare = {}
+        return chosen
     commands = [
         "protocol_version", "name", "version", "known_command", "list_commands", "list_games",
         "set_game", "boardsize", "clear_board", "play", "genmove", "time_settings", "quit",
@@ -126,7 +137,10 @@ def main():
             elif cmd == "clear_board":
                 if engine:
                     engine.close()
+                for other in spare.values():
+                    other.close()
                 engine, history = None, []
+                spare = {c: Engine(path, seconds, c) for c in ("white", "black")}
                 reply(True, "", cid)
             elif cmd == "time_settings":
                 reply(True, "", cid)
@@ -134,7 +148,7 @@ def main():
                 color, move = args[0].lower(), args[1]
                 color = "white" if color.startswith("w") else "black"
                 if engine is None:
-                    engine = Engine(path, seconds, "black" if color == "white" else "white")
+                    engine = start("black" if color == "white" else "white")
                 if color == engine.color:
                     raise ValueError("the engine plays this colour")
                 engine.play(move.replace("/", "-").replace("x", "-"))
@@ -145,7 +159,7 @@ def main():
                 if engine is None:
                     if history:
                         raise ValueError("the engine must play from the first move")
-                    engine = Engine(path, seconds, color)
+                    engine = start(color)
                 if color != engine.color:
                     raise ValueError("the engine plays the other colour")
                 move = engine.genmove()
@@ -162,6 +176,8 @@ def main():
             reply(False, str(e), cid)
     if engine:
         engine.close()
+    for other in spare.values():
+        other.close()
 
 
 if __name__ == "__main__":
