@@ -25,12 +25,13 @@ SELECTED = re.compile(rb"(WHITE|BLACK) selected: \d+\) ([a-j]\d+)-([a-j]\d+)-([a
 
 
 class Engine:
-    """One gamazons process, the engine playing `color`."""
+    """One gamazons process, the engine playing `color`. Its output is unbuffered (`stdbuf`),
+    so a move is answered when it is made and the search is timed by `genmove`."""
 
     def __init__(self, path, seconds, color):
         human = "2" if color == "white" else "1"
         self.proc = subprocess.Popen(
-            [path, "-p", human, "-t", str(seconds)],
+            ["stdbuf", "-o0", path, "-p", human, "-t", str(seconds)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
