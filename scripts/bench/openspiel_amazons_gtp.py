@@ -7,7 +7,9 @@ with random-rollout evaluation. This adapter keeps an OpenSpiel state in step wi
 answers `genmove` by letting the bot take the three decisions, and `play` by applying the
 three parts of a move such as `D1-D7-G7`. Time per move is split evenly between the three
 decisions; the number of simulations per decision is calibrated from the measured speed so
-that the bot uses its time (OpenSpiel's MCTS has no time control of its own).
+that the bot uses its time (OpenSpiel's MCTS has no time control of its own): before each
+decision a short probe search on the current position measures the speed there, since
+rollouts get much faster as the board fills up.
 
 The start positions of OpenSpiel's 6x6, 8x8 and 10x10 boards are the standard ones that
 tabula uses, and its first player (`X`, at the bottom) is White, who moves first.
@@ -31,15 +33,11 @@ class Player:
         self.uct_c = uct_c
         self.rng = np.random.RandomState(seed)
         self.size = 10
-        self.sims_per_second = None
         self.new_game()
 
     def new_game(self):
         self.game = pyspiel.load_game("amazons", {"board_size": self.size})
         self.state = self.game.new_initial_state()
-        if self.sims_per_second is None:
-            # Measure the speed once on the start position, so the first move keeps its time.
-            self.search(self.state, 20)
 
     def search(self, state, sims):
         bot = mcts.MCTSBot(
@@ -50,12 +48,7 @@ class Player:
             random_state=self.rng,
             solve=True,
         )
-        start = time.perf_counter()
-        action = bot.step(state)
-        rate = sims / max(time.perf_counter() - start, 1e-3)
-        # Smoothed speed estimate: rollouts get shorter as the board fills up.
-        self.sims_per_second = rate if self.sims_per_second is None else 0.5 * self.sims_per_second + 0.5 * rate
-        return action
+        return bot.step(state)
 
     def square(self, text):
         text = text.strip().lower()
@@ -97,8 +90,14 @@ class Player:
             raise ValueError(f"{colour} is not to move")
         chosen = []
         for _ in range(3):
-            # A third of the move's time per decision, with a margin for the bookkeeping.
-            sims = max(10, int(self.sims_per_second * self.seconds / 3.0 * 0.8))
+            # A third of the move's time per decision: a probe measures the speed here, the
+            # search gets what is left, with a margin for the bookkeeping.
+            budget = self.seconds / 3.0
+            start = time.perf_counter()
+            probe = 8
+            self.search(self.state, probe)
+            spent = max(time.perf_counter() - start, 1e-4)
+            sims = max(probe, int(probe / spent * (budget - spent) * 0.85))
             action = self.search(self.state, sims)
             self.state.apply_action(action)
             chosen.append(self.name(action))
