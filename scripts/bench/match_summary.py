@@ -29,13 +29,15 @@ def main():
             players, rewards = r["players"], r["rewards"]
             endings[r["termination"]["kind"]] += 1
             plies.append(len(r["moves"]))
-            for seat, name in enumerate(players):
+            # Keyed by participant, so two agents with the same name stay apart.
+            keys = [f"#{part} {name}" for part, name in zip(r["participants"], players)]
+            for seat, name in enumerate(keys):
                 mine, others = rewards[seat], [x for i, x in enumerate(rewards) if i != seat]
                 best_other = max(others) if others else 0.0
                 k = 0 if mine > best_other else 1 if mine < best_other else 2
                 score[name][k] += 1
             for st in r.get("stats", []):
-                times[players[st["seat"]]].append(st["millis"])
+                times[keys[st["seat"]]].append(st["millis"])
     print(f"{games} games, {sum(plies) / max(games, 1):.1f} plies on average; endings: {dict(endings)}")
     for name, (w, l, d) in score.items():
         t = sorted(times[name])

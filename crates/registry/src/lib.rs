@@ -175,7 +175,7 @@ where
             "baseline" => match &self.baseline {
                 Some(b) => {
                     let plain = Spec { name: "alphabeta".into(), params: spec.params.clone() };
-                    Ok(Box::new(AlphaBetaAgent::from_spec(&plain, b.clone())?))
+                    Ok(Box::new(AlphaBetaAgent::from_spec(&plain, b.clone())?.named("baseline")))
                 }
                 None => Err(unknown_agent(&spec.name)),
             },
@@ -411,6 +411,23 @@ mod tests {
         let e = with_game("gdl(file=/no/such/file.kif)", Describe).unwrap_err().to_string();
         assert!(e.contains("/no/such/file.kif"), "{e}");
         assert!(with_game("gdl", Describe).unwrap_err().to_string().contains("required"));
+    }
+
+    #[test]
+    fn baseline_agents_report_their_own_name() {
+        struct Names;
+        impl GameVisitor for Names {
+            type Output = (String, String);
+            fn visit<G: Game>(self, _: G, agents: &dyn AgentFactory<G>) -> (String, String) {
+                let name = |s: &str| agents.build_str(s).map(|a| a.name()).unwrap_or_default();
+                (name("baseline(depth=2)"), name("alphabeta(depth=2)"))
+            }
+        }
+        for game in ["amazons(size=6)", "othello"] {
+            let (baseline, plain) = with_game(game, Names).unwrap();
+            assert!(baseline.starts_with("baseline(") && baseline.contains("depth=2"), "{game}: {baseline}");
+            assert!(plain.starts_with("alphabeta("), "{game}: {plain}");
+        }
     }
 
     #[test]

@@ -147,6 +147,7 @@ pub struct AlphaBetaAgent<G: Game, E: Evaluator<G>> {
     limits: SearchLimits,
     seed: Option<u64>,
     rng: Rng,
+    label: &'static str,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -154,7 +155,24 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
     /// An agent with explicit settings (`config.max_depth` is taken from `limits.depth`).
     pub fn new(eval: E, config: SearchConfig, limits: SearchLimits, tt_mb: usize, seed: Option<u64>) -> Self {
         let rng = seed.map(Rng::new).unwrap_or_else(Rng::from_entropy);
-        AlphaBetaAgent { eval, tt: TransTable::new(tt_mb), tt_mb, config, limits, seed, rng, _game: PhantomData }
+        AlphaBetaAgent {
+            eval,
+            tt: TransTable::new(tt_mb),
+            tt_mb,
+            config,
+            limits,
+            seed,
+            rng,
+            label: "alphabeta",
+            _game: PhantomData,
+        }
+    }
+
+    /// The same agent reporting another spec name, e.g. `baseline` for alpha-beta over a
+    /// game's baseline evaluator, so reports and records tell the two apart.
+    pub fn named(mut self, label: &'static str) -> Self {
+        self.label = label;
+        self
     }
 
     /// Builds the agent from a spec such as `alphabeta(depth=8,tt_mb=64,threads=2)`.
@@ -195,7 +213,7 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
 
 impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
     fn name(&self) -> String {
-        let mut s = self.limits.write(Spec::named("alphabeta"));
+        let mut s = self.limits.write(Spec::named(self.label));
         s = s.with("tt_mb", self.tt_mb);
         if self.config.threads != 1 {
             s = s.with("threads", self.config.threads);
