@@ -437,3 +437,19 @@ fn bootstrap_errors_agree_with_fisher_without_draws_and_shrink_with_draws() {
     let perfect = [(0, 1, Wld::new(10, 0, 0))];
     assert_eq!(bootstrap_errors(&perfect, 2, &RatingOptions::default(), 10, 1), Err(StatsError::Unbounded(0)));
 }
+
+#[test]
+fn score_intervals_stay_inside_zero_one_and_sweeps_are_not_certain() {
+    let sweep = Wld::new(40, 0, 0).score_estimate(0.95);
+    assert_eq!(sweep.score, 1.0);
+    assert!(close(sweep.low, 1.0 / (1.0 + Z95 * Z95 / 40.0), 1e-12), "{}", sweep.low);
+    assert_eq!(sweep.high, 1.0);
+    let near = Wld::new(39, 1, 0).score_estimate(0.95);
+    assert!(near.low > 0.85 && near.low < 0.975 && near.high <= 1.0, "{near:?}");
+    let lost = Wld::new(0, 10, 0).score_estimate(0.95);
+    assert!(lost.low == 0.0 && lost.high > 0.2 && lost.high < 0.35, "{lost:?}");
+    // Away from the edges the interval is the usual normal one.
+    let mid = Wld::new(30, 20, 10).score_estimate(0.95);
+    assert!(close(mid.high - mid.score, mid.score - mid.low, 1e-12));
+    assert!(Wld::new(40, 0, 0).elo().low.is_finite());
+}
