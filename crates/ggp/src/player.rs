@@ -1,0 +1,549 @@
+//! The GGP player: turns protocol messages into searches that are never late.
+//!
+//! A match runs on a thread of its own that owns the compiled game and the agent, so the
+//! HTTP side stays free to answer (`INFO`, a second `START`, garbage) while the agent
+//! thinks. At `START` the thread compiles the rules — the propnet when it builds in time,
+//! else the reference interpreter — measures random playouts per second, sets its thinking
+//! margin from the slowest playout it saw, and spends the rest of the start clock searching
+//! the first position (the tree is kept for the first move). At each `PLAY` the HTTP side
+//! waits until the play clock minus a reply margin; if the search has not answered by then
+//! it sends the fallback the match thread published before it began thinking — a legal
+//! move — so a move is never late, whatever the load.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tabula_core::{Agent, Game, Limits, NullReport, Player as Seat, Rng, Spec, SpecError, Turn};
+use tabula_gdl::{GdlGame, PropnetGame};
+use tabula_search::{MaxnAgent, MctsAgent, NoEval, ParanoidAgent, RandomAgent, RandomPolicy};
+
+use crate::message::{CaseMap, Message, Term, rules_text};
+use crate::referee::{Referee, RefereeError};
+
+/// A GDL game the player can search: a [`Game`] that knows its role names.
+pub trait GgpGame: Game {
+    /// Role names (lower case), in role order.
+    fn role_names(&self) -> &[String];
+}
+
+impl GgpGame for PropnetGame {
+    fn role_names(&self) -> &[String] {
+        PropnetGame::role_names(self)
+    }
+}
+
+impl GgpGame for GdlGame {
+    fn role_names(&self) -> &[String] {
+        GdlGame::role_names(self)
+    }
+}
+
+/// Builds the agent for a match once the game type is known.
+pub trait AgentFactory: Send + Sync + 'static {
+    /// An agent for `spec` playing a game of type `G`.
+    fn build<G: Game>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError>;
+}
+
+/// The agents of the search crate that need no game knowledge: `mcts`, `random`,
+/// `paranoid`, `maxn`.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct StandardAgents;
+
+/// Agent names [`StandardAgents`] builds.
+pub const AGENT_NAMES: &[&str] = &["mcts", "random", "paranoid", "maxn"];
+
+impl AgentFactory for StandardAgents {
+    fn build<G: Game>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError> {
+        match spec.name.as_str() {
+            "mcts" => Ok(Box::new(MctsAgent::<G, _>::from_spec(spec, RandomPolicy)?)),
+            "random" => Ok(Box::new(RandomAgent::<G>::from_spec(spec)?)),
+            "paranoid" => Ok(Box::new(ParanoidAgent::from_spec(spec, NoEval)?)),
+            "maxn" => Ok(Box::new(MaxnAgent::from_spec(spec, NoEval)?)),
+            other => Err(SpecError::UnknownName {
+                kind: "GGP agent".into(),
+                name: other.to_string(),
+                valid: AGENT_NAMES.join(", "),
+            }),
+        }
+    }
+}
+
+/// Which reasoner plays the game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reasoner {
+    /// The propnet when it builds within half the start clock, else the interpreter.
+    Auto,
+    /// The propnet only (a game it cannot compile is refused with `busy`).
+    Propnet,
+    /// The reference interpreter.
+    Reference,
+}
+
+/// Settings of a player.
+#[derive(Clone, Debug)]
+pub struct PlayerConfig {
+    /// The name `INFO` reports.
+    pub name: String,
+    /// The agent, e.g. `mcts(threads=2)`.
+    pub agent: Spec,
+    /// Which reasoner to use.
+    pub reasoner: Reasoner,
+    /// The answer to `START` and `PLAY` is sent at the latest this long before the clock
+    /// runs out (at most a quarter of the clock).
+    pub reply_margin: Duration,
+    /// Search the position on turns where this player has a single legal move, so the
+    /// tree is ready for its next choice.
+    pub ponder: bool,
+    /// Print one line per message to standard error.
+    pub verbose: bool,
+}
+
+impl PlayerConfig {
+    /// Defaults: MCTS, automatic reasoner, a 400 ms reply margin, pondering on.
+    pub fn new(agent: Spec) -> PlayerConfig {
+        PlayerConfig {
+            name: "tabula".into(),
+            agent,
+            reasoner: Reasoner::Auto,
+            reply_margin: Duration::from_millis(400),
+            ponder: true,
+            verbose: false,
+        }
+    }
+}
+
+/// Why a match could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// The rules could not be read or evaluated.
+    #[error("{0}")]
+    Rules(#[from] RefereeError),
+    /// The role is not one of the game's.
+    #[error("'{0}' is not a role of this game")]
+    UnknownRole(String),
+    /// The propnet could not be built (with `reasoner=propnet`).
+    #[error("{0}")]
+    Propnet(String),
+    /// The agent spec does not build an agent.
+    #[error("agent: {0}")]
+    Agent(#[from] SpecError),
+}
+
+/// What the player learnt about a game while metagaming.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetaReport {
+    /// `propnet` or `reference`.
+    pub reasoner: &'static str,
+    /// Random playouts per second measured from the initial state.
+    pub playouts_per_sec: f64,
+    /// The longest playout measured.
+    pub slowest_playout: Duration,
+    /// Thinking stops this long before the reply deadline.
+    pub think_margin: Duration,
+}
+
+enum Job {
+    Play { moves: Option<Vec<Term>>, deadline: Instant, reply: tokio::sync::oneshot::Sender<String> },
+    Finish,
+}
+
+struct Session {
+    id: String,
+    play_clock: Duration,
+    jobs: mpsc::Sender<Job>,
+    fallback: Arc<Mutex<Option<String>>>,
+    stop: Arc<AtomicBool>,
+}
+
+/// A GGP player: answers protocol messages ([`Player::handle`]); one match at a time.
+pub struct Player<F: AgentFactory = StandardAgents> {
+    config: PlayerConfig,
+    factory: Arc<F>,
+    session: Mutex<Option<Session>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Player<StandardAgents> {
+    /// A player with the standard agents.
+    pub fn new(config: PlayerConfig) -> Player<StandardAgents> {
+        Player::with_factory(config, StandardAgents)
+    }
+}
+
+impl<F: AgentFactory> Player<F> {
+    /// A player whose agents come from `factory`.
+    pub fn with_factory(config: PlayerConfig, factory: F) -> Player<F> {
+        Player { config, factory: Arc::new(factory), session: Mutex::new(None) }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &PlayerConfig {
+        &self.config
+    }
+
+    /// Whether a match is in progress.
+    pub fn busy(&self) -> bool {
+        lock(&self.session).is_some()
+    }
+
+    /// The time by which to answer a message with `clock` received at `received`.
+    fn reply_deadline(&self, received: Instant, clock: Duration) -> Instant {
+        received + clock.saturating_sub(self.config.reply_margin.min(clock / 4))
+    }
+
+    fn log(&self, line: impl FnOnce() -> String) {
+        if self.config.verbose {
+            eprintln!("ggp: {}", line());
+        }
+    }
+
+    /// Answers one message received at `received`.
+    pub async fn handle(&self, msg: Message, received: Instant) -> String {
+        match msg {
+            Message::Info => {
+                let status = if self.busy() { "busy" } else { "available" };
+                format!("((name {}) (status {status}))", self.config.name)
+            }
+            Message::Preview { .. } => if self.busy() { "busy" } else { "ready" }.to_string(),
+            Message::Start { id, role, rules, start_clock, play_clock } => {
+                self.start(id, role, rules, start_clock, play_clock, received).await
+            }
+            Message::Play { id, moves } => self.play(&id, moves, received).await,
+            Message::Stop { id, .. } => self.finish(&id, "done"),
+            Message::Abort { id } => self.finish(&id, "aborted"),
+        }
+    }
+
+    async fn start(
+        &self,
+        id: String,
+        role: String,
+        rules: Vec<Term>,
+        start_clock: Duration,
+        play_clock: Duration,
+        received: Instant,
+    ) -> String {
+        let deadline = self.reply_deadline(received, start_clock);
+        let (jobs, rx) = mpsc::channel();
+        let fallback = Arc::new(Mutex::new(None));
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let mut session = lock(&self.session);
+            if session.is_some() {
+                self.log(|| format!("START {id}: busy"));
+                return "busy".into();
+            }
+            *session = Some(Session {
+                id: id.clone(),
+                play_clock,
+                jobs,
+                fallback: Arc::clone(&fallback),
+                stop: Arc::clone(&stop),
+            });
+        }
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        let setup = Setup {
+            factory: Arc::clone(&self.factory),
+            config: self.config.clone(),
+            rules,
+            role,
+            deadline,
+            play_clock,
+        };
+        let spawned = std::thread::Builder::new().name(format!("ggp-{id}")).spawn(move || match setup.build() {
+            Ok((mut engine, report)) => {
+                let _ = ready_tx.send(Ok(report));
+                engine.run(rx, &stop, &fallback);
+            }
+            Err(e) => {
+                let _ = ready_tx.send(Err(e));
+            }
+        });
+        if spawned.is_err() {
+            self.clear(&id);
+            return "busy".into();
+        }
+        match tokio::time::timeout_at(deadline.into(), ready_rx).await {
+            Ok(Ok(Ok(report))) => {
+                self.log(|| {
+                    format!(
+                        "START {id}: {} reasoner, {:.0} playouts/s, think margin {} ms",
+                        report.reasoner,
+                        report.playouts_per_sec,
+                        report.think_margin.as_millis()
+                    )
+                });
+                "ready".into()
+            }
+            Ok(Ok(Err(e))) => {
+                self.log(|| format!("START {id}: cannot play: {e}"));
+                self.clear(&id);
+                "busy".into()
+            }
+            Ok(Err(_)) => {
+                self.clear(&id);
+                "busy".into()
+            }
+            // Still compiling: the moves will come from the fallback until it is done.
+            Err(_) => {
+                self.log(|| format!("START {id}: still preparing at the deadline"));
+                "ready".into()
+            }
+        }
+    }
+
+    fn clear(&self, id: &str) {
+        let mut session = lock(&self.session);
+        if session.as_ref().is_some_and(|s| s.id == id) {
+            *session = None;
+        }
+    }
+
+    async fn play(&self, id: &str, moves: Option<Vec<Term>>, received: Instant) -> String {
+        let (jobs, fallback, stop, clock) = {
+            let session = lock(&self.session);
+            match session.as_ref() {
+                Some(s) if s.id == id => (s.jobs.clone(), Arc::clone(&s.fallback), Arc::clone(&s.stop), s.play_clock),
+                _ => {
+                    self.log(|| format!("PLAY {id}: not the current match"));
+                    return "busy".into();
+                }
+            }
+        };
+        let deadline = self.reply_deadline(received, clock);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if jobs.send(Job::Play { moves, deadline, reply: tx }).is_err() {
+            return lock(&fallback).clone().unwrap_or_else(|| "nil".into());
+        }
+        match tokio::time::timeout_at(deadline.into(), rx).await {
+            Ok(Ok(mv)) => {
+                self.log(|| format!("PLAY {id}: {mv} after {} ms", received.elapsed().as_millis()));
+                mv
+            }
+            _ => {
+                stop.store(true, Ordering::Relaxed);
+                let mv = lock(&fallback).clone().unwrap_or_else(|| "nil".into());
+                self.log(|| format!("PLAY {id}: fallback {mv} at the deadline"));
+                mv
+            }
+        }
+    }
+
+    fn finish(&self, id: &str, answer: &str) -> String {
+        let mut session = lock(&self.session);
+        match session.as_ref() {
+            Some(s) if s.id == id => {
+                if let Some(s) = session.take() {
+                    s.stop.store(true, Ordering::Relaxed);
+                    let _ = s.jobs.send(Job::Finish);
+                }
+                self.log(|| format!("{} {id}", answer.to_uppercase()));
+                answer.into()
+            }
+            _ => "busy".into(),
+        }
+    }
+}
+
+/// Everything the match thread needs to prepare.
+struct Setup<F> {
+    factory: Arc<F>,
+    config: PlayerConfig,
+    rules: Vec<Term>,
+    role: String,
+    deadline: Instant,
+    play_clock: Duration,
+}
+
+/// A match as its thread sees it, whatever the game type.
+trait Engine: Send {
+    fn play(
+        &mut self,
+        moves: Option<&[Term]>,
+        deadline: Instant,
+        stop: &Arc<AtomicBool>,
+        fallback: &Mutex<Option<String>>,
+    ) -> String;
+
+    fn run(&mut self, jobs: mpsc::Receiver<Job>, stop: &Arc<AtomicBool>, fallback: &Mutex<Option<String>>) {
+        while let Ok(job) = jobs.recv() {
+            match job {
+                Job::Play { moves, deadline, reply } => {
+                    let mv = self.play(moves.as_deref(), deadline, stop, fallback);
+                    let _ = reply.send(mv);
+                }
+                Job::Finish => return,
+            }
+        }
+    }
+}
+
+impl<F: AgentFactory> Setup<F> {
+    fn build(self) -> Result<(Box<dyn Engine>, MetaReport), PlayerError> {
+        let text = rules_text(&self.rules);
+        let referee = Referee::new(&text)?;
+        let me = referee.role_index(&self.role).ok_or_else(|| PlayerError::UnknownRole(self.role.clone()))?;
+        let case = CaseMap::new(&self.rules);
+        let spec = || "gdl(file=ggp)".to_string();
+        if self.config.reasoner != Reasoner::Reference {
+            // Compile on a thread of its own, so a grounding too big for the clock can be
+            // abandoned for the interpreter.
+            let (tx, rx) = mpsc::channel();
+            let t = text.clone();
+            let built = std::thread::Builder::new().name("ggp-propnet".into()).spawn(move || {
+                let r = PropnetGame::from_str(&t, spec(), 100_000, tabula_gdl::propnet::Limits::default());
+                let _ = tx.send(r);
+            });
+            let wait = self.deadline.saturating_duration_since(Instant::now()) / 2;
+            let result = match built {
+                Ok(_) => rx.recv_timeout(wait).map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string())),
+                Err(e) => Err(e.to_string()),
+            };
+            match result {
+                Ok(game) => return self.finish_build(game, referee, me, case, "propnet"),
+                Err(e) if self.config.reasoner == Reasoner::Propnet => return Err(PlayerError::Propnet(e)),
+                Err(_) => {}
+            }
+        }
+        let game = GdlGame::from_str(&text, spec(), 100_000).map_err(RefereeError::from)?;
+        self.finish_build(game, referee, me, case, "reference")
+    }
+
+    fn finish_build<G: GgpGame>(
+        self,
+        game: G,
+        referee: Referee,
+        me: usize,
+        case: CaseMap,
+        reasoner: &'static str,
+    ) -> Result<(Box<dyn Engine>, MetaReport), PlayerError> {
+        let mut agent = self.factory.build::<G>(&self.config.agent)?;
+        agent.new_game(&game);
+        // Measure: random playouts for a tenth of the time left, at most a second.
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let budget = (left / 10).min(Duration::from_secs(1));
+        let mut rng = Rng::new(0x6767_7000 ^ me as u64);
+        let start = Instant::now();
+        let (mut playouts, mut slowest) = (0u64, Duration::ZERO);
+        while playouts == 0 || start.elapsed() < budget {
+            let t = Instant::now();
+            let _ = tabula_core::testing::random_game(&game, &mut rng);
+            slowest = slowest.max(t.elapsed());
+            playouts += 1;
+        }
+        let playouts_per_sec = playouts as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        // Searches check the clock between playouts: stop early enough for the slowest.
+        let think_margin = (Duration::from_millis(30) + slowest * 2).min(self.play_clock / 3);
+        let report = MetaReport { reasoner, playouts_per_sec, slowest_playout: slowest, think_margin };
+        let mut runner = Runner {
+            game,
+            referee,
+            me,
+            agent,
+            case,
+            think_margin,
+            ponder: self.config.ponder,
+            rng: Rng::new(playouts ^ 0x5eed),
+            desynced: false,
+        };
+        // Search the first position with the rest of the start clock; the tree is kept.
+        let until = self.deadline.checked_sub(think_margin);
+        if let Some(until) = until {
+            runner.think(until, &Arc::new(AtomicBool::new(false)));
+        }
+        Ok((Box::new(runner), report))
+    }
+}
+
+/// The match thread's state for a game of type `G`.
+struct Runner<G: GgpGame> {
+    game: G,
+    referee: Referee,
+    me: usize,
+    agent: Box<dyn Agent<G>>,
+    case: CaseMap,
+    think_margin: Duration,
+    ponder: bool,
+    rng: Rng,
+    /// The moves received could not be followed; every answer is the fallback from now on.
+    desynced: bool,
+}
+
+impl<G: GgpGame> Runner<G> {
+    /// Applies a joint move received from the manager (texts in role order).
+    fn apply(&mut self, moves: &[Term]) -> Result<(), String> {
+        let texts: Vec<String> = moves.iter().map(|t| t.to_string()).collect();
+        let gids = self.referee.read_joint(&texts).map_err(|e| e.to_string())?;
+        let joint =
+            texts.iter().map(|t| self.game.parse_move(t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+        let before = self.game.clone();
+        self.game.play_joint(&joint);
+        self.agent.observe(&before, &joint);
+        self.referee.play(&gids).map_err(|e| e.to_string())
+    }
+
+    /// Searches the current position until `until` (for whoever chooses), returning the
+    /// move the search chose for this player, if it chose for this player.
+    fn think(&mut self, until: Instant, stop: &Arc<AtomicBool>) -> Option<G::Move> {
+        let left = until.checked_duration_since(Instant::now())?;
+        if left < Duration::from_millis(5) {
+            return None;
+        }
+        let me = Seat(self.me as u8);
+        let seat = match self.game.turn() {
+            Turn::Over => return None,
+            Turn::Simultaneous => me,
+            Turn::Player(p) => p,
+        };
+        if seat != me && !self.ponder {
+            return None;
+        }
+        stop.store(false, Ordering::Relaxed);
+        let limits = Limits { time: Some(left), hard_time: Some(left), stop: Some(Arc::clone(stop)), ..Limits::none() };
+        let mut report = NullReport::callback();
+        let choice = self.agent.choose(&self.game, seat, &limits, &mut report).ok()?;
+        (seat == me).then_some(choice.mv)
+    }
+
+    fn legal_text(&self, mv: G::Move) -> Option<String> {
+        let text = self.game.format_move(mv);
+        self.referee.find_legal(self.me, &text).map(|_| self.case.restore(&text))
+    }
+}
+
+impl<G: GgpGame> Engine for Runner<G> {
+    fn play(
+        &mut self,
+        moves: Option<&[Term]>,
+        deadline: Instant,
+        stop: &Arc<AtomicBool>,
+        fallback: &Mutex<Option<String>>,
+    ) -> String {
+        if let Some(moves) = moves
+            && !self.desynced
+            && self.apply(moves).is_err()
+        {
+            self.desynced = true;
+        }
+        // A random legal move, published before thinking.
+        let legal = self.referee.legal(self.me);
+        let any = if legal.is_empty() {
+            "nil".to_string()
+        } else {
+            let pick = legal[self.rng.below(legal.len())];
+            self.case.restore(&self.referee.text(pick))
+        };
+        *lock(fallback) = Some(any.clone());
+        if self.desynced || self.referee.is_over() {
+            return any;
+        }
+        let until = deadline.checked_sub(self.think_margin).unwrap_or(deadline);
+        let chosen = self.think(until, stop);
+        chosen.and_then(|mv| self.legal_text(mv)).unwrap_or(any)
+    }
+}
