@@ -194,6 +194,12 @@ impl MatchRecord {
     pub fn count(&self, kind: ErrorKind) -> usize {
         self.errors.iter().filter(|e| e.kind == kind).count()
     }
+
+    /// The record as pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        // A record holds only strings and numbers, which always serialise.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
 }
 
 /// Why a match could not be run.
