@@ -426,17 +426,11 @@ impl<F: AgentFactory> Setup<F> {
         agent.new_game(&game);
         // Measure: random playouts for a tenth of the time left, at most a second.
         let left = self.deadline.saturating_duration_since(Instant::now());
-        let budget = (left / 10).min(Duration::from_secs(1));
+        let budget = (left / 10).clamp(Duration::from_millis(20), Duration::from_secs(1));
         let mut rng = Rng::new(0x6767_7000 ^ me as u64);
         let start = Instant::now();
-        let (mut playouts, mut slowest) = (0u64, Duration::ZERO);
-        while playouts == 0 || start.elapsed() < budget {
-            let t = Instant::now();
-            let _ = tabula_core::testing::random_game(&game, &mut rng);
-            slowest = slowest.max(t.elapsed());
-            playouts += 1;
-        }
-        let playouts_per_sec = playouts as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        let (playouts, slowest) = measure(&game, budget, &mut rng);
+        let playouts_per_sec = playouts / start.elapsed().as_secs_f64().max(1e-9);
         // Searches check the clock between playouts: stop early enough for the slowest.
         let think_margin = (Duration::from_millis(30) + slowest * 2).min(self.play_clock / 3);
         let report = MetaReport { reasoner, playouts_per_sec, slowest_playout: slowest, think_margin };
@@ -448,7 +442,7 @@ impl<F: AgentFactory> Setup<F> {
             case,
             think_margin,
             ponder: self.config.ponder,
-            rng: Rng::new(playouts ^ 0x5eed),
+            rng: Rng::new(rng.next_u64()),
             desynced: false,
         };
         // Search the first position with the rest of the start clock; the tree is kept.
@@ -458,6 +452,60 @@ impl<F: AgentFactory> Setup<F> {
         }
         Ok((Box::new(runner), report))
     }
+}
+
+/// Random playouts from `game` for about `budget`: the number played (a fraction for one
+/// cut off by the budget) and the duration of the slowest (at least the time a cut-off one
+/// had run), which bounds how long a search may overrun its deadline.
+fn measure<G: Game>(game: &G, budget: Duration, rng: &mut Rng) -> (f64, Duration) {
+    let start = Instant::now();
+    let mut done = 0.0;
+    let mut slowest = Duration::ZERO;
+    let mut moves = Vec::new();
+    let mut joint = Vec::new();
+    while start.elapsed() < budget {
+        let t = Instant::now();
+        let mut state = game.clone();
+        let mut finished = false;
+        while start.elapsed() < budget {
+            match state.turn() {
+                Turn::Over => {
+                    finished = true;
+                    break;
+                }
+                Turn::Player(_) => {
+                    state.legal_moves(&mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    state.play(moves[rng.below(moves.len())]);
+                }
+                Turn::Simultaneous => {
+                    joint.clear();
+                    for p in 0..state.num_players() {
+                        state.legal_moves_of(Seat(p as u8), &mut moves);
+                        if moves.is_empty() {
+                            break;
+                        }
+                        joint.push(moves[rng.below(moves.len())]);
+                    }
+                    if joint.len() != state.num_players() {
+                        break;
+                    }
+                    state.play_joint(&joint);
+                }
+            }
+        }
+        slowest = slowest.max(t.elapsed());
+        if finished {
+            done += 1.0;
+        } else {
+            // Cut off: count the fraction of a playout it stands for, at most a half.
+            done += if slowest.is_zero() { 0.0 } else { 0.5f64.min(t.elapsed().as_secs_f64() / slowest.as_secs_f64()) };
+            break;
+        }
+    }
+    (done, slowest)
 }
 
 /// The match thread's state for a game of type `G`.
@@ -475,16 +523,44 @@ struct Runner<G: GgpGame> {
 }
 
 impl<G: GgpGame> Runner<G> {
-    /// Applies a joint move received from the manager (texts in role order).
-    fn apply(&mut self, moves: &[Term]) -> Result<(), String> {
-        let texts: Vec<String> = moves.iter().map(|t| t.to_string()).collect();
-        let gids = self.referee.read_joint(&texts).map_err(|e| e.to_string())?;
+    /// Applies a joint move received from the manager (texts in role order) to the game,
+    /// telling the agent.
+    fn apply_game(&mut self, texts: &[String]) -> Result<(), String> {
         let joint =
             texts.iter().map(|t| self.game.parse_move(t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+        if joint.len() != self.game.num_players() {
+            return Err(format!("{} moves for {} roles", joint.len(), self.game.num_players()));
+        }
         let before = self.game.clone();
         self.game.play_joint(&joint);
         self.agent.observe(&before, &joint);
+        Ok(())
+    }
+
+    /// Applies the same joint move to the referee, checking it is legal.
+    fn apply_referee(&mut self, texts: &[String]) -> Result<(), String> {
+        let gids = self.referee.read_joint(texts).map_err(|e| e.to_string())?;
         self.referee.play(&gids).map_err(|e| e.to_string())
+    }
+
+    /// Publishes a random legal move from the game (fast), if this player has a choice.
+    fn publish_game_fallback(&mut self, fallback: &Mutex<Option<String>>) {
+        let mut moves = Vec::new();
+        self.game.legal_moves_of(Seat(self.me as u8), &mut moves);
+        if !moves.is_empty() {
+            let text = self.game.format_move(moves[self.rng.below(moves.len())]);
+            *lock(fallback) = Some(self.case.restore(&text));
+        }
+    }
+
+    /// A random legal move from the referee (which knows forced moves too).
+    fn referee_fallback(&mut self) -> String {
+        let legal = self.referee.legal(self.me);
+        if legal.is_empty() {
+            return "nil".into();
+        }
+        let pick = legal[self.rng.below(legal.len())];
+        self.case.restore(&self.referee.text(pick))
     }
 
     /// Searches the current position until `until` (for whoever chooses), returning the
@@ -526,18 +602,16 @@ impl<G: GgpGame> Engine for Runner<G> {
     ) -> String {
         if let Some(moves) = moves
             && !self.desynced
-            && self.apply(moves).is_err()
         {
-            self.desynced = true;
+            let texts: Vec<String> = moves.iter().map(|t| t.to_string()).collect();
+            self.desynced = self.apply_game(&texts).is_err();
+            // The game is fast: its move goes out first should the referee be slow.
+            if !self.desynced {
+                self.publish_game_fallback(fallback);
+            }
+            self.desynced = self.desynced || self.apply_referee(&texts).is_err();
         }
-        // A random legal move, published before thinking.
-        let legal = self.referee.legal(self.me);
-        let any = if legal.is_empty() {
-            "nil".to_string()
-        } else {
-            let pick = legal[self.rng.below(legal.len())];
-            self.case.restore(&self.referee.text(pick))
-        };
+        let any = self.referee_fallback();
         *lock(fallback) = Some(any.clone());
         if self.desynced || self.referee.is_over() {
             return any;
