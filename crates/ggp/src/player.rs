@@ -155,6 +155,8 @@ struct Session {
     jobs: mpsc::Sender<Job>,
     fallback: Arc<Mutex<Option<String>>>,
     stop: Arc<AtomicBool>,
+    /// The reasoner in use, once the match thread has prepared.
+    reasoner: Arc<Mutex<Option<&'static str>>>,
 }
 
 /// A GGP player: answers protocol messages ([`Player::handle`]); one match at a time.
@@ -189,6 +191,12 @@ impl<F: AgentFactory> Player<F> {
     /// Whether a match is in progress.
     pub fn busy(&self) -> bool {
         lock(&self.session).is_some()
+    }
+
+    /// The reasoner the current match is played with (`propnet` or `reference`), once the
+    /// rules are compiled.
+    pub fn reasoner(&self) -> Option<&'static str> {
+        lock(&self.session).as_ref().and_then(|s| *lock(&s.reasoner))
     }
 
     /// The time by which to answer a message with `clock` received at `received`.
@@ -232,6 +240,7 @@ impl<F: AgentFactory> Player<F> {
         let (jobs, rx) = mpsc::channel();
         let fallback = Arc::new(Mutex::new(None));
         let stop = Arc::new(AtomicBool::new(false));
+        let reasoner = Arc::new(Mutex::new(None));
         {
             let mut session = lock(&self.session);
             if session.is_some() {
@@ -244,9 +253,11 @@ impl<F: AgentFactory> Player<F> {
                 jobs,
                 fallback: Arc::clone(&fallback),
                 stop: Arc::clone(&stop),
+                reasoner: Arc::clone(&reasoner),
             });
         }
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        let (factory, config) = (Arc::clone(&self.factory), self.config.clone());
         let setup = Setup {
             factory: Arc::clone(&self.factory),
             config: self.config.clone(),
@@ -256,9 +267,19 @@ impl<F: AgentFactory> Player<F> {
             play_clock,
         };
         let spawned = std::thread::Builder::new().name(format!("ggp-{id}")).spawn(move || match setup.build() {
-            Ok((mut engine, report)) => {
+            Ok((engine, report, pending)) => {
+                *lock(&reasoner) = Some(report.reasoner);
                 let _ = ready_tx.send(Ok(report));
-                engine.run(rx, &stop, &fallback);
+                let worker = Worker {
+                    engine: Some(engine),
+                    pending,
+                    history: Vec::new(),
+                    factory,
+                    config,
+                    play_clock,
+                    reasoner,
+                };
+                worker.run(rx, &stop, &fallback);
             }
             Err(e) => {
                 let _ = ready_tx.send(Err(e));
@@ -370,21 +391,93 @@ trait Engine: Send {
         fallback: &Mutex<Option<String>>,
     ) -> String;
 
-    fn run(&mut self, jobs: mpsc::Receiver<Job>, stop: &Arc<AtomicBool>, fallback: &Mutex<Option<String>>) {
+    /// What does not depend on the game type, to continue with another reasoner.
+    fn into_parts(self: Box<Self>) -> Parts;
+}
+
+/// The match state that does not depend on the game type.
+struct Parts {
+    referee: Referee,
+    me: usize,
+    case: CaseMap,
+    think_margin: Duration,
+    ponder: bool,
+    rng: Rng,
+    desynced: bool,
+}
+
+/// A propnet still compiling when play began.
+type Pending = mpsc::Receiver<Result<PropnetGame, tabula_gdl::PropnetError>>;
+
+/// A prepared match: the engine, what metagaming found, and a propnet still compiling.
+type Built = (Box<dyn Engine>, MetaReport, Option<Pending>);
+
+/// The match thread: the engine, and the propnet it switches to once compiled.
+struct Worker<F> {
+    engine: Option<Box<dyn Engine>>,
+    pending: Option<Pending>,
+    /// Joint moves received so far, as text.
+    history: Vec<Vec<String>>,
+    factory: Arc<F>,
+    config: PlayerConfig,
+    play_clock: Duration,
+    reasoner: Arc<Mutex<Option<&'static str>>>,
+}
+
+impl<F: AgentFactory> Worker<F> {
+    fn run(mut self, jobs: mpsc::Receiver<Job>, stop: &Arc<AtomicBool>, fallback: &Mutex<Option<String>>) {
         while let Ok(job) = jobs.recv() {
             match job {
                 Job::Play { moves, deadline, reply } => {
-                    let mv = self.play(moves.as_deref(), deadline, stop, fallback);
+                    self.try_upgrade();
+                    let mv = match self.engine.as_mut() {
+                        Some(e) => e.play(moves.as_deref(), deadline, stop, fallback),
+                        None => "nil".into(),
+                    };
+                    if let Some(moves) = &moves {
+                        self.history.push(moves.iter().map(|t| t.to_string()).collect());
+                    }
                     let _ = reply.send(mv);
                 }
                 Job::Finish => return,
             }
         }
     }
+
+    /// Switches from the interpreter to the propnet once it has compiled: the moves so far
+    /// are replayed in it and a new agent takes over.
+    fn try_upgrade(&mut self) {
+        let Some(rx) = &self.pending else { return };
+        let game = match rx.try_recv() {
+            Ok(Ok(game)) => game,
+            Err(mpsc::TryRecvError::Empty) => return,
+            Ok(Err(_)) | Err(mpsc::TryRecvError::Disconnected) => {
+                self.pending = None;
+                return;
+            }
+        };
+        self.pending = None;
+        let mut game = game;
+        for joint in &self.history {
+            let Ok(moves) = joint.iter().map(|t| game.parse_move(t)).collect::<Result<Vec<_>, _>>() else { return };
+            game.play_joint(&moves);
+        }
+        let Ok(mut agent) = self.factory.build::<PropnetGame>(&self.config.agent) else { return };
+        let Some(old) = self.engine.take() else { return };
+        let mut parts = old.into_parts();
+        agent.new_game(&game);
+        let (_, slowest) = measure(&game, Duration::from_millis(50), &mut parts.rng);
+        parts.think_margin = (Duration::from_millis(30) + slowest * 2).min(self.play_clock / 3);
+        if self.config.verbose {
+            eprintln!("ggp: switched to the propnet after {} turns", self.history.len());
+        }
+        self.engine = Some(Box::new(Runner::from_parts(parts, game, agent)));
+        *lock(&self.reasoner) = Some("propnet");
+    }
 }
 
 impl<F: AgentFactory> Setup<F> {
-    fn build(self) -> Result<(Box<dyn Engine>, MetaReport), PlayerError> {
+    fn build(self) -> Result<Built, PlayerError> {
         let text = rules_text(&self.rules);
         let referee = Referee::new(&text)?;
         let me = referee.role_index(&self.role).ok_or_else(|| PlayerError::UnknownRole(self.role.clone()))?;
@@ -401,17 +494,29 @@ impl<F: AgentFactory> Setup<F> {
             });
             let wait = self.deadline.saturating_duration_since(Instant::now()) / 2;
             let result = match built {
-                Ok(_) => rx.recv_timeout(wait).map_err(|e| e.to_string()).and_then(|r| r.map_err(|e| e.to_string())),
+                Ok(_) => match rx.recv_timeout(wait) {
+                    Ok(r) => r.map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                },
                 Err(e) => Err(e.to_string()),
             };
             match result {
-                Ok(game) => return self.finish_build(game, referee, me, case, "propnet"),
+                Ok(game) => {
+                    let (engine, report) = self.finish_build(game, referee, me, case, "propnet")?;
+                    return Ok((engine, report, None));
+                }
                 Err(e) if self.config.reasoner == Reasoner::Propnet => return Err(PlayerError::Propnet(e)),
-                Err(_) => {}
+                // Still compiling: play with the interpreter until it is done.
+                Err(_) => {
+                    let game = GdlGame::from_str(&text, spec(), 100_000).map_err(RefereeError::from)?;
+                    let (engine, report) = self.finish_build(game, referee, me, case, "reference")?;
+                    return Ok((engine, report, Some(rx)));
+                }
             }
         }
         let game = GdlGame::from_str(&text, spec(), 100_000).map_err(RefereeError::from)?;
-        self.finish_build(game, referee, me, case, "reference")
+        let (engine, report) = self.finish_build(game, referee, me, case, "reference")?;
+        Ok((engine, report, None))
     }
 
     fn finish_build<G: GgpGame>(
@@ -523,6 +628,20 @@ struct Runner<G: GgpGame> {
 }
 
 impl<G: GgpGame> Runner<G> {
+    fn from_parts(p: Parts, game: G, agent: Box<dyn Agent<G>>) -> Runner<G> {
+        Runner {
+            game,
+            referee: p.referee,
+            me: p.me,
+            agent,
+            case: p.case,
+            think_margin: p.think_margin,
+            ponder: p.ponder,
+            rng: p.rng,
+            desynced: p.desynced,
+        }
+    }
+
     /// Applies a joint move received from the manager (texts in role order) to the game,
     /// telling the agent.
     fn apply_game(&mut self, texts: &[String]) -> Result<(), String> {
@@ -619,5 +738,17 @@ impl<G: GgpGame> Engine for Runner<G> {
         let until = deadline.checked_sub(self.think_margin).unwrap_or(deadline);
         let chosen = self.think(until, stop);
         chosen.and_then(|mv| self.legal_text(mv)).unwrap_or(any)
+    }
+
+    fn into_parts(self: Box<Self>) -> Parts {
+        Parts {
+            referee: self.referee,
+            me: self.me,
+            case: self.case,
+            think_margin: self.think_margin,
+            ponder: self.ponder,
+            rng: self.rng,
+            desynced: self.desynced,
+        }
     }
 }

@@ -202,3 +202,34 @@ async fn the_manager_replaces_bad_answers_and_records_them() {
     assert!(record.count(ErrorKind::NoAnswer) >= 5);
     assert_eq!(record.count(ErrorKind::NotReady), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_propnet_compiled_after_the_start_clock_takes_over_mid_match() {
+    use std::time::Instant;
+    // No start clock at all: the player answers `ready` at once and begins with whatever
+    // reasoner is ready; the propnet, compiled meanwhile, replays the moves and takes over.
+    let player = Player::new(PlayerConfig::new(Spec::parse("mcts(seed=4)").unwrap()));
+    let start = Message::Start {
+        id: "u.1".into(),
+        role: "xplayer".into(),
+        rules: parse_terms(&tictactoe()).unwrap(),
+        start_clock: Duration::ZERO,
+        play_clock: Duration::from_secs(1),
+    };
+    assert_eq!(player.handle(start, Instant::now()).await, "ready");
+    let mut referee = Referee::new(&tictactoe()).unwrap();
+    let mut last = None;
+    while !referee.is_over() {
+        let mv = player.handle(Message::Play { id: "u.1".into(), moves: last.clone() }, Instant::now()).await;
+        let x = referee.find_legal(0, &mv).unwrap_or_else(|| panic!("{mv} is not legal"));
+        let o = referee.legal(1)[0];
+        let texts = [referee.text(x), referee.text(o)];
+        referee.play(&[x, o]).unwrap();
+        last = Some(texts.iter().map(|t| tabula_ggp::parse_term(t).unwrap()).collect());
+    }
+    assert_eq!(player.reasoner(), Some("propnet"));
+    // Against a player that always takes the first free cell, x does not lose.
+    assert!(referee.goals()[0] >= 50, "{:?}", referee.goals());
+    assert_eq!(player.handle(Message::Stop { id: "u.1".into(), moves: last }, Instant::now()).await, "done");
+    assert_eq!(player.reasoner(), None);
+}
