@@ -401,6 +401,8 @@ struct Parts {
     me: usize,
     case: CaseMap,
     think_margin: Duration,
+    base_margin: Duration,
+    max_margin: Duration,
     ponder: bool,
     rng: Rng,
     desynced: bool,
@@ -467,7 +469,8 @@ impl<F: AgentFactory> Worker<F> {
         let mut parts = old.into_parts();
         agent.new_game(&game);
         let (_, slowest) = measure(&game, Duration::from_millis(50), &mut parts.rng);
-        parts.think_margin = (Duration::from_millis(30) + slowest * 2).min(self.play_clock / 3);
+        // The interpreter's (wider) margin stays until searches show the propnet needs less.
+        parts.base_margin = (Duration::from_millis(30) + slowest * 2).min(self.play_clock / 3);
         if self.config.verbose {
             eprintln!("ggp: switched to the propnet after {} turns", self.history.len());
         }
@@ -546,6 +549,8 @@ impl<F: AgentFactory> Setup<F> {
             agent,
             case,
             think_margin,
+            base_margin: think_margin,
+            max_margin: self.play_clock / 2,
             ponder: self.config.ponder,
             rng: Rng::new(rng.next_u64()),
             desynced: false,
@@ -620,7 +625,14 @@ struct Runner<G: GgpGame> {
     me: usize,
     agent: Box<dyn Agent<G>>,
     case: CaseMap,
+    /// Thinking stops this long before the reply deadline: set from the slowest playout
+    /// measured, and raised whenever a search overruns its end.
     think_margin: Duration,
+    /// The margin the slowest measured playout calls for; `think_margin` decays towards it
+    /// while searches end in time.
+    base_margin: Duration,
+    /// The most `think_margin` may grow to.
+    max_margin: Duration,
     ponder: bool,
     rng: Rng,
     /// The moves received could not be followed; every answer is the fallback from now on.
@@ -636,6 +648,8 @@ impl<G: GgpGame> Runner<G> {
             agent,
             case: p.case,
             think_margin: p.think_margin,
+            base_margin: p.base_margin,
+            max_margin: p.max_margin,
             ponder: p.ponder,
             rng: p.rng,
             desynced: p.desynced,
@@ -701,7 +715,15 @@ impl<G: GgpGame> Runner<G> {
         stop.store(false, Ordering::Relaxed);
         let limits = Limits { time: Some(left), hard_time: Some(left), stop: Some(Arc::clone(stop)), ..Limits::none() };
         let mut report = NullReport::callback();
-        let choice = self.agent.choose(&self.game, seat, &limits, &mut report).ok()?;
+        let choice = self.agent.choose(&self.game, seat, &limits, &mut report);
+        // A search that ended late (slow playouts, a loaded machine) widens the margin.
+        let over = Instant::now().saturating_duration_since(until);
+        if over.is_zero() {
+            self.think_margin = self.base_margin.max(self.think_margin * 9 / 10);
+        } else {
+            self.think_margin = (self.think_margin.max(over * 3 / 2 + Duration::from_millis(20))).min(self.max_margin);
+        }
+        let choice = choice.ok()?;
         (seat == me).then_some(choice.mv)
     }
 
@@ -746,6 +768,8 @@ impl<G: GgpGame> Engine for Runner<G> {
             me: self.me,
             case: self.case,
             think_margin: self.think_margin,
+            base_margin: self.base_margin,
+            max_margin: self.max_margin,
             ponder: self.ponder,
             rng: self.rng,
             desynced: self.desynced,
