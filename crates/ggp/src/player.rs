@@ -2,13 +2,19 @@
 //!
 //! A match runs on a thread of its own that owns the compiled game and the agent, so the
 //! HTTP side stays free to answer (`INFO`, a second `START`, garbage) while the agent
-//! thinks. At `START` the thread compiles the rules — the propnet when it builds in time,
-//! else the reference interpreter — measures random playouts per second, sets its thinking
-//! margin from the slowest playout it saw, and spends the rest of the start clock searching
-//! the first position (the tree is kept for the first move). At each `PLAY` the HTTP side
-//! waits until the play clock minus a reply margin; if the search has not answered by then
-//! it sends the fallback the match thread published before it began thinking — a legal
-//! move — so a move is never late, whatever the load.
+//! thinks. At `START` the thread compiles the rules — the propnet when it builds within half
+//! the start clock, else the reference interpreter, switching to the propnet mid-match once it
+//! has compiled — measures random playouts per second, sets its thinking margin from the
+//! slowest playout it saw, and spends the rest of the start clock searching the first
+//! position (the tree is kept for the first move). At each `PLAY` the HTTP side waits until
+//! the play clock minus a reply margin; if the search has not answered by then it sends the
+//! fallback the match thread published before it began thinking — a random legal move — so a
+//! move is never late, whatever the load. A search that still ends late widens the thinking
+//! margin for the next moves.
+//!
+//! Forced moves (`noop` while another role chooses) are not visible through
+//! [`tabula_core::Game`]; the match thread follows the match with a [`Referee`] too, which
+//! also checks the moves the manager reports.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
