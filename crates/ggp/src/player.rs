@@ -476,7 +476,7 @@ impl<F: AgentFactory> Worker<F> {
         agent.new_game(&game);
         let (_, slowest) = measure(&game, Duration::from_millis(50), &mut parts.rng);
         // The interpreter's (wider) margin stays until searches show the propnet needs less.
-        parts.base_margin = (Duration::from_millis(30) + slowest * 2).min(self.play_clock / 3);
+        parts.base_margin = base_margin(slowest, self.play_clock);
         if self.config.verbose {
             eprintln!("ggp: switched to the propnet after {} turns", self.history.len());
         }
@@ -546,7 +546,7 @@ impl<F: AgentFactory> Setup<F> {
         let (playouts, slowest) = measure(&game, budget, &mut rng);
         let playouts_per_sec = playouts / start.elapsed().as_secs_f64().max(1e-9);
         // Searches check the clock between playouts: stop early enough for the slowest.
-        let think_margin = (Duration::from_millis(30) + slowest * 2).min(self.play_clock / 3);
+        let think_margin = base_margin(slowest, self.play_clock);
         let report = MetaReport { reasoner, playouts_per_sec, slowest_playout: slowest, think_margin };
         let mut runner = Runner {
             game,
@@ -568,6 +568,12 @@ impl<F: AgentFactory> Setup<F> {
         }
         Ok((Box::new(runner), report))
     }
+}
+
+/// The thinking margin a playout as slow as `slowest` calls for: twice its length plus room
+/// for the scheduler of a loaded machine, at most a third of the play clock.
+fn base_margin(slowest: Duration, play_clock: Duration) -> Duration {
+    (Duration::from_millis(60) + slowest * 2).max(Duration::from_millis(150)).min(play_clock / 3)
 }
 
 /// Random playouts from `game` for about `budget`: the number played (a fraction for one
@@ -780,5 +786,39 @@ impl<G: GgpGame> Engine for Runner<G> {
             rng: self.rng,
             desynced: self.desynced,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn margins_cover_slow_playouts_within_bounds() {
+        let clock = Duration::from_secs(2);
+        assert_eq!(base_margin(Duration::ZERO, clock), Duration::from_millis(150));
+        assert_eq!(base_margin(Duration::from_millis(100), clock), Duration::from_millis(260));
+        assert_eq!(base_margin(Duration::from_secs(5), clock), clock / 3);
+    }
+
+    #[test]
+    fn measuring_plays_whole_games_and_reports_the_slowest() {
+        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let game = PropnetGame::from_file(&path).unwrap();
+        let mut rng = Rng::new(1);
+        let (done, slowest) = measure(&game, Duration::from_millis(30), &mut rng);
+        assert!(done > 0.0);
+        assert!(slowest > Duration::ZERO);
+        // A zero budget measures nothing.
+        assert_eq!(measure(&game, Duration::ZERO, &mut rng), (0.0, Duration::ZERO));
+    }
+
+    #[test]
+    fn standard_agents_build_by_name() {
+        for spec in ["mcts(playouts=10)", "random", "paranoid(depth=2)", "maxn(depth=2)"] {
+            assert!(StandardAgents.build::<GdlGame>(&Spec::parse(spec).unwrap()).is_ok(), "{spec}");
+        }
+        let err = StandardAgents.build::<GdlGame>(&Spec::parse("nobody").unwrap()).err().unwrap();
+        assert!(err.to_string().contains("mcts"), "{err}");
     }
 }
