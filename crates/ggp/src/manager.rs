@@ -206,10 +206,10 @@ impl MatchRecord {
 #[derive(Debug, thiserror::Error)]
 pub enum ManagerError {
     /// The rules file is not S-expressions.
-    #[error("rules: {0}")]
+    #[error(transparent)]
     Syntax(#[from] MessageError),
     /// The rules are not playable GDL.
-    #[error("rules: {0}")]
+    #[error(transparent)]
     Rules(#[from] RefereeError),
     /// The number of players is not the number of roles.
     #[error("the game has {roles} roles but {players} players were given")]
@@ -220,7 +220,7 @@ pub enum ManagerError {
         players: usize,
     },
     /// A player URL is malformed.
-    #[error("{0}")]
+    #[error(transparent)]
     Url(#[from] RequestError),
     /// The runtime could not start.
     #[error("cannot start the network runtime: {0}")]

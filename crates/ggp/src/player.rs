@@ -124,7 +124,7 @@ impl PlayerConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerError {
     /// The rules could not be read or evaluated.
-    #[error("{0}")]
+    #[error(transparent)]
     Rules(#[from] RefereeError),
     /// The role is not one of the game's.
     #[error("'{0}' is not a role of this game")]
@@ -133,7 +133,7 @@ pub enum PlayerError {
     #[error("{0}")]
     Propnet(String),
     /// The agent spec does not build an agent.
-    #[error("agent: {0}")]
+    #[error(transparent)]
     Agent(#[from] SpecError),
 }
 

@@ -13,10 +13,10 @@ use tabula_gdl::{LoadError, kif};
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum RefereeError {
     /// The rules could not be read or are not valid GDL.
-    #[error("{0}")]
+    #[error(transparent)]
     Load(#[from] LoadError),
     /// Evaluating a state failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Eval(#[from] EvalError),
     /// A joint move with the wrong number of moves.
     #[error("expected {expected} moves, one per role, found {found}")]
