@@ -7,6 +7,7 @@
 mod bench_cmd;
 mod db_cmd;
 mod gdl_cmd;
+mod ggp_cmd;
 mod gtp_cmd;
 mod match_cmd;
 mod perft_cmd;
@@ -51,6 +52,10 @@ enum Command {
     Sgf(sgf_cmd::SgfArgs),
     /// General game playing: check GDL game descriptions.
     Gdl(gdl_cmd::GdlArgs),
+    /// General game playing: serve a GGP player over HTTP (ggp-base / Tiltyard protocol).
+    Ggp(ggp_cmd::GgpArgs),
+    /// General game playing: run a match between GGP players and write its record.
+    GgpMatch(ggp_cmd::GgpMatchArgs),
 }
 
 /// Lets a closed output pipe (`tabula list | head -1`) end the process quietly, as it
@@ -86,6 +91,8 @@ fn main() -> ExitCode {
         Command::Match(args) => match_cmd::run_match_cmd(args),
         Command::Tourney(args) => match_cmd::run_tourney_cmd(args),
         Command::Gdl(args) => gdl_cmd::run(args),
+        Command::Ggp(args) => ggp_cmd::run(args),
+        Command::GgpMatch(args) => ggp_cmd::run_match(args),
         Command::Sgf(args) => sgf_cmd::run(args),
         Command::Db(args) => db_cmd::run(args),
         Command::Gtp(args) => gtp_cmd::run(args),

@@ -1,0 +1,824 @@
+//! The GGP player: turns protocol messages into searches that are never late.
+//!
+//! A match runs on a thread of its own that owns the compiled game and the agent, so the
+//! HTTP side stays free to answer (`INFO`, a second `START`, garbage) while the agent
+//! thinks. At `START` the thread compiles the rules — the propnet when it builds within half
+//! the start clock, else the reference interpreter, switching to the propnet mid-match once it
+//! has compiled — measures random playouts per second, sets its thinking margin from the
+//! slowest playout it saw, and spends the rest of the start clock searching the first
+//! position (the tree is kept for the first move). At each `PLAY` the HTTP side waits until
+//! the play clock minus a reply margin; if the search has not answered by then it sends the
+//! fallback the match thread published before it began thinking — a random legal move — so a
+//! move is never late, whatever the load. A search that still ends late widens the thinking
+//! margin for the next moves.
+//!
+//! Forced moves (`noop` while another role chooses) are not visible through
+//! [`tabula_core::Game`]; the match thread follows the match with a [`Referee`] too, which
+//! also checks the moves the manager reports.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tabula_core::{Agent, Game, Limits, NullReport, Player as Seat, Rng, Spec, SpecError, Turn};
+use tabula_gdl::{GdlGame, PropnetGame};
+use tabula_search::{MaxnAgent, MctsAgent, NoEval, ParanoidAgent, RandomAgent, RandomPolicy};
+
+use crate::message::{CaseMap, Message, Term, rules_text};
+use crate::referee::{Referee, RefereeError};
+
+/// A GDL game the player can search: a [`Game`] that knows its role names.
+pub trait GgpGame: Game {
+    /// Role names (lower case), in role order.
+    fn role_names(&self) -> &[String];
+}
+
+impl GgpGame for PropnetGame {
+    fn role_names(&self) -> &[String] {
+        PropnetGame::role_names(self)
+    }
+}
+
+impl GgpGame for GdlGame {
+    fn role_names(&self) -> &[String] {
+        GdlGame::role_names(self)
+    }
+}
+
+/// Builds the agent for a match once the game type is known.
+pub trait AgentFactory: Send + Sync + 'static {
+    /// An agent for `spec` playing a game of type `G`.
+    fn build<G: Game>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError>;
+}
+
+/// The agents of the search crate that need no game knowledge: `mcts`, `random`,
+/// `paranoid`, `maxn`.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct StandardAgents;
+
+/// Agent names [`StandardAgents`] builds.
+pub const AGENT_NAMES: &[&str] = &["mcts", "random", "paranoid", "maxn"];
+
+impl AgentFactory for StandardAgents {
+    fn build<G: Game>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError> {
+        match spec.name.as_str() {
+            "mcts" => Ok(Box::new(MctsAgent::<G, _>::from_spec(spec, RandomPolicy)?)),
+            "random" => Ok(Box::new(RandomAgent::<G>::from_spec(spec)?)),
+            "paranoid" => Ok(Box::new(ParanoidAgent::from_spec(spec, NoEval)?)),
+            "maxn" => Ok(Box::new(MaxnAgent::from_spec(spec, NoEval)?)),
+            other => Err(SpecError::UnknownName {
+                kind: "GGP agent".into(),
+                name: other.to_string(),
+                valid: AGENT_NAMES.join(", "),
+            }),
+        }
+    }
+}
+
+/// Which reasoner plays the game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reasoner {
+    /// The propnet when it builds within half the start clock, else the interpreter.
+    Auto,
+    /// The propnet only (a game it cannot compile is refused with `busy`).
+    Propnet,
+    /// The reference interpreter.
+    Reference,
+}
+
+/// Settings of a player.
+#[derive(Clone, Debug)]
+pub struct PlayerConfig {
+    /// The name `INFO` reports.
+    pub name: String,
+    /// The agent, e.g. `mcts(threads=2)`.
+    pub agent: Spec,
+    /// Which reasoner to use.
+    pub reasoner: Reasoner,
+    /// The answer to `START` and `PLAY` is sent at the latest this long before the clock
+    /// runs out (at most a quarter of the clock).
+    pub reply_margin: Duration,
+    /// Search the position on turns where this player has a single legal move, so the
+    /// tree is ready for its next choice.
+    pub ponder: bool,
+    /// Print one line per message to standard error.
+    pub verbose: bool,
+}
+
+impl PlayerConfig {
+    /// Defaults: MCTS, automatic reasoner, a 400 ms reply margin, pondering on.
+    pub fn new(agent: Spec) -> PlayerConfig {
+        PlayerConfig {
+            name: "tabula".into(),
+            agent,
+            reasoner: Reasoner::Auto,
+            reply_margin: Duration::from_millis(400),
+            ponder: true,
+            verbose: false,
+        }
+    }
+}
+
+/// Why a match could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    /// The rules could not be read or evaluated.
+    #[error(transparent)]
+    Rules(#[from] RefereeError),
+    /// The role is not one of the game's.
+    #[error("'{0}' is not a role of this game")]
+    UnknownRole(String),
+    /// The propnet could not be built (with `reasoner=propnet`).
+    #[error("{0}")]
+    Propnet(String),
+    /// The agent spec does not build an agent.
+    #[error(transparent)]
+    Agent(#[from] SpecError),
+}
+
+/// What the player learnt about a game while metagaming.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetaReport {
+    /// `propnet` or `reference`.
+    pub reasoner: &'static str,
+    /// Random playouts per second measured from the initial state.
+    pub playouts_per_sec: f64,
+    /// The longest playout measured.
+    pub slowest_playout: Duration,
+    /// Thinking stops this long before the reply deadline.
+    pub think_margin: Duration,
+}
+
+enum Job {
+    Play { moves: Option<Vec<Term>>, deadline: Instant, reply: tokio::sync::oneshot::Sender<String> },
+    Finish,
+}
+
+struct Session {
+    id: String,
+    play_clock: Duration,
+    jobs: mpsc::Sender<Job>,
+    fallback: Arc<Mutex<Option<String>>>,
+    stop: Arc<AtomicBool>,
+    /// The reasoner in use, once the match thread has prepared.
+    reasoner: Arc<Mutex<Option<&'static str>>>,
+}
+
+/// A GGP player: answers protocol messages ([`Player::handle`]); one match at a time.
+pub struct Player<F: AgentFactory = StandardAgents> {
+    config: PlayerConfig,
+    factory: Arc<F>,
+    session: Mutex<Option<Session>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Player<StandardAgents> {
+    /// A player with the standard agents.
+    pub fn new(config: PlayerConfig) -> Player<StandardAgents> {
+        Player::with_factory(config, StandardAgents)
+    }
+}
+
+impl<F: AgentFactory> Player<F> {
+    /// A player whose agents come from `factory`.
+    pub fn with_factory(config: PlayerConfig, factory: F) -> Player<F> {
+        Player { config, factory: Arc::new(factory), session: Mutex::new(None) }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &PlayerConfig {
+        &self.config
+    }
+
+    /// Whether a match is in progress.
+    pub fn busy(&self) -> bool {
+        lock(&self.session).is_some()
+    }
+
+    /// The reasoner the current match is played with (`propnet` or `reference`), once the
+    /// rules are compiled.
+    pub fn reasoner(&self) -> Option<&'static str> {
+        lock(&self.session).as_ref().and_then(|s| *lock(&s.reasoner))
+    }
+
+    /// The time by which to answer a message with `clock` received at `received`.
+    fn reply_deadline(&self, received: Instant, clock: Duration) -> Instant {
+        received + clock.saturating_sub(self.config.reply_margin.min(clock / 4))
+    }
+
+    fn log(&self, line: impl FnOnce() -> String) {
+        if self.config.verbose {
+            eprintln!("ggp: {}", line());
+        }
+    }
+
+    /// Answers one message received at `received`.
+    pub async fn handle(&self, msg: Message, received: Instant) -> String {
+        match msg {
+            Message::Info => {
+                let status = if self.busy() { "busy" } else { "available" };
+                format!("((name {}) (status {status}))", self.config.name)
+            }
+            Message::Preview { .. } => if self.busy() { "busy" } else { "ready" }.to_string(),
+            Message::Start { id, role, rules, start_clock, play_clock } => {
+                self.start(id, role, rules, start_clock, play_clock, received).await
+            }
+            Message::Play { id, moves } => self.play(&id, moves, received).await,
+            Message::Stop { id, .. } => self.finish(&id, "done"),
+            Message::Abort { id } => self.finish(&id, "aborted"),
+        }
+    }
+
+    async fn start(
+        &self,
+        id: String,
+        role: String,
+        rules: Vec<Term>,
+        start_clock: Duration,
+        play_clock: Duration,
+        received: Instant,
+    ) -> String {
+        let deadline = self.reply_deadline(received, start_clock);
+        let (jobs, rx) = mpsc::channel();
+        let fallback = Arc::new(Mutex::new(None));
+        let stop = Arc::new(AtomicBool::new(false));
+        let reasoner = Arc::new(Mutex::new(None));
+        {
+            let mut session = lock(&self.session);
+            if session.is_some() {
+                self.log(|| format!("START {id}: busy"));
+                return "busy".into();
+            }
+            *session = Some(Session {
+                id: id.clone(),
+                play_clock,
+                jobs,
+                fallback: Arc::clone(&fallback),
+                stop: Arc::clone(&stop),
+                reasoner: Arc::clone(&reasoner),
+            });
+        }
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        let (factory, config) = (Arc::clone(&self.factory), self.config.clone());
+        let setup = Setup {
+            factory: Arc::clone(&self.factory),
+            config: self.config.clone(),
+            rules,
+            role,
+            deadline,
+            play_clock,
+        };
+        let spawned = std::thread::Builder::new().name(format!("ggp-{id}")).spawn(move || match setup.build() {
+            Ok((engine, report, pending)) => {
+                *lock(&reasoner) = Some(report.reasoner);
+                let _ = ready_tx.send(Ok(report));
+                let worker = Worker {
+                    engine: Some(engine),
+                    pending,
+                    history: Vec::new(),
+                    factory,
+                    config,
+                    play_clock,
+                    reasoner,
+                };
+                worker.run(rx, &stop, &fallback);
+            }
+            Err(e) => {
+                let _ = ready_tx.send(Err(e));
+            }
+        });
+        if spawned.is_err() {
+            self.clear(&id);
+            return "busy".into();
+        }
+        match tokio::time::timeout_at(deadline.into(), ready_rx).await {
+            Ok(Ok(Ok(report))) => {
+                self.log(|| {
+                    format!(
+                        "START {id}: {} reasoner, {:.0} playouts/s, think margin {} ms",
+                        report.reasoner,
+                        report.playouts_per_sec,
+                        report.think_margin.as_millis()
+                    )
+                });
+                "ready".into()
+            }
+            Ok(Ok(Err(e))) => {
+                self.log(|| format!("START {id}: cannot play: {e}"));
+                self.clear(&id);
+                "busy".into()
+            }
+            Ok(Err(_)) => {
+                self.clear(&id);
+                "busy".into()
+            }
+            // Still compiling: the moves will come from the fallback until it is done.
+            Err(_) => {
+                self.log(|| format!("START {id}: still preparing at the deadline"));
+                "ready".into()
+            }
+        }
+    }
+
+    fn clear(&self, id: &str) {
+        let mut session = lock(&self.session);
+        if session.as_ref().is_some_and(|s| s.id == id) {
+            *session = None;
+        }
+    }
+
+    async fn play(&self, id: &str, moves: Option<Vec<Term>>, received: Instant) -> String {
+        let (jobs, fallback, stop, clock) = {
+            let session = lock(&self.session);
+            match session.as_ref() {
+                Some(s) if s.id == id => (s.jobs.clone(), Arc::clone(&s.fallback), Arc::clone(&s.stop), s.play_clock),
+                _ => {
+                    self.log(|| format!("PLAY {id}: not the current match"));
+                    return "busy".into();
+                }
+            }
+        };
+        let deadline = self.reply_deadline(received, clock);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if jobs.send(Job::Play { moves, deadline, reply: tx }).is_err() {
+            return lock(&fallback).clone().unwrap_or_else(|| "nil".into());
+        }
+        match tokio::time::timeout_at(deadline.into(), rx).await {
+            Ok(Ok(mv)) => {
+                self.log(|| format!("PLAY {id}: {mv} after {} ms", received.elapsed().as_millis()));
+                mv
+            }
+            _ => {
+                stop.store(true, Ordering::Relaxed);
+                let mv = lock(&fallback).clone().unwrap_or_else(|| "nil".into());
+                self.log(|| format!("PLAY {id}: fallback {mv} at the deadline"));
+                mv
+            }
+        }
+    }
+
+    fn finish(&self, id: &str, answer: &str) -> String {
+        let mut session = lock(&self.session);
+        match session.as_ref() {
+            Some(s) if s.id == id => {
+                if let Some(s) = session.take() {
+                    s.stop.store(true, Ordering::Relaxed);
+                    let _ = s.jobs.send(Job::Finish);
+                }
+                self.log(|| format!("{} {id}", answer.to_uppercase()));
+                answer.into()
+            }
+            _ => "busy".into(),
+        }
+    }
+}
+
+/// Everything the match thread needs to prepare.
+struct Setup<F> {
+    factory: Arc<F>,
+    config: PlayerConfig,
+    rules: Vec<Term>,
+    role: String,
+    deadline: Instant,
+    play_clock: Duration,
+}
+
+/// A match as its thread sees it, whatever the game type.
+trait Engine: Send {
+    fn play(
+        &mut self,
+        moves: Option<&[Term]>,
+        deadline: Instant,
+        stop: &Arc<AtomicBool>,
+        fallback: &Mutex<Option<String>>,
+    ) -> String;
+
+    /// What does not depend on the game type, to continue with another reasoner.
+    fn into_parts(self: Box<Self>) -> Parts;
+}
+
+/// The match state that does not depend on the game type.
+struct Parts {
+    referee: Referee,
+    me: usize,
+    case: CaseMap,
+    think_margin: Duration,
+    base_margin: Duration,
+    max_margin: Duration,
+    ponder: bool,
+    rng: Rng,
+    desynced: bool,
+}
+
+/// A propnet still compiling when play began.
+type Pending = mpsc::Receiver<Result<PropnetGame, tabula_gdl::PropnetError>>;
+
+/// A prepared match: the engine, what metagaming found, and a propnet still compiling.
+type Built = (Box<dyn Engine>, MetaReport, Option<Pending>);
+
+/// The match thread: the engine, and the propnet it switches to once compiled.
+struct Worker<F> {
+    engine: Option<Box<dyn Engine>>,
+    pending: Option<Pending>,
+    /// Joint moves received so far, as text.
+    history: Vec<Vec<String>>,
+    factory: Arc<F>,
+    config: PlayerConfig,
+    play_clock: Duration,
+    reasoner: Arc<Mutex<Option<&'static str>>>,
+}
+
+impl<F: AgentFactory> Worker<F> {
+    fn run(mut self, jobs: mpsc::Receiver<Job>, stop: &Arc<AtomicBool>, fallback: &Mutex<Option<String>>) {
+        while let Ok(job) = jobs.recv() {
+            match job {
+                Job::Play { moves, deadline, reply } => {
+                    self.try_upgrade();
+                    let mv = match self.engine.as_mut() {
+                        Some(e) => e.play(moves.as_deref(), deadline, stop, fallback),
+                        None => "nil".into(),
+                    };
+                    if let Some(moves) = &moves {
+                        self.history.push(moves.iter().map(|t| t.to_string()).collect());
+                    }
+                    let _ = reply.send(mv);
+                }
+                Job::Finish => return,
+            }
+        }
+    }
+
+    /// Switches from the interpreter to the propnet once it has compiled: the moves so far
+    /// are replayed in it and a new agent takes over.
+    fn try_upgrade(&mut self) {
+        let Some(rx) = &self.pending else { return };
+        let game = match rx.try_recv() {
+            Ok(Ok(game)) => game,
+            Err(mpsc::TryRecvError::Empty) => return,
+            Ok(Err(_)) | Err(mpsc::TryRecvError::Disconnected) => {
+                self.pending = None;
+                return;
+            }
+        };
+        self.pending = None;
+        let mut game = game;
+        for joint in &self.history {
+            let Ok(moves) = joint.iter().map(|t| game.parse_move(t)).collect::<Result<Vec<_>, _>>() else { return };
+            game.play_joint(&moves);
+        }
+        let Ok(mut agent) = self.factory.build::<PropnetGame>(&self.config.agent) else { return };
+        let Some(old) = self.engine.take() else { return };
+        let mut parts = old.into_parts();
+        agent.new_game(&game);
+        let (_, slowest) = measure(&game, Duration::from_millis(50), &mut parts.rng);
+        // The interpreter's (wider) margin stays until searches show the propnet needs less.
+        parts.base_margin = base_margin(slowest, self.play_clock);
+        if self.config.verbose {
+            eprintln!("ggp: switched to the propnet after {} turns", self.history.len());
+        }
+        self.engine = Some(Box::new(Runner::from_parts(parts, game, agent)));
+        *lock(&self.reasoner) = Some("propnet");
+    }
+}
+
+impl<F: AgentFactory> Setup<F> {
+    fn build(self) -> Result<Built, PlayerError> {
+        let text = rules_text(&self.rules);
+        let referee = Referee::new(&text)?;
+        let me = referee.role_index(&self.role).ok_or_else(|| PlayerError::UnknownRole(self.role.clone()))?;
+        let case = CaseMap::new(&self.rules);
+        let spec = || "gdl(file=ggp)".to_string();
+        if self.config.reasoner != Reasoner::Reference {
+            // Compile on a thread of its own, so a grounding too big for the clock can be
+            // abandoned for the interpreter.
+            let (tx, rx) = mpsc::channel();
+            let t = text.clone();
+            let built = std::thread::Builder::new().name("ggp-propnet".into()).spawn(move || {
+                let r = PropnetGame::from_str(&t, spec(), 100_000, tabula_gdl::propnet::Limits::default());
+                let _ = tx.send(r);
+            });
+            let wait = self.deadline.saturating_duration_since(Instant::now()) / 2;
+            let result = match built {
+                Ok(_) => match rx.recv_timeout(wait) {
+                    Ok(r) => r.map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                },
+                Err(e) => Err(e.to_string()),
+            };
+            match result {
+                Ok(game) => {
+                    let (engine, report) = self.finish_build(game, referee, me, case, "propnet")?;
+                    return Ok((engine, report, None));
+                }
+                Err(e) if self.config.reasoner == Reasoner::Propnet => return Err(PlayerError::Propnet(e)),
+                // Still compiling: play with the interpreter until it is done.
+                Err(_) => {
+                    let game = GdlGame::from_str(&text, spec(), 100_000).map_err(RefereeError::from)?;
+                    let (engine, report) = self.finish_build(game, referee, me, case, "reference")?;
+                    return Ok((engine, report, Some(rx)));
+                }
+            }
+        }
+        let game = GdlGame::from_str(&text, spec(), 100_000).map_err(RefereeError::from)?;
+        let (engine, report) = self.finish_build(game, referee, me, case, "reference")?;
+        Ok((engine, report, None))
+    }
+
+    fn finish_build<G: GgpGame>(
+        self,
+        game: G,
+        referee: Referee,
+        me: usize,
+        case: CaseMap,
+        reasoner: &'static str,
+    ) -> Result<(Box<dyn Engine>, MetaReport), PlayerError> {
+        let mut agent = self.factory.build::<G>(&self.config.agent)?;
+        agent.new_game(&game);
+        // Measure: random playouts for a tenth of the time left, at most a second.
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let budget = (left / 10).clamp(Duration::from_millis(20), Duration::from_secs(1));
+        let mut rng = Rng::new(0x6767_7000 ^ me as u64);
+        let start = Instant::now();
+        let (playouts, slowest) = measure(&game, budget, &mut rng);
+        let playouts_per_sec = playouts / start.elapsed().as_secs_f64().max(1e-9);
+        // Searches check the clock between playouts: stop early enough for the slowest.
+        let think_margin = base_margin(slowest, self.play_clock);
+        let report = MetaReport { reasoner, playouts_per_sec, slowest_playout: slowest, think_margin };
+        let mut runner = Runner {
+            game,
+            referee,
+            me,
+            agent,
+            case,
+            think_margin,
+            base_margin: think_margin,
+            max_margin: self.play_clock / 2,
+            ponder: self.config.ponder,
+            rng: Rng::new(rng.next_u64()),
+            desynced: false,
+        };
+        // Search the first position with the rest of the start clock; the tree is kept.
+        let until = self.deadline.checked_sub(think_margin);
+        if let Some(until) = until {
+            runner.think(until, &Arc::new(AtomicBool::new(false)));
+        }
+        Ok((Box::new(runner), report))
+    }
+}
+
+/// The thinking margin a playout as slow as `slowest` calls for: twice its length plus room
+/// for the scheduler of a loaded machine, at most a third of the play clock.
+fn base_margin(slowest: Duration, play_clock: Duration) -> Duration {
+    (Duration::from_millis(60) + slowest * 2).max(Duration::from_millis(150)).min(play_clock / 3)
+}
+
+/// Random playouts from `game` for about `budget`: the number played (a fraction for one
+/// cut off by the budget) and the duration of the slowest (at least the time a cut-off one
+/// had run), which bounds how long a search may overrun its deadline.
+fn measure<G: Game>(game: &G, budget: Duration, rng: &mut Rng) -> (f64, Duration) {
+    let start = Instant::now();
+    let mut done = 0.0;
+    let mut slowest = Duration::ZERO;
+    let mut moves = Vec::new();
+    let mut joint = Vec::new();
+    while start.elapsed() < budget {
+        let t = Instant::now();
+        let mut state = game.clone();
+        let mut finished = false;
+        while start.elapsed() < budget {
+            match state.turn() {
+                Turn::Over => {
+                    finished = true;
+                    break;
+                }
+                Turn::Player(_) => {
+                    state.legal_moves(&mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    state.play(moves[rng.below(moves.len())]);
+                }
+                Turn::Simultaneous => {
+                    joint.clear();
+                    for p in 0..state.num_players() {
+                        state.legal_moves_of(Seat(p as u8), &mut moves);
+                        if moves.is_empty() {
+                            break;
+                        }
+                        joint.push(moves[rng.below(moves.len())]);
+                    }
+                    if joint.len() != state.num_players() {
+                        break;
+                    }
+                    state.play_joint(&joint);
+                }
+            }
+        }
+        slowest = slowest.max(t.elapsed());
+        if finished {
+            done += 1.0;
+        } else {
+            // Cut off: count the fraction of a playout it stands for, at most a half.
+            done += if slowest.is_zero() { 0.0 } else { 0.5f64.min(t.elapsed().as_secs_f64() / slowest.as_secs_f64()) };
+            break;
+        }
+    }
+    (done, slowest)
+}
+
+/// The match thread's state for a game of type `G`.
+struct Runner<G: GgpGame> {
+    game: G,
+    referee: Referee,
+    me: usize,
+    agent: Box<dyn Agent<G>>,
+    case: CaseMap,
+    /// Thinking stops this long before the reply deadline: set from the slowest playout
+    /// measured, and raised whenever a search overruns its end.
+    think_margin: Duration,
+    /// The margin the slowest measured playout calls for; `think_margin` decays towards it
+    /// while searches end in time.
+    base_margin: Duration,
+    /// The most `think_margin` may grow to.
+    max_margin: Duration,
+    ponder: bool,
+    rng: Rng,
+    /// The moves received could not be followed; every answer is the fallback from now on.
+    desynced: bool,
+}
+
+impl<G: GgpGame> Runner<G> {
+    fn from_parts(p: Parts, game: G, agent: Box<dyn Agent<G>>) -> Runner<G> {
+        Runner {
+            game,
+            referee: p.referee,
+            me: p.me,
+            agent,
+            case: p.case,
+            think_margin: p.think_margin,
+            base_margin: p.base_margin,
+            max_margin: p.max_margin,
+            ponder: p.ponder,
+            rng: p.rng,
+            desynced: p.desynced,
+        }
+    }
+
+    /// Applies a joint move received from the manager (texts in role order) to the game,
+    /// telling the agent.
+    fn apply_game(&mut self, texts: &[String]) -> Result<(), String> {
+        let joint =
+            texts.iter().map(|t| self.game.parse_move(t)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+        if joint.len() != self.game.num_players() {
+            return Err(format!("{} moves for {} roles", joint.len(), self.game.num_players()));
+        }
+        let before = self.game.clone();
+        self.game.play_joint(&joint);
+        self.agent.observe(&before, &joint);
+        Ok(())
+    }
+
+    /// Applies the same joint move to the referee, checking it is legal.
+    fn apply_referee(&mut self, texts: &[String]) -> Result<(), String> {
+        let gids = self.referee.read_joint(texts).map_err(|e| e.to_string())?;
+        self.referee.play(&gids).map_err(|e| e.to_string())
+    }
+
+    /// Publishes a random legal move from the game (fast), if this player has a choice.
+    fn publish_game_fallback(&mut self, fallback: &Mutex<Option<String>>) {
+        let mut moves = Vec::new();
+        self.game.legal_moves_of(Seat(self.me as u8), &mut moves);
+        if !moves.is_empty() {
+            let text = self.game.format_move(moves[self.rng.below(moves.len())]);
+            *lock(fallback) = Some(self.case.restore(&text));
+        }
+    }
+
+    /// A random legal move from the referee (which knows forced moves too).
+    fn referee_fallback(&mut self) -> String {
+        let legal = self.referee.legal(self.me);
+        if legal.is_empty() {
+            return "nil".into();
+        }
+        let pick = legal[self.rng.below(legal.len())];
+        self.case.restore(&self.referee.text(pick))
+    }
+
+    /// Searches the current position until `until` (for whoever chooses), returning the
+    /// move the search chose for this player, if it chose for this player.
+    fn think(&mut self, until: Instant, stop: &Arc<AtomicBool>) -> Option<G::Move> {
+        let left = until.checked_duration_since(Instant::now())?;
+        if left < Duration::from_millis(5) {
+            return None;
+        }
+        let me = Seat(self.me as u8);
+        let seat = match self.game.turn() {
+            Turn::Over => return None,
+            Turn::Simultaneous => me,
+            Turn::Player(p) => p,
+        };
+        if seat != me && !self.ponder {
+            return None;
+        }
+        stop.store(false, Ordering::Relaxed);
+        let limits = Limits { time: Some(left), hard_time: Some(left), stop: Some(Arc::clone(stop)), ..Limits::none() };
+        let mut report = NullReport::callback();
+        let choice = self.agent.choose(&self.game, seat, &limits, &mut report);
+        // A search that ended late (slow playouts, a loaded machine) widens the margin.
+        let over = Instant::now().saturating_duration_since(until);
+        if over.is_zero() {
+            self.think_margin = self.base_margin.max(self.think_margin * 9 / 10);
+        } else {
+            self.think_margin = (self.think_margin.max(over * 3 / 2 + Duration::from_millis(20))).min(self.max_margin);
+        }
+        let choice = choice.ok()?;
+        (seat == me).then_some(choice.mv)
+    }
+
+    fn legal_text(&self, mv: G::Move) -> Option<String> {
+        let text = self.game.format_move(mv);
+        self.referee.find_legal(self.me, &text).map(|_| self.case.restore(&text))
+    }
+}
+
+impl<G: GgpGame> Engine for Runner<G> {
+    fn play(
+        &mut self,
+        moves: Option<&[Term]>,
+        deadline: Instant,
+        stop: &Arc<AtomicBool>,
+        fallback: &Mutex<Option<String>>,
+    ) -> String {
+        if let Some(moves) = moves
+            && !self.desynced
+        {
+            let texts: Vec<String> = moves.iter().map(|t| t.to_string()).collect();
+            self.desynced = self.apply_game(&texts).is_err();
+            // The game is fast: its move goes out first should the referee be slow.
+            if !self.desynced {
+                self.publish_game_fallback(fallback);
+            }
+            self.desynced = self.desynced || self.apply_referee(&texts).is_err();
+        }
+        let any = self.referee_fallback();
+        *lock(fallback) = Some(any.clone());
+        if self.desynced || self.referee.is_over() {
+            return any;
+        }
+        let until = deadline.checked_sub(self.think_margin).unwrap_or(deadline);
+        let chosen = self.think(until, stop);
+        chosen.and_then(|mv| self.legal_text(mv)).unwrap_or(any)
+    }
+
+    fn into_parts(self: Box<Self>) -> Parts {
+        Parts {
+            referee: self.referee,
+            me: self.me,
+            case: self.case,
+            think_margin: self.think_margin,
+            base_margin: self.base_margin,
+            max_margin: self.max_margin,
+            ponder: self.ponder,
+            rng: self.rng,
+            desynced: self.desynced,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn margins_cover_slow_playouts_within_bounds() {
+        let clock = Duration::from_secs(2);
+        assert_eq!(base_margin(Duration::ZERO, clock), Duration::from_millis(150));
+        assert_eq!(base_margin(Duration::from_millis(100), clock), Duration::from_millis(260));
+        assert_eq!(base_margin(Duration::from_secs(5), clock), clock / 3);
+    }
+
+    #[test]
+    fn measuring_plays_whole_games_and_reports_the_slowest() {
+        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let game = PropnetGame::from_file(&path).unwrap();
+        let mut rng = Rng::new(1);
+        let (done, slowest) = measure(&game, Duration::from_millis(30), &mut rng);
+        assert!(done > 0.0);
+        assert!(slowest > Duration::ZERO);
+        // A zero budget measures nothing.
+        assert_eq!(measure(&game, Duration::ZERO, &mut rng), (0.0, Duration::ZERO));
+    }
+
+    #[test]
+    fn standard_agents_build_by_name() {
+        for spec in ["mcts(playouts=10)", "random", "paranoid(depth=2)", "maxn(depth=2)"] {
+            assert!(StandardAgents.build::<GdlGame>(&Spec::parse(spec).unwrap()).is_ok(), "{spec}");
+        }
+        let err = StandardAgents.build::<GdlGame>(&Spec::parse("nobody").unwrap()).err().unwrap();
+        assert!(err.to_string().contains("mcts"), "{err}");
+    }
+}
