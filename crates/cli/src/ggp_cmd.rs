@@ -98,7 +98,14 @@ fn secs(s: f64, what: &str) -> Result<Duration> {
 
 /// Runs `tabula ggp-match`.
 pub fn run_match(args: GgpMatchArgs) -> Result<()> {
-    let rules = std::fs::read_to_string(&args.game).with_context(|| format!("cannot read {}", args.game.display()))?;
+    let mut rules =
+        std::fs::read_to_string(&args.game).with_context(|| format!("cannot read {}", args.game.display()))?;
+    // A game written in the board-game dialect goes out as standard GDL, which every player reads.
+    let exprs = tabula_gdl::kif::parse(&rules).with_context(|| args.game.display().to_string())?;
+    if !tabula_gdl::dialect::detect(&exprs).with_context(|| args.game.display().to_string())?.is_standard() {
+        let expanded = tabula_gdl::parse_gdl(&rules).with_context(|| args.game.display().to_string())?;
+        rules = tabula_gdl::dialect::to_kif(&expanded);
+    }
     let stem = args.game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".into());
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let id = args.id.unwrap_or_else(|| format!("tabula.{stem}.{now}"));
