@@ -15,6 +15,7 @@ mod play;
 mod records;
 mod sgf_cmd;
 mod solve_cmd;
+mod train_cmd;
 
 use std::process::ExitCode;
 
@@ -50,6 +51,8 @@ enum Command {
     Db(db_cmd::DbArgs),
     /// SGF game records: check and reformat.
     Sgf(sgf_cmd::SgfArgs),
+    /// Learn evaluation weights by temporal differences (resumable; curves as CSV and SVG).
+    Train(train_cmd::TrainArgs),
     /// General game playing: check GDL game descriptions.
     Gdl(gdl_cmd::GdlArgs),
     /// General game playing: serve a GGP player over HTTP (ggp-base / Tiltyard protocol).
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Command::Match(args) => match_cmd::run_match_cmd(args),
         Command::Tourney(args) => match_cmd::run_tourney_cmd(args),
         Command::Gdl(args) => gdl_cmd::run(args),
+        Command::Train(args) => train_cmd::run(args),
         Command::Ggp(args) => ggp_cmd::run(args),
         Command::GgpMatch(args) => ggp_cmd::run_match(args),
         Command::Sgf(args) => sgf_cmd::run(args),

@@ -390,7 +390,7 @@ fn evaluate<G: Game, M: LinearModel<G> + Evaluator<G>>(
 
 /// Trains `model` (its weights are the hand-tuned start; `cfg.init` decides what the run
 /// starts from) on `start`, resuming from `checkpoint` if that file exists and writing it as
-/// it goes. `stop` ends the run at the next game boundary (after saving); `progress` hears
+/// it goes (a checkpoint of the same settings with fewer moves is extended). `stop` ends the run at the next game boundary (after saving); `progress` hears
 /// the move count after every learner move.
 pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
     start: &G,
@@ -411,10 +411,14 @@ pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
     let mut learner = model.clone();
     let mut state = match checkpoint.filter(|p| p.exists()) {
         Some(path) => {
-            let c = Checkpoint::load(path)?;
-            if c.config != *cfg || c.names != model.names() {
+            let mut c = Checkpoint::load(path)?;
+            // The same run, perhaps extended to more moves.
+            let mut same = c.config.clone();
+            same.schedule.moves = cfg.schedule.moves;
+            if same != *cfg || c.names != model.names() {
                 return Err(TrainError::OtherRun);
             }
+            c.config = cfg.clone();
             c
         }
         None => {

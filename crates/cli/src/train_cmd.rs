@@ -1,0 +1,205 @@
+//! `tabula train`: learn evaluation weights by temporal differences, resumably.
+//!
+//! The run lives in one output folder: `checkpoint.json` (re-running the same command
+//! resumes from it; Ctrl-C saves at the end of the current game), and the results —
+//! `weights.json`, the learning curve `curve.csv` / `curve.svg`, and the weight snapshots
+//! `weights.csv` / `weights.svg`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use tabula_amazons::{Amazons, FeatureSet, LinearEval};
+use tabula_core::Spec;
+use tabula_learn::{Algorithm, Init, Opponent, Schedule, TrainConfig, plot, train};
+
+/// Training recipes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Preset {
+    /// The source document's TD(0): alpha0 0.1 halved every 5,000 moves, epsilon 0.15,
+    /// 100,000 moves, snapshots every 50 moves, 50-game evaluations every 5,000 moves.
+    DocumentTd0,
+    /// The same schedule with TD(lambda), lambda 0.7.
+    TdLambda,
+    /// The same schedule with TD-leaf(lambda), lambda 0.7.
+    TdLeaf,
+}
+
+/// Starting weights.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InitArg {
+    /// All zero.
+    Zeros,
+    /// All one.
+    Ones,
+    /// The evaluator's hand-tuned weights.
+    Hand,
+}
+
+/// Which linear evaluator's weights to learn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EvalArg {
+    /// The source document's 12 features.
+    Document,
+    /// Territory, position, mobility and game phase.
+    Territory,
+}
+
+/// Arguments of `tabula train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The game, e.g. `amazons(size=8)` (games with a linear evaluator: amazons).
+    game: String,
+    /// The evaluator whose weights are learned.
+    #[arg(long, value_enum, default_value = "document")]
+    eval: EvalArg,
+    /// The recipe.
+    #[arg(long, value_enum, default_value = "document-td0")]
+    preset: Preset,
+    /// Starting weights.
+    #[arg(long, value_enum, default_value = "zeros")]
+    init: InitArg,
+    /// Training opponent: `self`, `random` or `alphabeta:DEPTH` (over the hand-tuned weights).
+    #[arg(long, default_value = "random")]
+    opponent: String,
+    /// Opponent of the evaluation matches: `random` or `alphabeta:DEPTH`.
+    #[arg(long, default_value = "random")]
+    eval_opponent: String,
+    /// Learner moves (overrides the preset).
+    #[arg(long)]
+    moves: Option<u64>,
+    /// Initial step size (overrides the preset).
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// Trace decay (overrides the preset).
+    #[arg(long)]
+    lambda: Option<f64>,
+    /// Exploration rate (overrides the preset).
+    #[arg(long)]
+    epsilon: Option<f64>,
+    /// Evaluate every this many moves (overrides the preset).
+    #[arg(long)]
+    eval_every: Option<u64>,
+    /// Games per evaluation (overrides the preset).
+    #[arg(long)]
+    eval_games: Option<u32>,
+    /// Seed of the run.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output folder (created; a checkpoint there is resumed).
+    #[arg(long)]
+    out: PathBuf,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn opponent(text: &str) -> Result<Opponent> {
+    match text {
+        "self" => Ok(Opponent::SelfPlay),
+        "random" => Ok(Opponent::Random),
+        _ => match text.strip_prefix("alphabeta:").map(str::parse::<u32>) {
+            Some(Ok(depth)) if (1..=8).contains(&depth) => Ok(Opponent::AlphaBeta { depth }),
+            _ => bail!("opponent '{text}': expected self, random or alphabeta:DEPTH (depth 1..=8)"),
+        },
+    }
+}
+
+/// Runs `tabula train`.
+pub fn run(args: TrainArgs) -> Result<()> {
+    let spec = Spec::parse(&args.game)?;
+    if spec.name != "amazons" {
+        bail!("training needs a game with a linear evaluator: amazons (got '{}')", spec.name);
+    }
+    let start = Amazons::from_spec(&spec)?;
+    let model = match args.eval {
+        EvalArg::Document => LinearEval::document(),
+        EvalArg::Territory => LinearEval::territory(),
+    };
+    let mut schedule = Schedule::document_td0();
+    let algorithm = match args.preset {
+        Preset::DocumentTd0 => Algorithm::TdLambda,
+        Preset::TdLambda => {
+            schedule.lambda = 0.7;
+            Algorithm::TdLambda
+        }
+        Preset::TdLeaf => {
+            schedule.lambda = 0.7;
+            Algorithm::TdLeaf
+        }
+    };
+    schedule.moves = args.moves.unwrap_or(schedule.moves);
+    schedule.alpha0 = args.alpha.unwrap_or(schedule.alpha0);
+    schedule.lambda = args.lambda.unwrap_or(schedule.lambda);
+    schedule.epsilon = args.epsilon.unwrap_or(schedule.epsilon);
+    schedule.eval_every = args.eval_every.unwrap_or(schedule.eval_every);
+    schedule.eval_games = args.eval_games.unwrap_or(schedule.eval_games);
+    if !(0.0..=1.0).contains(&schedule.lambda) || !(0.0..=1.0).contains(&schedule.epsilon) || schedule.alpha0 <= 0.0 {
+        bail!("lambda and epsilon must lie in [0, 1] and alpha be positive");
+    }
+    let cfg = TrainConfig {
+        game: Spec::parse(&args.game)?.to_string(),
+        algorithm,
+        init: match args.init {
+            InitArg::Zeros => Init::Zeros,
+            InitArg::Ones => Init::Ones,
+            InitArg::Hand => Init::Hand,
+        },
+        opponent: opponent(&args.opponent)?,
+        eval_opponent: opponent(&args.eval_opponent)?,
+        schedule,
+        seed: args.seed,
+        checkpoint_every_games: 20,
+    };
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let checkpoint = args.out.join("checkpoint.json");
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+        eprintln!("\nstopping at the end of this game (Ctrl-C again to quit at once)");
+    })
+    .context("cannot install the Ctrl-C handler")?;
+
+    let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(cfg.schedule.moves) };
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} moves ({per_sec}, eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let outcome = train(&start, &model, &cfg, Some(&checkpoint), &stop, &mut |step| bar.set_position(step))?;
+    bar.finish_and_clear();
+    let run = &outcome.checkpoint;
+
+    let set = match model.set {
+        FeatureSet::Document => "document",
+        FeatureSet::Territory => "territory",
+    };
+    let weights =
+        serde_json::json!({ "game": cfg.game, "evaluator": set, "features": run.names, "weights": run.weights });
+    let write = |name: &str, text: String| {
+        let path = args.out.join(name);
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    };
+    write("weights.json", serde_json::to_string_pretty(&weights)?)?;
+    write("curve.csv", plot::curve_csv(&run.names, &run.curve))?;
+    write("weights.csv", plot::snapshots_csv(&run.names, &run.snapshots))?;
+    let title = format!("{} {:?} from {:?} vs {:?}", cfg.game, cfg.algorithm, cfg.init, cfg.opponent);
+    write("curve.svg", plot::curve_svg(&title, run))?;
+    write("weights.svg", plot::weights_svg(&title, run))?;
+    let last = run.curve.last().map(|p| format!("{:.1}%", 100.0 * p.score)).unwrap_or_else(|| "-".into());
+    println!(
+        "{} after {} moves in {} games; last evaluation {last}; results in {}",
+        if outcome.interrupted { "stopped" } else { "done" },
+        run.step,
+        run.games,
+        args.out.display()
+    );
+    Ok(())
+}
