@@ -49,6 +49,29 @@ impl LinearModel<Amazons> for LinearEval {
     }
 }
 
+/// Reads the weights file `tabula train` writes (`weights.json`: `evaluator` is `document`
+/// or `territory`, `weights` one number per feature) as an Amazons evaluator.
+pub fn load_amazons_eval(path: &std::path::Path) -> Result<LinearEval, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let set = match v.get("evaluator").and_then(|e| e.as_str()) {
+        Some("document") => tabula_amazons::FeatureSet::Document,
+        Some("territory") => tabula_amazons::FeatureSet::Territory,
+        other => {
+            return Err(format!("{}: evaluator {other:?}: expected \"document\" or \"territory\"", path.display()));
+        }
+    };
+    let weights: Vec<f64> = v
+        .get("weights")
+        .and_then(|w| w.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+        .ok_or_else(|| format!("{}: no weights array", path.display()))?;
+    if weights.iter().any(|w| !w.is_finite()) {
+        return Err(format!("{}: weights must be finite numbers", path.display()));
+    }
+    LinearEval::with_weights(set, weights).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// The most features a model may have (a fixed buffer keeps the hot path allocation-free).
 pub const MAX_FEATURES: usize = 64;
 

@@ -123,6 +123,11 @@ pub const AGENTS: &[AgentEntry] = &[
         about: "alpha-beta with the source document's evaluation (othello, amazons only)",
         params: ALPHABETA_PARAMS,
     },
+    AgentEntry {
+        name: "learned",
+        about: "alpha-beta over evaluation weights learned by `tabula train` (amazons only)",
+        params: LEARNED_PARAMS,
+    },
 ];
 
 /// Builds agents for one game type from agent specs.
@@ -256,11 +261,54 @@ fn othello_agents() -> StandardAgents<tabula_othello::PatternEval, RandomPolicy,
     }
 }
 
-fn amazons_agents() -> StandardAgents<tabula_amazons::LinearEval, RandomPolicy, tabula_amazons::LinearEval> {
-    StandardAgents {
+fn amazons_agents() -> AmazonsAgents {
+    AmazonsAgents(StandardAgents {
         evaluator: tabula_amazons::LinearEval::territory(),
         policy: RandomPolicy,
         baseline: Some(tabula_amazons::LinearEval::document()),
+    })
+}
+
+/// Parameters of `learned`: alpha-beta's, plus the weights file.
+pub const LEARNED_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("weights", "", "weights.json written by `tabula train` (required)"),
+    ParamInfo::new("depth", "", "deepest iteration in plies, 1..=500 (default: no limit)"),
+    ParamInfo::new("time_ms", "", "target time per move in milliseconds, 1..=86400000"),
+    ParamInfo::new("hard_ms", "", "time never to exceed in milliseconds, 1..=86400000 (default: time_ms)"),
+    ParamInfo::new("nodes", "", "nodes per move, 1..=10^15"),
+    ParamInfo::new("tt_mb", "16", "transposition table size in megabytes, 0..=65536"),
+    ParamInfo::new("threads", "1", "search threads (Lazy SMP), 1..=256"),
+    ParamInfo::new("aspiration", "50", "aspiration window half-width in evaluation units, 0 (off)..=1000000"),
+    ParamInfo::new("quiescence", "true", "extend noisy moves at the horizon"),
+    ParamInfo::new("random", "false", "choose at random among equally good moves"),
+    ParamInfo::new("seed", "", "random seed for tie-breaking (default: from the clock)"),
+];
+
+/// Amazons' agents: the standard ones, and `learned` — alpha-beta over weights learned by
+/// `tabula train`.
+struct AmazonsAgents(StandardAgents<tabula_amazons::LinearEval, RandomPolicy, tabula_amazons::LinearEval>);
+
+impl AgentFactory<tabula_amazons::Amazons> for AmazonsAgents {
+    fn build(&self, spec: &Spec) -> Result<Box<dyn Agent<tabula_amazons::Amazons>>, SpecError> {
+        if spec.name != "learned" {
+            return self.0.build(spec);
+        }
+        let p = Params::new(spec, LEARNED_PARAMS)?;
+        let file = p.raw("weights").to_string();
+        if file.is_empty() {
+            return Err(SpecError::BadValue {
+                owner: "learned".into(),
+                key: "weights".into(),
+                value: String::new(),
+                reason: "a weights file is required: learned(weights=out/weights.json)".into(),
+            });
+        }
+        let eval = tabula_learn::load_amazons_eval(std::path::Path::new(&file)).map_err(|reason| {
+            SpecError::BadValue { owner: "learned".into(), key: "weights".into(), value: file.clone(), reason }
+        })?;
+        let params = spec.params.iter().filter(|(k, _)| k != "weights").cloned().collect();
+        let plain = Spec { name: "alphabeta".into(), params };
+        Ok(Box::new(AlphaBetaAgent::from_spec(&plain, eval)?.named("learned")))
     }
 }
 
@@ -428,6 +476,34 @@ mod tests {
             assert!(baseline.starts_with("baseline(") && baseline.contains("depth=2"), "{game}: {baseline}");
             assert!(plain.starts_with("alphabeta("), "{game}: {plain}");
         }
+    }
+
+    #[test]
+    fn learned_agents_load_weights_files() {
+        struct Build(String);
+        impl GameVisitor for Build {
+            type Output = Result<String, String>;
+            fn visit<G: Game>(self, _: G, agents: &dyn AgentFactory<G>) -> Result<String, String> {
+                agents.build_str(&self.0).map(|a| a.name()).map_err(|e| e.to_string())
+            }
+        }
+        let path = std::env::temp_dir().join(format!("tabula-learned-{}.json", std::process::id()));
+        let weights = [0.5, -0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 1.0, 0.0, 0.0];
+        let text = format!("{{\"evaluator\": \"document\", \"weights\": {weights:?}}}");
+        std::fs::write(&path, text).unwrap();
+        let spec = format!("learned(weights={},depth=2)", path.display());
+        let name = with_game("amazons(size=6)", Build(spec.clone())).unwrap().unwrap();
+        assert!(name.starts_with("learned(") && name.contains("depth=2"), "{name}");
+        // Wrong length, missing file, no file given, another game: clear errors.
+        std::fs::write(&path, "{\"evaluator\": \"document\", \"weights\": [1.0]}").unwrap();
+        let e = with_game("amazons(size=6)", Build(spec.clone())).unwrap().unwrap_err();
+        assert!(e.contains("12 features"), "{e}");
+        std::fs::remove_file(&path).unwrap();
+        let e = with_game("amazons(size=6)", Build(spec)).unwrap().unwrap_err();
+        assert!(e.contains("tabula-learned"), "{e}");
+        let e = with_game("amazons(size=6)", Build("learned(depth=1)".into())).unwrap().unwrap_err();
+        assert!(e.contains("required"), "{e}");
+        assert!(with_game("connect4", Build("learned(weights=x)".into())).unwrap().is_err());
     }
 
     #[test]
