@@ -424,6 +424,9 @@ impl<B: Bits> Solver<B> {
         if n == 1 {
             return self.last(p, o, empty.lowest());
         }
+        if n == 2 {
+            return self.two(p, o, alpha, beta, empty, passed);
+        }
         let mut odd = B::ZERO;
         for &q in &self.quadrants {
             if (q & empty).count() % 2 == 1 {
@@ -435,6 +438,10 @@ impl<B: Bits> Solver<B> {
         let mut any = false;
         for set in [empty & odd, empty & !odd] {
             for sq in BitIter(set) {
+                // A square with no neighbouring opponent disc flips nothing.
+                if (B::bit(sq).neighbours() & o).is_empty() {
+                    continue;
+                }
                 let f = flips(p, o, sq);
                 if f.is_empty() {
                     continue;
@@ -460,6 +467,38 @@ impl<B: Bits> Solver<B> {
             return Self::final_score(p, o, n);
         }
         -self.shallow(o, p, -beta, -alpha, n, true)
+    }
+
+    /// Two empty squares left: both orders tried directly, without parity or recursion.
+    #[inline]
+    fn two(&mut self, p: B, o: B, alpha: i32, beta: i32, empty: B, passed: bool) -> i32 {
+        let a = empty.lowest();
+        let b = empty.clear_lowest().lowest();
+        let mut best = -self.total - 1;
+        if !(B::bit(a).neighbours() & o).is_empty() {
+            let f = flips(p, o, a);
+            if !f.is_empty() {
+                best = -self.last(o ^ f, p | f | B::bit(a), b);
+                if best >= beta {
+                    return best;
+                }
+            }
+        }
+        if !(B::bit(b).neighbours() & o).is_empty() {
+            let f = flips(p, o, b);
+            if !f.is_empty() {
+                let score = -self.last(o ^ f, p | f | B::bit(b), a);
+                return score.max(best);
+            }
+        }
+        if best > -self.total - 1 {
+            return best;
+        }
+        if passed {
+            return Self::final_score(p, o, 2);
+        }
+        self.nodes += 1;
+        -self.two(o, p, -beta, -alpha, empty, true)
     }
 
     /// The exact score with one empty square left.
