@@ -161,6 +161,10 @@ pub(crate) fn exact_shortcut(state: &Othello) -> Option<i32> {
 /// earlier solves proved.
 pub const ROOT_SOLVE_EMPTIES: u32 = 18;
 
+/// Node budget of one such solve (a second or two): a position that needs more is left to
+/// the search, so a move never hangs on a hard endgame.
+const ROOT_SOLVE_NODES: u64 = 25_000_000;
+
 /// log2 of the entries of the per-thread endgame solver's table (24 MB on 8x8).
 const ROOT_SOLVE_BITS: u32 = 20;
 
@@ -181,7 +185,7 @@ pub(crate) fn exact_shortcut_at(state: &Othello, ply: u32) -> Option<i32> {
     ENDGAME.with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;
         let solver = slot.get_or_insert_with(|| Solver::new(p, ROOT_SOLVE_BITS));
-        Some(terminal_value(solver.solve(p).score))
+        Some(terminal_value(solver.solve_within(p, ROOT_SOLVE_NODES)?.score))
     })
 }
 
