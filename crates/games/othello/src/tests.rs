@@ -360,3 +360,42 @@ fn agents_play_full_games_on_blocked_boards() {
     // A 2-ply search with a real evaluation beats random play nearly always.
     assert!(searcher_points * 10 >= games * 8, "searcher won {searcher_points} of {games}");
 }
+
+#[test]
+fn under_a_game_clock_the_agent_plays_perfectly_once_the_endgame_fits() {
+    // From ROOT_SOLVE_EMPTIES + 1 empties down, the agent's evaluator solves the root's
+    // children exactly, so the move it returns under a clock is a best move whatever the
+    // machine's speed (the first iteration already sees exact values).
+    use tabula_core::Agent as _;
+    use tabula_search::AlphaBetaAgent;
+    let clock = tabula_core::Clock {
+        remaining: std::time::Duration::from_secs(30),
+        increment: std::time::Duration::ZERO,
+        moves_to_go: None,
+        overtime_period: std::time::Duration::ZERO,
+        overtime_count: 0,
+        canadian: false,
+    };
+    let limits = tabula_core::Limits { clock: Some(clock), ..tabula_core::Limits::none() };
+    let mut rng = tabula_core::Rng::new(404);
+    let mut moves = Vec::new();
+    let mut checked = 0;
+    while checked < 4 {
+        let mut g = Othello::standard();
+        while !g.is_over() && g.empties() > 13 {
+            g.legal_moves(&mut moves);
+            g.play(moves[rng.below(moves.len())]);
+        }
+        if g.is_over() || g.must_pass() {
+            continue;
+        }
+        let best = solve(&g).unwrap().score;
+        let mut agent = AlphaBetaAgent::from_spec(&Spec::parse("alphabeta(tt_mb=1)").unwrap(), PatternEval).unwrap();
+        let mut report = |_: &tabula_core::SearchInfo<Move>| {};
+        let choice = agent.choose(&g, g.current_player(), &limits, &mut report).unwrap();
+        let mut after = g.clone();
+        after.play(choice.mv);
+        assert_eq!(-solve(&after).unwrap().score, best, "{g}\nplayed {}", g.format_move(choice.mv));
+        checked += 1;
+    }
+}
