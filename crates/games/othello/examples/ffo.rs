@@ -22,6 +22,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let (mut total_nodes, mut total_time, mut wrong) = (0u64, 0.0f64, 0);
     let cpu_start = cpu_seconds();
+    // One solver (and table) for the whole run, like a program solving a problem file.
+    let mut solver: Option<Solver<u64>> = None;
     for file in &files {
         println!("{file}");
         for p in obf::read_file(file)? {
@@ -29,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 println!("line {}: not an 8x8 board, skipped", p.line);
                 continue;
             };
-            let mut solver = Solver::new(pos, 20);
+            let solver = solver.get_or_insert_with(|| Solver::new(pos, 20));
             let t = Instant::now();
             let sol = if wld { solver.solve_wld(pos) } else { solver.solve(pos) };
             let secs = t.elapsed().as_secs_f64();

@@ -17,6 +17,8 @@
 //! games score the exact disc difference beyond [`tabula_search::WIN_MIN`], so an
 //! alpha-beta search maximises the final margin, not only the win.
 
+use std::cell::RefCell;
+
 use tabula_core::Player;
 use tabula_search::{Evaluator, WIN_MIN};
 
@@ -149,6 +151,42 @@ pub(crate) fn exact_shortcut(state: &Othello) -> Option<i32> {
         Othello::Wide(p) => Solver::without_table(p).solve(p).score,
     };
     Some(terminal_value(score))
+}
+
+/// One ply below the search root, plain-bitboard (8x8 or smaller) positions with at most
+/// this many empties are solved exactly by [`Evaluator::shortcut`] in [`StrongEval`] and
+/// [`PatternEval`](crate::PatternEval): the agent plays perfectly from
+/// `ROOT_SOLVE_EMPTIES + 1` empties on, whatever its depth limit ("solve exactly as soon
+/// as it fits"). Each thread keeps one solver with its table, so later moves reuse what
+/// earlier solves proved.
+pub const ROOT_SOLVE_EMPTIES: u32 = 18;
+
+/// Node budget of one such solve (a second or two): a position that needs more is left to
+/// the search, so a move never hangs on a hard endgame.
+const ROOT_SOLVE_NODES: u64 = 25_000_000;
+
+/// log2 of the entries of the per-thread endgame solver's table (24 MB on 8x8).
+const ROOT_SOLVE_BITS: u32 = 20;
+
+thread_local! {
+    static ENDGAME: RefCell<Option<Solver<u64>>> = const { RefCell::new(None) };
+}
+
+/// [`exact_shortcut`], plus exact solves of the root's children from
+/// [`ROOT_SOLVE_EMPTIES`] empties down.
+pub(crate) fn exact_shortcut_at(state: &Othello, ply: u32) -> Option<i32> {
+    if let Some(v) = exact_shortcut(state) {
+        return Some(v);
+    }
+    if ply != 1 || state.empties() > ROOT_SOLVE_EMPTIES {
+        return None;
+    }
+    let p = state.as_small()?;
+    ENDGAME.with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        let solver = slot.get_or_insert_with(|| Solver::new(p, ROOT_SOLVE_BITS));
+        Some(terminal_value(solver.solve_within(p, ROOT_SOLVE_NODES)?.score))
+    })
 }
 
 /// The design document's evaluator: game phases with corners, bad squares, mobility and,
@@ -296,8 +334,8 @@ impl Evaluator<Othello> for StrongEval {
         }
     }
 
-    fn shortcut(&self, state: &Othello, _ply: u32) -> Option<i32> {
-        exact_shortcut(state)
+    fn shortcut(&self, state: &Othello, ply: u32) -> Option<i32> {
+        exact_shortcut_at(state, ply)
     }
 
     fn terminal(&self, state: &Othello, player: Player, _ply: u32) -> i32 {

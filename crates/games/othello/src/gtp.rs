@@ -76,6 +76,54 @@ mod tests {
         assert!(r[10].starts_with('?'), "no score before the end: {r:?}");
     }
 
+    fn session_from(start: Othello, script: &str) -> Vec<String> {
+        let agent = Box::new(RandomAgent::new(Some(5)));
+        let mut engine = tabula_gtp::GameEngine::new(start, agent).into_engine("tabula", "test");
+        let mut out = Vec::new();
+        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .split("\n\n")
+            .filter(|r| !r.is_empty())
+            .map(|r| r.trim_end().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_colour_with_no_move_passes_and_the_game_is_scored() {
+        // Black a1, white b1, white to move: white has no move, black then takes c1 and
+        // wipes white out.
+        let start = Othello::from_board(&format!("XO{}", "-".repeat(62)), Player(1)).unwrap();
+        let r = session_from(
+            start,
+            "genmove white\nplay white c1\ngenmove black\nfinal_score\nundo\nundo\nplay white pass\nplay black c1\nfinal_score\n",
+        );
+        assert_eq!(r[0], "= pass", "{r:?}");
+        assert!(r[1].starts_with("? illegal move"), "white cannot play c1: {r:?}");
+        assert_eq!(r[2], "= C1", "{r:?}");
+        assert_eq!(r[3], "= B+64", "{r:?}");
+        assert_eq!(r[4], "=");
+        assert_eq!(r[5], "=");
+        assert_eq!(r[6], "=", "an explicit pass is accepted: {r:?}");
+        assert_eq!(r[7], "=");
+        assert_eq!(r[8], "= B+64");
+    }
+
+    #[test]
+    fn time_commands_and_bad_input_get_answers() {
+        let r = session(
+            "time_settings 300 0 0\ntime_left black 120 0\ngenmove black\nplay black Z9\nplay purple D3\nplay black\nplay black K11\nboardsize x\nboardsize 12\nplay white D3\nplay white pass\n",
+        );
+        assert_eq!(r[0], "=", "{r:?}");
+        assert_eq!(r[1], "=", "{r:?}");
+        let mv = r[2].trim_start_matches("= ");
+        assert!(["D3", "C4", "F5", "E6"].contains(&mv), "black's openings: {mv}");
+        for (i, answer) in r.iter().enumerate().skip(3) {
+            assert!(answer.starts_with('?'), "command {i} must fail: {r:?}");
+            assert!(answer.len() > 2, "command {i} needs a reason: {r:?}");
+        }
+    }
+
     #[test]
     fn finished_games_are_scored_by_disc_difference() {
         // Play random games to the end through the engine and compare with the rules.

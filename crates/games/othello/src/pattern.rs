@@ -30,7 +30,7 @@ use tabula_core::{Game, Player, Rng};
 use tabula_search::Evaluator;
 
 use crate::bits::{Bits, moves};
-use crate::eval::{StrongEval, exact_shortcut, terminal_value};
+use crate::eval::{StrongEval, exact_shortcut_at, terminal_value};
 use crate::position::Position;
 use crate::solve::Solver;
 use crate::{Move, Othello};
@@ -464,8 +464,8 @@ impl Evaluator<Othello> for PatternEval {
         terminal_value(state.final_score(player))
     }
 
-    fn shortcut(&self, state: &Othello, _ply: u32) -> Option<i32> {
-        exact_shortcut(state)
+    fn shortcut(&self, state: &Othello, ply: u32) -> Option<i32> {
+        exact_shortcut_at(state, ply)
     }
 
     fn order_moves(&self, state: &Othello, moves: &mut Vec<Move>, scores: &mut Vec<i32>) {

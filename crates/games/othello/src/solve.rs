@@ -96,6 +96,10 @@ pub struct Solver<B: Bits> {
     geo: Geometry<B>,
     total: i32,
     nodes: u64,
+    /// The search gives up after this many nodes (see [`Solver::solve_within`]).
+    limit: u64,
+    /// Set when the node limit stopped the search: its values are then meaningless.
+    aborted: bool,
 }
 
 /// Mixes two bitboards into a table index (multiply-xorshift over their 64-bit halves).
@@ -135,23 +139,38 @@ impl<B: Bits> Solver<B> {
             }
         }
         let geo = Geometry::new(pos.valid());
-        Solver { table: Vec::new(), mask: 0, quadrants, geo, total: pos.valid().count() as i32, nodes: 0 }
+        Solver {
+            table: Vec::new(),
+            mask: 0,
+            quadrants,
+            geo,
+            total: pos.valid().count() as i32,
+            nodes: 0,
+            limit: u64::MAX,
+            aborted: false,
+        }
     }
 
     /// Solves `pos` exactly: the final disc difference for the side to move and a best move.
     pub fn solve(&mut self, pos: &Position<B>) -> Solution {
-        self.solve_window(pos, -self.total - 1, self.total + 1)
+        self.solve_window(pos, -self.total - 1, self.total + 1, u64::MAX)
+    }
+
+    /// Solves `pos` exactly like [`Solver::solve`] unless that takes more than `max_nodes`
+    /// nodes; then gives up and returns `None` (the table keeps only what was proved).
+    pub fn solve_within(&mut self, pos: &Position<B>, max_nodes: u64) -> Option<Solution> {
+        let s = self.solve_window(pos, -self.total - 1, self.total + 1, max_nodes);
+        (!self.aborted).then_some(s)
     }
 
     /// Solves `pos` for win, loss or draw only (faster): the score's sign is exact.
     pub fn solve_wld(&mut self, pos: &Position<B>) -> Solution {
-        let mut s = self.solve_window(pos, -1, 1);
+        let mut s = self.solve_window(pos, -1, 1, u64::MAX);
         s.score = s.score.signum();
         s
     }
 
-    fn solve_window(&mut self, pos: &Position<B>, alpha: i32, beta: i32) -> Solution {
-        self.nodes = 0;
+    fn solve_window(&mut self, pos: &Position<B>, alpha: i32, beta: i32, limit: u64) -> Solution {
         if pos.valid() != self.geo.valid {
             *self = if self.table.is_empty() {
                 Solver::without_table(pos)
@@ -159,6 +178,9 @@ impl<B: Bits> Solver<B> {
                 Solver::new(pos, self.mask.trailing_ones())
             };
         }
+        self.nodes = 0;
+        self.limit = limit;
+        self.aborted = false;
         let (p, o) = (pos.player(), pos.opponent());
         let n = pos.empty().count();
         if pos.is_over() {
@@ -184,6 +206,9 @@ impl<B: Bits> Solver<B> {
                 let s = -self.search(np, no, -alpha - 1, -alpha, n - 1);
                 if s > alpha && s < beta { -self.search(np, no, -beta, -alpha, n - 1) } else { s }
             };
+            if self.aborted {
+                break;
+            }
             if score > best_score {
                 best_score = score;
                 best = sq;
@@ -313,6 +338,12 @@ impl<B: Bits> Solver<B> {
             return self.shallow(p, o, alpha, beta, n, false);
         }
         self.nodes += 1;
+        if self.nodes >= self.limit {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return 0;
+        }
         let mut alpha = alpha;
         let mut beta = beta;
         // Load the table entry first: the memory access overlaps the work below.
@@ -382,6 +413,9 @@ impl<B: Bits> Solver<B> {
                 let s = -self.search(np, no, -alpha - 1, -alpha, n - 1);
                 if s > alpha && s < beta { -self.search(np, no, -beta, -alpha, n - 1) } else { s }
             };
+            if self.aborted {
+                return 0;
+            }
             if score > best_score {
                 best_score = score;
                 best = sq as u8;
@@ -424,6 +458,9 @@ impl<B: Bits> Solver<B> {
         if n == 1 {
             return self.last(p, o, empty.lowest());
         }
+        if n == 2 {
+            return self.two(p, o, alpha, beta, empty, passed);
+        }
         let mut odd = B::ZERO;
         for &q in &self.quadrants {
             if (q & empty).count() % 2 == 1 {
@@ -435,6 +472,10 @@ impl<B: Bits> Solver<B> {
         let mut any = false;
         for set in [empty & odd, empty & !odd] {
             for sq in BitIter(set) {
+                // A square with no neighbouring opponent disc flips nothing.
+                if (B::bit(sq).neighbours() & o).is_empty() {
+                    continue;
+                }
                 let f = flips(p, o, sq);
                 if f.is_empty() {
                     continue;
@@ -460,6 +501,38 @@ impl<B: Bits> Solver<B> {
             return Self::final_score(p, o, n);
         }
         -self.shallow(o, p, -beta, -alpha, n, true)
+    }
+
+    /// Two empty squares left: both orders tried directly, without parity or recursion.
+    #[inline]
+    fn two(&mut self, p: B, o: B, alpha: i32, beta: i32, empty: B, passed: bool) -> i32 {
+        let a = empty.lowest();
+        let b = empty.clear_lowest().lowest();
+        let mut best = -self.total - 1;
+        if !(B::bit(a).neighbours() & o).is_empty() {
+            let f = flips(p, o, a);
+            if !f.is_empty() {
+                best = -self.last(o ^ f, p | f | B::bit(a), b);
+                if best >= beta {
+                    return best;
+                }
+            }
+        }
+        if !(B::bit(b).neighbours() & o).is_empty() {
+            let f = flips(p, o, b);
+            if !f.is_empty() {
+                let score = -self.last(o ^ f, p | f | B::bit(b), a);
+                return score.max(best);
+            }
+        }
+        if best > -self.total - 1 {
+            return best;
+        }
+        if passed {
+            return Self::final_score(p, o, 2);
+        }
+        self.nodes += 1;
+        -self.two(o, p, -beta, -alpha, empty, true)
     }
 
     /// The exact score with one empty square left.
@@ -588,6 +661,21 @@ mod tests {
             let best = sol.best.unwrap();
             assert!(p.best_moves().contains(&best), "line {}: {best} is not a best move", p.line);
             assert!(sol.nodes > 0);
+        }
+    }
+
+    #[test]
+    fn node_limited_solves_give_up_without_spoiling_the_table() {
+        let problems = obf::read_file(shared_dir().join("data/othello/fforum-1-19.obf")).unwrap();
+        let mut solver = Solver::new(problems[0].position.as_small().unwrap(), 16);
+        for p in problems.iter().take(6) {
+            let pos = p.position.as_small().unwrap();
+            // Far too few nodes for 14+ empties: no answer rather than a wrong one.
+            assert_eq!(solver.solve_within(pos, 500), None, "line {}", p.line);
+            // The table still only holds proven bounds: the next solves are exact.
+            let sol = solver.solve_within(pos, u64::MAX).unwrap();
+            assert_eq!(Some(sol.score), p.best_score(), "line {}", p.line);
+            assert_eq!(solver.solve(pos).score, sol.score);
         }
     }
 

@@ -290,3 +290,112 @@ fn odd_squares_and_illegal_moves_do_not_panic() {
         w.play(Move::at(sq));
     }
 }
+
+/// Plays one game between two agents from `start`, checking every move is legal; returns
+/// the finished position.
+fn agent_game(start: &Othello, agents: &mut [Box<dyn tabula_core::Agent<Othello>>; 2]) -> Othello {
+    let mut g = start.clone();
+    let mut legal = Vec::new();
+    for a in agents.iter_mut() {
+        a.new_game(&g);
+    }
+    let cells = (g.width() * g.height()) as u32;
+    while !g.is_over() {
+        assert!(g.ply() <= 2 * cells, "the game does not end");
+        let player = g.current_player();
+        let mut report = |_: &tabula_core::SearchInfo<Move>| {};
+        let choice = agents[player.0 as usize].choose(&g, player, &tabula_core::Limits::none(), &mut report).unwrap();
+        g.legal_moves(&mut legal);
+        assert!(legal.contains(&choice.mv), "{} is not legal", g.format_move(choice.mv));
+        let before = g.clone();
+        g.play(choice.mv);
+        for a in agents.iter_mut() {
+            a.observe(&before, &[choice.mv]);
+        }
+    }
+    g
+}
+
+#[test]
+fn agents_play_full_games_on_blocked_boards() {
+    use tabula_search::{AlphaBetaAgent, RandomAgent};
+    let layouts = [
+        "othello(size=10,blocked=c3+h8)",
+        "othello(size=10,blocked=a1+j10+a10+j1+e3+f8+c5+h6)",
+        "othello(size=10,blocked=b2+c2+d2+g9+h9+i9+b9+i2)",
+        "othello(width=10,height=8,blocked=a1+e2+j8)",
+        "othello(size=8,blocked=a1+h8+d7)",
+        "othello(size=6,blocked=b2+e5)",
+    ];
+    let (mut searcher_points, mut games) = (0, 0);
+    for (i, text) in layouts.iter().enumerate() {
+        let start = spec(text).unwrap();
+        let blocked = start.blocked().len() as u32;
+        for searcher_first in [true, false] {
+            let searcher: Box<dyn tabula_core::Agent<Othello>> = Box::new(
+                AlphaBetaAgent::from_spec(&Spec::parse("alphabeta(depth=2,tt_mb=1)").unwrap(), StrongEval).unwrap(),
+            );
+            let random: Box<dyn tabula_core::Agent<Othello>> = Box::new(RandomAgent::new(Some(i as u64 + 7)));
+            let mut agents = if searcher_first { [searcher, random] } else { [random, searcher] };
+            let end = agent_game(&start, &mut agents);
+            assert!(end.is_over());
+            // No square left that either side could take, blocked squares untouched.
+            assert_eq!(end.blocked().len() as u32, blocked, "{text}");
+            let cells = (end.width() * end.height()) as u32;
+            let discs = end.disc_count(Player(0)) + end.disc_count(Player(1));
+            assert_eq!(discs + end.empties() + blocked, cells, "{text}");
+            let mut moves = Vec::new();
+            end.legal_moves(&mut moves);
+            assert!(moves.is_empty(), "{text}: moves after the end");
+            let black = end.final_score(Player(0));
+            assert_eq!(black, -end.final_score(Player(1)), "{text}");
+            let r = end.rewards();
+            let searcher_seat = if searcher_first { 0 } else { 1 };
+            let margin = end.final_score(Player(searcher_seat));
+            assert_eq!(r.get(Player(searcher_seat)) > r.get(Player(1 - searcher_seat)), margin > 0, "{text}");
+            searcher_points += i32::from(margin > 0);
+            games += 1;
+        }
+    }
+    // A 2-ply search with a real evaluation beats random play nearly always.
+    assert!(searcher_points * 10 >= games * 8, "searcher won {searcher_points} of {games}");
+}
+
+#[test]
+fn under_a_game_clock_the_agent_plays_perfectly_once_the_endgame_fits() {
+    // From ROOT_SOLVE_EMPTIES + 1 empties down, the agent's evaluator solves the root's
+    // children exactly, so the move it returns under a clock is a best move whatever the
+    // machine's speed (the first iteration already sees exact values).
+    use tabula_core::Agent as _;
+    use tabula_search::AlphaBetaAgent;
+    let clock = tabula_core::Clock {
+        remaining: std::time::Duration::from_secs(30),
+        increment: std::time::Duration::ZERO,
+        moves_to_go: None,
+        overtime_period: std::time::Duration::ZERO,
+        overtime_count: 0,
+        canadian: false,
+    };
+    let limits = tabula_core::Limits { clock: Some(clock), ..tabula_core::Limits::none() };
+    let mut rng = tabula_core::Rng::new(404);
+    let mut moves = Vec::new();
+    let mut checked = 0;
+    while checked < 4 {
+        let mut g = Othello::standard();
+        while !g.is_over() && g.empties() > 13 {
+            g.legal_moves(&mut moves);
+            g.play(moves[rng.below(moves.len())]);
+        }
+        if g.is_over() || g.must_pass() {
+            continue;
+        }
+        let best = solve(&g).unwrap().score;
+        let mut agent = AlphaBetaAgent::from_spec(&Spec::parse("alphabeta(tt_mb=1)").unwrap(), PatternEval).unwrap();
+        let mut report = |_: &tabula_core::SearchInfo<Move>| {};
+        let choice = agent.choose(&g, g.current_player(), &limits, &mut report).unwrap();
+        let mut after = g.clone();
+        after.play(choice.mv);
+        assert_eq!(-solve(&after).unwrap().score, best, "{g}\nplayed {}", g.format_move(choice.mv));
+        checked += 1;
+    }
+}
