@@ -2,7 +2,7 @@
 //!
 //! The run lives in one output folder: `checkpoint.json` (re-running the same command
 //! resumes from it; Ctrl-C saves at the end of the current game), and the results —
-//! `weights.json`, the learning curve `curve.csv` / `curve.svg`, and the weight snapshots
+//! `weights.json`, the learning curve (evaluation games open with two random plies) `curve.csv` / `curve.svg`, and the weight snapshots
 //! `weights.csv` / `weights.svg`.
 
 use std::path::PathBuf;
@@ -153,6 +153,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         schedule,
         seed: args.seed,
         checkpoint_every_games: 20,
+        eval_random_plies: 2,
     };
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let checkpoint = args.out.join("checkpoint.json");

@@ -127,6 +127,10 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Write a checkpoint every this many games (and at every evaluation and at the end).
     pub checkpoint_every_games: u64,
+    /// Random plies opening every evaluation game, so that the games of a match between two
+    /// deterministic players differ.
+    #[serde(default)]
+    pub eval_random_plies: u32,
 }
 
 /// One evaluation.
@@ -323,6 +327,7 @@ fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
     let mut buf = Vec::new();
     let mut state = start.clone();
     let mut moves_made = 0u64;
+    let mut moves_total = 0u32;
     let eps = if learn { cfg.schedule.epsilon } else { 0.0 };
     let mut prev: Option<f64> = None;
     opp.new_game(&state);
@@ -348,7 +353,9 @@ fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
         if buf.is_empty() {
             break;
         }
-        let mv = if me == learner || self_play {
+        let mv = if !learn && moves_total < cfg.eval_random_plies {
+            buf[rng.below(buf.len())]
+        } else if me == learner || self_play {
             if rng.unit() < eps { buf[rng.below(buf.len())] } else { greedy(model, &state, &buf, &mut phi) }
         } else {
             match opp.choose(&state, me, &Limits::default(), &mut |_| {}) {
@@ -358,6 +365,7 @@ fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
         };
         opp.observe(&state, &[mv]);
         state.play(mv);
+        moves_total += 1;
         if me == learner || self_play {
             moves_made += 1;
             if learn {

@@ -30,6 +30,7 @@ fn config(moves: u64, algorithm: Algorithm, init: Init, opponent: Opponent) -> T
         },
         seed: 11,
         checkpoint_every_games: 3,
+        eval_random_plies: 2,
     }
 }
 
