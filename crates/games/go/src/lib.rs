@@ -35,6 +35,7 @@ mod game;
 pub mod gtp;
 mod heavy;
 mod policy;
+pub mod sgf_replay;
 
 pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
 pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
@@ -42,6 +43,7 @@ pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError,
 pub use agent::{GoAgent, SAFETY_MARGIN, expected_moves_left, go_agent, go_budget, go_mcts};
 pub use gtp::{GoEngine, gtp_engine, gtp_engine_with_limits, run_gtp};
 pub use policy::{GoPolicy, Playouts, fills_own_eye};
+pub use sgf_replay::{IllegalFlag, IllegalReason, ReplayError, ReplaySummary, replay_main_line, replay_tree};
 
 pub use heavy::{
     HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, canonical_key, pattern_key, transform_key,
