@@ -26,6 +26,10 @@
 //! (board-level playouts as the evaluation, priors from tactics and patterns), [`go_mcts`]
 //! and [`go_agent`] build the player from an `mcts(...)` spec, [`GoAgent`] adds Go time
 //! management, and [`gtp`] speaks GTP with the Go commands ([`run_gtp`]).
+//!
+//! Records: [`sgf_replay`] replays whole SGF game trees (variations, set-up at any node,
+//! handicap, passes) and gives the position at every node, flagging illegal moves
+//! ([`IllegalFlag`]) without losing the rest of the record.
 
 #![warn(missing_docs)]
 
