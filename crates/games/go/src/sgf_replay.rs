@@ -305,7 +305,7 @@ impl Replayer {
         (0..s * s).map(|i| self.pos.stone_at((i % s) as u8, (i / s) as u8)).collect()
     }
 
-    /// Applies the set-up and the move of `node`; returns whether it moved.
+    /// Applies the set-up and then the move of `node`, and records the new position for superko.
     fn apply(&mut self, node: NodeRef<'_>) {
         self.pos.last = None;
         let setup = node.setup();
