@@ -313,3 +313,29 @@ fn fuzz_regressions_round_trip() {
         assert_eq!(write_collection(&again.games), written);
     }
 }
+
+/// A record cut at every byte: never a panic; lenient reading keeps every move that was
+/// complete before the cut and reports the truncation.
+#[test]
+fn truncated_records_keep_their_complete_moves() {
+    let full = b"(;FF[4]GM[1]SZ[9]KM[7]C[a comment];B[ee];W[cc]C[x];B[gg](;W[cg];B[gc])(;W[tt]))";
+    for cut in 0..full.len() {
+        let prefix = &full[..cut];
+        let _ = parse_strict(prefix);
+        let Ok(c) = parse_lenient(prefix) else {
+            // Only a prefix without a node can fail.
+            assert!(!prefix.contains(&b';'), "{:?}", String::from_utf8_lossy(prefix));
+            continue;
+        };
+        let tree = &c.games[0];
+        // Moves whose value is closed before the cut (the values here have no escapes).
+        let complete = (0..prefix.len().saturating_sub(2))
+            .filter(|&i| matches!(&prefix[i..i + 3], b";B[" | b";W[") && prefix[i + 3..].contains(&b']'))
+            .count();
+        let read = tree.nodes().filter(|n| n.raw_move().is_some()).count();
+        assert!(read >= complete, "cut {cut}: {read} < {complete}");
+        if cut < full.len() - 1 {
+            assert!(c.diagnostics.iter().any(|d| d.issue == Issue::Truncated), "cut {cut}");
+        }
+    }
+}

@@ -26,6 +26,10 @@
 //! (board-level playouts as the evaluation, priors from tactics and patterns), [`go_mcts`]
 //! and [`go_agent`] build the player from an `mcts(...)` spec, [`GoAgent`] adds Go time
 //! management, and [`gtp`] speaks GTP with the Go commands ([`run_gtp`]).
+//!
+//! Records: [`sgf_replay`] replays whole SGF game trees (variations, set-up at any node,
+//! handicap, passes) and gives the position at every node, flagging illegal moves
+//! ([`IllegalFlag`]) without losing the rest of the record.
 
 #![warn(missing_docs)]
 
@@ -35,6 +39,7 @@ mod game;
 pub mod gtp;
 mod heavy;
 mod policy;
+pub mod sgf_replay;
 
 pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
 pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
@@ -42,6 +47,7 @@ pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError,
 pub use agent::{GoAgent, SAFETY_MARGIN, expected_moves_left, go_agent, go_budget, go_mcts};
 pub use gtp::{GoEngine, gtp_engine, gtp_engine_with_limits, run_gtp};
 pub use policy::{GoPolicy, Playouts, fills_own_eye};
+pub use sgf_replay::{IllegalFlag, IllegalReason, ReplayError, ReplaySummary, replay_main_line, replay_tree};
 
 pub use heavy::{
     HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, canonical_key, pattern_key, transform_key,
