@@ -308,7 +308,7 @@ impl AgentFactory<tabula_amazons::Amazons> for AmazonsAgents {
         })?;
         let params = spec.params.iter().filter(|(k, _)| k != "weights").cloned().collect();
         let plain = Spec { name: "alphabeta".into(), params };
-        Ok(Box::new(AlphaBetaAgent::from_spec(&plain, eval)?.named("learned")))
+        Ok(Box::new(AlphaBetaAgent::from_spec(&plain, eval)?.named("learned").reporting("weights", file)))
     }
 }
 
@@ -493,7 +493,8 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let spec = format!("learned(weights={},depth=2)", path.display());
         let name = with_game("amazons(size=6)", Build(spec.clone())).unwrap().unwrap();
-        assert!(name.starts_with("learned(") && name.contains("depth=2"), "{name}");
+        assert!(name.starts_with("learned(weights=") && name.contains("depth=2"), "{name}");
+        assert!(name.contains("tabula-learned-"), "{name}");
         // Wrong length, missing file, no file given, another game: clear errors.
         std::fs::write(&path, "{\"evaluator\": \"document\", \"weights\": [1.0]}").unwrap();
         let e = with_game("amazons(size=6)", Build(spec.clone())).unwrap().unwrap_err();

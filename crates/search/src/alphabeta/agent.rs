@@ -148,6 +148,7 @@ pub struct AlphaBetaAgent<G: Game, E: Evaluator<G>> {
     seed: Option<u64>,
     rng: Rng,
     label: &'static str,
+    extra: Vec<(&'static str, String)>,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -164,6 +165,7 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
             seed,
             rng,
             label: "alphabeta",
+            extra: Vec::new(),
             _game: PhantomData,
         }
     }
@@ -172,6 +174,14 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
     /// game's baseline evaluator, so reports and records tell the two apart.
     pub fn named(mut self, label: &'static str) -> Self {
         self.label = label;
+        self
+    }
+
+    /// Adds a parameter to the reported spec that the search itself does not read (e.g. the
+    /// weights file an evaluator was loaded from), so that agents differing only in it can
+    /// be told apart.
+    pub fn reporting(mut self, key: &'static str, value: impl Into<String>) -> Self {
+        self.extra.push((key, value.into()));
         self
     }
 
@@ -213,7 +223,11 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
 
 impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
     fn name(&self) -> String {
-        let mut s = self.limits.write(Spec::named(self.label));
+        let mut s = Spec::named(self.label);
+        for (k, v) in &self.extra {
+            s = s.with(k, v);
+        }
+        let mut s = self.limits.write(s);
         s = s.with("tt_mb", self.tt_mb);
         if self.config.threads != 1 {
             s = s.with("threads", self.config.threads);
