@@ -41,6 +41,9 @@ pub fn snapshots_csv(names: &[String], snapshots: &[(u64, Vec<f64>)]) -> String 
     s
 }
 
+/// Points per line in the weight plots.
+pub const MAX_PLOT_POINTS: usize = 250;
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
@@ -123,14 +126,17 @@ pub fn curve_svg(title: &str, run: &Checkpoint) -> String {
     line_plot(title, "learner moves", "evaluation score", &[("score".to_string(), pts)])
 }
 
-/// Every weight over the moves of a run (from the snapshots).
+/// Every weight over the moves of a run (from the snapshots, thinned to at most
+/// [`MAX_PLOT_POINTS`] per line; the CSV keeps them all).
 pub fn weights_svg(title: &str, run: &Checkpoint) -> String {
+    let stride = run.snapshots.len().div_ceil(MAX_PLOT_POINTS).max(1);
     let series: Vec<(String, Vec<(f64, f64)>)> = run
         .names
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            (n.clone(), run.snapshots.iter().map(|(s, w)| (*s as f64, w.get(i).copied().unwrap_or(f64::NAN))).collect())
+            let points = run.snapshots.iter().step_by(stride);
+            (n.clone(), points.map(|(s, w)| (*s as f64, w.get(i).copied().unwrap_or(f64::NAN))).collect())
         })
         .collect();
     line_plot(title, "learner moves", "weight", &series)
