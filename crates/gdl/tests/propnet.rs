@@ -1,80 +1,12 @@
 //! Differential tests: the compiled reasoner agrees with the reference reasoner on legal
 //! moves, next states, hashes, terminal and goals along random playouts of real games.
 
-use std::collections::BTreeSet;
-use std::path::PathBuf;
+mod common;
 
-use tabula_core::{Game, Player, Rng, Spec, Turn, testing};
+use common::{differential, gdl_dir};
+use tabula_core::{Game, Rng, Spec, Turn, testing};
 use tabula_gdl::propnet::Limits;
-use tabula_gdl::{GdlGame, PropnetError, PropnetGame};
-
-fn gdl_dir() -> PathBuf {
-    testing::shared_dir().join("data/gdl")
-}
-
-fn legal_texts<G: Game>(g: &G, p: Player) -> BTreeSet<String> {
-    let mut moves = Vec::new();
-    g.legal_moves_of(p, &mut moves);
-    moves.into_iter().map(|m| g.format_move(m)).collect()
-}
-
-fn facts(mut v: Vec<String>) -> Vec<String> {
-    v.sort();
-    v
-}
-
-/// Plays `games` random playouts of at most `max_plies` plies with both reasoners side by
-/// side, asserting they agree at every step. Returns the number of plies compared.
-fn differential(name: &str, games: usize, max_plies: u32, seed: u64) -> Result<usize, PropnetError> {
-    let path = gdl_dir().join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let reference = GdlGame::from_str(&text, "ref".into(), max_plies).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let fast = PropnetGame::from_str(&text, "fast".into(), max_plies, Limits::default())?;
-    assert_eq!(reference.role_names(), fast.role_names(), "{name}: roles");
-    let n = reference.num_players();
-    let mut rng = Rng::new(seed);
-    let mut plies = 0;
-    for _ in 0..games {
-        let (mut r, mut f) = (reference.clone(), fast.clone());
-        loop {
-            let at = format!("{name} ply {}", r.ply());
-            assert_eq!(facts(r.facts()), facts(f.facts()), "{at}: state");
-            assert_eq!(r.hash(), f.hash(), "{at}: hash");
-            assert_eq!(f.hash(), f.hash_from_scratch(), "{at}: hash from scratch");
-            assert_eq!(r.turn(), f.turn(), "{at}: turn");
-            assert_eq!(r.stuck(), f.stuck(), "{at}: stuck");
-            assert_eq!(r.rewards(), f.rewards(), "{at}: rewards");
-            for p in 0..n {
-                let p = Player(p as u8);
-                let lr = legal_texts(&r, p);
-                assert_eq!(lr, legal_texts(&f, p), "{at}: legal moves of role {}", p.0);
-            }
-            if r.turn() == Turn::Over {
-                break;
-            }
-            // A random choice for every role with a choice, as text, played on both; in
-            // alternating turns the others' forced moves are filled in by each game.
-            let choosers: Vec<usize> = match r.turn() {
-                Turn::Player(p) => vec![p.index()],
-                _ => (0..n).collect(),
-            };
-            let mut rj = Vec::new();
-            let mut fj = Vec::new();
-            for &p in &choosers {
-                let mut moves = Vec::new();
-                f.legal_moves_of(Player(p as u8), &mut moves);
-                assert!(!moves.is_empty(), "{at}: role {p} to move has no moves");
-                let text = f.format_move(moves[rng.below(moves.len())]);
-                rj.push(r.parse_move(&text).unwrap_or_else(|e| panic!("{at}: {e}")));
-                fj.push(f.parse_move(&text).unwrap_or_else(|e| panic!("{at}: {e}")));
-            }
-            r.play_joint(&rj);
-            f.play_joint(&fj);
-            plies += 1;
-        }
-    }
-    Ok(plies)
-}
+use tabula_gdl::{PropnetError, PropnetGame};
 
 fn check(name: &str, games: usize, max_plies: u32) {
     let plies = differential(name, games, max_plies, 7).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -141,7 +73,16 @@ fn spec_with_reasoner_parameter() {
 #[test]
 fn size_limit_is_an_error() {
     let text = std::fs::read_to_string(gdl_dir().join("connectFour_9x6.kif")).unwrap();
-    let small = Limits { max_atoms: 50, max_rules: 50 };
+    let small = Limits { max_atoms: 50, max_rules: 50, ..Limits::default() };
     let err = PropnetGame::from_str(&text, "x".into(), 100, small).unwrap_err();
     assert!(matches!(err, PropnetError::TooBig(_)), "{err}");
+}
+
+#[test]
+fn step_budget_is_an_error() {
+    let text = std::fs::read_to_string(gdl_dir().join("connectFour_9x6.kif")).unwrap();
+    let tight = Limits { max_steps: 1_000, ..Limits::default() };
+    let err = PropnetGame::from_str(&text, "x".into(), 100, tight).unwrap_err();
+    assert!(matches!(&err, PropnetError::TooBig(why) if why.contains("join steps")), "{err}");
+    assert!(PropnetGame::from_str(&text, "x".into(), 100, Limits::default()).is_ok());
 }

@@ -68,11 +68,14 @@ pub struct Limits {
     pub max_atoms: usize,
     /// Most ground rules.
     pub max_rules: usize,
+    /// Most join steps (facts tried against a rule's literal) in all: bounds the time a
+    /// grounding may take, however the rules are written.
+    pub max_steps: u64,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_atoms: 1_000_000, max_rules: 2_000_000 }
+        Limits { max_atoms: 1_000_000, max_rules: 2_000_000, max_steps: 2_000_000_000 }
     }
 }
 
@@ -87,6 +90,9 @@ struct Solver<'a> {
     chosen: Vec<u32>,
     /// Restriction of one positive literal to a range of its relation's facts.
     delta: Option<(usize, u32, u32)>,
+    /// Join steps taken so far in the whole grounding, and the most allowed.
+    steps: u64,
+    max_steps: u64,
 }
 
 fn is_bound(t: &Term, b: &[Option<Gid>]) -> bool {
@@ -225,29 +231,62 @@ impl Solver<'_> {
                 break;
             }
         }
-        let cands: Vec<u32> = match self.delta {
-            Some((d, lo, hi)) if d == i => (lo..hi).collect(),
-            _ => match probe {
-                Some(key) => match rel.index.get(&key) {
-                    Some(v) => v.clone(),
-                    None => return,
-                },
-                None => (0..rel.list.len() as u32).collect(),
-            },
-        };
-        for c in cands {
-            let f = &rel.list[c as usize];
-            if f.len() != a.args.len() {
-                continue;
+        // The candidate facts are read in place (no copy of the index per join step).
+        match self.delta {
+            Some((d, lo, hi)) if d == i => {
+                for c in lo..hi {
+                    if !self.try_fact(i, a, rel, c, out) {
+                        return;
+                    }
+                }
             }
-            let mark = self.trail.len();
-            if a.args.iter().zip(f.iter()).all(|(t, g)| self.unify(t, *g)) {
-                self.chosen[i] = c;
-                self.solve(out);
+            _ => {
+                let cands: &[u32] = match probe {
+                    Some(key) => match rel.index.get(&key) {
+                        Some(v) => v,
+                        None => return,
+                    },
+                    None => {
+                        for c in 0..rel.list.len() as u32 {
+                            if !self.try_fact(i, a, rel, c, out) {
+                                return;
+                            }
+                        }
+                        return;
+                    }
+                };
+                for &c in cands {
+                    if !self.try_fact(i, a, rel, c, out) {
+                        return;
+                    }
+                }
             }
-            self.undo(mark);
         }
     }
+
+    /// Unifies literal `i` (atom `a`) with fact `c` of `rel` and solves the rest of the body
+    /// under that binding; false once the step budget is spent.
+    fn try_fact(&mut self, i: usize, a: &Atom, rel: &Rel, c: u32, out: &mut dyn FnMut(&mut Solver<'_>)) -> bool {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return false;
+        }
+        let f = &rel.list[c as usize];
+        if f.len() != a.args.len() {
+            return true;
+        }
+        let mark = self.trail.len();
+        if a.args.iter().zip(f.iter()).all(|(t, g)| self.unify(t, *g)) {
+            self.chosen[i] = c;
+            self.solve(out);
+        }
+        self.undo(mark);
+        true
+    }
+}
+
+fn too_many_steps(limits: Limits) -> PropnetError {
+    PropnetError::TooBig(format!("more than {} join steps", limits.max_steps))
 }
 
 /// Grounds a validated description.
@@ -285,6 +324,7 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
     let mut total = 0usize;
     let mut old: HashMap<crate::syntax::Sym, u32> = HashMap::new();
     let mut first = true;
+    let mut steps = 0u64;
     loop {
         let cur: HashMap<crate::syntax::Sym, u32> = rels.iter().map(|(k, r)| (*k, r.list.len() as u32)).collect();
         let mut new: Vec<(crate::syntax::Sym, Box<[Gid]>)> = Vec::new();
@@ -314,6 +354,8 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
                     done: vec![false; r.body.len()],
                     chosen: vec![0; r.body.len()],
                     delta,
+                    steps,
+                    max_steps: limits.max_steps,
                 };
                 let mut emit = |s: &mut Solver<'_>| {
                     let args: Option<Box<[Gid]>> = r.head.args.iter().map(|t| s.inst(t)).collect();
@@ -322,6 +364,10 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
                     }
                 };
                 s.solve(&mut emit);
+                steps = s.steps;
+                if steps > limits.max_steps {
+                    return Err(too_many_steps(limits));
+                }
                 if new.len() > limits.max_rules.max(limits.max_atoms) * 4 {
                     return Err(PropnetError::TooBig(format!("more than {} derivations", new.len())));
                 }
@@ -367,6 +413,8 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
             done: vec![false; r.body.len()],
             chosen: vec![0; r.body.len()],
             delta: None,
+            steps,
+            max_steps: limits.max_steps,
         };
         let mut too_big = false;
         let mut emit = |s: &mut Solver<'_>| {
@@ -396,6 +444,10 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
             rules.push(GroundRule { head, pos, neg });
         };
         s.solve(&mut emit);
+        steps = s.steps;
+        if steps > limits.max_steps {
+            return Err(too_many_steps(limits));
+        }
         if too_big {
             return Err(PropnetError::TooBig(format!("more than {} ground rules", limits.max_rules)));
         }

@@ -1,0 +1,94 @@
+//! The differential check shared by the GDL test files: both reasoners side by side along
+//! random playouts, compared at every ply.
+
+// Each test file compiles this module on its own and uses a part of it.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use tabula_core::{Game, Player, Rng, Turn, testing};
+use tabula_gdl::propnet::Limits;
+use tabula_gdl::{GdlGame, PropnetError, PropnetGame};
+
+/// The shared GDL collection.
+pub fn gdl_dir() -> PathBuf {
+    testing::shared_dir().join("data/gdl")
+}
+
+/// The legal moves of `p` as text, sorted.
+pub fn legal_texts<G: Game>(g: &G, p: Player) -> BTreeSet<String> {
+    let mut moves = Vec::new();
+    g.legal_moves_of(p, &mut moves);
+    moves.into_iter().map(|m| g.format_move(m)).collect()
+}
+
+/// The facts of a state, sorted.
+pub fn facts(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+/// Plays `games` random playouts of at most `max_plies` plies with both reasoners side by
+/// side, asserting they agree at every step. Returns the number of plies compared.
+pub fn differential(name: &str, games: usize, max_plies: u32, seed: u64) -> Result<usize, PropnetError> {
+    differential_with(&gdl_dir().join(name), games, max_plies, seed, Limits::default())
+}
+
+/// [`differential`] on any file, with explicit grounding limits.
+pub fn differential_with(
+    path: &Path,
+    games: usize,
+    max_plies: u32,
+    seed: u64,
+    limits: Limits,
+) -> Result<usize, PropnetError> {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let reference = GdlGame::from_str(&text, "ref".into(), max_plies)?;
+    let fast = PropnetGame::from_str(&text, "fast".into(), max_plies, limits)?;
+    assert_eq!(reference.role_names(), fast.role_names(), "{name}: roles");
+    let n = reference.num_players();
+    let mut rng = Rng::new(seed);
+    let mut plies = 0;
+    for _ in 0..games {
+        let (mut r, mut f) = (reference.clone(), fast.clone());
+        loop {
+            let at = format!("{name} ply {}", r.ply());
+            assert_eq!(facts(r.facts()), facts(f.facts()), "{at}: state");
+            assert_eq!(r.hash(), f.hash(), "{at}: hash");
+            assert_eq!(f.hash(), f.hash_from_scratch(), "{at}: hash from scratch");
+            assert_eq!(r.turn(), f.turn(), "{at}: turn");
+            assert_eq!(r.stuck(), f.stuck(), "{at}: stuck");
+            assert_eq!(r.rewards(), f.rewards(), "{at}: rewards");
+            for p in 0..n {
+                let p = Player(p as u8);
+                let lr = legal_texts(&r, p);
+                assert_eq!(lr, legal_texts(&f, p), "{at}: legal moves of role {}", p.0);
+            }
+            if r.turn() == Turn::Over {
+                break;
+            }
+            // A random choice for every role with a choice, as text, played on both; in
+            // alternating turns the others' forced moves are filled in by each game.
+            let choosers: Vec<usize> = match r.turn() {
+                Turn::Player(p) => vec![p.index()],
+                _ => (0..n).collect(),
+            };
+            let mut rj = Vec::new();
+            let mut fj = Vec::new();
+            for &p in &choosers {
+                let mut moves = Vec::new();
+                f.legal_moves_of(Player(p as u8), &mut moves);
+                assert!(!moves.is_empty(), "{at}: role {p} to move has no moves");
+                let text = f.format_move(moves[rng.below(moves.len())]);
+                rj.push(r.parse_move(&text).unwrap_or_else(|e| panic!("{at}: {e}")));
+                fj.push(f.parse_move(&text).unwrap_or_else(|e| panic!("{at}: {e}")));
+            }
+            r.play_joint(&rj);
+            f.play_joint(&fj);
+            plies += 1;
+        }
+    }
+    Ok(plies)
+}
