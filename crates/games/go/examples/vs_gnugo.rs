@@ -2,7 +2,7 @@
 //! Chinese rules) at a fixed time per move, through `tabula-arena`.
 //!
 //! ```text
-//! cargo run --release -p tabula-go --example vs_gnugo -- [GAMES] [MS_PER_MOVE] [AGENT_SPEC] [RESULTS]
+//! cargo run --release -p tabula-go --example vs_gnugo -- [--resume] [GAMES] [MS_PER_MOVE] [AGENT_SPEC] [RESULTS]
 //! ```
 //!
 //! Defaults: 10 games, 1000 ms per move, `mcts(seed=1)` (see `tabula_go::go_mcts` for the
@@ -12,7 +12,9 @@
 //! board alive; each game is also rescored with dead stones removed, by tabula's
 //! `final_score` and by GNU Go's, since GNU Go passes with dead stones on the board.
 //!
-//! `vs_gnugo --rescore RESULTS` only rescores the games of an earlier results file.
+//! `vs_gnugo --rescore RESULTS` only rescores the games of an earlier results file;
+//! `vs_gnugo --resume GAMES ...` keeps the games already in RESULTS and plays the rest
+//! (the arena resumes from its results file), so a long match can be stopped and continued.
 
 use std::time::Duration;
 
@@ -71,7 +73,11 @@ fn summarize(start: &Go, gnugo_cmd: &str, record: &GameRecord) -> String {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let resume = args.first().map(String::as_str) == Some("--resume");
+    if resume {
+        args.remove(0);
+    }
     let gnugo = std::env::var("TABULA_GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_string());
     let gnugo_cmd = format!("{gnugo} --mode gtp --level 10 --chinese-rules");
     let mut rules = Rules::new(RuleSet::Chinese);
@@ -112,7 +118,9 @@ fn main() {
         eprintln!("bad agent spec {spec_text}: {e}");
         std::process::exit(2);
     }
-    let _ = std::fs::remove_file(&results);
+    if !resume {
+        let _ = std::fs::remove_file(&results);
+    }
     let config = MatchConfig {
         games,
         jobs: 1,
