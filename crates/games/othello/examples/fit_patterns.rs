@@ -1,6 +1,7 @@
 //! Fits the pattern evaluator's weights and writes them to a file:
-//! `cargo run --release -p tabula-othello --example fit_patterns -- [games] [seed] [out] [ridge]`
-//! (defaults: 1500 games, seed 2026, `crates/games/othello/src/pattern_weights.bin`, ridge 10).
+//! `cargo run --release -p tabula-othello --example fit_patterns -- [games] [seed] [out] [ridge] [solve_at]`
+//! (defaults: 1500 games, seed 2026, `crates/games/othello/src/pattern_weights.bin`, ridge 10,
+//! training games solved exactly from 14 empties). Games are generated on all cores.
 //!
 //! Reproducible: the same arguments give the same file. Also reports the error on a
 //! held-out set of games from another seed, against predicting a draw.
@@ -14,12 +15,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let games: usize = args.first().map(|a| a.parse()).transpose()?.unwrap_or(1500);
     let seed: u64 = args.get(1).map(|a| a.parse()).transpose()?.unwrap_or(2026);
     let out = args.get(2).cloned().unwrap_or_else(|| "crates/games/othello/src/pattern_weights.bin".into());
+    let ridge: f32 = args.get(3).map(|a| a.parse()).transpose()?.unwrap_or(10.0);
+    let solve_at: u32 = args.get(4).map(|a| a.parse()).transpose()?.unwrap_or(14);
     let t = Instant::now();
-    let train = pattern::generate_samples(games, seed, 14);
-    let test = pattern::generate_samples(games / 10 + 1, seed ^ 0xDEAD_BEEF, 14);
+    let train = pattern::generate_samples(games, seed, solve_at);
+    let test = pattern::generate_samples(games / 10 + 1, seed ^ 0xDEAD_BEEF, solve_at);
     println!("{} training and {} test positions in {:.1} s", train.len(), test.len(), t.elapsed().as_secs_f64());
     let t = Instant::now();
-    let ridge: f32 = args.get(3).map(|a| a.parse()).transpose()?.unwrap_or(10.0);
     let (weights, rms) = pattern::fit(&train, ridge, 200);
     println!("fit in {:.1} s: training RMS error {rms:.2} discs", t.elapsed().as_secs_f64());
     let bytes = weights.to_bytes();

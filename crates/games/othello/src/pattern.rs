@@ -262,51 +262,61 @@ pub struct Sample {
 /// Plays `games` seeded self-play games and labels their positions with exact endgame
 /// scores or search values (see the module documentation). Solving depth: `solve_at` empties.
 pub fn generate_samples(games: usize, seed: u64, solve_at: u32) -> Vec<Sample> {
+    use rayon::prelude::*;
+    let start = Othello::standard();
+    let Some(&start_pos) = start.as_small() else { return Vec::new() };
+    // Games are independent, seeded by their number, solved with a fresh solver (so that
+    // among equally good moves the same one is followed) and collected in order: the result
+    // does not depend on the number of threads.
+    let per_game: Vec<Vec<Sample>> = (0..games)
+        .into_par_iter()
+        .map(|g| game_samples(&start, &mut Solver::new(&start_pos, 18), seed, g, solve_at))
+        .collect();
+    per_game.into_iter().flatten().collect()
+}
+
+/// The labelled positions of training game number `g`.
+fn game_samples(start: &Othello, solver: &mut Solver<u64>, seed: u64, g: usize, solve_at: u32) -> Vec<Sample> {
     let mut out = Vec::new();
     let mut moves_buf = Vec::new();
-    let start = Othello::standard();
-    let Some(&start_pos) = start.as_small() else { return out };
-    let mut solver = Solver::new(&start_pos, 18);
-    for g in 0..games {
-        let mut rng = Rng::new(seed.wrapping_add(g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut game = start.clone();
-        let mut history: Vec<Othello> = Vec::new();
-        while !game.is_over() && game.empties() > solve_at {
-            history.push(game.clone());
-            game.legal_moves(&mut moves_buf);
-            let mv = if history.len() <= RANDOM_PLIES {
-                moves_buf[rng.below(moves_buf.len())]
-            } else {
-                greedy(&game, &moves_buf)
-            };
-            game.play(mv);
+    let mut rng = Rng::new(seed.wrapping_add(g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut game = start.clone();
+    let mut history: Vec<Othello> = Vec::new();
+    while !game.is_over() && game.empties() > solve_at {
+        history.push(game.clone());
+        game.legal_moves(&mut moves_buf);
+        let mv = if history.len() <= RANDOM_PLIES {
+            moves_buf[rng.below(moves_buf.len())]
+        } else {
+            greedy(&game, &moves_buf)
+        };
+        game.play(mv);
+    }
+    // Follow the perfect line from here, labelling every position exactly.
+    let Some(pos) = game.as_small().copied() else { return out };
+    let first = solver.solve(&pos);
+    let (value, side) = (first.score, game.current_player());
+    let mut line = game.clone();
+    loop {
+        history.push(line.clone());
+        if line.is_over() {
+            break;
         }
-        // Follow the perfect line from here, labelling every position exactly.
-        let Some(pos) = game.as_small().copied() else { continue };
-        let first = solver.solve(&pos);
-        let (value, side) = (first.score, game.current_player());
-        let mut line = game.clone();
-        loop {
-            history.push(line.clone());
-            if line.is_over() {
-                break;
-            }
-            let Some(p) = line.as_small().copied() else { break };
-            let sol = solver.solve(&p);
-            match sol.best {
-                Some(mv) => line.play(mv),
-                None => break,
-            }
+        let Some(p) = line.as_small().copied() else { break };
+        let sol = solver.solve(&p);
+        match sol.best {
+            Some(mv) => line.play(mv),
+            None => break,
         }
-        let mut feats = Vec::new();
-        for h in &history {
-            let Some(p) = h.as_small() else { continue };
-            let sign = if h.current_player() == side { 1.0 } else { -1.0 };
-            features(p, &mut feats);
-            let st = stage(p.empty().count());
-            let label = if st >= EXACT_STAGES { search_label(h) } else { sign * value as f32 };
-            out.push(Sample { stage: st, features: feats.clone(), label });
-        }
+    }
+    let mut feats = Vec::new();
+    for h in &history {
+        let Some(p) = h.as_small() else { continue };
+        let sign = if h.current_player() == side { 1.0 } else { -1.0 };
+        features(p, &mut feats);
+        let st = stage(p.empty().count());
+        let label = if st >= EXACT_STAGES { search_label(h) } else { sign * value as f32 };
+        out.push(Sample { stage: st, features: feats.clone(), label });
     }
     out
 }
