@@ -5,7 +5,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use tabula_gamedb::{Database, Filter, ImportOptions, Position, WinnerFilter, import};
+use tabula_gamedb::{
+    Continuation, Database, Filter, Hit, ImportOptions, Pattern, PatternQuery, Position, WinnerFilter, import,
+};
 
 /// Arguments of `tabula db`.
 #[derive(Args, Debug)]
@@ -31,7 +33,8 @@ enum DbCommand {
         #[arg(long)]
         quiet: bool,
     },
-    /// Search by whole-board position (with symmetries and colour swap) and metadata.
+    /// Search by whole-board position (with symmetries and colour swap), by local pattern, and
+    /// by metadata.
     Search {
         /// The database file.
         #[arg(long)]
@@ -42,6 +45,27 @@ enum DbCommand {
         /// Move number of the position in `--sgf` (0: the start).
         #[arg(long = "move", default_value_t = 0)]
         move_number: usize,
+        /// A local pattern: a file with a diagram, one row per line (X black, O white, . empty,
+        /// ? anything); `-` reads it from standard input.
+        #[arg(long, conflicts_with = "sgf")]
+        pattern: Option<PathBuf>,
+        /// Where the pattern lies: anywhere, corner (its top-left on the board's), side (its
+        /// top row on the top edge) or at=COL,ROW / at=dd (its top-left there); the symmetries
+        /// move it to the other corners and sides.
+        #[arg(long, default_value = "anywhere", requires = "pattern")]
+        anchor: String,
+        /// Also find the pattern with the colours exchanged.
+        #[arg(long, requires = "pattern")]
+        swap_colors: bool,
+        /// Board size of the pattern search.
+        #[arg(long, default_value_t = 19, requires = "pattern")]
+        board: u8,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Write the games found as one SGF collection to this file.
+        #[arg(long)]
+        export: Option<PathBuf>,
         /// A player in either colour.
         #[arg(long)]
         player: Option<String>,
@@ -93,7 +117,23 @@ pub fn run(args: DbArgs) -> Result<()> {
             );
             Ok(())
         }
-        DbCommand::Search { db, sgf, move_number, player, from, to, winner, size, limit } => {
+        DbCommand::Search {
+            db,
+            sgf,
+            move_number,
+            pattern,
+            anchor,
+            swap_colors,
+            board,
+            json,
+            export,
+            player,
+            from,
+            to,
+            winner,
+            size,
+            limit,
+        } => {
             let database = Database::open(&db)?;
             let winner = match winner.as_deref().map(str::to_ascii_lowercase).as_deref() {
                 None => None,
@@ -110,34 +150,94 @@ pub fn run(args: DbArgs) -> Result<()> {
                 size,
             };
             let start = Instant::now();
-            let games = match sgf {
-                Some(path) => {
-                    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-                    let position = Position::from_sgf(&bytes, move_number)?;
-                    let r = database.search_position(&position, &filter)?;
-                    println!(
-                        "{} hit(s) in {:.1} ms; {} game(s) ended there",
-                        r.hits.len(),
-                        start.elapsed().as_secs_f64() * 1000.0,
-                        r.game_ends
-                    );
-                    for c in r.continuations.iter().take(10) {
-                        let point = c
-                            .point
-                            .map(|(x, y)| format!("{}{}", (b'a' + x) as char, (b'a' + y) as char))
-                            .unwrap_or_else(|| "pass".into());
-                        println!(
-                            "  {:?} {point}: {} game(s), black won {}, white won {}",
-                            c.color, c.count, c.black_wins, c.white_wins
-                        );
-                    }
-                    let mut ids: Vec<i64> = r.hits.iter().map(|h| h.game).collect();
-                    ids.dedup();
-                    ids.truncate(limit);
-                    ids.into_iter().filter_map(|id| database.game_summary(id).ok().flatten()).collect()
-                }
-                None => database.search_games(&filter, limit)?,
+            // Hits and continuations of a position or pattern search, if one was asked for.
+            let found: Option<(Vec<Hit>, Vec<Continuation>, String)> = if let Some(path) = sgf {
+                let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                let position = Position::from_sgf(&bytes, move_number)?;
+                let r = database.search_position(&position, &filter)?;
+                let note = format!("{} game(s) ended there", r.game_ends);
+                Some((r.hits, r.continuations, note))
+            } else if let Some(path) = pattern {
+                let text = if path.as_os_str() == "-" {
+                    std::io::read_to_string(std::io::stdin()).context("cannot read the pattern from standard input")?
+                } else {
+                    std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?
+                };
+                let query =
+                    PatternQuery { pattern: Pattern::parse(&text)?, anchor: anchor.parse()?, swap_colors, size: board };
+                let r = database.search_pattern(&query, &filter)?;
+                let note = format!(
+                    "{} game(s) replayed; {} hit(s) with no later move in the pattern",
+                    r.games_replayed, r.no_continuation
+                );
+                Some((r.hits, r.continuations, note))
+            } else {
+                None
             };
+            let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+            let games = match &found {
+                Some((hits, _, _)) => {
+                    let mut ids: Vec<i64> = hits.iter().map(|h| h.game).collect();
+                    ids.dedup();
+                    ids
+                }
+                None => database.search_games(&filter, usize::MAX)?.into_iter().map(|g| g.id).collect(),
+            };
+            if let Some(out) = &export {
+                let sgf = database.export_sgf(&games)?;
+                std::fs::write(out, sgf).with_context(|| format!("cannot write {}", out.display()))?;
+            }
+            let point = |p: Option<(u8, u8)>| {
+                p.map(|(x, y)| format!("{}{}", (b'a' + x) as char, (b'a' + y) as char)).unwrap_or_else(|| "pass".into())
+            };
+            if json {
+                let (hits, conts) = match &found {
+                    Some((h, c, _)) => (h.as_slice(), c.as_slice()),
+                    None => (&[][..], &[][..]),
+                };
+                let listed: Vec<serde_json::Value> = games
+                    .iter()
+                    .take(limit)
+                    .filter_map(|&id| database.game_summary(id).ok().flatten())
+                    .map(|g| {
+                        serde_json::json!({
+                            "id": g.id, "black": g.black, "white": g.white, "date": g.date,
+                            "result": g.result, "moves": g.move_count,
+                        })
+                    })
+                    .collect();
+                let value = serde_json::json!({
+                    "time_ms": elapsed_ms,
+                    "hits": hits.iter().map(|h| serde_json::json!({"game": h.game, "move": h.move_number})).collect::<Vec<_>>(),
+                    "continuations": conts.iter().map(|c| serde_json::json!({
+                        "color": if c.color == tabula_sgf::Color::Black { "B" } else { "W" },
+                        "point": point(c.point), "count": c.count,
+                        "black_wins": c.black_wins, "white_wins": c.white_wins,
+                    })).collect::<Vec<_>>(),
+                    "games": games.len(),
+                    "listed": listed,
+                });
+                println!("{}", serde_json::to_string_pretty(&value)?);
+                return Ok(());
+            }
+            if let Some((hits, conts, note)) = &found {
+                println!("{} hit(s) in {} game(s) in {elapsed_ms:.1} ms; {note}", hits.len(), games.len());
+                for c in conts.iter().take(10) {
+                    println!(
+                        "  {:?} {}: {} game(s), black won {}, white won {}",
+                        c.color,
+                        point(c.point),
+                        c.count,
+                        c.black_wins,
+                        c.white_wins
+                    );
+                }
+            }
+            if let Some(out) = &export {
+                println!("wrote {} game(s) to {}", games.len(), out.display());
+            }
+            let games: Vec<_> =
+                games.into_iter().take(limit).filter_map(|id| database.game_summary(id).ok().flatten()).collect();
             for g in games {
                 println!(
                     "  #{:<6} {} - {}  {}  {}  {} moves",

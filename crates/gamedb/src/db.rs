@@ -24,7 +24,7 @@ type MoveStats = HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)>;
 /// Written to the `meta` table; [`Database::open`] refuses files without it.
 pub const SCHEMA_NAME: &str = "tabula-gamedb";
 /// Version of the table layout.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS games (
     date_raw TEXT, date_first INTEGER, date_last INTEGER,
     result_raw TEXT, winner TEXT, result_kind TEXT, margin REAL,
     komi REAL, handicap INTEGER, rules TEXT, size INTEGER,
-    move_count INTEGER NOT NULL, moves BLOB, signature TEXT, final_key INTEGER
+    move_count INTEGER NOT NULL, moves BLOB, signature TEXT, final_key INTEGER,
+    setup BLOB
 );
 CREATE INDEX IF NOT EXISTS games_signature ON games (signature, final_key);
 CREATE INDEX IF NOT EXISTS games_black ON games (black COLLATE NOCASE);
@@ -80,7 +81,10 @@ fn check_schema(conn: &Connection) -> Result<(), String> {
         .query_row("SELECT value FROM meta WHERE key = 'version'", [], |r| r.get(0))
         .map_err(|e| format!("no schema version ({e})"))?;
     if version != SCHEMA_VERSION.to_string() {
-        return Err(format!("schema version {version}, this build reads {SCHEMA_VERSION}"));
+        return Err(format!(
+            "schema version {version}, this build reads {SCHEMA_VERSION} (version 2 keeps handicap stones for \
+             pattern search): import the collection again into a new file"
+        ));
     }
     Ok(())
 }
@@ -232,7 +236,7 @@ pub struct Filter {
 
 impl Filter {
     /// SQL conditions on table alias `g`, with their parameters.
-    fn sql(&self) -> (String, Vec<SqlValue>) {
+    pub(crate) fn sql(&self) -> (String, Vec<SqlValue>) {
         let mut cond = String::new();
         let mut params = Vec::new();
         if let Some(p) = &self.player {
@@ -482,5 +486,80 @@ impl Database {
         });
         result.continuations = cont;
         Ok(result)
+    }
+}
+
+/// Escapes an SGF property value (`\` and `]`).
+fn sgf_value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ch == '\\' || ch == ']' {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn sgf_point((x, y): (u8, u8)) -> String {
+    format!("{}{}", (b'a' + x) as char, (b'a' + y) as char)
+}
+
+impl Database {
+    /// A game as an SGF record rebuilt from what the database keeps: the normalised game
+    /// information (players, ranks, event, round, date, result, komi, handicap, rules), the
+    /// handicap stones and the main line as imported (comments and variations are not kept).
+    pub fn game_sgf(&self, id: i64) -> Result<Option<String>, Error> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT size, black, white, black_rank, white_rank, event, round, date_raw, result_raw, komi, \
+             handicap, rules, moves, setup FROM games WHERE id = ?1 AND status = 'ok'",
+        )?;
+        let mut rows = stmt.query([id])?;
+        let Some(r) = rows.next()? else { return Ok(None) };
+        let size: i64 = r.get::<_, Option<i64>>(0)?.unwrap_or(19);
+        let mut sgf = format!("(;GM[1]FF[4]CA[UTF-8]SZ[{size}]");
+        for (i, prop) in
+            [(1, "PB"), (2, "PW"), (3, "BR"), (4, "WR"), (5, "EV"), (6, "RO"), (7, "DT"), (8, "RE"), (11, "RU")]
+        {
+            if let Some(v) = r.get::<_, Option<String>>(i)? {
+                sgf.push_str(&format!("{prop}[{}]", sgf_value(&v)));
+            }
+        }
+        if let Some(k) = r.get::<_, Option<f64>>(9)? {
+            sgf.push_str(&format!("KM[{k}]"));
+        }
+        if let Some(h) = r.get::<_, Option<i64>>(10)? {
+            sgf.push_str(&format!("HA[{h}]"));
+        }
+        let moves: Option<Vec<u8>> = r.get(12)?;
+        let setup: Option<Vec<u8>> = r.get(13)?;
+        let setup = crate::record::unpack_points(&setup.unwrap_or_default());
+        if !setup.is_empty() {
+            sgf.push_str("AB");
+            for p in setup {
+                sgf.push_str(&format!("[{}]", sgf_point(p)));
+            }
+        }
+        for (color, point) in unpack_moves(&moves.unwrap_or_default()) {
+            let c = if color == Color::Black { 'B' } else { 'W' };
+            let v = point.map(sgf_point).unwrap_or_default();
+            sgf.push_str(&format!(";{c}[{v}]"));
+        }
+        sgf.push_str(")\n");
+        Ok(Some(sgf))
+    }
+
+    /// The games of `ids` (in that order, each once) as one SGF collection.
+    pub fn export_sgf(&self, ids: &[i64]) -> Result<String, Error> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = String::new();
+        for &id in ids {
+            if seen.insert(id)
+                && let Some(g) = self.game_sgf(id)?
+            {
+                out.push_str(&g);
+            }
+        }
+        Ok(out)
     }
 }

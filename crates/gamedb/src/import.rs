@@ -18,7 +18,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::Error;
 use crate::db::{create_schema, open_connection};
-use crate::record::{Outcome, Record, SIGNATURE_MOVES, build_record, pack_moves};
+use crate::record::{Outcome, Record, SIGNATURE_MOVES, build_record, pack_moves, pack_points};
 
 /// Options of an import.
 #[derive(Clone, Debug)]
@@ -198,9 +198,9 @@ impl Writer<'_> {
             let mut ins_game = tx.prepare_cached(
                 "INSERT INTO games (source, idx, status, reason, duplicate_of, fault_move, black, white, black_rank, \
                  white_rank, event, round, date_raw, date_first, date_last, result_raw, winner, result_kind, margin, \
-                 komi, handicap, rules, size, move_count, moves, signature, final_key) VALUES (?1, ?2, ?3, ?4, ?5, \
-                 ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, \
-                 ?26, ?27)",
+                 komi, handicap, rules, size, move_count, moves, signature, final_key, setup) VALUES (?1, ?2, ?3, ?4, \
+                 ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, \
+                 ?25, ?26, ?27, ?28)",
             )?;
             let mut find_dup = tx.prepare_cached(
                 "SELECT id FROM games WHERE signature = ?1 AND final_key = ?2 AND size = ?3 AND status = 'ok' \
@@ -243,6 +243,7 @@ impl Writer<'_> {
                             None::<Vec<u8>>,
                             None::<String>,
                             None::<i64>,
+                            None::<Vec<u8>>,
                         ])?;
                         self.summary.rejected += 1;
                         ins_source.execute(params![source.name, source.hash as i64, 0])?;
@@ -315,6 +316,7 @@ impl Writer<'_> {
                         indexed.then(|| pack_moves(&rec.moves)),
                         indexed.then_some(rec.signature.as_str()),
                         final_key,
+                        (indexed && !rec.setup.is_empty()).then(|| pack_points(&rec.setup)),
                     ])?;
                     let id = tx.last_insert_rowid();
                     match status {

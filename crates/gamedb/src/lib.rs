@@ -11,6 +11,9 @@
 //! - [`Database::open`] opens a database; [`Database::search_position`] finds a [`Position`] and
 //!   summarises the next moves played ([`SearchResult`]); [`Filter`] restricts by player, date,
 //!   result and board size, alone ([`Database::search_games`]) or with a position.
+//! - [`Database::search_pattern`] finds a local [`Pattern`] — anchored at a corner, a side, a
+//!   fixed place or anywhere, under the symmetries and optionally with colours swapped — by
+//!   replaying the stored games (see [`pattern`] for why and how it stays fast).
 //! - [`meta`] parses the many real shapes of `DT` and `RE`.
 //!
 //! ```
@@ -39,7 +42,7 @@
 //!
 //! Tables: `games` (one row per game read: status `ok` / `duplicate` / `rejected`, reason,
 //! `duplicate_of`, `fault_move` for a main line cut at an illegal move, normalised metadata, moves
-//! packed two bytes each, duplicate signature and final position key), `positions` (canonical key,
+//! packed two bytes each, handicap stones, duplicate signature and final position key), `positions` (canonical key,
 //! game, move number, transform) and `sources` (imported file names and content hashes).
 
 #![warn(missing_docs)]
@@ -48,6 +51,7 @@ mod db;
 pub mod hash;
 mod import;
 pub mod meta;
+pub mod pattern;
 pub mod record;
 
 use std::path::PathBuf;
@@ -57,6 +61,7 @@ pub use db::{
     WinnerFilter,
 };
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
+pub use pattern::{Anchor, Cell, Pattern, PatternQuery, PatternResult};
 
 /// Errors of the database.
 #[derive(Debug, thiserror::Error)]

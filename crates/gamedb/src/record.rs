@@ -75,6 +75,8 @@ pub struct Record {
     pub size: u8,
     /// Indexed, or rejected with a reason.
     pub outcome: Outcome,
+    /// Black handicap stones set up at the root (column, row from the top left).
+    pub setup: Vec<(u8, u8)>,
     /// The main line's moves (up to a fault).
     pub moves: Vec<StoredMove>,
     /// Canonical key and transform of the position after each move, index 0 before the first move
@@ -91,6 +93,7 @@ impl Record {
             meta: Meta::default(),
             size: 0,
             outcome: Outcome::Rejected(reason),
+            setup: Vec::new(),
             moves: Vec::new(),
             positions: Vec::new(),
             signature: String::new(),
@@ -248,7 +251,10 @@ pub fn build_record(tree: &GameTree) -> Record {
             let mut pts = Vec::with_capacity(setup.black.len());
             for p in &setup.black {
                 match go_point(&go, (p.x, p.y)) {
-                    Some(q) if !pts.contains(&q) => pts.push(q),
+                    Some(q) if !pts.contains(&q) => {
+                        pts.push(q);
+                        rec.setup.push((p.x, p.y));
+                    }
                     Some(_) => {}
                     None => {
                         rec.outcome = Outcome::Rejected(format!("set-up stone {} off the board", p.to_sgf()));
@@ -350,6 +356,16 @@ pub fn pack_moves(moves: &[StoredMove]) -> Vec<u8> {
         out.push(y);
     }
     out
+}
+
+/// Packs points two bytes each, column then row (the handicap stones of a game).
+pub fn pack_points(points: &[(u8, u8)]) -> Vec<u8> {
+    points.iter().flat_map(|&(x, y)| [x, y]).collect()
+}
+
+/// Reverses [`pack_points`]; a trailing odd byte is ignored.
+pub fn unpack_points(bytes: &[u8]) -> Vec<(u8, u8)> {
+    bytes.chunks_exact(2).map(|b| (b[0], b[1])).collect()
 }
 
 /// Reverses [`pack_moves`]; a trailing odd byte is ignored.

@@ -1,36 +1,13 @@
 //! Import, resume, duplicate and search tests on real KGS games.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use tabula_gamedb::{Database, Error, Filter, ImportOptions, Position, WinnerFilter, import};
-use tabula_go::{Go, Move, Rules, Superko};
-use tabula_sgf::Color;
+mod common;
 
-/// Writes the first `n` SGF members of the 2001 archive into `dir`, returning their bytes.
-fn extract(dir: &Path, n: usize) -> Vec<(String, Vec<u8>)> {
-    let path = tabula_core::testing::shared_dir().join("data/sgf/kgs6d-KGS2001.tar.gz");
-    let file = std::fs::File::open(&path).expect("archive present");
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
-    let mut out = Vec::new();
-    for entry in archive.entries().expect("tar") {
-        let mut entry = entry.expect("entry");
-        let name = entry.path().expect("path").display().to_string();
-        if !name.ends_with(".sgf") {
-            continue;
-        }
-        let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).expect("read");
-        let file_name = name.replace('/', "_");
-        std::fs::write(dir.join(&file_name), &bytes).expect("write");
-        out.push((file_name, bytes));
-        if out.len() == n {
-            break;
-        }
-    }
-    out
-}
+use common::{extract, positions_of};
+use tabula_gamedb::{Database, Error, Filter, ImportOptions, Position, WinnerFilter, import};
+use tabula_sgf::Color;
 
 fn options(batch: usize, max_batches: Option<usize>) -> ImportOptions {
     ImportOptions { batch_size: batch, progress: false, max_batches }
@@ -132,29 +109,6 @@ fn interrupted_import_resumes_to_the_same_database() {
 }
 
 /// Replays stored moves on a rules engine, giving the position after each move.
-fn positions_of(moves: &[(Color, Option<(u8, u8)>)], handicap: &[(u8, u8)]) -> Vec<Position> {
-    let rules = Rules { superko: Superko::None, suicide: true, ..Rules::default() };
-    let mut go = Go::new(19, rules);
-    if handicap.len() >= 2 {
-        let pts: Vec<_> = handicap.iter().filter_map(|&(x, y)| go.board().point(x as usize, 18 - y as usize)).collect();
-        go.place_free_handicap(&pts).expect("handicap");
-    }
-    let mut out = vec![Position::from_go(&go)];
-    for &(c, p) in moves {
-        let want = if c == Color::Black { tabula_go::Color::Black } else { tabula_go::Color::White };
-        if go.to_move() != want {
-            go.play_checked(Move::Pass).expect("pass");
-        }
-        let mv = match p {
-            None => Move::Pass,
-            Some((x, y)) => Move::Play(go.board().point(x as usize, 18 - y as usize).expect("point")),
-        };
-        go.play_checked(mv).expect("stored moves are legal");
-        out.push(Position::from_go(&go));
-    }
-    out
-}
-
 fn transform(p: &Position, s: u8, swap: bool) -> Position {
     let mut stones: Vec<_> = p
         .stones

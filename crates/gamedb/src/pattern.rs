@@ -1,0 +1,701 @@
+//! Local pattern search: a rectangle of black / white / empty / don't-care points, anchored at a
+//! corner, a side, a fixed place or anywhere, under the board's symmetries and optionally with
+//! the colours swapped.
+//!
+//! Why replay instead of an index: a local pattern constrains a handful of points, and the
+//! positions it appears in are not whole-board positions, so the position index cannot answer
+//! it; an index of every small region of every position would be many times the size of the
+//! collection. Replaying the stored move lists is cheap (two bytes a move, all in memory after
+//! one read) and exact. Two things make it fast:
+//!
+//! * **Event-driven matching.** A placement of the pattern can only start to match at a move
+//!   that changes one of its points *to the value the pattern wants there*: the stone just
+//!   played (for a black or white point of the pattern) or a captured stone (for an empty
+//!   point). So after each move only the placements that put such a point of the pattern on
+//!   a changed point are checked — a few per move instead of every placement. A placement
+//!   matched at move `k` and not at `k - 1` is exactly such a placement, so the hits are the
+//!   moves at which the pattern appears (again) in the game.
+//! * **Candidate filtering** for fixed placements (corner and `at`): a stone of the pattern
+//!   must have been played on its point by its colour at some time, so a game whose moves
+//!   never put, say, a white stone on one of the pattern's white points is skipped without a
+//!   replay (one pass over its moves).
+//!
+//! Games are replayed in parallel (rayon).
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use rusqlite::{params_from_iter, types::Value as SqlValue};
+use tabula_sgf::Color;
+
+use crate::db::{Continuation, Filter, Hit};
+use crate::hash::{apply, apply_inverse};
+use crate::record::{unpack_moves, unpack_points};
+use crate::{Database, Error};
+
+/// One point of a pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cell {
+    /// Anything.
+    Any,
+    /// No stone.
+    Empty,
+    /// A black stone.
+    Black,
+    /// A white stone.
+    White,
+}
+
+impl Cell {
+    fn swapped(self) -> Cell {
+        match self {
+            Cell::Black => Cell::White,
+            Cell::White => Cell::Black,
+            c => c,
+        }
+    }
+
+    /// The board value this cell wants (0 empty, 1 black, 2 white), if it wants one.
+    fn want(self) -> Option<u8> {
+        match self {
+            Cell::Any => None,
+            Cell::Empty => Some(0),
+            Cell::Black => Some(1),
+            Cell::White => Some(2),
+        }
+    }
+}
+
+/// A rectangle of cells, columns and rows from its top left.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    /// Columns.
+    pub width: u8,
+    /// Rows.
+    pub height: u8,
+    /// Row-major cells.
+    pub cells: Vec<Cell>,
+}
+
+/// The largest pattern side.
+pub const MAX_PATTERN_SIDE: usize = 25;
+
+impl Pattern {
+    /// Reads a diagram: one line per row, one character per point — `X` (or `B`, `#`, `@`)
+    /// black, `O` (or `W`) white, `.` (or `+`, `,`) empty, `?` (or `*`) anything. Spaces are
+    /// ignored, as are empty lines and lines starting with `;` (comments).
+    pub fn parse(text: &str) -> Result<Pattern, Error> {
+        let mut rows: Vec<Vec<Cell>> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with(';') {
+                continue;
+            }
+            let mut row = Vec::new();
+            for ch in line.chars().filter(|c| !c.is_whitespace()) {
+                row.push(match ch {
+                    'X' | 'x' | 'B' | 'b' | '#' | '@' => Cell::Black,
+                    'O' | 'o' | 'W' | 'w' => Cell::White,
+                    '.' | '+' | ',' => Cell::Empty,
+                    '?' | '*' => Cell::Any,
+                    other => {
+                        return Err(Error::Query(format!(
+                            "pattern line {}: '{other}' is not a point (X black, O white, . empty, ? anything)",
+                            i + 1
+                        )));
+                    }
+                });
+            }
+            if let Some(first) = rows.first()
+                && first.len() != row.len()
+            {
+                return Err(Error::Query(format!(
+                    "pattern line {}: {} points, the first row has {}",
+                    i + 1,
+                    row.len(),
+                    first.len()
+                )));
+            }
+            rows.push(row);
+        }
+        let height = rows.len();
+        let width = rows.first().map_or(0, Vec::len);
+        if height == 0 || width == 0 {
+            return Err(Error::Query("empty pattern".into()));
+        }
+        if height > MAX_PATTERN_SIDE || width > MAX_PATTERN_SIDE {
+            return Err(Error::Query(format!("a {width}x{height} pattern is larger than any board")));
+        }
+        let cells: Vec<Cell> = rows.into_iter().flatten().collect();
+        if cells.iter().all(|&c| c == Cell::Any) {
+            return Err(Error::Query("the pattern constrains no point".into()));
+        }
+        Ok(Pattern { width: width as u8, height: height as u8, cells })
+    }
+
+    fn cell(&self, x: u8, y: u8) -> Cell {
+        self.cells[y as usize * self.width as usize + x as usize]
+    }
+}
+
+/// Where the pattern may lie, in the query's orientation (the symmetries move it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// Anywhere on the board.
+    Anywhere,
+    /// Its top-left corner on the board's top-left corner.
+    Corner,
+    /// Its top row on the board's top edge, anywhere along it.
+    Side,
+    /// Its top-left point on this point (column, row from the top left).
+    At(u8, u8),
+}
+
+impl std::str::FromStr for Anchor {
+    type Err = Error;
+
+    /// `anywhere`, `corner`, `side` or `at=COL,ROW` (0-based) / `at=SGF` (`at=dd`).
+    fn from_str(s: &str) -> Result<Anchor, Error> {
+        let bad = || Error::Query(format!("anchor '{s}': use anywhere, corner, side, at=COL,ROW or at=dd"));
+        match s.to_ascii_lowercase().as_str() {
+            "anywhere" => Ok(Anchor::Anywhere),
+            "corner" => Ok(Anchor::Corner),
+            "side" | "edge" => Ok(Anchor::Side),
+            other => {
+                let at = other.strip_prefix("at=").ok_or_else(bad)?;
+                if let Some((c, r)) = at.split_once(',') {
+                    let c: u8 = c.trim().parse().map_err(|_| bad())?;
+                    let r: u8 = r.trim().parse().map_err(|_| bad())?;
+                    Ok(Anchor::At(c, r))
+                } else {
+                    let b = at.as_bytes();
+                    if b.len() == 2 && b.iter().all(|c| c.is_ascii_lowercase()) {
+                        Ok(Anchor::At(b[0] - b'a', b[1] - b'a'))
+                    } else {
+                        Err(bad())
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A local pattern query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternQuery {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// Where it may lie.
+    pub anchor: Anchor,
+    /// Also find it with the colours exchanged.
+    pub swap_colors: bool,
+    /// Board side the query is for.
+    pub size: u8,
+}
+
+/// What a pattern search found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatternResult {
+    /// Every move at which the pattern appeared in a game, sorted by game and move number
+    /// (0: in the start position, after any handicap stones).
+    pub hits: Vec<Hit>,
+    /// The next move played inside the matched region after each hit, in the pattern's own
+    /// coordinates (column, row from its top left) and the query's colours, most played first.
+    pub continuations: Vec<Continuation>,
+    /// Hits after which no further move was played inside the region.
+    pub no_continuation: u32,
+    /// Games replayed (after candidate filtering).
+    pub games_replayed: u32,
+}
+
+/// The stones of one fixed placement, per colour (black, white), as absolute points.
+type PlacedStones = [Vec<(u8, u8)>; 2];
+
+/// Per next move (colour, point in the pattern): games, Black wins, White wins.
+type ContinuationStats = HashMap<(u8, (u8, u8)), (u32, u32, u32)>;
+
+/// One orientation of the pattern on the board.
+struct Variant {
+    /// Grid size after the symmetry.
+    w: u8,
+    h: u8,
+    /// Cells of the oriented grid, row-major.
+    cells: Vec<Cell>,
+    /// Cells with a wanted value, as (dx, dy, value), for checking a placement.
+    wanted: Vec<(u8, u8, u8)>,
+    /// Per board value (0 empty, 1 black, 2 white): the cells wanting it.
+    by_value: [Vec<(u8, u8)>; 3],
+    /// Allowed top-left corners, `n * n` flags.
+    allowed: Vec<bool>,
+    /// The symmetry that made it and whether colours are swapped.
+    sym: u8,
+    swapped: bool,
+    /// For fixed placements: the absolute points of its stones per colour (black, white), one
+    /// entry per placement (identical orientations of a symmetric pattern share a variant).
+    fixed_stones: Option<Vec<PlacedStones>>,
+}
+
+/// The oriented variants of a query on a board of side `n`.
+fn variants(q: &PatternQuery) -> Result<Vec<Variant>, Error> {
+    let n = q.size;
+    let p = &q.pattern;
+    if p.width > n || p.height > n {
+        return Err(Error::Query(format!("a {}x{} pattern does not fit a {n}x{n} board", p.width, p.height)));
+    }
+    // Query placements (top-left corners in the query's orientation).
+    let placements: Vec<(u8, u8)> = match q.anchor {
+        Anchor::Anywhere => (0..=n - p.height).flat_map(|y| (0..=n - p.width).map(move |x| (x, y))).collect(),
+        Anchor::Corner => vec![(0, 0)],
+        Anchor::Side => (0..=n - p.width).map(|x| (x, 0)).collect(),
+        Anchor::At(x, y) => {
+            if x.saturating_add(p.width) > n || y.saturating_add(p.height) > n {
+                return Err(Error::Query(format!(
+                    "a {}x{} pattern at ({x}, {y}) does not fit a {n}x{n} board",
+                    p.width, p.height
+                )));
+            }
+            vec![(x, y)]
+        }
+    };
+    let fixed = matches!(q.anchor, Anchor::Corner | Anchor::At(..));
+    let mut out: Vec<Variant> = Vec::new();
+    for swapped in [false, true] {
+        if swapped && !q.swap_colors {
+            continue;
+        }
+        for sym in 0..8u8 {
+            // The oriented grid: transform the rectangle placed at the first placement.
+            let (ax, ay) = placements[0];
+            let mut pts = Vec::with_capacity(p.cells.len());
+            for cy in 0..p.height {
+                for cx in 0..p.width {
+                    let abs = apply(sym, n, (ax + cx, ay + cy));
+                    let c = p.cell(cx, cy);
+                    pts.push((abs, if swapped { c.swapped() } else { c }));
+                }
+            }
+            let minx = pts.iter().map(|((x, _), _)| *x).min().unwrap_or(0);
+            let miny = pts.iter().map(|((_, y), _)| *y).min().unwrap_or(0);
+            let (w, h) = if sym & 4 != 0 { (p.height, p.width) } else { (p.width, p.height) };
+            let mut cells = vec![Cell::Any; w as usize * h as usize];
+            for &((x, y), c) in &pts {
+                cells[(y - miny) as usize * w as usize + (x - minx) as usize] = c;
+            }
+            let mut allowed = vec![false; n as usize * n as usize];
+            for &(px, py) in &placements {
+                // The transformed rectangle's top-left.
+                let a = apply(sym, n, (px, py));
+                let b = apply(sym, n, (px + p.width - 1, py + p.height - 1));
+                let (tx, ty) = (a.0.min(b.0), a.1.min(b.1));
+                allowed[ty as usize * n as usize + tx as usize] = true;
+            }
+            let mut wanted = Vec::new();
+            let mut by_value: [Vec<(u8, u8)>; 3] = Default::default();
+            for dy in 0..h {
+                for dx in 0..w {
+                    if let Some(v) = cells[dy as usize * w as usize + dx as usize].want() {
+                        wanted.push((dx, dy, v));
+                        by_value[v as usize].push((dx, dy));
+                    }
+                }
+            }
+            // Stones first: on a mostly empty board a wanted stone is the likeliest mismatch,
+            // so checks end sooner.
+            wanted.sort_by_key(|&(dx, dy, v)| (v == 0, dy, dx));
+            let fixed_stones = fixed.then(|| {
+                let mut s: PlacedStones = Default::default();
+                for &((x, y), c) in &pts {
+                    match c {
+                        Cell::Black => s[0].push((x, y)),
+                        Cell::White => s[1].push((x, y)),
+                        _ => {}
+                    }
+                }
+                vec![s]
+            });
+            // Identical orientations (a symmetric pattern) would only repeat the same checks.
+            if let Some(v) = out.iter_mut().find(|v| v.w == w && v.h == h && v.cells == cells) {
+                for (a, b) in v.allowed.iter_mut().zip(&allowed) {
+                    *a |= *b;
+                }
+                if let (Some(mine), Some(more)) = (v.fixed_stones.as_mut(), fixed_stones) {
+                    mine.extend(more);
+                }
+                continue;
+            }
+            out.push(Variant { w, h, cells, wanted, by_value, allowed, sym, swapped, fixed_stones });
+        }
+    }
+    Ok(out)
+}
+
+/// A replay board: 0 empty, 1 black, 2 white; captures as in Go (suicide removes the group).
+struct Board {
+    n: usize,
+    v: Vec<u8>,
+    mark: Vec<u32>,
+    epoch: u32,
+    stack: Vec<usize>,
+    group: Vec<usize>,
+}
+
+impl Board {
+    fn new(n: u8) -> Board {
+        let n = n as usize;
+        Board { n, v: vec![0; n * n], mark: vec![0; n * n], epoch: 0, stack: Vec::new(), group: Vec::new() }
+    }
+
+    fn neighbours(&self, p: usize, out: &mut [usize; 4]) -> usize {
+        let (x, y, n) = (p % self.n, p / self.n, self.n);
+        let mut k = 0;
+        if x > 0 {
+            out[k] = p - 1;
+            k += 1;
+        }
+        if x + 1 < n {
+            out[k] = p + 1;
+            k += 1;
+        }
+        if y > 0 {
+            out[k] = p - n;
+            k += 1;
+        }
+        if y + 1 < n {
+            out[k] = p + n;
+            k += 1;
+        }
+        k
+    }
+
+    /// Collects the group at `p` into `self.group`; true if it has a liberty.
+    fn group_has_liberty(&mut self, p: usize) -> bool {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.epoch = 1;
+        }
+        let color = self.v[p];
+        self.group.clear();
+        self.stack.clear();
+        self.stack.push(p);
+        self.mark[p] = self.epoch;
+        let mut liberty = false;
+        let mut nb = [0usize; 4];
+        while let Some(q) = self.stack.pop() {
+            self.group.push(q);
+            let k = self.neighbours(q, &mut nb);
+            for &r in &nb[..k] {
+                if self.mark[r] == self.epoch {
+                    continue;
+                }
+                if self.v[r] == 0 {
+                    liberty = true;
+                } else if self.v[r] == color {
+                    self.mark[r] = self.epoch;
+                    self.stack.push(r);
+                }
+            }
+        }
+        liberty
+    }
+
+    /// Whether a point next to `p` is empty (a liberty of whatever stands on `p`, found
+    /// without walking its group).
+    fn touches_empty(&self, p: usize) -> bool {
+        let mut nb = [0usize; 4];
+        let k = self.neighbours(p, &mut nb);
+        nb[..k].iter().any(|&r| self.v[r] == 0)
+    }
+
+    /// Plays `color` (1, 2) at `p`, appending captured points to `removed`. Groups are walked
+    /// only when the stone next to the move has no empty neighbour of its own: most moves
+    /// capture nothing and cost a few comparisons.
+    fn play(&mut self, p: usize, color: u8, removed: &mut Vec<usize>) {
+        self.v[p] = color;
+        let mut nb = [0usize; 4];
+        let k = self.neighbours(p, &mut nb);
+        for &r in &nb[..k] {
+            if self.v[r] == 3 - color && !self.touches_empty(r) && !self.group_has_liberty(r) {
+                for i in 0..self.group.len() {
+                    let q = self.group[i];
+                    self.v[q] = 0;
+                    removed.push(q);
+                }
+            }
+        }
+        if !self.touches_empty(p) && !self.group_has_liberty(p) {
+            for i in 0..self.group.len() {
+                let q = self.group[i];
+                self.v[q] = 0;
+                removed.push(q);
+            }
+        }
+    }
+}
+
+fn matches_at(board: &Board, v: &Variant, tx: usize, ty: usize) -> bool {
+    let n = board.n;
+    v.wanted.iter().all(|&(dx, dy, want)| board.v[(ty + dy as usize) * n + tx + dx as usize] == want)
+}
+
+/// A game as read for replay.
+struct GameRow {
+    id: i64,
+    moves: Vec<u8>,
+    setup: Vec<u8>,
+    winner: Option<Color>,
+}
+
+/// What one game contributed: hits with the continuation after each (None: none played).
+type GameHits = Vec<(u32, Option<(Color, (u8, u8), bool)>)>;
+
+/// Replays one game, returning its hits and, per hit, the next move inside the matched
+/// region (colour in the game's colours, point in the pattern's coordinates, colours swapped?).
+fn replay(game: &GameRow, n: u8, vars: &[Variant], pattern: &Pattern) -> GameHits {
+    let moves = unpack_moves(&game.moves);
+    let mut board = Board::new(n);
+    let nn = n as usize;
+    for (x, y) in unpack_points(&game.setup) {
+        if x < n && y < n {
+            board.v[y as usize * nn + x as usize] = 1;
+        }
+    }
+    let mut out: GameHits = Vec::new();
+    // (variant, top-left) newly matched at the current move.
+    let mut found: Vec<(usize, usize, usize)> = Vec::new();
+    // Start position: every allowed placement.
+    for (vi, v) in vars.iter().enumerate() {
+        for ty in 0..=(nn - v.h as usize) {
+            for tx in 0..=(nn - v.w as usize) {
+                if v.allowed[ty * nn + tx] && matches_at(&board, v, tx, ty) {
+                    found.push((vi, tx, ty));
+                }
+            }
+        }
+    }
+    let mut removed = Vec::new();
+    let mut k = 0usize;
+    loop {
+        if let Some(&(vi, tx, ty)) = found.first() {
+            out.push((k as u32, continuation(&moves[k..], &vars[vi], tx, ty, n, pattern)));
+        }
+        let Some(&(color, point)) = moves.get(k) else { break };
+        k += 1;
+        found.clear();
+        let Some((x, y)) = point.filter(|&(x, y)| x < n && y < n) else { continue };
+        let p = y as usize * nn + x as usize;
+        let c = if color == Color::Black { 1 } else { 2 };
+        if board.v[p] != 0 {
+            // Not a legal move on this board (a record kept up to its fault stops earlier).
+            break;
+        }
+        removed.clear();
+        board.play(p, c, &mut removed);
+        let mut changed: Vec<(usize, u8)> = Vec::with_capacity(1 + removed.len());
+        if board.v[p] == c {
+            changed.push((p, c));
+        }
+        changed.extend(removed.iter().map(|&q| (q, 0u8)));
+        for (vi, v) in vars.iter().enumerate() {
+            for &(q, val) in &changed {
+                let (qx, qy) = (q % nn, q / nn);
+                for &(dx, dy) in &v.by_value[val as usize] {
+                    let (dx, dy) = (dx as usize, dy as usize);
+                    if dx > qx || dy > qy {
+                        continue;
+                    }
+                    let (tx, ty) = (qx - dx, qy - dy);
+                    if tx + v.w as usize > nn || ty + v.h as usize > nn || !v.allowed[ty * nn + tx] {
+                        continue;
+                    }
+                    if matches_at(&board, v, tx, ty) && !found.contains(&(vi, tx, ty)) {
+                        found.push((vi, tx, ty));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The first move of `rest` inside variant `v` placed at `(tx, ty)`, mapped to the pattern's
+/// coordinates.
+fn continuation(
+    rest: &[(Color, Option<(u8, u8)>)],
+    v: &Variant,
+    tx: usize,
+    ty: usize,
+    n: u8,
+    pattern: &Pattern,
+) -> Option<(Color, (u8, u8), bool)> {
+    for &(color, point) in rest {
+        let Some((x, y)) = point else { continue };
+        let (x, y) = (x as usize, y as usize);
+        if x >= tx && y >= ty && x < tx + v.w as usize && y < ty + v.h as usize {
+            // Back to the query's orientation: undo the symmetry, then take the offset from
+            // the rectangle's top-left there.
+            let q = apply_inverse(v.sym, n, (x as u8, y as u8));
+            let a = apply_inverse(v.sym, n, (tx as u8, ty as u8));
+            let b = apply_inverse(v.sym, n, ((tx + v.w as usize - 1) as u8, (ty + v.h as usize - 1) as u8));
+            let (ox, oy) = (a.0.min(b.0), a.1.min(b.1));
+            let rel = (q.0 - ox, q.1 - oy);
+            debug_assert!(rel.0 < pattern.width && rel.1 < pattern.height);
+            return Some((color, rel, v.swapped));
+        }
+    }
+    None
+}
+
+/// Could game `g` match a fixed-placement variant at all? Every stone of the pattern must
+/// have been played (or set up) on its point by its colour.
+fn candidate(moves: &[u8], setup: &[u8], n: u8, vars: &[Variant]) -> bool {
+    if vars.iter().any(|v| v.fixed_stones.is_none()) {
+        return true;
+    }
+    let nn = n as usize;
+    let mut ever = [vec![false; nn * nn], vec![false; nn * nn]];
+    for (x, y) in unpack_points(setup) {
+        if x < n && y < n {
+            ever[0][y as usize * nn + x as usize] = true;
+        }
+    }
+    for b in moves.chunks_exact(2) {
+        let (x, y) = (b[0] & 0x7F, b[1]);
+        if x < n && y < n {
+            ever[usize::from(b[0] & 0x80 != 0)][y as usize * nn + x as usize] = true;
+        }
+    }
+    vars.iter().any(|v| {
+        v.fixed_stones.iter().flatten().any(|stones| {
+            stones.iter().enumerate().all(|(c, pts)| pts.iter().all(|&(x, y)| ever[c][y as usize * nn + x as usize]))
+        })
+    })
+}
+
+impl Database {
+    /// Finds every appearance of a local pattern in the indexed games of the query's board size
+    /// matching `filter`, with the next moves played inside the pattern's region.
+    pub fn search_pattern(&self, query: &PatternQuery, filter: &Filter) -> Result<PatternResult, Error> {
+        let n = query.size;
+        if !(2..=25).contains(&n) {
+            return Err(Error::Query(format!("board size {n} is outside 2..=25")));
+        }
+        let vars = variants(query)?;
+        let (cond, mut params) = filter.sql();
+        let sql = format!(
+            "SELECT g.id, g.moves, g.setup, g.winner FROM games g WHERE g.status = 'ok' AND g.size = ?{cond} \
+             ORDER BY g.id"
+        );
+        params.insert(0, SqlValue::Integer(n as i64));
+        let mut stmt = self.connection().prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(params))?;
+        let mut games = Vec::new();
+        while let Some(row) = rows.next()? {
+            let moves: Option<Vec<u8>> = row.get(1)?;
+            let setup: Option<Vec<u8>> = row.get(2)?;
+            let moves = moves.unwrap_or_default();
+            let setup = setup.unwrap_or_default();
+            if !candidate(&moves, &setup, n, &vars) {
+                continue;
+            }
+            let winner: Option<String> = row.get(3)?;
+            let winner = match winner.as_deref() {
+                Some("B") => Some(Color::Black),
+                Some("W") => Some(Color::White),
+                _ => None,
+            };
+            games.push(GameRow { id: row.get(0)?, moves, setup, winner });
+        }
+        let per_game: Vec<GameHits> = games.par_iter().map(|g| replay(g, n, &vars, &query.pattern)).collect();
+        let mut result = PatternResult { games_replayed: games.len() as u32, ..PatternResult::default() };
+        let mut stats: ContinuationStats = HashMap::new();
+        for (g, hits) in games.iter().zip(per_game) {
+            for (move_number, cont) in hits {
+                result.hits.push(Hit { game: g.id, move_number });
+                let Some((color, point, swapped)) = cont else {
+                    result.no_continuation += 1;
+                    continue;
+                };
+                let flip = |c: Color| if swapped { c.opponent() } else { c };
+                let e = stats.entry((flip(color) as u8, point)).or_insert((0, 0, 0));
+                e.0 += 1;
+                match g.winner.map(flip) {
+                    Some(Color::Black) => e.1 += 1,
+                    Some(Color::White) => e.2 += 1,
+                    None => {}
+                }
+            }
+        }
+        let mut cont: Vec<Continuation> = stats
+            .into_iter()
+            .map(|((c, point), (count, black_wins, white_wins))| Continuation {
+                color: if c == Color::Black as u8 { Color::Black } else { Color::White },
+                point: Some(point),
+                count,
+                black_wins,
+                white_wins,
+            })
+            .collect();
+        cont.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then((a.color as u8).cmp(&(b.color as u8)))
+                .then(a.point.map(|(x, y)| (y, x)).cmp(&b.point.map(|(x, y)| (y, x))))
+        });
+        result.continuations = cont;
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagrams_parse_or_explain() {
+        let p = Pattern::parse("X O .\n? . X\n").unwrap();
+        assert_eq!((p.width, p.height), (3, 2));
+        assert_eq!(p.cell(0, 0), Cell::Black);
+        assert_eq!(p.cell(1, 0), Cell::White);
+        assert_eq!(p.cell(0, 1), Cell::Any);
+        for bad in ["", "???\n???", "XO\nX", "XZ", &"X".repeat(30)] {
+            assert!(Pattern::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn anchors_parse() {
+        assert_eq!("corner".parse::<Anchor>().unwrap(), Anchor::Corner);
+        assert_eq!("at=3,4".parse::<Anchor>().unwrap(), Anchor::At(3, 4));
+        assert_eq!("at=dd".parse::<Anchor>().unwrap(), Anchor::At(3, 3));
+        assert!("at=".parse::<Anchor>().is_err());
+        assert!("middle".parse::<Anchor>().is_err());
+    }
+
+    #[test]
+    fn corner_variants_cover_the_four_corners() {
+        let pattern = Pattern::parse("X.\n..").unwrap();
+        let q = PatternQuery { pattern, anchor: Anchor::Corner, swap_colors: false, size: 9 };
+        let vars = variants(&q).unwrap();
+        let mut corners: Vec<(u8, u8)> =
+            vars.iter().flat_map(|v| v.fixed_stones.iter().flatten().flat_map(|s| s[0].clone())).collect();
+        corners.sort();
+        corners.dedup();
+        assert_eq!(corners, vec![(0, 0), (0, 8), (8, 0), (8, 8)]);
+        let too_big = PatternQuery { size: 1, ..q };
+        assert!(variants(&too_big).is_err());
+    }
+
+    #[test]
+    fn captures_empty_the_points() {
+        let mut b = Board::new(5);
+        let mut removed = Vec::new();
+        // White at (0,0), Black at (1,0) and (0,1) captures it.
+        b.play(0, 2, &mut removed);
+        b.play(1, 1, &mut removed);
+        assert!(removed.is_empty());
+        b.play(5, 1, &mut removed);
+        assert_eq!(removed, vec![0]);
+        assert_eq!(b.v[0], 0);
+    }
+}

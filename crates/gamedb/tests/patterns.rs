@@ -1,0 +1,193 @@
+//! Local pattern search against a brute-force check: every game replayed with the Go rules
+//! crate, every position compared with every orientation and placement of the pattern.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{extract, positions_of};
+use tabula_gamedb::hash::apply;
+use tabula_gamedb::{Anchor, Cell, Database, Filter, ImportOptions, Pattern, PatternQuery, Position, import};
+use tabula_sgf::Color;
+
+const GAMES: usize = 120;
+
+/// A placed pattern: absolute points with the wanted colour (None: empty).
+type Placed = Vec<((u8, u8), Option<Color>)>;
+
+/// The absolute cells of each orientation and placement of the query on a 19x19 board.
+fn placements(q: &PatternQuery) -> Vec<Placed> {
+    let n = q.size;
+    let p = &q.pattern;
+    let tops: Vec<(u8, u8)> = match q.anchor {
+        Anchor::Anywhere => (0..=n - p.height).flat_map(|y| (0..=n - p.width).map(move |x| (x, y))).collect(),
+        Anchor::Corner => vec![(0, 0)],
+        Anchor::Side => (0..=n - p.width).map(|x| (x, 0)).collect(),
+        Anchor::At(x, y) => vec![(x, y)],
+    };
+    let mut out = Vec::new();
+    for swap in [false, true] {
+        if swap && !q.swap_colors {
+            continue;
+        }
+        for s in 0..8 {
+            for &(tx, ty) in &tops {
+                let mut cells = Vec::new();
+                for cy in 0..p.height {
+                    for cx in 0..p.width {
+                        let want = match p.cells[cy as usize * p.width as usize + cx as usize] {
+                            Cell::Any => continue,
+                            Cell::Empty => None,
+                            Cell::Black => Some(if swap { Color::White } else { Color::Black }),
+                            Cell::White => Some(if swap { Color::Black } else { Color::White }),
+                        };
+                        cells.push((apply(s, n, (tx + cx, ty + cy)), want));
+                    }
+                }
+                out.push(cells);
+            }
+        }
+    }
+    out
+}
+
+fn matched(pos: &Position, cells: &[((u8, u8), Option<Color>)], board: &mut [Option<Color>]) -> bool {
+    let n = pos.size as usize;
+    board.iter_mut().for_each(|b| *b = None);
+    for &(c, (x, y)) in &pos.stones {
+        board[y as usize * n + x as usize] = Some(c);
+    }
+    cells.iter().all(|&((x, y), want)| board[y as usize * n + x as usize] == want)
+}
+
+/// The hits by brute force: moves at which some placement matches that did not match at the
+/// move before (or matches in the start position).
+fn brute_force(games: &[(i64, Vec<Position>)], q: &PatternQuery) -> BTreeSet<(i64, u32)> {
+    let all = placements(q);
+    let mut hits = BTreeSet::new();
+    let mut board = vec![None; 19 * 19];
+    for (id, positions) in games {
+        let mut before = vec![false; all.len()];
+        for (k, pos) in positions.iter().enumerate() {
+            let now: Vec<bool> = all.iter().map(|cells| matched(pos, cells, &mut board)).collect();
+            if now.iter().zip(&before).any(|(n, b)| *n && !*b) {
+                hits.insert((*id, k as u32));
+            }
+            before = now;
+        }
+    }
+    hits
+}
+
+#[test]
+fn pattern_search_matches_brute_force() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let input = tmp.path().join("sgf");
+    std::fs::create_dir(&input).expect("mkdir");
+    let files = extract(&input, GAMES);
+    let db_path = tmp.path().join("games.db");
+    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None };
+    import(std::slice::from_ref(&input), &db_path, &options).expect("import");
+    let db = Database::open(&db_path).expect("open");
+    let mut games: Vec<(i64, Vec<Position>)> = Vec::new();
+    {
+        let mut stmt = db
+            .connection()
+            .prepare("SELECT id, source FROM games WHERE status = 'ok' AND size = 19 ORDER BY id")
+            .unwrap();
+        let rows: Vec<(i64, String)> =
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<Result<_, _>>().unwrap();
+        for (id, source) in rows {
+            let bytes = &files.iter().find(|(n, _)| source.ends_with(n.as_str())).expect("source file").1;
+            let tree = &tabula_sgf::parse_lenient(bytes).expect("parse").games[0];
+            let ab: Vec<(u8, u8)> = tree.root().setup().black.iter().map(|p| (p.x, p.y)).collect();
+            games.push((id, positions_of(&db.game_moves(id).expect("moves"), &ab)));
+        }
+    }
+    assert!(games.len() > GAMES / 2, "{} games", games.len());
+    let query = |diagram: &str, anchor: Anchor, swap_colors: bool| PatternQuery {
+        pattern: Pattern::parse(diagram).expect("diagram"),
+        anchor,
+        swap_colors,
+        size: 19,
+    };
+    let queries = [
+        // A star point in an otherwise empty corner.
+        query("....\n....\n....\n...X", Anchor::Corner, true),
+        query("....\n....\n....\n...X", Anchor::Corner, false),
+        // The 3-3 point under a 4-4 stone of the other colour.
+        query("?????\n?....\n?.X..\n?..O.\n?....", Anchor::Corner, true),
+        // A crosscut, anywhere.
+        query("XO\nOX", Anchor::Anywhere, false),
+        // A hane at the head of two stones, anywhere, either colour.
+        query("?O?\nXXO\n...", Anchor::Anywhere, true),
+        // A second-line stone under a third-line stone of the other colour, on an edge.
+        query("...\n.O.\n.X.", Anchor::Side, true),
+        // An empty 3x3 at the 4-4 point area and a fixed place.
+        query("...\n.X.\n...", Anchor::At(2, 2), true),
+    ];
+    let mut nonempty = 0;
+    for q in &queries {
+        let found = db.search_pattern(q, &Filter::default()).expect("search");
+        let got: BTreeSet<(i64, u32)> = found.hits.iter().map(|h| (h.game, h.move_number)).collect();
+        assert_eq!(got.len(), found.hits.len(), "duplicate hits for {q:?}");
+        let want = brute_force(&games, q);
+        assert_eq!(got, want, "{q:?}");
+        let continued: u32 = found.continuations.iter().map(|c| c.count).sum();
+        assert_eq!(continued + found.no_continuation, found.hits.len() as u32, "{q:?}");
+        for c in &found.continuations {
+            let (x, y) = c.point.expect("a point");
+            assert!(x < q.pattern.width && y < q.pattern.height, "{c:?} outside {q:?}");
+            assert!(c.black_wins + c.white_wins <= c.count);
+        }
+        if !want.is_empty() {
+            nonempty += 1;
+        }
+    }
+    assert!(nonempty >= 6, "the queries should find something in {} games", games.len());
+
+    // Swapping colours can only add hits; a metadata filter restricts them.
+    let plain = db.search_pattern(&queries[1], &Filter::default()).unwrap();
+    let swapped = db.search_pattern(&queries[0], &Filter::default()).unwrap();
+    assert!(swapped.hits.len() >= plain.hits.len());
+    let white_wins = Filter { winner: Some(tabula_gamedb::WinnerFilter::White), ..Filter::default() };
+    let some = db.search_pattern(&queries[0], &white_wins).unwrap();
+    assert!(some.hits.len() < swapped.hits.len());
+
+    // The hit games exported as one SGF collection read back with the same moves, and
+    // importing the export finds every game a duplicate of the original.
+    let ids: Vec<i64> = some.hits.iter().map(|h| h.game).collect();
+    let sgf = db.export_sgf(&ids).unwrap();
+    let collection = tabula_sgf::parse_lenient(sgf.as_bytes()).expect("the export reads back");
+    let mut distinct = ids.clone();
+    distinct.dedup();
+    assert_eq!(collection.games.len(), distinct.len());
+    let export_dir = tmp.path().join("export");
+    std::fs::create_dir(&export_dir).unwrap();
+    std::fs::write(export_dir.join("hits.sgf"), &sgf).unwrap();
+    let again = tmp.path().join("again.db");
+    let summary = import(&[export_dir], &again, &options).expect("import the export");
+    assert_eq!(summary.imported as usize, distinct.len());
+    let again = Database::open(&again).unwrap();
+    for (k, &id) in distinct.iter().enumerate() {
+        assert_eq!(again.game_moves(k as i64 + 1).unwrap(), db.game_moves(id).unwrap(), "game {id}");
+    }
+}
+
+#[test]
+fn bad_queries_are_errors() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let input = tmp.path().join("sgf");
+    std::fs::create_dir(&input).expect("mkdir");
+    extract(&input, 3);
+    let db_path = tmp.path().join("games.db");
+    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None };
+    import(std::slice::from_ref(&input), &db_path, &options).expect("import");
+    let db = Database::open(&db_path).expect("open");
+    let p = Pattern::parse("X..\n...").unwrap();
+    let at = |x, y| PatternQuery { pattern: p.clone(), anchor: Anchor::At(x, y), swap_colors: false, size: 19 };
+    assert!(db.search_pattern(&at(17, 0), &Filter::default()).is_err(), "does not fit");
+    assert!(db.search_pattern(&at(16, 17), &Filter::default()).is_ok());
+    let tiny = PatternQuery { size: 1, ..at(0, 0) };
+    assert!(db.search_pattern(&tiny, &Filter::default()).is_err());
+}
