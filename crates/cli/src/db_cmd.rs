@@ -33,6 +33,25 @@ enum DbCommand {
         #[arg(long)]
         quiet: bool,
     },
+    /// Count the canonical 3x3 or 5x5 patterns played into across the collection (colours from
+    /// the mover's view, reduced over the 8 symmetries) and write them as CSV, most frequent first.
+    Patterns {
+        /// The database file.
+        #[arg(long)]
+        db: PathBuf,
+        /// Pattern side: 3 or 5.
+        #[arg(long, default_value_t = 3)]
+        side: u8,
+        /// Board size of the games counted.
+        #[arg(long, default_value_t = 19)]
+        size: u8,
+        /// The CSV file to write (`pattern,count`; X the mover, O the opponent, . empty, # edge).
+        #[arg(long)]
+        out: PathBuf,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Search by whole-board position (with symmetries and colour swap), by local pattern, and
     /// by metadata.
     Search {
@@ -114,6 +133,27 @@ pub fn run(args: DbArgs) -> Result<()> {
                 s.rejected,
                 s.positions,
                 start.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        DbCommand::Patterns { db, side, size, out, quiet } => {
+            let database = Database::open(&db)?;
+            let total = database.counts()?.ok;
+            let bar = if quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(total) };
+            let start = Instant::now();
+            let counts = database.pattern_counts(size, side, &|done| bar.set_position(done))?;
+            bar.finish_and_clear();
+            let mut csv = String::from("pattern,count\n");
+            for (pattern, count) in &counts.counts {
+                csv.push_str(&format!("{pattern},{count}\n"));
+            }
+            std::fs::write(&out, csv).with_context(|| format!("cannot write {}", out.display()))?;
+            println!(
+                "{} distinct {side}x{side} patterns over {} moves in {:.1} s, written to {}",
+                counts.counts.len(),
+                counts.moves,
+                start.elapsed().as_secs_f64(),
+                out.display()
             );
             Ok(())
         }

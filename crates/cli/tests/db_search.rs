@@ -62,6 +62,24 @@ fn pattern_search_finds_exports_and_explains() {
     assert!(ok, "{out}{err}");
     assert!(out.starts_with("3 hit(s) in 2 game(s)"), "{out}");
 
+    let csv = dir.path().join("patterns.csv");
+    let (ok, out, err) =
+        tabula(&["db", "patterns", "--db", db_arg, "--side", "5", "--out", csv.to_str().unwrap(), "--quiet"]);
+    assert!(ok, "{out}{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("pattern,count"));
+    let rows: Vec<(String, u64)> = lines
+        .map(|l| {
+            let (p, c) = l.split_once(',').unwrap();
+            (p.to_string(), c.parse().unwrap())
+        })
+        .collect();
+    // Eight moves in all; the first move of each game is played on an empty 5x5 square.
+    assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), 8, "{text}");
+    assert_eq!(rows[0], (".".repeat(25), 7), "{text}");
+    assert!(rows.iter().all(|(p, _)| p.len() == 25 && p.as_bytes()[12] == b'.'));
+
     std::fs::write(&pattern, "X Z\n").unwrap();
     let (ok, _, err) = tabula(&["db", "search", "--db", db_arg, "--pattern", pattern.to_str().unwrap()]);
     assert!(!ok && err.contains("'Z' is not a point"), "{err}");

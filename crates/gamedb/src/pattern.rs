@@ -699,3 +699,117 @@ mod tests {
         assert_eq!(b.v[0], 0);
     }
 }
+
+/// How often each local pattern was played into across the collection (document 002's
+/// pattern database): for every move, the `side` x `side` square around it before the move
+/// (points off the board marked as edge), with the colours seen from the player to move and
+/// reduced to its canonical form over the 8 symmetries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatternCounts {
+    /// The square's side (3 or 5).
+    pub side: u8,
+    /// Canonical pattern (row-major text: `X` the mover's stone, `O` the opponent's, `.` empty,
+    /// `#` off the board) and the number of moves played into it, most frequent first.
+    pub counts: Vec<(String, u64)>,
+    /// Moves counted.
+    pub moves: u64,
+}
+
+/// The square around `p` as text, colours from `mover`'s view, under symmetry `s` of the
+/// square (bit 2 transposes, bit 0 flips columns, bit 1 rows).
+fn neighbourhood(board: &Board, p: usize, mover: u8, side: usize, s: u8) -> Vec<u8> {
+    let n = board.n as isize;
+    let (px, py) = ((p % board.n) as isize, (p / board.n) as isize);
+    let r = (side / 2) as isize;
+    let mut out = Vec::with_capacity(side * side);
+    for j in 0..side as isize {
+        for i in 0..side as isize {
+            // Square coordinates after the symmetry, relative to the centre.
+            let (mut a, mut b) = (i - r, j - r);
+            if s & 4 != 0 {
+                std::mem::swap(&mut a, &mut b);
+            }
+            if s & 1 != 0 {
+                a = -a;
+            }
+            if s & 2 != 0 {
+                b = -b;
+            }
+            let (x, y) = (px + a, py + b);
+            out.push(if x < 0 || y < 0 || x >= n || y >= n {
+                b'#'
+            } else {
+                match board.v[(y * n + x) as usize] {
+                    0 => b'.',
+                    v if v == mover => b'X',
+                    _ => b'O',
+                }
+            });
+        }
+    }
+    out
+}
+
+impl Database {
+    /// Counts the canonical `side` x `side` patterns (3 or 5) played into in every indexed game
+    /// of board size `size`, in parallel. `progress` is called with the games done so far.
+    pub fn pattern_counts(&self, size: u8, side: u8, progress: &(dyn Fn(u64) + Sync)) -> Result<PatternCounts, Error> {
+        if side != 3 && side != 5 {
+            return Err(Error::Query(format!("pattern side {side}: use 3 or 5")));
+        }
+        let mut stmt = self
+            .connection()
+            .prepare("SELECT g.moves, g.setup FROM games g WHERE g.status = 'ok' AND g.size = ?1 ORDER BY g.id")?;
+        let games: Vec<(Vec<u8>, Vec<u8>)> = stmt
+            .query_map([size as i64], |r| {
+                Ok((
+                    r.get::<_, Option<Vec<u8>>>(0)?.unwrap_or_default(),
+                    r.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default(),
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let side_us = side as usize;
+        let merged = games
+            .par_iter()
+            .fold(HashMap::<Vec<u8>, u64>::new, |mut counts, (moves, setup)| {
+                let mut board = Board::new(size);
+                let nn = size as usize;
+                for (x, y) in unpack_points(setup) {
+                    if x < size && y < size {
+                        board.v[y as usize * nn + x as usize] = 1;
+                    }
+                }
+                let mut removed = Vec::new();
+                for (color, point) in unpack_moves(moves) {
+                    let Some((x, y)) = point.filter(|&(x, y)| x < size && y < size) else { continue };
+                    let p = y as usize * nn + x as usize;
+                    if board.v[p] != 0 {
+                        break;
+                    }
+                    let c = if color == Color::Black { 1 } else { 2 };
+                    let canonical = (0..8).map(|s| neighbourhood(&board, p, c, side_us, s)).min().unwrap_or_default();
+                    *counts.entry(canonical).or_insert(0) += 1;
+                    removed.clear();
+                    board.play(p, c, &mut removed);
+                }
+                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if d.is_multiple_of(500) {
+                    progress(d);
+                }
+                counts
+            })
+            .reduce(HashMap::new, |mut a, b| {
+                for (k, v) in b {
+                    *a.entry(k).or_insert(0) += v;
+                }
+                a
+            });
+        progress(games.len() as u64);
+        let moves = merged.values().sum();
+        let mut counts: Vec<(String, u64)> =
+            merged.into_iter().map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v)).collect();
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(PatternCounts { side, counts, moves })
+    }
+}

@@ -154,6 +154,22 @@ fn pattern_search_matches_brute_force() {
     let some = db.search_pattern(&queries[0], &white_wins).unwrap();
     assert!(some.hits.len() < swapped.hits.len());
 
+    // The pattern database: every move's canonical 3x3 neighbourhood, counted, equals the
+    // same count taken from the independent replay.
+    let counts = db.pattern_counts(19, 3, &|_| {}).expect("counts");
+    let mut want: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    for (id, positions) in &games {
+        for (k, (color, point)) in db.game_moves(*id).unwrap().into_iter().enumerate() {
+            let Some(p) = point else { continue };
+            *want.entry(canonical_square(&positions[k], p, color, 3)).or_insert(0) += 1;
+        }
+    }
+    let got: std::collections::HashMap<String, u64> = counts.counts.iter().cloned().collect();
+    assert_eq!(got, want);
+    assert_eq!(counts.moves, want.values().sum::<u64>());
+    assert!(counts.counts.windows(2).all(|w| w[0].1 >= w[1].1), "most frequent first");
+    assert!(db.pattern_counts(19, 4, &|_| {}).is_err());
+
     // The hit games exported as one SGF collection read back with the same moves, and
     // importing the export finds every game a duplicate of the original.
     let ids: Vec<i64> = some.hits.iter().map(|h| h.game).collect();
@@ -172,6 +188,45 @@ fn pattern_search_matches_brute_force() {
     for (k, &id) in distinct.iter().enumerate() {
         assert_eq!(again.game_moves(k as i64 + 1).unwrap(), db.game_moves(id).unwrap(), "game {id}");
     }
+}
+
+/// The `side` x `side` square around `p` in `pos` from `mover`'s view (X own, O other, .
+/// empty, # off the board), the least of its 8 symmetric forms.
+fn canonical_square(pos: &Position, p: (u8, u8), mover: Color, side: i32) -> String {
+    let n = pos.size as i32;
+    let at = |x: i32, y: i32| -> u8 {
+        if x < 0 || y < 0 || x >= n || y >= n {
+            return b'#';
+        }
+        match pos.stones.iter().find(|&&(_, q)| q == (x as u8, y as u8)) {
+            None => b'.',
+            Some(&(c, _)) if c == mover => b'X',
+            Some(_) => b'O',
+        }
+    };
+    let r = side / 2;
+    (0..8)
+        .map(|s| {
+            let mut out = Vec::new();
+            for j in -r..=r {
+                for i in -r..=r {
+                    let (mut a, mut b) = (i, j);
+                    if s & 4 != 0 {
+                        std::mem::swap(&mut a, &mut b);
+                    }
+                    if s & 1 != 0 {
+                        a = -a;
+                    }
+                    if s & 2 != 0 {
+                        b = -b;
+                    }
+                    out.push(at(p.0 as i32 + a, p.1 as i32 + b));
+                }
+            }
+            String::from_utf8(out).unwrap()
+        })
+        .min()
+        .unwrap()
 }
 
 #[test]
