@@ -6,7 +6,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use tabula_gamedb::{
-    Continuation, Database, Filter, Hit, ImportOptions, Pattern, PatternQuery, Position, WinnerFilter, import,
+    Continuation, Database, Filter, Hit, ImportOptions, Pattern, PatternQuery, Position, SequenceQuery, WinnerFilter,
+    import,
 };
 
 /// Arguments of `tabula db`.
@@ -16,6 +17,8 @@ pub struct DbArgs {
     command: DbCommand,
 }
 
+// Parsed once from the command line; the size of the biggest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum DbCommand {
     /// Import SGF files, folders and .tar.gz archives; a rerun resumes where one stopped.
@@ -73,11 +76,18 @@ enum DbCommand {
         /// move it to the other corners and sides.
         #[arg(long, default_value = "anywhere", requires = "pattern")]
         anchor: String,
-        /// Also find the pattern with the colours exchanged.
-        #[arg(long, requires = "pattern")]
+        /// A move sequence played in this order, e.g. "B[pd] W[qf] B[nc]": moves inside
+        /// `--region` between them are not allowed, moves outside it are ignored.
+        #[arg(long, conflicts_with_all = ["sgf", "pattern"])]
+        sequence: Option<String>,
+        /// The region of `--sequence` as X0,Y0,X1,Y1 (0-based, inclusive; default the board).
+        #[arg(long, requires = "sequence")]
+        region: Option<String>,
+        /// Also find the pattern or sequence with the colours exchanged.
+        #[arg(long)]
         swap_colors: bool,
-        /// Board size of the pattern search.
-        #[arg(long, default_value_t = 19, requires = "pattern")]
+        /// Board size of the pattern or sequence search.
+        #[arg(long, default_value_t = 19)]
         board: u8,
         /// Print the result as JSON.
         #[arg(long)]
@@ -163,6 +173,8 @@ pub fn run(args: DbArgs) -> Result<()> {
             move_number,
             pattern,
             anchor,
+            sequence,
+            region,
             swap_colors,
             board,
             json,
@@ -211,6 +223,23 @@ pub fn run(args: DbArgs) -> Result<()> {
                     r.games_replayed, r.no_continuation
                 );
                 Some((r.hits, r.continuations, note))
+            } else if let Some(text) = sequence {
+                let region = match region {
+                    None => None,
+                    Some(r) => {
+                        let v: Vec<u8> = r
+                            .split(',')
+                            .map(|t| t.trim().parse::<u8>())
+                            .collect::<Result<_, _>>()
+                            .with_context(|| format!("--region {r}: want X0,Y0,X1,Y1"))?;
+                        let [x0, y0, x1, y1] = v[..] else { bail!("--region {r}: want X0,Y0,X1,Y1") };
+                        Some((x0, y0, x1, y1))
+                    }
+                };
+                let query =
+                    SequenceQuery { moves: SequenceQuery::parse_moves(&text)?, region, swap_colors, size: board };
+                let hits = database.search_sequence(&query, &filter)?;
+                Some((hits, Vec::new(), "sequence search".to_string()))
             } else {
                 None
             };

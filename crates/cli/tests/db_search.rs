@@ -80,6 +80,14 @@ fn pattern_search_finds_exports_and_explains() {
     assert_eq!(rows[0], (".".repeat(25), 7), "{text}");
     assert!(rows.iter().all(|(p, _)| p.len() == 25 && p.as_bytes()[12] == b'.'));
 
+    // Game b's first two moves (B[qc] W[dd]) turned by half a turn, on the whole board.
+    let (ok, out, err) = tabula(&["db", "search", "--db", db_arg, "--sequence", "B[cq] W[pp]", "--json"]);
+    assert!(ok, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["games"], 1, "{out}");
+    let (ok, _, err) = tabula(&["db", "search", "--db", db_arg, "--sequence", "B[cq]", "--region", "1,2"]);
+    assert!(!ok && err.contains("X0,Y0,X1,Y1"), "{err}");
+
     std::fs::write(&pattern, "X Z\n").unwrap();
     let (ok, _, err) = tabula(&["db", "search", "--db", db_arg, "--pattern", pattern.to_str().unwrap()]);
     assert!(!ok && err.contains("'Z' is not a point"), "{err}");

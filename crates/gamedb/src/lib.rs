@@ -61,7 +61,7 @@ pub use db::{
     WinnerFilter,
 };
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
-pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult};
+pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery};
 
 /// Errors of the database.
 #[derive(Debug, thiserror::Error)]

@@ -813,3 +813,146 @@ impl Database {
         Ok(PatternCounts { side, counts, moves })
     }
 }
+
+/// A move of a sequence query: colour and point (column, row from the top left).
+pub type SequenceMove = (Color, (u8, u8));
+
+/// A move sequence query: moves played in this order in a region, other moves inside the
+/// region not allowed between them, moves outside it (tenuki) ignored; found under the 8
+/// symmetries (the region turns with the moves) and optionally with colours swapped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequenceQuery {
+    /// The moves: colour and point (column, row from the top left).
+    pub moves: Vec<SequenceMove>,
+    /// The region as an inclusive rectangle `(x0, y0, x1, y1)`; `None`: the whole board.
+    pub region: Option<(u8, u8, u8, u8)>,
+    /// Also find the sequence with colours swapped.
+    pub swap_colors: bool,
+    /// Board size.
+    pub size: u8,
+}
+
+impl SequenceQuery {
+    /// Reads moves written as SGF properties, e.g. `B[dd] W[fc] B[cf]` (spaces and `;` between
+    /// them optional).
+    pub fn parse_moves(text: &str) -> Result<Vec<SequenceMove>, Error> {
+        let mut out = Vec::new();
+        let mut rest = text.trim();
+        while !rest.is_empty() {
+            rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ';');
+            if rest.is_empty() {
+                break;
+            }
+            let bad = || Error::Query(format!("sequence: '{rest}' does not start with a move like B[dd]"));
+            let color = match rest.as_bytes()[0] {
+                b'B' | b'b' => Color::Black,
+                b'W' | b'w' => Color::White,
+                _ => return Err(bad()),
+            };
+            let close = rest.find(']').ok_or_else(bad)?;
+            let value = rest.get(1..close).and_then(|v| v.strip_prefix('[')).ok_or_else(bad)?;
+            let b = value.as_bytes();
+            if b.len() != 2 || !b.iter().all(u8::is_ascii_lowercase) {
+                return Err(Error::Query(format!("sequence: '[{value}]' is not a point like [dd]")));
+            }
+            out.push((color, (b[0] - b'a', b[1] - b'a')));
+            rest = &rest[close + 1..];
+        }
+        if out.is_empty() {
+            return Err(Error::Query("empty sequence".into()));
+        }
+        Ok(out)
+    }
+}
+
+/// One orientation of a sequence query: absolute moves and region.
+struct SeqVariant {
+    moves: Vec<SequenceMove>,
+    region: (u8, u8, u8, u8),
+}
+
+fn sequence_variants(q: &SequenceQuery) -> Result<Vec<SeqVariant>, Error> {
+    let n = q.size;
+    let region = q.region.unwrap_or((0, 0, n - 1, n - 1));
+    let (x0, y0, x1, y1) = region;
+    if x0 > x1 || y0 > y1 || x1 >= n || y1 >= n {
+        return Err(Error::Query(format!("region {region:?} is not a rectangle on a {n}x{n} board")));
+    }
+    for &(_, (x, y)) in &q.moves {
+        if x < x0 || x > x1 || y < y0 || y > y1 {
+            return Err(Error::Query(format!("sequence move at ({x}, {y}) is outside the region")));
+        }
+    }
+    let mut out: Vec<SeqVariant> = Vec::new();
+    for swapped in [false, true] {
+        if swapped && !q.swap_colors {
+            continue;
+        }
+        for s in 0..8u8 {
+            let a = apply(s, n, (x0, y0));
+            let b = apply(s, n, (x1, y1));
+            let r = (a.0.min(b.0), a.1.min(b.1), a.0.max(b.0), a.1.max(b.1));
+            let moves: Vec<(Color, (u8, u8))> =
+                q.moves.iter().map(|&(c, p)| (if swapped { c.opponent() } else { c }, apply(s, n, p))).collect();
+            if !out.iter().any(|v| v.moves == moves && v.region == r) {
+                out.push(SeqVariant { moves, region: r });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The move numbers (moves played before the sequence's first move) at which a variant's
+/// sequence starts in `moves`.
+fn sequence_hits(moves: &[(Color, Option<(u8, u8)>)], vars: &[SeqVariant]) -> Vec<u32> {
+    let mut hits = Vec::new();
+    for v in vars {
+        let (x0, y0, x1, y1) = v.region;
+        // Moves inside the region, with their index in the game.
+        let inside: Vec<(usize, Color, (u8, u8))> = moves
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &(c, p))| p.filter(|&(x, y)| x >= x0 && x <= x1 && y >= y0 && y <= y1).map(|p| (i, c, p)))
+            .collect();
+        let k = v.moves.len();
+        for w in inside.windows(k) {
+            if w.iter().zip(&v.moves).all(|(&(_, c, p), &(qc, qp))| c == qc && p == qp) {
+                hits.push(w[0].0 as u32);
+            }
+        }
+    }
+    hits.sort_unstable();
+    hits.dedup();
+    hits
+}
+
+impl Database {
+    /// Finds the games in which a move sequence is played in its region (see [`SequenceQuery`]),
+    /// each hit at the number of moves played before the sequence's first move.
+    pub fn search_sequence(&self, query: &SequenceQuery, filter: &Filter) -> Result<Vec<Hit>, Error> {
+        let n = query.size;
+        if !(2..=25).contains(&n) {
+            return Err(Error::Query(format!("board size {n} is outside 2..=25")));
+        }
+        let vars = sequence_variants(query)?;
+        let (cond, mut params) = filter.sql();
+        let sql = format!("SELECT g.id, g.moves FROM games g WHERE g.status = 'ok' AND g.size = ?{cond} ORDER BY g.id");
+        params.insert(0, SqlValue::Integer(n as i64));
+        let mut stmt = self.connection().prepare(&sql)?;
+        let games: Vec<(i64, Vec<u8>)> = stmt
+            .query_map(params_from_iter(params), |r| {
+                Ok((r.get(0)?, r.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default()))
+            })?
+            .collect::<Result<_, _>>()?;
+        let per_game: Vec<Vec<Hit>> = games
+            .par_iter()
+            .map(|(id, blob)| {
+                sequence_hits(&unpack_moves(blob), &vars)
+                    .into_iter()
+                    .map(|move_number| Hit { game: *id, move_number })
+                    .collect()
+            })
+            .collect();
+        Ok(per_game.into_iter().flatten().collect())
+    }
+}

@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 
 use common::{extract, positions_of};
 use tabula_gamedb::hash::apply;
-use tabula_gamedb::{Anchor, Cell, Database, Filter, ImportOptions, Pattern, PatternQuery, Position, import};
+use tabula_gamedb::{
+    Anchor, Cell, Database, Filter, ImportOptions, Pattern, PatternQuery, Position, SequenceQuery, import,
+};
 use tabula_sgf::Color;
 
 const GAMES: usize = 120;
@@ -227,6 +229,81 @@ fn canonical_square(pos: &Position, p: (u8, u8), mover: Color, side: i32) -> Str
         })
         .min()
         .unwrap()
+}
+
+#[test]
+fn sequence_search_matches_brute_force() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let input = tmp.path().join("sgf");
+    std::fs::create_dir(&input).expect("mkdir");
+    extract(&input, GAMES);
+    let db_path = tmp.path().join("games.db");
+    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None };
+    import(std::slice::from_ref(&input), &db_path, &options).expect("import");
+    let db = Database::open(&db_path).expect("open");
+    let ids: Vec<i64> = {
+        let mut stmt = db.connection().prepare("SELECT id FROM games WHERE status = 'ok' AND size = 19").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+    };
+    let games: Vec<(i64, Vec<tabula_gamedb::record::StoredMove>)> =
+        ids.iter().map(|&id| (id, db.game_moves(id).unwrap())).collect();
+    // Queries cut from real games: the first moves of game 1 inside its upper-right corner,
+    // and three moves from the middle of another game on the whole board.
+    let corner = (10u8, 0u8, 18u8, 8u8);
+    let inside = |&&(_, p): &&(Color, Option<(u8, u8)>)| {
+        p.is_some_and(|(x, y)| x >= corner.0 && x <= corner.2 && y >= corner.1 && y <= corner.3)
+    };
+    let first: Vec<(Color, (u8, u8))> =
+        games[0].1.iter().filter(inside).take(4).map(|&(c, p)| (c, p.unwrap())).collect();
+    let middle: Vec<(Color, (u8, u8))> =
+        games[3].1.iter().skip(30).filter_map(|&(c, p)| p.map(|p| (c, p))).take(3).collect();
+    let queries = [
+        SequenceQuery { moves: first.clone(), region: Some(corner), swap_colors: true, size: 19 },
+        SequenceQuery { moves: first[..2].to_vec(), region: Some(corner), swap_colors: false, size: 19 },
+        SequenceQuery { moves: middle, region: None, swap_colors: false, size: 19 },
+    ];
+    for q in &queries {
+        let got: BTreeSet<(i64, u32)> =
+            db.search_sequence(q, &Filter::default()).unwrap().iter().map(|h| (h.game, h.move_number)).collect();
+        // Brute force: turn every game (not the query) by each symmetry and colour swap.
+        let region = q.region.unwrap_or((0, 0, 18, 18));
+        let mut want = BTreeSet::new();
+        for (id, moves) in &games {
+            for swap in [false, true] {
+                if swap && !q.swap_colors {
+                    continue;
+                }
+                for s in 0..8u8 {
+                    let turned: Vec<(usize, Color, (u8, u8))> = moves
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, &(c, p))| {
+                            let p = tabula_gamedb::hash::apply_inverse(s, 19, p?);
+                            let inside = p.0 >= region.0 && p.0 <= region.2 && p.1 >= region.1 && p.1 <= region.3;
+                            inside.then_some((i, if swap { c.opponent() } else { c }, p))
+                        })
+                        .collect();
+                    for w in turned.windows(q.moves.len()) {
+                        if w.iter().map(|&(_, c, p)| (c, p)).eq(q.moves.iter().copied()) {
+                            want.insert((*id, w[0].0 as u32));
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(got, want, "{q:?}");
+        assert!(!want.is_empty(), "the query was cut from a game: {q:?}");
+    }
+    assert_eq!(
+        SequenceQuery::parse_moves("B[dd] ;W[fc]B[cf]").unwrap(),
+        vec![(Color::Black, (3, 3)), (Color::White, (5, 2)), (Color::Black, (2, 5))]
+    );
+    for bad in ["", "B[d]", "X[dd]", "B[dd", "B[DD]"] {
+        assert!(SequenceQuery::parse_moves(bad).is_err(), "{bad:?}");
+    }
+    let outside =
+        SequenceQuery { moves: vec![(Color::Black, (3, 3))], region: Some(corner), swap_colors: false, size: 19 };
+    assert!(db.search_sequence(&outside, &Filter::default()).is_err());
 }
 
 #[test]
