@@ -383,3 +383,53 @@ fn rewards_are_checked_by_random_games() {
     let g = testing::random_game(&Duel { picks: None }, &mut rng);
     assert!(g.is_over());
 }
+
+/// The value of `m` for the player to move in `g`, by minimax.
+fn move_value(g: &TicTacToe, m: <TicTacToe as Game>::Move) -> i32 {
+    let me = g.current_player();
+    let mut c = g.clone();
+    c.play(m);
+    if c.is_over() { tabula_search::terminal_score(&c, me, 1) } else { -minimax(&c, 1) }
+}
+
+#[test]
+fn monte_carlo_add_on_finds_wins_a_shallow_search_misses() {
+    // Positions two plies in, X to move, where X has a forced win but no immediate one and
+    // a 1-ply search without evaluation does not pick a winning move. The add-on's playouts
+    // (2-ply alpha-beta on both sides, no evaluation) are single samples and easily fooled,
+    // but they must turn a good share of these into wins (11 of 26 when this was written).
+    let start = TicTacToe::new();
+    let mut firsts = Vec::new();
+    start.legal_moves(&mut firsts);
+    let (mut checked, mut won) = (0, 0);
+    for &a in &firsts {
+        let mut g1 = start.clone();
+        g1.play(a);
+        let mut seconds = Vec::new();
+        g1.legal_moves(&mut seconds);
+        for &b in &seconds {
+            let mut g = g1.clone();
+            g.play(b);
+            if minimax(&g, 0) <= 0 {
+                continue;
+            }
+            let plain = choose(&mut agent("alphabeta(depth=1)"), &g, &Limits::none());
+            if move_value(&g, plain) > 0 {
+                continue;
+            }
+            let spec = "alphabeta(depth=1,mc=9,mc_depth=2)";
+            let chosen = choose(&mut agent(spec), &g, &Limits::none());
+            assert_eq!(chosen, choose(&mut agent(spec), &g, &Limits::none()), "deterministic");
+            if move_value(&g, chosen) > 0 {
+                won += 1;
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "only {checked} positions where the 1-ply search misses a forced win");
+    assert!(4 * won >= checked, "the add-on found a winning move in only {won} of {checked} positions");
+    let mc = agent("alphabeta(depth=2,mc=5)");
+    assert_eq!(mc.name(), "alphabeta(depth=2,tt_mb=16,mc=5,mc_depth=2)");
+    assert!(AlphaBetaAgent::<TicTacToe, _>::from_spec(&Spec::parse("alphabeta(mc=51)").unwrap(), NoEval).is_err());
+    assert!(AlphaBetaAgent::<TicTacToe, _>::from_spec(&Spec::parse("alphabeta(mc_depth=0)").unwrap(), NoEval).is_err());
+}

@@ -33,6 +33,12 @@ pub const ALPHABETA_PARAMS: &[ParamInfo] = &[
     ParamInfo::new("quiescence", "true", "extend noisy moves at the horizon"),
     ParamInfo::new("random", "false", "choose at random among equally good moves"),
     ParamInfo::new("seed", "", "random seed for tie-breaking (default: from the clock)"),
+    ParamInfo::new(
+        "mc",
+        "0",
+        "Monte Carlo add-on: play the best N root moves out to the end with mc_depth-ply alpha-beta on both sides and prefer one whose playout wins, 0 (off)..=50",
+    ),
+    ParamInfo::new("mc_depth", "2", "depth of the add-on's playout searches, 1..=8"),
 ];
 
 /// Parameters of `paranoid`.
@@ -149,6 +155,9 @@ pub struct AlphaBetaAgent<G: Game, E: Evaluator<G>> {
     rng: Rng,
     label: &'static str,
     extra: Vec<(&'static str, String)>,
+    /// Root moves checked by the Monte Carlo add-on (0: off), and its playouts' depth.
+    mc: usize,
+    mc_depth: u32,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -166,6 +175,8 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
             rng,
             label: "alphabeta",
             extra: Vec::new(),
+            mc: 0,
+            mc_depth: 2,
             _game: PhantomData,
         }
     }
@@ -196,7 +207,74 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
         let random_ties = p.get_bool("random")?;
         let seed: Option<u64> = p.get_opt("seed")?;
         let config = SearchConfig { max_depth: limits.depth, threads, aspiration, quiescence, random_ties, seed: 0 };
-        Ok(Self::new(eval, config, limits, tt_mb, seed))
+        let mut agent = Self::new(eval, config, limits, tt_mb, seed);
+        agent.mc = p.get_in::<usize>("mc", 0..=50)?;
+        agent.mc_depth = p.get_in::<u32>("mc_depth", 1..=8)?;
+        Ok(agent)
+    }
+
+    /// The source document's "MC" add-on: the `mc` best root moves by a search one ply
+    /// shallower than the main one are each played out to the end of the game, both sides
+    /// choosing by `mc_depth`-ply alpha-beta; the best-valued move whose playout `player`
+    /// wins is chosen, else `fallback`. Deterministic for a given position.
+    fn mc_choice(&mut self, state: &G, player: Player, limits: &Limits, fallback: G::Move) -> G::Move {
+        let (depth, _, _) = self.limits.plan(limits);
+        let root_depth = depth.unwrap_or(3).saturating_sub(1).max(1);
+        let mut moves = Vec::new();
+        state.legal_moves(&mut moves);
+        if moves.len() < 2 {
+            return fallback;
+        }
+        let stop = limits.stop.as_deref();
+        let mut scored: Vec<(i32, usize)> = Vec::with_capacity(moves.len());
+        for (i, &m) in moves.iter().enumerate() {
+            let mut child = state.clone();
+            child.play(m);
+            let v = self.value_for(&child, player, root_depth, stop);
+            scored.push((v, i));
+        }
+        // Best first; the legal-move order breaks ties so the choice is reproducible.
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(_, i) in scored.iter().take(self.mc) {
+            if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                break;
+            }
+            let mut line = state.clone();
+            line.play(moves[i]);
+            let mut plies = 0;
+            while !line.is_over() && plies < 2_000 {
+                let Turn::Player(_) = line.turn() else { break };
+                let shared = Shared::new(&self.tt, stop, None, TimeKeeper::start(Budget::NONE));
+                let config = SearchConfig {
+                    max_depth: Some(self.mc_depth),
+                    threads: 1,
+                    random_ties: false,
+                    ..self.config.clone()
+                };
+                let Some(r) = run(&line, &self.eval, &shared, &config, &mut |_| {}) else { break };
+                line.play(r.best_move);
+                plies += 1;
+            }
+            if line.is_over() && line.rewards().get(player) > 0.5 {
+                return moves[i];
+            }
+        }
+        scored.first().map(|&(_, i)| moves[i]).unwrap_or(fallback)
+    }
+
+    /// A position's value for `player` by a `depth`-ply search (exact at the end of the game).
+    fn value_for(&self, state: &G, player: Player, depth: u32, stop: Option<&std::sync::atomic::AtomicBool>) -> i32 {
+        if state.is_over() {
+            return self.eval.terminal(state, player, 0);
+        }
+        let Turn::Player(mover) = state.turn() else { return 0 };
+        let shared = Shared::new(&self.tt, stop, None, TimeKeeper::start(Budget::NONE));
+        let config = SearchConfig { max_depth: Some(depth), threads: 1, random_ties: false, ..self.config.clone() };
+        match run(state, &self.eval, &shared, &config, &mut |_| {}) {
+            Some(r) if mover == player => r.score,
+            Some(r) => -r.score,
+            None => 0,
+        }
     }
 
     /// The evaluator.
@@ -244,6 +322,9 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
         if let Some(seed) = self.seed {
             s = s.with("seed", seed);
         }
+        if self.mc > 0 {
+            s = s.with("mc", self.mc).with("mc_depth", self.mc_depth);
+        }
         s.to_string()
     }
 
@@ -264,7 +345,10 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
             return Ok(choice_of(r, mv));
         }
         let r = self.search(state, limits, report).ok_or(AgentError::NoMove)?;
-        let mv = if self.config.random_ties && r.tied.len() > 1 { self.rng.choose(&r.tied) } else { r.best_move };
+        let mut mv = if self.config.random_ties && r.tied.len() > 1 { self.rng.choose(&r.tied) } else { r.best_move };
+        if self.mc > 0 && state.num_players() == 2 {
+            mv = self.mc_choice(state, player, limits, mv);
+        }
         Ok(choice_of(r, mv))
     }
 
