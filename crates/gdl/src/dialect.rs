@@ -84,7 +84,7 @@ fn body_relations<'a>(lit: &'a Sexpr, out: &mut HashSet<&'a str>) {
         && let Some(Sexpr::Atom(h, _)) = items.first()
         && (h == "not" || h == "or" || h == "and")
     {
-        items[1..].iter().for_each(|l| body_relations(l, out));
+        items.iter().skip(1).for_each(|l| body_relations(l, out));
         return;
     }
     if let Some(name) = head_name(lit) {
@@ -134,8 +134,8 @@ pub fn detect(exprs: &[Sexpr]) -> Result<Extensions, DialectError> {
             if let Some(h) = items.get(1).and_then(head_name) {
                 defined.insert(h);
             }
-            items[1..].iter().for_each(|x| all_symbols(x, &mut elsewhere));
-            items[2..].iter().for_each(|l| body_relations(l, &mut used));
+            items.iter().skip(1).for_each(|x| all_symbols(x, &mut elsewhere));
+            items.iter().skip(2).for_each(|l| body_relations(l, &mut used));
         } else {
             match head_name(e) {
                 Some("board") => board_facts.push(i),
@@ -203,7 +203,7 @@ fn expand_board(e: &Sexpr, out: &mut Vec<Sexpr>) -> Result<(), DialectError> {
         return err(e.pos(), "board needs cell contents: (board bk b nextline b wk)");
     };
     let mut rows: Vec<Vec<&Sexpr>> = vec![Vec::new()];
-    for it in &items[1..] {
+    for it in items.iter().skip(1) {
         match it {
             Sexpr::Atom(a, p) if a == "nextline" => {
                 if rows.last().is_some_and(Vec::is_empty) {
@@ -268,7 +268,7 @@ fn rewrite_literal(e: &Sexpr) -> Result<Sexpr, DialectError> {
         }
         Some(Sexpr::Atom(h, _)) if h == "not" || h == "or" || h == "and" => {
             let mut v = vec![items[0].clone()];
-            for it in &items[1..] {
+            for it in items.iter().skip(1) {
                 v.push(rewrite_literal(it)?);
             }
             Ok(list(v, *pos))
@@ -357,7 +357,7 @@ pub fn to_kif(exprs: &[Sexpr]) -> String {
         match e {
             Sexpr::List(items, _) if is_rule(e) && items.len() > 2 => {
                 let _ = write!(s, "(<= {}", items[1]);
-                for lit in &items[2..] {
+                for lit in items.iter().skip(2) {
                     let _ = write!(s, "\n    {lit}");
                 }
                 s.push_str(")\n");

@@ -322,14 +322,14 @@ impl RuleBuilder<'_> {
                         return Err(err(*pos, "'or' needs at least one sentence"));
                     }
                     let mut alts = Vec::new();
-                    for it in &items[1..] {
+                    for it in items.iter().skip(1) {
                         alts.extend(self.literal(it)?);
                     }
                     return Ok(alts);
                 }
                 "and" => {
                     let mut acc: Vec<Vec<Literal>> = vec![Vec::new()];
-                    for it in &items[1..] {
+                    for it in items.iter().skip(1) {
                         acc = product(acc, self.literal(it)?, *pos)?;
                     }
                     return Ok(acc);
@@ -394,7 +394,7 @@ pub fn read_description(exprs: &[Sexpr]) -> Result<Description, SyntaxError> {
             }
             let head = b.atom(&items[1])?;
             let mut bodies: Vec<Vec<Literal>> = vec![Vec::new()];
-            for lit in &items[2..] {
+            for lit in items.iter().skip(2) {
                 let alts = b.literal(lit)?;
                 bodies = product(bodies, alts, lit.pos())?;
             }

@@ -119,3 +119,16 @@ fn no_standard_game_of_the_collection_is_touched() {
     }
     assert!(seen >= 200, "only {seen} games read");
 }
+
+#[test]
+fn rules_without_a_head_are_errors_not_panics() {
+    // Found by the `kif` fuzz target: a bare `(<=)` after other sentences.
+    for text in ["n\r1\r~\t\u{FFFD}Ix(<=)", "(<=)", "(<= (p))", "(role)", "(<= (succlimit 1 2))"] {
+        let _ = tabula_gdl::load_str(text);
+        if let Ok(exprs) = tabula_gdl::kif::parse(text) {
+            let _ = tabula_gdl::dialect::detect(&exprs);
+            let _ = tabula_gdl::syntax::read_description(&exprs);
+        }
+    }
+    assert!(tabula_gdl::load_str("(<=)").is_err());
+}
