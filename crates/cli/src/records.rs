@@ -41,14 +41,10 @@ pub fn sgf(record: &GameRecord) -> Option<Result<String, String>> {
     }
 }
 
+/// A simple-text property value escaped by the SGF crate's writer.
 fn escape(text: &str) -> String {
     let mut s = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c == ']' || c == '\\' {
-            s.push('\\');
-        }
-        s.push(c);
-    }
+    tabula_sgf::write::escape_into(&mut s, text, false);
     s
 }
 

@@ -19,7 +19,7 @@ use crate::hash::{SymHasher, Xform, apply, apply_inverse};
 use crate::record::{Mirror, StoredMove, go_color, unpack_moves};
 
 /// Per next move (colour index, point): games, Black wins, White wins.
-type MoveStats = HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)>;
+pub(crate) type MoveStats = HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)>;
 
 /// Written to the `meta` table; [`Database::open`] refuses files without it.
 pub const SCHEMA_NAME: &str = "tabula-gamedb";
@@ -460,49 +460,47 @@ impl Database {
                 let c = if w == "B" { Color::Black } else { Color::White };
                 if swap { c.opponent() } else { c }
             });
-            let e = stats.entry((color as u8, point)).or_insert((0, 0, 0));
-            e.0 += 1;
-            match won {
-                Some(Color::Black) => e.1 += 1,
-                Some(Color::White) => e.2 += 1,
-                None => {}
-            }
+            tally(&mut stats, color, point, won);
         }
-        let mut cont: Vec<Continuation> = stats
-            .into_iter()
-            .map(|((c, point), (count, black_wins, white_wins))| Continuation {
-                color: if c == Color::Black as u8 { Color::Black } else { Color::White },
-                point,
-                count,
-                black_wins,
-                white_wins,
-            })
-            .collect();
-        cont.sort_by(|a, b| {
-            b.count
-                .cmp(&a.count)
-                .then((a.color as u8).cmp(&(b.color as u8)))
-                .then(a.point.map(|(x, y)| (y, x)).cmp(&b.point.map(|(x, y)| (y, x))))
-        });
-        result.continuations = cont;
+        result.continuations = continuations(stats);
         Ok(result)
     }
 }
 
-/// Escapes an SGF property value (`\` and `]`).
-fn sgf_value(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        if ch == '\\' || ch == ']' {
-            out.push('\\');
-        }
-        out.push(ch);
+/// Counts one next move (in the query's colours) and who went on to win the game.
+pub(crate) fn tally(stats: &mut MoveStats, color: Color, point: Option<(u8, u8)>, won: Option<Color>) {
+    let e = stats.entry((color as u8, point)).or_insert((0, 0, 0));
+    e.0 += 1;
+    match won {
+        Some(Color::Black) => e.1 += 1,
+        Some(Color::White) => e.2 += 1,
+        None => {}
     }
-    out
+}
+
+/// The counted next moves, most played first (ties by colour, then point order).
+pub(crate) fn continuations(stats: MoveStats) -> Vec<Continuation> {
+    let mut cont: Vec<Continuation> = stats
+        .into_iter()
+        .map(|((c, point), (count, black_wins, white_wins))| Continuation {
+            color: if c == Color::Black as u8 { Color::Black } else { Color::White },
+            point,
+            count,
+            black_wins,
+            white_wins,
+        })
+        .collect();
+    cont.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then((a.color as u8).cmp(&(b.color as u8)))
+            .then(a.point.map(|(x, y)| (y, x)).cmp(&b.point.map(|(x, y)| (y, x))))
+    });
+    cont
 }
 
 fn sgf_point((x, y): (u8, u8)) -> String {
-    format!("{}{}", (b'a' + x) as char, (b'a' + y) as char)
+    tabula_sgf::Point { x, y }.to_sgf()
 }
 
 impl Database {
@@ -522,7 +520,10 @@ impl Database {
             [(1, "PB"), (2, "PW"), (3, "BR"), (4, "WR"), (5, "EV"), (6, "RO"), (7, "DT"), (8, "RE"), (11, "RU")]
         {
             if let Some(v) = r.get::<_, Option<String>>(i)? {
-                sgf.push_str(&format!("{prop}[{}]", sgf_value(&v)));
+                sgf.push_str(prop);
+                sgf.push('[');
+                tabula_sgf::write::escape_into(&mut sgf, &v, false);
+                sgf.push(']');
             }
         }
         if let Some(k) = r.get::<_, Option<f64>>(9)? {

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use rusqlite::{params_from_iter, types::Value as SqlValue};
 use tabula_sgf::Color;
 
-use crate::db::{Continuation, Filter, Hit};
+use crate::db::{Continuation, Filter, Hit, MoveStats, continuations, tally};
 use crate::hash::{apply, apply_inverse};
 use crate::record::{unpack_moves, unpack_points};
 use crate::{Database, Error};
@@ -211,9 +211,6 @@ pub struct PatternResult {
 /// The stones of one fixed placement, per colour (black, white), as absolute points.
 type PlacedStones = [Vec<(u8, u8)>; 2];
 
-/// Per next move (colour, point in the pattern): games, Black wins, White wins.
-type ContinuationStats = HashMap<(u8, (u8, u8)), (u32, u32, u32)>;
-
 /// One orientation of the pattern on the board.
 struct Variant {
     /// Grid size after the symmetry.
@@ -345,6 +342,17 @@ impl Board {
         Board { n, v: vec![0; n * n], mark: vec![0; n * n], epoch: 0, stack: Vec::new(), group: Vec::new() }
     }
 
+    /// A board with the black handicap stones of a packed set-up (points off it ignored).
+    fn with_setup(n: u8, setup: &[u8]) -> Board {
+        let mut board = Board::new(n);
+        for (x, y) in unpack_points(setup) {
+            if x < n && y < n {
+                board.v[y as usize * n as usize + x as usize] = 1;
+            }
+        }
+        board
+    }
+
     fn neighbours(&self, p: usize, out: &mut [usize; 4]) -> usize {
         let (x, y, n) = (p % self.n, p / self.n, self.n);
         let mut k = 0;
@@ -453,13 +461,8 @@ type GameHits = Vec<(u32, Option<(Color, (u8, u8), bool)>)>;
 /// region (colour in the game's colours, point in the pattern's coordinates, colours swapped?).
 fn replay(game: &GameRow, n: u8, vars: &[Variant], pattern: &Pattern) -> GameHits {
     let moves = unpack_moves(&game.moves);
-    let mut board = Board::new(n);
+    let mut board = Board::with_setup(n, &game.setup);
     let nn = n as usize;
-    for (x, y) in unpack_points(&game.setup) {
-        if x < n && y < n {
-            board.v[y as usize * nn + x as usize] = 1;
-        }
-    }
     let mut out: GameHits = Vec::new();
     // (variant, top-left) newly matched at the current move.
     let mut found: Vec<(usize, usize, usize)> = Vec::new();
@@ -573,14 +576,9 @@ fn candidate(moves: &[u8], setup: &[u8], n: u8, vars: &[Variant]) -> bool {
 }
 
 impl Database {
-    /// Finds every appearance of a local pattern in the indexed games of the query's board size
-    /// matching `filter`, with the next moves played inside the pattern's region.
-    pub fn search_pattern(&self, query: &PatternQuery, filter: &Filter) -> Result<PatternResult, Error> {
-        let n = query.size;
-        if !(2..=25).contains(&n) {
-            return Err(Error::Query(format!("board size {n} is outside 2..=25")));
-        }
-        let vars = variants(query)?;
+    /// The indexed games of board size `n` matching `filter`, in id order, keeping those
+    /// `keep` accepts (it sees the packed moves and set-up, before anything else is read).
+    fn load_games(&self, n: u8, filter: &Filter, keep: impl Fn(&[u8], &[u8]) -> bool) -> Result<Vec<GameRow>, Error> {
         let (cond, mut params) = filter.sql();
         let sql = format!(
             "SELECT g.id, g.moves, g.setup, g.winner FROM games g WHERE g.status = 'ok' AND g.size = ?{cond} \
@@ -591,24 +589,33 @@ impl Database {
         let mut rows = stmt.query(params_from_iter(params))?;
         let mut games = Vec::new();
         while let Some(row) = rows.next()? {
-            let moves: Option<Vec<u8>> = row.get(1)?;
-            let setup: Option<Vec<u8>> = row.get(2)?;
-            let moves = moves.unwrap_or_default();
-            let setup = setup.unwrap_or_default();
-            if !candidate(&moves, &setup, n, &vars) {
+            let moves: Vec<u8> = row.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default();
+            let setup: Vec<u8> = row.get::<_, Option<Vec<u8>>>(2)?.unwrap_or_default();
+            if !keep(&moves, &setup) {
                 continue;
             }
-            let winner: Option<String> = row.get(3)?;
-            let winner = match winner.as_deref() {
+            let winner = match row.get::<_, Option<String>>(3)?.as_deref() {
                 Some("B") => Some(Color::Black),
                 Some("W") => Some(Color::White),
                 _ => None,
             };
             games.push(GameRow { id: row.get(0)?, moves, setup, winner });
         }
+        Ok(games)
+    }
+
+    /// Finds every appearance of a local pattern in the indexed games of the query's board size
+    /// matching `filter`, with the next moves played inside the pattern's region.
+    pub fn search_pattern(&self, query: &PatternQuery, filter: &Filter) -> Result<PatternResult, Error> {
+        let n = query.size;
+        if !(2..=25).contains(&n) {
+            return Err(Error::Query(format!("board size {n} is outside 2..=25")));
+        }
+        let vars = variants(query)?;
+        let games = self.load_games(n, filter, |moves, setup| candidate(moves, setup, n, &vars))?;
         let per_game: Vec<GameHits> = games.par_iter().map(|g| replay(g, n, &vars, &query.pattern)).collect();
         let mut result = PatternResult { games_replayed: games.len() as u32, ..PatternResult::default() };
-        let mut stats: ContinuationStats = HashMap::new();
+        let mut stats: MoveStats = HashMap::new();
         for (g, hits) in games.iter().zip(per_game) {
             for (move_number, cont) in hits {
                 result.hits.push(Hit { game: g.id, move_number });
@@ -617,32 +624,10 @@ impl Database {
                     continue;
                 };
                 let flip = |c: Color| if swapped { c.opponent() } else { c };
-                let e = stats.entry((flip(color) as u8, point)).or_insert((0, 0, 0));
-                e.0 += 1;
-                match g.winner.map(flip) {
-                    Some(Color::Black) => e.1 += 1,
-                    Some(Color::White) => e.2 += 1,
-                    None => {}
-                }
+                tally(&mut stats, flip(color), Some(point), g.winner.map(flip));
             }
         }
-        let mut cont: Vec<Continuation> = stats
-            .into_iter()
-            .map(|((c, point), (count, black_wins, white_wins))| Continuation {
-                color: if c == Color::Black as u8 { Color::Black } else { Color::White },
-                point: Some(point),
-                count,
-                black_wins,
-                white_wins,
-            })
-            .collect();
-        cont.sort_by(|a, b| {
-            b.count
-                .cmp(&a.count)
-                .then((a.color as u8).cmp(&(b.color as u8)))
-                .then(a.point.map(|(x, y)| (y, x)).cmp(&b.point.map(|(x, y)| (y, x))))
-        });
-        result.continuations = cont;
+        result.continuations = continuations(stats);
         Ok(result)
     }
 }
@@ -757,31 +742,16 @@ impl Database {
         if side != 3 && side != 5 {
             return Err(Error::Query(format!("pattern side {side}: use 3 or 5")));
         }
-        let mut stmt = self
-            .connection()
-            .prepare("SELECT g.moves, g.setup FROM games g WHERE g.status = 'ok' AND g.size = ?1 ORDER BY g.id")?;
-        let games: Vec<(Vec<u8>, Vec<u8>)> = stmt
-            .query_map([size as i64], |r| {
-                Ok((
-                    r.get::<_, Option<Vec<u8>>>(0)?.unwrap_or_default(),
-                    r.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default(),
-                ))
-            })?
-            .collect::<Result<_, _>>()?;
+        let games = self.load_games(size, &Filter::default(), |_, _| true)?;
         let done = std::sync::atomic::AtomicU64::new(0);
         let side_us = side as usize;
         let merged = games
             .par_iter()
-            .fold(HashMap::<Vec<u8>, u64>::new, |mut counts, (moves, setup)| {
-                let mut board = Board::new(size);
+            .fold(HashMap::<Vec<u8>, u64>::new, |mut counts, g| {
+                let mut board = Board::with_setup(size, &g.setup);
                 let nn = size as usize;
-                for (x, y) in unpack_points(setup) {
-                    if x < size && y < size {
-                        board.v[y as usize * nn + x as usize] = 1;
-                    }
-                }
                 let mut removed = Vec::new();
-                for (color, point) in unpack_moves(moves) {
+                for (color, point) in unpack_moves(&g.moves) {
                     let Some((x, y)) = point.filter(|&(x, y)| x < size && y < size) else { continue };
                     let p = y as usize * nn + x as usize;
                     if board.v[p] != 0 {
@@ -935,21 +905,13 @@ impl Database {
             return Err(Error::Query(format!("board size {n} is outside 2..=25")));
         }
         let vars = sequence_variants(query)?;
-        let (cond, mut params) = filter.sql();
-        let sql = format!("SELECT g.id, g.moves FROM games g WHERE g.status = 'ok' AND g.size = ?{cond} ORDER BY g.id");
-        params.insert(0, SqlValue::Integer(n as i64));
-        let mut stmt = self.connection().prepare(&sql)?;
-        let games: Vec<(i64, Vec<u8>)> = stmt
-            .query_map(params_from_iter(params), |r| {
-                Ok((r.get(0)?, r.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default()))
-            })?
-            .collect::<Result<_, _>>()?;
+        let games = self.load_games(n, filter, |_, _| true)?;
         let per_game: Vec<Vec<Hit>> = games
             .par_iter()
-            .map(|(id, blob)| {
-                sequence_hits(&unpack_moves(blob), &vars)
+            .map(|g| {
+                sequence_hits(&unpack_moves(&g.moves), &vars)
                     .into_iter()
-                    .map(|move_number| Hit { game: *id, move_number })
+                    .map(|move_number| Hit { game: g.id, move_number })
                     .collect()
             })
             .collect();

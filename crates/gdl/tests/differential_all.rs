@@ -13,11 +13,10 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{differential_with, gdl_dir};
+use common::{differential_with, kif_files};
 use tabula_gdl::interp::EvalError;
 use tabula_gdl::propnet::Limits;
 use tabula_gdl::{LoadError, PropnetError};
@@ -51,12 +50,7 @@ enum Outcome {
 
 #[test]
 fn compiled_and_reference_reasoners_agree_on_every_game() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(gdl_dir())
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "kif"))
-        .collect();
-    files.sort();
+    let mut files = kif_files();
     let only = std::env::var("TABULA_GDL_DIFF_ONLY").ok();
     if let Some(only) = &only {
         files.retain(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == only.as_str()));

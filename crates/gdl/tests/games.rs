@@ -1,14 +1,11 @@
 //! GDL games from the shared collection: every file parses and validates (or is listed with
 //! the rule it breaks), and small games pass the conformance suite.
 
-use std::path::PathBuf;
+mod common;
 
+use common::{gdl_dir, kif_files};
 use tabula_core::{Game, Turn, testing};
 use tabula_gdl::{GdlGame, LoadError, kif, syntax, validate};
-
-fn gdl_dir() -> PathBuf {
-    testing::shared_dir().join("data/gdl")
-}
 
 fn load(name: &str) -> GdlGame {
     GdlGame::from_file(&gdl_dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -16,12 +13,7 @@ fn load(name: &str) -> GdlGame {
 
 #[test]
 fn every_game_parses_and_validates() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(gdl_dir())
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "kif"))
-        .collect();
-    files.sort();
+    let files = kif_files();
     assert!(files.len() >= 200, "expected the shared GDL collection, found {} files", files.len());
     let mut invalid = Vec::new();
     for f in &files {

@@ -16,6 +16,17 @@ pub fn gdl_dir() -> PathBuf {
     testing::shared_dir().join("data/gdl")
 }
 
+/// The `.kif` files of the shared collection, sorted by name.
+pub fn kif_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(gdl_dir())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "kif"))
+        .collect();
+    files.sort();
+    files
+}
+
 /// The legal moves of `p` as text, sorted.
 pub fn legal_texts<G: Game>(g: &G, p: Player) -> BTreeSet<String> {
     let mut moves = Vec::new();

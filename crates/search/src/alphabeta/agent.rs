@@ -244,14 +244,7 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
             let mut plies = 0;
             while !line.is_over() && plies < 2_000 {
                 let Turn::Player(_) = line.turn() else { break };
-                let shared = Shared::new(&self.tt, stop, None, TimeKeeper::start(Budget::NONE));
-                let config = SearchConfig {
-                    max_depth: Some(self.mc_depth),
-                    threads: 1,
-                    random_ties: false,
-                    ..self.config.clone()
-                };
-                let Some(r) = run(&line, &self.eval, &shared, &config, &mut |_| {}) else { break };
+                let Some(r) = self.search_to_depth(&line, self.mc_depth, stop) else { break };
                 line.play(r.best_move);
                 plies += 1;
             }
@@ -262,15 +255,26 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
         scored.first().map(|&(_, i)| moves[i]).unwrap_or(fallback)
     }
 
+    /// A single-threaded search of `state` to exactly `depth` plies, without time limit
+    /// (the add-on's playouts and root values).
+    fn search_to_depth(
+        &self,
+        state: &G,
+        depth: u32,
+        stop: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Option<SearchResult<G::Move>> {
+        let shared = Shared::new(&self.tt, stop, None, TimeKeeper::start(Budget::NONE));
+        let config = SearchConfig { max_depth: Some(depth), threads: 1, random_ties: false, ..self.config.clone() };
+        run(state, &self.eval, &shared, &config, &mut |_| {})
+    }
+
     /// A position's value for `player` by a `depth`-ply search (exact at the end of the game).
     fn value_for(&self, state: &G, player: Player, depth: u32, stop: Option<&std::sync::atomic::AtomicBool>) -> i32 {
         if state.is_over() {
             return self.eval.terminal(state, player, 0);
         }
         let Turn::Player(mover) = state.turn() else { return 0 };
-        let shared = Shared::new(&self.tt, stop, None, TimeKeeper::start(Budget::NONE));
-        let config = SearchConfig { max_depth: Some(depth), threads: 1, random_ties: false, ..self.config.clone() };
-        match run(state, &self.eval, &shared, &config, &mut |_| {}) {
+        match self.search_to_depth(state, depth, stop) {
             Some(r) if mover == player => r.score,
             Some(r) => -r.score,
             None => 0,
