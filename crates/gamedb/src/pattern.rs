@@ -15,10 +15,13 @@
 //!   a changed point are checked — a few per move instead of every placement. A placement
 //!   matched at move `k` and not at `k - 1` is exactly such a placement, so the hits are the
 //!   moves at which the pattern appears (again) in the game.
-//! * **Candidate filtering** for fixed placements (corner and `at`): a stone of the pattern
-//!   must have been played on its point by its colour at some time, so a game whose moves
-//!   never put, say, a white stone on one of the pattern's white points is skipped without a
-//!   replay (one pass over its moves).
+//! * **Candidate filtering** for every anchor: a stone of the pattern must have been played
+//!   (or set up) on its point by its colour at some time, so a game is replayed only if some
+//!   allowed placement of some orientation has all its stones on points where the game ever
+//!   had a stone of that colour. One pass over the moves builds the game's "ever" bitboards
+//!   (a bit row per board row and colour); a placement test is then a few shifts and ANDs per
+//!   pattern row, all placements of a board row at once. Most games never had the stones a
+//!   corner or side pattern asks for, and are skipped without a replay.
 //!
 //! Games are replayed in parallel (rayon).
 
@@ -208,9 +211,6 @@ pub struct PatternResult {
     pub games_replayed: u32,
 }
 
-/// The stones of one fixed placement, per colour (black, white), as absolute points.
-type PlacedStones = [Vec<(u8, u8)>; 2];
-
 /// One orientation of the pattern on the board.
 struct Variant {
     /// Grid size after the symmetry.
@@ -227,9 +227,29 @@ struct Variant {
     /// The symmetry that made it and whether colours are swapped.
     sym: u8,
     swapped: bool,
-    /// For fixed placements: the absolute points of its stones per colour (black, white), one
-    /// entry per placement (identical orientations of a symmetric pattern share a variant).
-    fixed_stones: Option<Vec<PlacedStones>>,
+    /// Per row of the board: the allowed top-left columns as bits (bit `x`), for the candidate
+    /// filter.
+    allowed_rows: Vec<u32>,
+}
+
+impl Variant {
+    /// Could some allowed placement have all its stones on points where the game ever had a
+    /// stone of that colour? `ever[c][y]` holds bit `x` when colour `c` (0 black, 1 white)
+    /// ever stood on (x, y).
+    fn could_fit(&self, ever: &[[u32; 25]; 2]) -> bool {
+        self.allowed_rows.iter().enumerate().any(|(ty, &allowed)| {
+            let mut m = allowed;
+            for (c, stones) in self.by_value[1..].iter().enumerate() {
+                for &(dx, dy) in stones {
+                    if m == 0 {
+                        return false;
+                    }
+                    m &= ever[c][ty + dy as usize] >> dx;
+                }
+            }
+            m != 0
+        })
+    }
 }
 
 /// The oriented variants of a query on a board of side `n`.
@@ -254,7 +274,6 @@ fn variants(q: &PatternQuery) -> Result<Vec<Variant>, Error> {
             vec![(x, y)]
         }
     };
-    let fixed = matches!(q.anchor, Anchor::Corner | Anchor::At(..));
     let mut out: Vec<Variant> = Vec::new();
     for swapped in [false, true] {
         if swapped && !q.swap_colors {
@@ -299,29 +318,20 @@ fn variants(q: &PatternQuery) -> Result<Vec<Variant>, Error> {
             // Stones first: on a mostly empty board a wanted stone is the likeliest mismatch,
             // so checks end sooner.
             wanted.sort_by_key(|&(dx, dy, v)| (v == 0, dy, dx));
-            let fixed_stones = fixed.then(|| {
-                let mut s: PlacedStones = Default::default();
-                for &((x, y), c) in &pts {
-                    match c {
-                        Cell::Black => s[0].push((x, y)),
-                        Cell::White => s[1].push((x, y)),
-                        _ => {}
-                    }
-                }
-                vec![s]
-            });
             // Identical orientations (a symmetric pattern) would only repeat the same checks.
             if let Some(v) = out.iter_mut().find(|v| v.w == w && v.h == h && v.cells == cells) {
                 for (a, b) in v.allowed.iter_mut().zip(&allowed) {
                     *a |= *b;
                 }
-                if let (Some(mine), Some(more)) = (v.fixed_stones.as_mut(), fixed_stones) {
-                    mine.extend(more);
-                }
                 continue;
             }
-            out.push(Variant { w, h, cells, wanted, by_value, allowed, sym, swapped, fixed_stones });
+            out.push(Variant { w, h, cells, wanted, by_value, allowed, sym, swapped, allowed_rows: Vec::new() });
         }
+    }
+    for v in &mut out {
+        v.allowed_rows = (0..n as usize)
+            .map(|y| (0..n as usize).filter(|&x| v.allowed[y * n as usize + x]).fold(0u32, |m, x| m | 1 << x))
+            .collect();
     }
     Ok(out)
 }
@@ -375,7 +385,8 @@ impl Board {
         k
     }
 
-    /// Collects the group at `p` into `self.group`; true if it has a liberty.
+    /// Whether the group at `p` has a liberty. The walk stops at the first liberty found; when
+    /// there is none, `self.group` holds the whole group.
     fn group_has_liberty(&mut self, p: usize) -> bool {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -387,24 +398,21 @@ impl Board {
         self.stack.clear();
         self.stack.push(p);
         self.mark[p] = self.epoch;
-        let mut liberty = false;
         let mut nb = [0usize; 4];
         while let Some(q) = self.stack.pop() {
             self.group.push(q);
             let k = self.neighbours(q, &mut nb);
             for &r in &nb[..k] {
-                if self.mark[r] == self.epoch {
-                    continue;
-                }
                 if self.v[r] == 0 {
-                    liberty = true;
-                } else if self.v[r] == color {
+                    return true;
+                }
+                if self.v[r] == color && self.mark[r] != self.epoch {
                     self.mark[r] = self.epoch;
                     self.stack.push(r);
                 }
             }
         }
-        liberty
+        false
     }
 
     /// Whether a point next to `p` is empty (a liberty of whatever stands on `p`, found
@@ -446,6 +454,51 @@ fn matches_at(board: &Board, v: &Variant, tx: usize, ty: usize) -> bool {
     v.wanted.iter().all(|&(dx, dy, want)| board.v[(ty + dy as usize) * n + tx + dx as usize] == want)
 }
 
+/// For every board point and value (0 empty, 1 black, 2 white): the placements `(variant,
+/// tx, ty)` with a cell on that point wanting that value, in variant order. A move changes
+/// one point to a stone and captured points to empty, so these are the only placements that
+/// can start to match: one table lookup per changed point instead of a walk over every
+/// variant's cells (most points trigger nothing for a corner pattern).
+struct Triggers {
+    /// Row starts into `list`, indexed by `value * n * n + point`, plus one end.
+    start: Vec<u32>,
+    list: Vec<(u16, u8, u8)>,
+}
+
+impl Triggers {
+    fn new(n: u8, vars: &[Variant]) -> Triggers {
+        let nn = n as usize;
+        let mut rows: Vec<Vec<(u16, u8, u8)>> = vec![Vec::new(); 3 * nn * nn];
+        for (vi, v) in vars.iter().enumerate() {
+            for ty in 0..=(nn - v.h as usize) {
+                for tx in 0..=(nn - v.w as usize) {
+                    if !v.allowed[ty * nn + tx] {
+                        continue;
+                    }
+                    for &(dx, dy, want) in &v.wanted {
+                        let q = (ty + dy as usize) * nn + tx + dx as usize;
+                        rows[want as usize * nn * nn + q].push((vi as u16, tx as u8, ty as u8));
+                    }
+                }
+            }
+        }
+        let mut start = Vec::with_capacity(rows.len() + 1);
+        let mut list = Vec::new();
+        for row in rows {
+            start.push(list.len() as u32);
+            list.extend(row);
+        }
+        start.push(list.len() as u32);
+        Triggers { start, list }
+    }
+
+    /// The placements triggered by `point` turning to `value` on a board of `points` points.
+    fn at(&self, value: u8, point: usize, points: usize) -> &[(u16, u8, u8)] {
+        let i = value as usize * points + point;
+        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+}
+
 /// A game as read for replay.
 struct GameRow {
     id: i64,
@@ -459,7 +512,7 @@ type GameHits = Vec<(u32, Option<(Color, (u8, u8), bool)>)>;
 
 /// Replays one game, returning its hits and, per hit, the next move inside the matched
 /// region (colour in the game's colours, point in the pattern's coordinates, colours swapped?).
-fn replay(game: &GameRow, n: u8, vars: &[Variant], pattern: &Pattern) -> GameHits {
+fn replay(game: &GameRow, n: u8, vars: &[Variant], triggers: &Triggers, pattern: &Pattern) -> GameHits {
     let moves = unpack_moves(&game.moves);
     let mut board = Board::with_setup(n, &game.setup);
     let nn = n as usize;
@@ -477,9 +530,11 @@ fn replay(game: &GameRow, n: u8, vars: &[Variant], pattern: &Pattern) -> GameHit
         }
     }
     let mut removed = Vec::new();
+    let mut changed: Vec<(usize, u8)> = Vec::new();
     let mut k = 0usize;
     loop {
-        if let Some(&(vi, tx, ty)) = found.first() {
+        // Of the placements that matched at this move, the first of the lowest variant.
+        if let Some(&(vi, tx, ty)) = found.iter().min_by_key(|f| f.0) {
             out.push((k as u32, continuation(&moves[k..], &vars[vi], tx, ty, n, pattern)));
         }
         let Some(&(color, point)) = moves.get(k) else { break };
@@ -494,26 +549,16 @@ fn replay(game: &GameRow, n: u8, vars: &[Variant], pattern: &Pattern) -> GameHit
         }
         removed.clear();
         board.play(p, c, &mut removed);
-        let mut changed: Vec<(usize, u8)> = Vec::with_capacity(1 + removed.len());
+        changed.clear();
         if board.v[p] == c {
             changed.push((p, c));
         }
         changed.extend(removed.iter().map(|&q| (q, 0u8)));
-        for (vi, v) in vars.iter().enumerate() {
-            for &(q, val) in &changed {
-                let (qx, qy) = (q % nn, q / nn);
-                for &(dx, dy) in &v.by_value[val as usize] {
-                    let (dx, dy) = (dx as usize, dy as usize);
-                    if dx > qx || dy > qy {
-                        continue;
-                    }
-                    let (tx, ty) = (qx - dx, qy - dy);
-                    if tx + v.w as usize > nn || ty + v.h as usize > nn || !v.allowed[ty * nn + tx] {
-                        continue;
-                    }
-                    if matches_at(&board, v, tx, ty) && !found.contains(&(vi, tx, ty)) {
-                        found.push((vi, tx, ty));
-                    }
+        for &(q, val) in &changed {
+            for &(vi, tx, ty) in triggers.at(val, q, nn * nn) {
+                let (vi, tx, ty) = (vi as usize, tx as usize, ty as usize);
+                if matches_at(&board, &vars[vi], tx, ty) && !found.contains(&(vi, tx, ty)) {
+                    found.push((vi, tx, ty));
                 }
             }
         }
@@ -549,30 +594,22 @@ fn continuation(
     None
 }
 
-/// Could game `g` match a fixed-placement variant at all? Every stone of the pattern must
-/// have been played (or set up) on its point by its colour.
+/// Could the game match at all? Some variant must have an allowed placement whose stones all
+/// lie where the game (set-up or moves) ever had a stone of that colour.
 fn candidate(moves: &[u8], setup: &[u8], n: u8, vars: &[Variant]) -> bool {
-    if vars.iter().any(|v| v.fixed_stones.is_none()) {
-        return true;
-    }
-    let nn = n as usize;
-    let mut ever = [vec![false; nn * nn], vec![false; nn * nn]];
+    let mut ever = [[0u32; 25]; 2];
     for (x, y) in unpack_points(setup) {
         if x < n && y < n {
-            ever[0][y as usize * nn + x as usize] = true;
+            ever[0][y as usize] |= 1 << x;
         }
     }
     for b in moves.chunks_exact(2) {
         let (x, y) = (b[0] & 0x7F, b[1]);
         if x < n && y < n {
-            ever[usize::from(b[0] & 0x80 != 0)][y as usize * nn + x as usize] = true;
+            ever[usize::from(b[0] & 0x80 != 0)][y as usize] |= 1 << x;
         }
     }
-    vars.iter().any(|v| {
-        v.fixed_stones.iter().flatten().any(|stones| {
-            stones.iter().enumerate().all(|(c, pts)| pts.iter().all(|&(x, y)| ever[c][y as usize * nn + x as usize]))
-        })
-    })
+    vars.iter().any(|v| v.could_fit(&ever))
 }
 
 impl Database {
@@ -613,7 +650,9 @@ impl Database {
         }
         let vars = variants(query)?;
         let games = self.load_games(n, filter, |moves, setup| candidate(moves, setup, n, &vars))?;
-        let per_game: Vec<GameHits> = games.par_iter().map(|g| replay(g, n, &vars, &query.pattern)).collect();
+        let triggers = Triggers::new(n, &vars);
+        let per_game: Vec<GameHits> =
+            games.par_iter().map(|g| replay(g, n, &vars, &triggers, &query.pattern)).collect();
         let mut result = PatternResult { games_replayed: games.len() as u32, ..PatternResult::default() };
         let mut stats: MoveStats = HashMap::new();
         for (g, hits) in games.iter().zip(per_game) {
@@ -662,13 +701,45 @@ mod tests {
         let pattern = Pattern::parse("X.\n..").unwrap();
         let q = PatternQuery { pattern, anchor: Anchor::Corner, swap_colors: false, size: 9 };
         let vars = variants(&q).unwrap();
-        let mut corners: Vec<(u8, u8)> =
-            vars.iter().flat_map(|v| v.fixed_stones.iter().flatten().flat_map(|s| s[0].clone())).collect();
+        // The black stone of each placement, as an absolute point.
+        let mut corners: Vec<(u8, u8)> = vars
+            .iter()
+            .flat_map(|v| {
+                let (dx, dy) = v.by_value[1][0];
+                (0..9u8)
+                    .flat_map(move |y| (0..9u8).map(move |x| (x, y)))
+                    .filter_map(move |(x, y)| v.allowed[y as usize * 9 + x as usize].then_some((x + dx, y + dy)))
+            })
+            .collect();
         corners.sort();
         corners.dedup();
         assert_eq!(corners, vec![(0, 0), (0, 8), (8, 0), (8, 8)]);
         let too_big = PatternQuery { size: 1, ..q };
         assert!(variants(&too_big).is_err());
+    }
+
+    #[test]
+    fn candidate_filter_needs_every_stone_of_one_placement() {
+        // Black then white, packed as stored: (colour bit | x, y).
+        let pack = |moves: &[(bool, u8, u8)]| -> Vec<u8> {
+            moves.iter().flat_map(|&(white, x, y)| [x | if white { 0x80 } else { 0 }, y]).collect()
+        };
+        let pattern = Pattern::parse("XO").unwrap();
+        for anchor in [Anchor::Anywhere, Anchor::Side, Anchor::Corner] {
+            let vars =
+                variants(&PatternQuery { pattern: pattern.clone(), anchor, swap_colors: false, size: 9 }).unwrap();
+            // Black on (0, 0) and white beside it on the edge: every anchor can fit.
+            assert!(candidate(&pack(&[(false, 0, 0), (true, 1, 0)]), &[], 9, &vars), "{anchor:?}");
+            // The same two stones one line in from the edge: only anywhere.
+            let inner = pack(&[(false, 1, 1), (true, 2, 1)]);
+            assert_eq!(candidate(&inner, &[], 9, &vars), anchor == Anchor::Anywhere, "{anchor:?}");
+            // Two black stones (a mirror image turns XO into OX, never into XX), or the right
+            // stones too far apart: never.
+            assert!(!candidate(&pack(&[(false, 0, 0), (false, 1, 0)]), &[], 9, &vars), "{anchor:?}");
+            assert!(!candidate(&pack(&[(false, 0, 0), (true, 2, 0)]), &[], 9, &vars), "{anchor:?}");
+            // A set-up (handicap) stone counts as black.
+            assert!(candidate(&pack(&[(true, 0, 1)]), &[0, 0], 9, &vars), "{anchor:?}");
+        }
     }
 
     #[test]
