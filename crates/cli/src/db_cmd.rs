@@ -243,8 +243,7 @@ pub fn run(args: DbArgs) -> Result<()> {
             } else {
                 None
             };
-            let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-            let games = match &found {
+            let games: Vec<i64> = match &found {
                 Some((hits, _, _)) => {
                     let mut ids: Vec<i64> = hits.iter().map(|h| h.game).collect();
                     ids.dedup();
@@ -252,6 +251,7 @@ pub fn run(args: DbArgs) -> Result<()> {
                 }
                 None => database.search_games(&filter, usize::MAX)?.into_iter().map(|g| g.id).collect(),
             };
+            let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
             if let Some(out) = &export {
                 let sgf = database.export_sgf(&games)?;
                 std::fs::write(out, sgf).with_context(|| format!("cannot write {}", out.display()))?;

@@ -423,7 +423,9 @@ impl Database {
         let n = position.size;
         let (cond, mut params) = filter.sql();
         let sql = format!(
-            "SELECT p.game, p.move, p.xform, g.moves, g.winner FROM positions p JOIN games g ON g.id = p.game \
+            // Only the two bytes of the next move are read from each game's move list.
+            "SELECT p.game, p.move, p.xform, substr(g.moves, p.move * 2 + 1, 2), g.winner \
+             FROM positions p JOIN games g ON g.id = p.game \
              WHERE p.key = ? AND g.size = ?{cond} ORDER BY p.game, p.move"
         );
         params.insert(0, SqlValue::Integer(key as i64));
@@ -440,10 +442,7 @@ impl Database {
             let winner: Option<String> = row.get(4)?;
             result.hits.push(Hit { game, move_number });
             let swap = ((g_xform ^ q_xform) >> 3) & 1 == 1;
-            let next = moves
-                .as_deref()
-                .and_then(|m| m.get(move_number as usize * 2..move_number as usize * 2 + 2))
-                .and_then(|b| unpack_moves(b).into_iter().next());
+            let next = moves.as_deref().and_then(|b| unpack_moves(b).into_iter().next());
             let Some((color, point)) = next else {
                 result.game_ends += 1;
                 continue;
