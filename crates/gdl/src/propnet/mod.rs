@@ -5,8 +5,9 @@
 //! game is loaded ([`ground`]), and compiled into a flat circuit of AND/OR/NOT gates
 //! ([`net`]) with one base proposition per ground `true` atom and one input proposition per
 //! ground `does` atom. A state is a bitset over the base propositions; legal moves, goals,
-//! terminal and the next state are one forward pass over the gate array, with no
-//! allocation. [`PropnetGame`] presents it as a [`tabula_core::Game`] that behaves exactly
+//! terminal and the next state are read from the circuit after propagating only the
+//! propositions that changed since the thread's last request (a [`net::Machine`] per
+//! thread), with no allocation. [`PropnetGame`] presents it as a [`tabula_core::Game`] that behaves exactly
 //! like [`crate::GdlGame`] (same turns, moves, rewards and hashes), which the differential
 //! tests check.
 
@@ -17,6 +18,7 @@ use std::cell::RefCell;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tabula_core::{Game, MAX_PLAYERS, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn};
 
@@ -55,6 +57,8 @@ pub const PARAMS: &[ParamInfo] = &[
 ];
 
 struct Shared {
+    /// Tells the nets apart in the per-thread machine cache.
+    id: u64,
     net: net::Net,
     ground: Ground,
     symbols: Symbols,
@@ -65,7 +69,24 @@ struct Shared {
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The machine of the net this thread used last, with that net's id.
+    static MACHINE: RefCell<Option<(u64, net::Machine)>> = const { RefCell::new(None) };
+}
+
+static NEXT_NET_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Runs `f` on this thread's machine for the net of `shared`, building it on first use.
+fn with_machine<R>(shared: &Shared, f: impl FnOnce(&mut net::Machine) -> R) -> R {
+    MACHINE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        match &mut *slot {
+            Some((id, m)) if *id == shared.id => f(m),
+            _ => {
+                let (_, m) = slot.insert((shared.id, net::Machine::new(&shared.net)));
+                f(m)
+            }
+        }
+    })
 }
 
 /// A position of a GDL game, evaluated by the compiled circuit.
@@ -127,7 +148,8 @@ impl PropnetGame {
         for &b in &net.init {
             bits[(b / 64) as usize] |= 1 << (b % 64);
         }
-        let shared = Arc::new(Shared { net, ground, symbols, spec, role_names, max_plies, base_hash });
+        let id = NEXT_NET_ID.fetch_add(1, Ordering::Relaxed);
+        let shared = Arc::new(Shared { id, net, ground, symbols, spec, role_names, max_plies, base_hash });
         let mut game = PropnetGame {
             shared,
             bits,
@@ -194,16 +216,15 @@ impl PropnetGame {
     fn refresh(&mut self) {
         let shared = Arc::clone(&self.shared);
         let net = &shared.net;
-        SCRATCH.with(|cell| {
-            let mut vals = cell.borrow_mut();
-            net.evaluate(&self.bits, None, &mut vals);
+        with_machine(&shared, |m| {
+            m.update(net, &self.bits, None);
             self.legal.iter_mut().for_each(|w| *w = 0);
             let n = net.roles.len();
             let mut counts = [0usize; MAX_PLAYERS];
             for (r, moves) in net.legal.iter().enumerate() {
                 let off = net.legal_offset[r];
                 for (k, &(_, gate)) in moves.iter().enumerate() {
-                    if vals[gate as usize] != 0 {
+                    if m.get(gate) {
                         let i = off + k as u32;
                         self.legal[(i / 64) as usize] |= 1 << (i % 64);
                         counts[r] += 1;
@@ -212,12 +233,12 @@ impl PropnetGame {
             }
             self.goals = [0; MAX_PLAYERS];
             for &(r, v, gate) in &net.goals {
-                if vals[gate as usize] != 0 {
+                if m.get(gate) {
                     let g = &mut self.goals[r as usize];
                     *g = (*g).max(v);
                 }
             }
-            let terminal = net.terminal.is_some_and(|t| vals[t as usize] != 0);
+            let terminal = net.terminal.is_some_and(|t| m.get(t));
             self.stuck = !terminal && counts[..n].contains(&0);
             let over = terminal || self.stuck || self.ply >= shared.max_plies;
             self.turn = if over {
@@ -258,12 +279,11 @@ impl PropnetGame {
                 inputs[r] = net.inputs[r][k].1;
             }
         }
-        SCRATCH.with(|cell| {
-            let mut vals = cell.borrow_mut();
-            net.evaluate(&self.bits, Some(&inputs[..net.roles.len()]), &mut vals);
+        with_machine(&shared, |m| {
+            m.update(net, &self.bits, Some(&inputs[..net.roles.len()]));
             self.bits.iter_mut().for_each(|w| *w = 0);
             for &(gate, b) in &net.next {
-                if vals[gate as usize] != 0 {
+                if m.get(gate) {
                     self.bits[(b / 64) as usize] |= 1 << (b % 64);
                 }
             }

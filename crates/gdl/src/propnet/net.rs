@@ -5,6 +5,13 @@
 //! net is built. The rest are split into a state layer (reads base propositions: legal,
 //! goal, terminal) and a move layer (reads input propositions: next). Positive recursion
 //! (cycles of gates) is evaluated as a least fixpoint of the cycle's gates.
+//!
+//! Playing uses a [`Machine`]: it keeps the value of every gate for the state (and joint
+//! move) it last saw, and on the next request propagates only what changed — a move of a
+//! board game touches a few base propositions and a few hundred of the circuit's tens of
+//! thousands of gates. Dirty gates are recomputed in dependency order (their steps are
+//! numbered topologically, so one forward sweep over a dirty bitset suffices); a cycle is
+//! recomputed as a whole from its least fixpoint, which keeps recursion exact.
 
 use std::collections::HashMap;
 
@@ -41,6 +48,20 @@ pub(crate) struct Net {
     move_steps: Vec<Step>,
     /// Values of the static gates (others 0).
     template: Vec<u8>,
+    /// The state steps then the move steps: one topological order of the dynamic gates.
+    dyn_steps: Vec<Step>,
+    /// Index in `dyn_steps` of each gate's step (`u32::MAX` for static gates).
+    step_of: Vec<u32>,
+    /// Gates that read each gate: `fanout[fanout_start[g]..fanout_start[g + 1]]`, with
+    /// [`NEG`] set where the reader negates it.
+    fanout_start: Vec<u32>,
+    fanout: Vec<u32>,
+    /// Satisfied children an AND/OR gate needs to be true (its fan-in, or 1).
+    need: Vec<u32>,
+    /// The gate of each base proposition.
+    pub(crate) base_gate: Vec<u32>,
+    /// The gate of each input proposition.
+    input_gate: Vec<u32>,
     /// The fluent of each base proposition.
     pub(crate) base_terms: Vec<Gid>,
     /// Per role, `(move, input)` sorted by move.
@@ -66,9 +87,12 @@ impl Net {
         let mut children: Vec<u32> = Vec::new();
         let mut base_terms = Vec::new();
         let mut base_of: HashMap<Gid, u32> = HashMap::new();
+        let mut base_gate = Vec::new();
+        let mut input_gate = Vec::new();
         if let Some((off, rel)) = g.rels.get(&kw::TRUE) {
             for (i, f) in rel.list.iter().enumerate() {
                 gates[*off as usize + i] = Gate::Base(i as u32);
+                base_gate.push(*off + i as u32);
                 base_terms.push(f[0]);
                 base_of.insert(f[0], i as u32);
             }
@@ -80,6 +104,7 @@ impl Net {
         if let Some((off, rel)) = g.rels.get(&kw::DOES) {
             for (i, f) in rel.list.iter().enumerate() {
                 gates[*off as usize + i] = Gate::Input(i as u32);
+                input_gate.push(*off + i as u32);
                 if let Some(r) = role_ix(f[0]) {
                     inputs[r].push((f[1], i as u32));
                 }
@@ -211,7 +236,51 @@ impl Net {
             }
         }
         let [static_steps, state_steps, move_steps] = steps;
+        let dyn_steps: Vec<Step> = state_steps.iter().chain(&move_steps).copied().collect();
+        let mut step_of = vec![u32::MAX; n];
+        for (i, step) in dyn_steps.iter().enumerate() {
+            match *step {
+                Step::One(v) => step_of[v as usize] = i as u32,
+                Step::Loop(s, e) => {
+                    for &v in &loops[s as usize..e as usize] {
+                        step_of[v as usize] = i as u32;
+                    }
+                }
+            }
+        }
+        let mut fanout_start = vec![0u32; n + 1];
+        for &gate in &gates {
+            for &c in kids(gate) {
+                fanout_start[(c & !NEG) as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            fanout_start[i + 1] += fanout_start[i];
+        }
+        let mut fill = fanout_start.clone();
+        let mut fanout = vec![0u32; fanout_start[n] as usize];
+        for (v, &gate) in gates.iter().enumerate() {
+            for &c in kids(gate) {
+                let k = (c & !NEG) as usize;
+                fanout[fill[k] as usize] = v as u32 | (c & NEG);
+                fill[k] += 1;
+            }
+        }
+        let need = gates
+            .iter()
+            .map(|g| match *g {
+                Gate::And(_, n) => n,
+                _ => 1,
+            })
+            .collect();
         let mut net = Net {
+            dyn_steps,
+            step_of,
+            fanout_start,
+            fanout,
+            need,
+            base_gate,
+            input_gate,
             gates,
             children,
             loops,
@@ -341,13 +410,187 @@ impl Net {
         }
     }
 
-    /// Evaluates the state layer (and the move layer when `joint` is given) into `vals`.
+    /// Evaluates the state layer (and the move layer when `joint` is given) into `vals`,
+    /// from scratch.
     pub(crate) fn evaluate(&self, bits: &[u64], joint: Option<&[u32]>, vals: &mut Vec<u8>) {
         vals.clear();
         vals.extend_from_slice(&self.template);
         self.run(&self.state_steps, vals, bits, &[]);
         if let Some(joint) = joint {
             self.run(&self.move_steps, vals, bits, joint);
+        }
+    }
+}
+
+/// Gate values kept between requests, updated by propagating differences (see the module
+/// documentation). One machine serves one net.
+///
+/// Besides its value, every gate keeps the number of its children's literals that hold, so
+/// a gate outside a cycle is re-read in O(1) however wide it is: a child's change adjusts
+/// the counts of its readers at once, and the dirty sweep only compares a count with the
+/// gate's need.
+#[derive(Debug, Default)]
+pub(crate) struct Machine {
+    /// The value of every gate for `bits` and `inputs`.
+    vals: Vec<u8>,
+    /// Per gate, how many of its children's literals hold.
+    counts: Vec<u32>,
+    /// The base propositions the values reflect.
+    bits: Vec<u64>,
+    /// The input propositions set (one per role at most).
+    inputs: Vec<u32>,
+    /// Steps of `dyn_steps` to recompute.
+    dirty: Vec<u64>,
+}
+
+impl Machine {
+    /// A machine holding the values of the empty state with no move.
+    pub(crate) fn new(net: &Net) -> Machine {
+        let words = net.base_gate.len().div_ceil(64);
+        let bits = vec![0u64; words];
+        let mut vals = Vec::new();
+        net.evaluate(&bits, Some(&[]), &mut vals);
+        let counts = net
+            .gates
+            .iter()
+            .map(|g| match *g {
+                Gate::And(s, n) | Gate::Or(s, n) => net.children[s as usize..(s + n) as usize]
+                    .iter()
+                    .filter(|&&c| vals[(c & !NEG) as usize] ^ (c >> 31) as u8 != 0)
+                    .count() as u32,
+                _ => 0,
+            })
+            .collect();
+        Machine { vals, counts, bits, inputs: Vec::new(), dirty: vec![0; net.dyn_steps.len().div_ceil(64)] }
+    }
+
+    /// The value of gate `g`.
+    #[inline]
+    pub(crate) fn get(&self, g: u32) -> bool {
+        self.vals[g as usize] != 0
+    }
+
+    /// Sets a base or input gate and tells its readers.
+    #[inline]
+    fn set_leaf(&mut self, net: &Net, g: u32, v: u8) {
+        self.vals[g as usize] = v;
+        changed(net, &mut self.counts, &mut self.dirty, g, v != 0, u32::MAX);
+    }
+
+    /// Brings the values to the state `bits` and, when given, the joint move `joint`
+    /// (input propositions). Without `joint` the move layer is left as it was: the state
+    /// layer (legal, goal, terminal) never reads it.
+    pub(crate) fn update(&mut self, net: &Net, bits: &[u64], joint: Option<&[u32]>) {
+        for (w, &word) in bits.iter().enumerate().take(self.bits.len()) {
+            let mut diff = self.bits[w] ^ word;
+            self.bits[w] = word;
+            while diff != 0 {
+                let b = w * 64 + diff.trailing_zeros() as usize;
+                diff &= diff - 1;
+                let g = net.base_gate[b];
+                self.set_leaf(net, g, (word >> (b % 64)) as u8 & 1);
+            }
+        }
+        if let Some(joint) = joint {
+            for i in 0..self.inputs.len() {
+                let x = self.inputs[i];
+                if !joint.contains(&x) {
+                    self.set_leaf(net, net.input_gate[x as usize], 0);
+                }
+            }
+            for &x in joint {
+                if (x as usize) < net.input_gate.len() && !self.inputs.contains(&x) {
+                    self.set_leaf(net, net.input_gate[x as usize], 1);
+                }
+            }
+            self.inputs.clear();
+            self.inputs.extend(joint.iter().copied().filter(|&x| (x as usize) < net.input_gate.len()));
+        }
+        self.propagate(net);
+    }
+
+    /// Recomputes the dirty steps in topological order; each one's children are final by
+    /// the time it is reached.
+    fn propagate(&mut self, net: &Net) {
+        let mut w = 0;
+        while w < self.dirty.len() {
+            let word = self.dirty[w];
+            if word == 0 {
+                w += 1;
+                continue;
+            }
+            let b = word.trailing_zeros() as usize;
+            self.dirty[w] &= !(1u64 << b);
+            let step = w * 64 + b;
+            match net.dyn_steps[step] {
+                Step::One(v) => {
+                    let x = (self.counts[v as usize] >= net.need[v as usize]) as u8;
+                    if x != self.vals[v as usize] {
+                        self.vals[v as usize] = x;
+                        changed(net, &mut self.counts, &mut self.dirty, v, x != 0, u32::MAX);
+                    }
+                }
+                Step::Loop(s, e) => {
+                    let members = &net.loops[s as usize..e as usize];
+                    // Keep the old values in the high bit while the least fixpoint is
+                    // rebuilt from all-false in the low bit.
+                    for &v in members {
+                        self.vals[v as usize] <<= 1;
+                    }
+                    loop {
+                        let mut again = false;
+                        for &v in members {
+                            let x = value(net, v, &self.vals);
+                            if x != self.vals[v as usize] & 1 {
+                                self.vals[v as usize] = (self.vals[v as usize] & !1) | x;
+                                again = true;
+                            }
+                        }
+                        if !again {
+                            break;
+                        }
+                    }
+                    for &v in members {
+                        let (old, new) = (self.vals[v as usize] >> 1, self.vals[v as usize] & 1);
+                        self.vals[v as usize] = new;
+                        if old != new {
+                            changed(net, &mut self.counts, &mut self.dirty, v, new != 0, step as u32);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The value (0 or 1) of an AND/OR gate from the low bits of its children's values.
+#[inline]
+fn value(net: &Net, v: u32, vals: &[u8]) -> u8 {
+    let lit = |c: &u32| (vals[(c & !NEG) as usize] ^ (c >> 31) as u8) & 1 != 0;
+    match net.gates[v as usize] {
+        Gate::And(s, n) => net.children[s as usize..(s + n) as usize].iter().all(lit) as u8,
+        Gate::Or(s, n) => net.children[s as usize..(s + n) as usize].iter().any(lit) as u8,
+        _ => 0,
+    }
+}
+
+/// Gate `g` became `now` (true or false): adjusts the counts of its readers and marks
+/// their steps dirty, except the cycle `own` that `g` belongs to (`u32::MAX` for none).
+#[inline]
+fn changed(net: &Net, counts: &mut [u32], dirty: &mut [u64], g: u32, now: bool, own: u32) {
+    let readers = &net.fanout[net.fanout_start[g as usize] as usize..net.fanout_start[g as usize + 1] as usize];
+    for &e in readers {
+        let p = (e & !NEG) as usize;
+        // The reader's literal holds now if the gate is true and read positively, or
+        // false and read negated.
+        if now != (e & NEG != 0) {
+            counts[p] += 1;
+        } else {
+            counts[p] -= 1;
+        }
+        let s = net.step_of[p];
+        if s != own {
+            dirty[(s / 64) as usize] |= 1 << (s % 64);
         }
     }
 }
