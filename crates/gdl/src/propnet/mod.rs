@@ -110,6 +110,20 @@ impl fmt::Debug for PropnetGame {
     }
 }
 
+/// The number of set bits of `bits` in `start..end`.
+fn count_bits(bits: &[u64], start: u32, end: u32) -> usize {
+    let mut n = 0;
+    let mut i = start;
+    while i < end {
+        let w = bits[(i / 64) as usize] >> (i % 64);
+        let take = (64 - i % 64).min(end - i);
+        let mask = if take == 64 { u64::MAX } else { (1u64 << take) - 1 };
+        n += (w & mask).count_ones() as usize;
+        i += take;
+    }
+    n
+}
+
 fn test_bit(bits: &[u64], i: u32) -> bool {
     (bits[(i / 64) as usize] >> (i % 64)) & 1 != 0
 }
@@ -218,18 +232,11 @@ impl PropnetGame {
         let net = &shared.net;
         with_machine(&shared, |m| {
             m.update(net, &self.bits, None);
-            self.legal.iter_mut().for_each(|w| *w = 0);
+            self.legal.copy_from_slice(m.legal_bits());
             let n = net.roles.len();
             let mut counts = [0usize; MAX_PLAYERS];
-            for (r, moves) in net.legal.iter().enumerate() {
-                let off = net.legal_offset[r];
-                for (k, &(_, gate)) in moves.iter().enumerate() {
-                    if m.get(gate) {
-                        let i = off + k as u32;
-                        self.legal[(i / 64) as usize] |= 1 << (i % 64);
-                        counts[r] += 1;
-                    }
-                }
+            for (r, count) in counts.iter_mut().enumerate().take(n) {
+                *count = count_bits(&self.legal, net.legal_offset[r], net.legal_offset[r + 1]);
             }
             self.goals = [0; MAX_PLAYERS];
             for &(r, v, gate) in &net.goals {
@@ -257,12 +264,22 @@ impl PropnetGame {
 
     fn legal_iter(&self, role: usize) -> impl Iterator<Item = PropnetMove> + '_ {
         let net = &self.shared.net;
-        let off = net.legal_offset[role];
-        net.legal[role]
-            .iter()
-            .enumerate()
-            .filter(move |(k, _)| test_bit(&self.legal, off + *k as u32))
-            .map(|(_, &(m, _))| PropnetMove(m))
+        let (start, end) = (net.legal_offset[role], net.legal_offset[role + 1]);
+        let moves = &net.legal[role];
+        let words = (start / 64) as usize..(end as usize).div_ceil(64);
+        words.flat_map(move |w| {
+            let mut word = self.legal[w];
+            std::iter::from_fn(move || {
+                while word != 0 {
+                    let i = w as u32 * 64 + word.trailing_zeros();
+                    word &= word - 1;
+                    if (start..end).contains(&i) {
+                        return Some(PropnetMove(moves[(i - start) as usize].0));
+                    }
+                }
+                None
+            })
+        })
     }
 
     fn first_legal(&self, role: usize) -> Option<PropnetMove> {
@@ -281,12 +298,7 @@ impl PropnetGame {
         }
         with_machine(&shared, |m| {
             m.update(net, &self.bits, Some(&inputs[..net.roles.len()]));
-            self.bits.iter_mut().for_each(|w| *w = 0);
-            for &(gate, b) in &net.next {
-                if m.get(gate) {
-                    self.bits[(b / 64) as usize] |= 1 << (b % 64);
-                }
-            }
+            self.bits.copy_from_slice(m.next_bits());
         });
         self.ply += 1;
         self.refresh();

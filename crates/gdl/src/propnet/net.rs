@@ -21,6 +21,10 @@ use crate::syntax::kw;
 
 /// Marks a negated child.
 const NEG: u32 = 1 << 31;
+/// Tags a legal atom's gate.
+const LEGAL_TAG: u32 = 1 << 31;
+/// Tags a gate nothing reads out.
+const NO_TAG: u32 = u32::MAX;
 
 #[derive(Copy, Clone, Debug)]
 enum Gate {
@@ -58,6 +62,9 @@ pub(crate) struct Net {
     fanout: Vec<u32>,
     /// Satisfied children an AND/OR gate needs to be true (its fan-in, or 1).
     need: Vec<u32>,
+    /// Per gate, what reads it out: [`LEGAL_TAG`] plus a legal atom's flat number, a base
+    /// proposition's number for a `next` atom, or [`NO_TAG`].
+    tag: Vec<u32>,
     /// The gate of each base proposition.
     pub(crate) base_gate: Vec<u32>,
     /// The gate of each input proposition.
@@ -279,6 +286,7 @@ impl Net {
             fanout_start,
             fanout,
             need,
+            tag: Vec::new(),
             base_gate,
             input_gate,
             gates,
@@ -333,6 +341,16 @@ impl Net {
                 }
             }
         }
+        let mut tag = vec![NO_TAG; n];
+        for (r, moves) in net.legal.iter().enumerate() {
+            for (k, &(_, gate)) in moves.iter().enumerate() {
+                tag[gate as usize] = LEGAL_TAG | (net.legal_offset[r] + k as u32);
+            }
+        }
+        for &(gate, b) in &net.next {
+            tag[gate as usize] = b;
+        }
+        net.tag = tag;
         if let Some((off, rel)) = g.rels.get(&kw::INIT) {
             let mut init: Vec<u32> = rel
                 .list
@@ -441,6 +459,10 @@ pub(crate) struct Machine {
     inputs: Vec<u32>,
     /// Steps of `dyn_steps` to recompute.
     dirty: Vec<u64>,
+    /// The base propositions of the next state (`next` atoms that hold).
+    next_bits: Vec<u64>,
+    /// The legal atoms that hold, by flat number.
+    legal_bits: Vec<u64>,
 }
 
 impl Machine {
@@ -461,7 +483,39 @@ impl Machine {
                 _ => 0,
             })
             .collect();
-        Machine { vals, counts, bits, inputs: Vec::new(), dirty: vec![0; net.dyn_steps.len().div_ceil(64)] }
+        let mut next_bits = vec![0u64; words];
+        let mut legal_bits = vec![0u64; (*net.legal_offset.last().unwrap_or(&0) as usize).div_ceil(64)];
+        for (g, &t) in net.tag.iter().enumerate() {
+            if t != NO_TAG && vals[g] != 0 {
+                let out = if t & LEGAL_TAG != 0 { &mut legal_bits } else { &mut next_bits };
+                let i = t & !LEGAL_TAG;
+                out[(i / 64) as usize] |= 1 << (i % 64);
+            }
+        }
+        let dirty = vec![0; net.dyn_steps.len().div_ceil(64)];
+        Machine { vals, counts, bits, inputs: Vec::new(), dirty, next_bits, legal_bits }
+    }
+
+    /// The base propositions of the next state, for the state and joint move of the last
+    /// [`Machine::update`] with a joint move.
+    pub(crate) fn next_bits(&self) -> &[u64] {
+        &self.next_bits
+    }
+
+    /// The legal atoms that hold, by flat number (see `Net::legal_offset`).
+    pub(crate) fn legal_bits(&self) -> &[u64] {
+        &self.legal_bits
+    }
+
+    /// Gate `g` changed: keeps the read-out bitsets in step.
+    #[inline]
+    fn note(&mut self, net: &Net, g: u32) {
+        let t = net.tag[g as usize];
+        if t != NO_TAG {
+            let out = if t & LEGAL_TAG != 0 { &mut self.legal_bits } else { &mut self.next_bits };
+            let i = t & !LEGAL_TAG;
+            out[(i / 64) as usize] ^= 1 << (i % 64);
+        }
     }
 
     /// The value of gate `g`.
@@ -527,6 +581,7 @@ impl Machine {
                     let x = (self.counts[v as usize] >= net.need[v as usize]) as u8;
                     if x != self.vals[v as usize] {
                         self.vals[v as usize] = x;
+                        self.note(net, v);
                         changed(net, &mut self.counts, &mut self.dirty, v, x != 0, u32::MAX);
                     }
                 }
@@ -554,6 +609,7 @@ impl Machine {
                         let (old, new) = (self.vals[v as usize] >> 1, self.vals[v as usize] & 1);
                         self.vals[v as usize] = new;
                         if old != new {
+                            self.note(net, v);
                             changed(net, &mut self.counts, &mut self.dirty, v, new != 0, step as u32);
                         }
                     }
