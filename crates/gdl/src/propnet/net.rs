@@ -128,29 +128,81 @@ impl Net {
         let lits = |r: &super::ground::GroundRule| -> Vec<u32> {
             r.pos.iter().copied().chain(r.neg.iter().map(|a| a | NEG)).collect()
         };
+        // Atoms whose value depends on neither state nor moves, found before the gates are
+        // made so that their literals fold away instead of steering the factoring.
+        let mut fixed: Vec<Option<bool>> = (0..n_atoms)
+            .map(|a| match gates[a] {
+                Gate::Base(_) | Gate::Input(_) => None,
+                _ if by_head[a].is_empty() => Some(false),
+                _ => None,
+            })
+            .collect();
+        let holds = |fixed: &[Option<bool>], l: u32| fixed[(l & !NEG) as usize].map(|v| v != (l & NEG != 0));
+        loop {
+            let mut again = false;
+            for (a, rules) in by_head.iter().enumerate() {
+                if fixed[a].is_some() || matches!(gates[a], Gate::Base(_) | Gate::Input(_)) {
+                    continue;
+                }
+                let body_value = |ri: &usize| {
+                    let l = lits(&g.rules[*ri]);
+                    if l.iter().any(|&x| holds(&fixed, x) == Some(false)) {
+                        Some(false)
+                    } else if l.iter().all(|&x| holds(&fixed, x) == Some(true)) {
+                        Some(true)
+                    } else {
+                        None
+                    }
+                };
+                let values: Vec<Option<bool>> = rules.iter().map(body_value).collect();
+                if values.contains(&Some(true)) {
+                    fixed[a] = Some(true);
+                    again = true;
+                } else if values.iter().all(|v| *v == Some(false)) {
+                    fixed[a] = Some(false);
+                    again = true;
+                }
+            }
+            if !again {
+                break;
+            }
+        }
+        let mut builder = Builder { gates: &mut gates, children: &mut children, seen: HashMap::new() };
         for (a, rules) in by_head.iter().enumerate() {
-            if matches!(gates[a], Gate::Base(_) | Gate::Input(_)) || rules.is_empty() {
+            if matches!(builder.gates[a], Gate::Base(_) | Gate::Input(_)) || rules.is_empty() {
                 continue;
             }
-            if rules.len() == 1 {
-                let l = lits(&g.rules[rules[0]]);
-                gates[a] = Gate::And(children.len() as u32, l.len() as u32);
-                children.extend(l);
-            } else {
-                let mut ands = Vec::with_capacity(rules.len());
-                for &ri in rules {
-                    let l = lits(&g.rules[ri]);
-                    if l.len() == 1 && l[0] & NEG == 0 {
-                        ands.push(l[0]);
-                        continue;
-                    }
-                    let id = gates.len() as u32;
-                    gates.push(Gate::And(children.len() as u32, l.len() as u32));
-                    children.extend(l);
-                    ands.push(id);
+            match fixed[a] {
+                Some(true) => {
+                    builder.gates[a] = Gate::And(0, 0);
+                    continue;
                 }
-                gates[a] = Gate::Or(children.len() as u32, ands.len() as u32);
-                children.extend(ands);
+                Some(false) => continue,
+                None => {}
+            }
+            // Bodies without their fixed literals; a body with a false one never holds.
+            let bodies = rules
+                .iter()
+                .map(|&ri| lits(&g.rules[ri]))
+                .filter(|l| !l.iter().any(|&x| holds(&fixed, x) == Some(false)))
+                .map(|l| l.into_iter().filter(|&x| holds(&fixed, x).is_none()).collect())
+                .collect();
+            let before = builder.gates.len() as u32;
+            match builder.disjunction(bodies) {
+                None => builder.gates[a] = Gate::And(0, 0),
+                // A gate made just now for this atom takes the atom's place.
+                Some(l) if l & NEG == 0 && l >= before && l + 1 == builder.gates.len() as u32 => {
+                    let top = builder.gates.pop().expect("the gate just made");
+                    builder.gates[a] = top;
+                    if let Gate::And(s, n) | Gate::Or(s, n) = top {
+                        let kids = builder.children[s as usize..(s + n) as usize].to_vec();
+                        builder.seen.insert((matches!(top, Gate::And(..)), kids), a as u32);
+                    }
+                }
+                Some(l) => {
+                    builder.gates[a] = Gate::And(builder.children.len() as u32, 1);
+                    builder.children.push(l);
+                }
             }
         }
         let kids = |gate: Gate| -> &[u32] {
@@ -437,6 +489,75 @@ impl Net {
         if let Some(joint) = joint {
             self.run(&self.move_steps, vals, bits, joint);
         }
+    }
+}
+
+/// Makes the gates of rule bodies: a disjunction of conjunctions has the literal most of
+/// its conjunctions share factored out, recursively (a frame rule such as "a cell keeps its
+/// piece under every move that does not touch it" grounds to one conjunction per move, all
+/// sharing the cell's base proposition; factored, the cell reads one disjunction of moves
+/// instead of hundreds of conjunctions), and identical gates are made once.
+struct Builder<'a> {
+    gates: &'a mut Vec<Gate>,
+    children: &'a mut Vec<u32>,
+    /// AND (true) or OR (false) with its sorted children, to the gate made for it.
+    seen: HashMap<(bool, Vec<u32>), u32>,
+}
+
+impl Builder<'_> {
+    /// The AND or OR of `kids` as a literal: the kid itself when there is one, else a gate.
+    fn gate(&mut self, and: bool, mut kids: Vec<u32>) -> u32 {
+        kids.sort_unstable();
+        kids.dedup();
+        if kids.len() == 1 {
+            return kids[0];
+        }
+        if let Some(&g) = self.seen.get(&(and, kids.clone())) {
+            return g;
+        }
+        let id = self.gates.len() as u32;
+        let (start, len) = (self.children.len() as u32, kids.len() as u32);
+        self.gates.push(if and { Gate::And(start, len) } else { Gate::Or(start, len) });
+        self.children.extend(&kids);
+        self.seen.insert((and, kids), id);
+        id
+    }
+
+    /// The disjunction of the conjunctions `bodies` as a literal; `None` if it always holds.
+    fn disjunction(&mut self, mut bodies: Vec<Vec<u32>>) -> Option<u32> {
+        if bodies.iter().any(Vec::is_empty) {
+            return None;
+        }
+        let mut terms = Vec::new();
+        let mut count: HashMap<u32, u32> = HashMap::new();
+        while !bodies.is_empty() {
+            count.clear();
+            for b in &mut bodies {
+                b.sort_unstable();
+                b.dedup();
+                for &l in b.iter() {
+                    *count.entry(l).or_insert(0) += 1;
+                }
+            }
+            let best = count.iter().map(|(&l, &c)| (c, std::cmp::Reverse(l))).max();
+            match best {
+                Some((c, std::cmp::Reverse(l))) if c >= 2 => {
+                    let (with, without): (Vec<_>, Vec<_>) = bodies.into_iter().partition(|b| b.contains(&l));
+                    let rest = with.into_iter().map(|b| b.into_iter().filter(|&x| x != l).collect()).collect();
+                    terms.push(match self.disjunction(rest) {
+                        None => l,
+                        Some(r) => self.gate(true, vec![l, r]),
+                    });
+                    bodies = without;
+                }
+                _ => {
+                    for b in bodies.drain(..) {
+                        terms.push(self.gate(true, b));
+                    }
+                }
+            }
+        }
+        Some(self.gate(false, terms))
     }
 }
 
