@@ -7,6 +7,7 @@
 //! simple enough to trust, and the oracle faster reasoners are tested against.
 
 pub mod dialect;
+pub mod eval;
 pub mod game;
 pub mod interp;
 pub mod kif;
@@ -16,6 +17,7 @@ pub mod validate;
 
 use std::path::Path;
 
+pub use eval::{FuzzyGoals, GoalEstimate};
 pub use game::{CheckReport, GdlGame, GdlMove, PARAMS};
 pub use propnet::{PropnetError, PropnetGame, PropnetMove};
 pub use syntax::Description;

@@ -22,14 +22,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tabula_core::{Agent, Game, Limits, NullReport, Player as Seat, Rng, Spec, SpecError, Turn};
-use tabula_gdl::{GdlGame, PropnetGame};
-use tabula_search::{MaxnAgent, MctsAgent, NoEval, ParanoidAgent, RandomAgent, RandomPolicy};
+use tabula_gdl::{FuzzyGoals, GdlGame, GoalEstimate, PropnetGame};
+use tabula_search::{MaxnAgent, MctsAgent, ParanoidAgent, RandomAgent, RandomPolicy};
 
 use crate::message::{CaseMap, Message, Term, rules_text};
 use crate::referee::{Referee, RefereeError};
 
-/// A GDL game the player can search: a [`Game`] that knows its role names.
-pub trait GgpGame: Game {
+/// A GDL game the player can search: a [`Game`] that knows its role names and estimates
+/// its goals (for the alpha-beta agents' fuzzy evaluation).
+pub trait GgpGame: GoalEstimate {
     /// Role names (lower case), in role order.
     fn role_names(&self) -> &[String];
 }
@@ -49,11 +50,11 @@ impl GgpGame for GdlGame {
 /// Builds the agent for a match once the game type is known.
 pub trait AgentFactory: Send + Sync + 'static {
     /// An agent for `spec` playing a game of type `G`.
-    fn build<G: Game>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError>;
+    fn build<G: GgpGame>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError>;
 }
 
-/// The agents of the search crate that need no game knowledge: `mcts`, `random`,
-/// `paranoid`, `maxn`.
+/// The agents of the search crate: `mcts`, `random`, and `paranoid` and `maxn` with the
+/// fuzzy goal evaluation ([`FuzzyGoals`]; `paranoid` is the document's player).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct StandardAgents;
 
@@ -61,12 +62,12 @@ pub struct StandardAgents;
 pub const AGENT_NAMES: &[&str] = &["mcts", "random", "paranoid", "maxn"];
 
 impl AgentFactory for StandardAgents {
-    fn build<G: Game>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError> {
+    fn build<G: GgpGame>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError> {
         match spec.name.as_str() {
             "mcts" => Ok(Box::new(MctsAgent::<G, _>::from_spec(spec, RandomPolicy)?)),
             "random" => Ok(Box::new(RandomAgent::<G>::from_spec(spec)?)),
-            "paranoid" => Ok(Box::new(ParanoidAgent::from_spec(spec, NoEval)?)),
-            "maxn" => Ok(Box::new(MaxnAgent::from_spec(spec, NoEval)?)),
+            "paranoid" => Ok(Box::new(ParanoidAgent::from_spec(spec, FuzzyGoals)?)),
+            "maxn" => Ok(Box::new(MaxnAgent::from_spec(spec, FuzzyGoals)?)),
             other => Err(SpecError::UnknownName {
                 kind: "GGP agent".into(),
                 name: other.to_string(),

@@ -359,7 +359,7 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
             }
             let max_plies: u32 = p.get_in("max_plies", 1..=100_000)?;
             let text = std::fs::read_to_string(&file).map_err(|e| bad(e.to_string()))?;
-            let agents = StandardAgents::new(NoEval, RandomPolicy);
+            let agents = StandardAgents::new(tabula_gdl::FuzzyGoals, RandomPolicy);
             if reasoner != "reference" {
                 let limits = tabula_gdl::propnet::Limits::default();
                 match tabula_gdl::PropnetGame::from_str(&text, spec.to_string(), max_plies, limits) {

@@ -40,6 +40,14 @@ pub trait Evaluator<G: Game>: Clone + Send + Sync + 'static {
     /// The heuristic value of a position that is not over, for the player to move.
     fn evaluate(&self, state: &G) -> i32;
 
+    /// The heuristic value of a position that is not over for any `player`, not only the
+    /// one to move, for evaluators that know each player's view (n-player and
+    /// simultaneous-move searches use it); `None`, the default, when only the mover's is
+    /// known.
+    fn evaluate_for(&self, _state: &G, _player: Player) -> Option<i32> {
+        None
+    }
+
     /// The value of a finished game for `player` (in two-player games, the opponent of the
     /// player who moved last), `ply` plies from the root. The default scores win/draw/loss
     /// with the distance to the end; games that search for an exact margin (Othello's disc

@@ -208,6 +208,15 @@ impl PropnetGame {
         (net.base_terms.len(), net.inputs.iter().map(Vec::len).sum(), net.num_gates())
     }
 
+    /// The fuzzy-logic goal evaluation of the position, one value per role (see
+    /// [`crate::eval`]).
+    pub fn fuzzy_goals(&self) -> [f64; MAX_PLAYERS] {
+        let mut out = [0.0; MAX_PLAYERS];
+        let n = self.num_players();
+        with_machine(&self.shared, |m| m.fuzzy_goals(&self.shared.net, &self.bits, &mut out[..n]));
+        out
+    }
+
     /// Whether the game stopped because a role had no legal move.
     pub fn stuck(&self) -> bool {
         self.stuck

@@ -79,6 +79,10 @@ pub(crate) struct Net {
     pub(crate) legal_offset: Vec<u32>,
     /// `(role, value, gate)` of goal atoms with a valid value.
     pub(crate) goals: Vec<(u8, u8, u32)>,
+    /// Per role, the mean of its goal values (the fuzzy evaluation's zero).
+    goal_mean: Vec<f32>,
+    /// The state steps the goal atoms depend on, in order.
+    fuzzy_steps: Vec<Step>,
     pub(crate) terminal: Option<u32>,
     /// `(gate, base)` of next atoms.
     pub(crate) next: Vec<(u32, u32)>,
@@ -339,6 +343,8 @@ impl Net {
             fanout,
             need,
             tag: Vec::new(),
+            goal_mean: Vec::new(),
+            fuzzy_steps: Vec::new(),
             base_gate,
             input_gate,
             gates,
@@ -403,6 +409,35 @@ impl Net {
             tag[gate as usize] = b;
         }
         net.tag = tag;
+        // The fuzzy goal evaluation reads the goal atoms' cone of the state layer only.
+        let mut in_cone = vec![false; n];
+        let mut work: Vec<u32> = net.goals.iter().map(|&(_, _, g)| g).collect();
+        while let Some(v) = work.pop() {
+            if !std::mem::replace(&mut in_cone[v as usize], true) {
+                work.extend(net.kids(v).iter().map(|c| c & !NEG));
+            }
+        }
+        net.fuzzy_steps = net
+            .state_steps
+            .iter()
+            .copied()
+            .filter(|step| match *step {
+                Step::One(v) => in_cone[v as usize],
+                Step::Loop(s, e) => net.loops[s as usize..e as usize].iter().any(|&v| in_cone[v as usize]),
+            })
+            .collect();
+        net.goal_mean = (0..net.legal.len())
+            .map(|r| {
+                let mut values: Vec<u8> = net.goals.iter().filter(|g| g.0 as usize == r).map(|g| g.1).collect();
+                values.sort_unstable();
+                values.dedup();
+                if values.is_empty() {
+                    0.0
+                } else {
+                    values.iter().map(|&v| v as f32).sum::<f32>() / values.len() as f32
+                }
+            })
+            .collect();
         if let Some((off, rel)) = g.rels.get(&kw::INIT) {
             let mut init: Vec<u32> = rel
                 .list
@@ -425,6 +460,14 @@ impl Net {
                 .collect();
         }
         net
+    }
+
+    /// The children of gate `v` (with [`NEG`] marks).
+    fn kids(&self, v: u32) -> &[u32] {
+        match self.gates[v as usize] {
+            Gate::And(s, n) | Gate::Or(s, n) => &self.children[s as usize..(s + n) as usize],
+            _ => &[],
+        }
     }
 
     /// Number of gates.
@@ -584,6 +627,8 @@ pub(crate) struct Machine {
     next_bits: Vec<u64>,
     /// The legal atoms that hold, by flat number.
     legal_bits: Vec<u64>,
+    /// Fuzzy truth values of the gates, for [`Machine::fuzzy_goals`].
+    fuzzy: Vec<f32>,
 }
 
 impl Machine {
@@ -614,7 +659,61 @@ impl Machine {
             }
         }
         let dirty = vec![0; net.dyn_steps.len().div_ceil(64)];
-        Machine { vals, counts, bits, inputs: Vec::new(), dirty, next_bits, legal_bits }
+        Machine { vals, counts, bits, inputs: Vec::new(), dirty, next_bits, legal_bits, fuzzy: Vec::new() }
+    }
+
+    /// The fuzzy-logic goal evaluation of the state `bits` (document 003): a base
+    /// proposition that holds is 0.9 true, one that does not 0.1; AND is the product, OR the
+    /// probabilistic sum `x + y - xy`, NOT `1 - x`; facts that hold in every state are
+    /// crisp. Per role, the sum over its goal atoms of their truth times (goal value - mean
+    /// goal value) / 100: positive when the state leans to the role's better goals. The
+    /// values follow the circuit's form (after factoring), not the rules' text; cycles get
+    /// three rounds from all-false.
+    pub(crate) fn fuzzy_goals(&mut self, net: &Net, bits: &[u64], out: &mut [f64]) {
+        if self.fuzzy.len() != net.gates.len() {
+            self.fuzzy = net.template.iter().map(|&v| v as f32).collect();
+        }
+        let fz = &mut self.fuzzy;
+        let eval = |fz: &[f32], v: u32| -> f32 {
+            let lit = |c: u32| {
+                let x = fz[(c & !NEG) as usize];
+                if c & NEG != 0 { 1.0 - x } else { x }
+            };
+            match net.gates[v as usize] {
+                Gate::Base(i) => {
+                    if (bits[(i / 64) as usize] >> (i % 64)) & 1 != 0 {
+                        0.9
+                    } else {
+                        0.1
+                    }
+                }
+                Gate::And(..) => net.kids(v).iter().map(|&c| lit(c)).product(),
+                Gate::Or(..) => 1.0 - net.kids(v).iter().map(|&c| 1.0 - lit(c)).product::<f32>(),
+                Gate::False | Gate::Input(_) => 0.0,
+            }
+        };
+        for step in &net.fuzzy_steps {
+            match *step {
+                Step::One(v) => fz[v as usize] = eval(fz, v),
+                Step::Loop(s, e) => {
+                    let members = &net.loops[s as usize..e as usize];
+                    for &v in members {
+                        fz[v as usize] = 0.0;
+                    }
+                    for _ in 0..3 {
+                        for &v in members {
+                            fz[v as usize] = eval(fz, v);
+                        }
+                    }
+                }
+            }
+        }
+        out.iter_mut().for_each(|o| *o = 0.0);
+        for &(r, v, gate) in &net.goals {
+            if let Some(o) = out.get_mut(r as usize) {
+                *o += (fz[gate as usize] * (v as f32 - net.goal_mean[r as usize]) / 100.0) as f64;
+            }
+        }
     }
 
     /// The base propositions of the next state, for the state and joint move of the last

@@ -13,8 +13,9 @@
 //! simultaneous turn nobody sees the others' choices.
 //!
 //! [`Evaluator::evaluate`] scores a position for the player to move only; for other players
-//! these searches use its negation shared out among the opponents (`-v / (n - 1)`), which is
-//! exact for two-player zero-sum evaluations.
+//! these searches use [`Evaluator::evaluate_for`] when the evaluator knows every player's
+//! view, else the mover's value negated and shared out among the opponents (`-v / (n - 1)`),
+//! which is exact for two-player zero-sum evaluations.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -60,6 +61,11 @@ impl<M> Default for MPly<M> {
 
 /// The heuristic value of `state` for player `q` among `n` (see the module doc).
 fn value_for<G: Game, E: Evaluator<G>>(eval: &E, state: &G, q: Player, n: usize) -> i32 {
+    if !state.is_over()
+        && let Some(v) = eval.evaluate_for(state, q)
+    {
+        return v;
+    }
     match state.turn() {
         Turn::Player(p) => {
             let v = eval.evaluate(state);
