@@ -52,10 +52,14 @@ pub(crate) struct Net {
     move_steps: Vec<Step>,
     /// Values of the static gates (others 0).
     template: Vec<u8>,
-    /// The state steps then the move steps: one topological order of the dynamic gates.
-    dyn_steps: Vec<Step>,
-    /// Index in `dyn_steps` of each gate's step (`u32::MAX` for static gates).
-    step_of: Vec<u32>,
+    /// Gates are numbered static first, then the state layer, then the move layer, each
+    /// in dependency order with a cycle's gates together: the dynamic gates, from
+    /// `dyn_start` on, are in one topological order by number.
+    dyn_start: u32,
+    /// Per gate, the index in `loop_ranges` of its cycle, or [`NO_TAG`].
+    loop_of: Vec<u32>,
+    /// The gate numbers `start..end` of each cycle.
+    loop_ranges: Vec<(u32, u32)>,
     /// Gates that read each gate: `fanout[fanout_start[g]..fanout_start[g + 1]]`, with
     /// [`NEG`] set where the reader negates it.
     fanout_start: Vec<u32>,
@@ -299,49 +303,13 @@ impl Net {
             }
         }
         let [static_steps, state_steps, move_steps] = steps;
-        let dyn_steps: Vec<Step> = state_steps.iter().chain(&move_steps).copied().collect();
-        let mut step_of = vec![u32::MAX; n];
-        for (i, step) in dyn_steps.iter().enumerate() {
-            match *step {
-                Step::One(v) => step_of[v as usize] = i as u32,
-                Step::Loop(s, e) => {
-                    for &v in &loops[s as usize..e as usize] {
-                        step_of[v as usize] = i as u32;
-                    }
-                }
-            }
-        }
-        let mut fanout_start = vec![0u32; n + 1];
-        for &gate in &gates {
-            for &c in kids(gate) {
-                fanout_start[(c & !NEG) as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            fanout_start[i + 1] += fanout_start[i];
-        }
-        let mut fill = fanout_start.clone();
-        let mut fanout = vec![0u32; fanout_start[n] as usize];
-        for (v, &gate) in gates.iter().enumerate() {
-            for &c in kids(gate) {
-                let k = (c & !NEG) as usize;
-                fanout[fill[k] as usize] = v as u32 | (c & NEG);
-                fill[k] += 1;
-            }
-        }
-        let need = gates
-            .iter()
-            .map(|g| match *g {
-                Gate::And(_, n) => n,
-                _ => 1,
-            })
-            .collect();
         let mut net = Net {
-            dyn_steps,
-            step_of,
-            fanout_start,
-            fanout,
-            need,
+            dyn_start: 0,
+            loop_of: Vec::new(),
+            loop_ranges: Vec::new(),
+            fanout_start: Vec::new(),
+            fanout: Vec::new(),
+            need: Vec::new(),
             tag: Vec::new(),
             goal_mean: Vec::new(),
             fuzzy_steps: Vec::new(),
@@ -459,7 +427,132 @@ impl Net {
                 .map(|(_, f)| f[0])
                 .collect();
         }
+        net.renumber(&static_steps);
         net
+    }
+
+    /// Numbers the gates in evaluation order (see `dyn_start`) and builds the tables
+    /// propagation reads: fan-out lists, needs, cycles.
+    fn renumber(&mut self, static_steps: &[Step]) {
+        let n = self.gates.len();
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        let mut loop_ranges = Vec::new();
+        let mut push_steps = |steps: &[Step], order: &mut Vec<u32>, loop_ranges: &mut Vec<(u32, u32)>| {
+            for step in steps {
+                match *step {
+                    Step::One(v) => {
+                        placed[v as usize] = true;
+                        order.push(v);
+                    }
+                    Step::Loop(s, e) => {
+                        let start = order.len() as u32;
+                        for &v in &self.loops[s as usize..e as usize] {
+                            placed[v as usize] = true;
+                            order.push(v);
+                        }
+                        loop_ranges.push((start, order.len() as u32));
+                    }
+                }
+            }
+        };
+        push_steps(static_steps, &mut order, &mut Vec::new());
+        let dyn_start = order.len() as u32;
+        push_steps(&self.state_steps, &mut order, &mut loop_ranges);
+        push_steps(&self.move_steps, &mut order, &mut loop_ranges);
+        debug_assert!(placed.iter().all(|&p| p), "every gate has a step");
+        let mut perm = vec![0u32; n];
+        for (new, &old) in order.iter().enumerate() {
+            perm[old as usize] = new as u32;
+        }
+        let map = |c: u32| perm[(c & !NEG) as usize] | (c & NEG);
+        let mut gates = Vec::with_capacity(n);
+        let mut children = Vec::with_capacity(self.children.len());
+        for &old in &order {
+            gates.push(match self.gates[old as usize] {
+                Gate::And(s, k) | Gate::Or(s, k) => {
+                    let start = children.len() as u32;
+                    children.extend(self.children[s as usize..(s + k) as usize].iter().map(|&c| map(c)));
+                    if matches!(self.gates[old as usize], Gate::And(..)) {
+                        Gate::And(start, k)
+                    } else {
+                        Gate::Or(start, k)
+                    }
+                }
+                other => other,
+            });
+        }
+        self.gates = gates;
+        self.children = children;
+        for v in &mut self.loops {
+            *v = perm[*v as usize];
+        }
+        let remap_steps = |steps: &mut Vec<Step>| {
+            for step in steps.iter_mut() {
+                if let Step::One(v) = step {
+                    *v = perm[*v as usize];
+                }
+            }
+        };
+        remap_steps(&mut self.state_steps);
+        remap_steps(&mut self.move_steps);
+        remap_steps(&mut self.fuzzy_steps);
+        self.template = order.iter().map(|&old| self.template[old as usize]).collect();
+        self.tag = order.iter().map(|&old| self.tag[old as usize]).collect();
+        for g in self.base_gate.iter_mut().chain(self.input_gate.iter_mut()) {
+            *g = perm[*g as usize];
+        }
+        for moves in &mut self.legal {
+            for (_, g) in moves.iter_mut() {
+                *g = perm[*g as usize];
+            }
+        }
+        for (_, _, g) in &mut self.goals {
+            *g = perm[*g as usize];
+        }
+        if let Some(t) = &mut self.terminal {
+            *t = perm[*t as usize];
+        }
+        for (g, _) in &mut self.next {
+            *g = perm[*g as usize];
+        }
+        let mut loop_of = vec![NO_TAG; n];
+        for (i, &(s, e)) in loop_ranges.iter().enumerate() {
+            for v in s..e {
+                loop_of[v as usize] = i as u32;
+            }
+        }
+        let mut fanout_start = vec![0u32; n + 1];
+        for v in 0..n as u32 {
+            for &c in self.kids(v) {
+                fanout_start[(c & !NEG) as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            fanout_start[i + 1] += fanout_start[i];
+        }
+        let mut fill = fanout_start.clone();
+        let mut fanout = vec![0u32; fanout_start[n] as usize];
+        for v in 0..n as u32 {
+            for &c in self.kids(v) {
+                let k = (c & !NEG) as usize;
+                fanout[fill[k] as usize] = v | (c & NEG);
+                fill[k] += 1;
+            }
+        }
+        self.need = self
+            .gates
+            .iter()
+            .map(|g| match *g {
+                Gate::And(_, k) => k,
+                _ => 1,
+            })
+            .collect();
+        self.fanout_start = fanout_start;
+        self.fanout = fanout;
+        self.dyn_start = dyn_start;
+        self.loop_of = loop_of;
+        self.loop_ranges = loop_ranges;
     }
 
     /// The children of gate `v` (with [`NEG`] marks).
@@ -613,15 +706,14 @@ impl Builder<'_> {
 /// gate's need.
 #[derive(Debug, Default)]
 pub(crate) struct Machine {
-    /// The value of every gate for `bits` and `inputs`.
-    vals: Vec<u8>,
-    /// Per gate, how many of its children's literals hold.
-    counts: Vec<u32>,
+    /// Per gate: its value in the top bit ([`VAL`]), below it how many of its children's
+    /// literals hold.
+    st: Vec<u32>,
     /// The base propositions the values reflect.
     bits: Vec<u64>,
     /// The input propositions set (one per role at most).
     inputs: Vec<u32>,
-    /// Steps of `dyn_steps` to recompute.
+    /// Dynamic gates to recompute, by number from `Net::dyn_start`.
     dirty: Vec<u64>,
     /// The base propositions of the next state (`next` atoms that hold).
     next_bits: Vec<u64>,
@@ -629,7 +721,12 @@ pub(crate) struct Machine {
     legal_bits: Vec<u64>,
     /// Fuzzy truth values of the gates, for [`Machine::fuzzy_goals`].
     fuzzy: Vec<f32>,
+    /// A cycle's old values while it is recomputed.
+    old: Vec<u32>,
 }
+
+/// The value bit of [`Machine::st`].
+const VAL: u32 = 1 << 31;
 
 impl Machine {
     /// A machine holding the values of the empty state with no move.
@@ -638,15 +735,10 @@ impl Machine {
         let bits = vec![0u64; words];
         let mut vals = Vec::new();
         net.evaluate(&bits, Some(&[]), &mut vals);
-        let counts = net
-            .gates
-            .iter()
-            .map(|g| match *g {
-                Gate::And(s, n) | Gate::Or(s, n) => net.children[s as usize..(s + n) as usize]
-                    .iter()
-                    .filter(|&&c| vals[(c & !NEG) as usize] ^ (c >> 31) as u8 != 0)
-                    .count() as u32,
-                _ => 0,
+        let st = (0..net.gates.len() as u32)
+            .map(|v| {
+                let count = net.kids(v).iter().filter(|&&c| vals[(c & !NEG) as usize] ^ (c >> 31) as u8 != 0).count();
+                count as u32 | if vals[v as usize] != 0 { VAL } else { 0 }
             })
             .collect();
         let mut next_bits = vec![0u64; words];
@@ -658,8 +750,8 @@ impl Machine {
                 out[(i / 64) as usize] |= 1 << (i % 64);
             }
         }
-        let dirty = vec![0; net.dyn_steps.len().div_ceil(64)];
-        Machine { vals, counts, bits, inputs: Vec::new(), dirty, next_bits, legal_bits, fuzzy: Vec::new() }
+        let dirty = vec![0; (net.gates.len() - net.dyn_start as usize).div_ceil(64)];
+        Machine { st, bits, inputs: Vec::new(), dirty, next_bits, legal_bits, fuzzy: Vec::new(), old: Vec::new() }
     }
 
     /// The fuzzy-logic goal evaluation of the state `bits` (document 003): a base
@@ -716,6 +808,12 @@ impl Machine {
         }
     }
 
+    /// The value of gate `g`.
+    #[inline]
+    pub(crate) fn get(&self, g: u32) -> bool {
+        self.st[g as usize] & VAL != 0
+    }
+
     /// The base propositions of the next state, for the state and joint move of the last
     /// [`Machine::update`] with a joint move.
     pub(crate) fn next_bits(&self) -> &[u64] {
@@ -738,17 +836,11 @@ impl Machine {
         }
     }
 
-    /// The value of gate `g`.
-    #[inline]
-    pub(crate) fn get(&self, g: u32) -> bool {
-        self.vals[g as usize] != 0
-    }
-
     /// Sets a base or input gate and tells its readers.
     #[inline]
-    fn set_leaf(&mut self, net: &Net, g: u32, v: u8) {
-        self.vals[g as usize] = v;
-        changed(net, &mut self.counts, &mut self.dirty, g, v != 0, u32::MAX);
+    fn set_leaf(&mut self, net: &Net, g: u32, v: bool) {
+        self.st[g as usize] = if v { VAL } else { 0 };
+        changed(net, &mut self.st, &mut self.dirty, g, v, NO_TAG);
     }
 
     /// Brings the values to the state `bits` and, when given, the joint move `joint`
@@ -761,20 +853,19 @@ impl Machine {
             while diff != 0 {
                 let b = w * 64 + diff.trailing_zeros() as usize;
                 diff &= diff - 1;
-                let g = net.base_gate[b];
-                self.set_leaf(net, g, (word >> (b % 64)) as u8 & 1);
+                self.set_leaf(net, net.base_gate[b], (word >> (b % 64)) & 1 != 0);
             }
         }
         if let Some(joint) = joint {
             for i in 0..self.inputs.len() {
                 let x = self.inputs[i];
                 if !joint.contains(&x) {
-                    self.set_leaf(net, net.input_gate[x as usize], 0);
+                    self.set_leaf(net, net.input_gate[x as usize], false);
                 }
             }
             for &x in joint {
                 if (x as usize) < net.input_gate.len() && !self.inputs.contains(&x) {
-                    self.set_leaf(net, net.input_gate[x as usize], 1);
+                    self.set_leaf(net, net.input_gate[x as usize], true);
                 }
             }
             self.inputs.clear();
@@ -783,8 +874,8 @@ impl Machine {
         self.propagate(net);
     }
 
-    /// Recomputes the dirty steps in topological order; each one's children are final by
-    /// the time it is reached.
+    /// Recomputes the dirty gates in number order, which is dependency order: each one's
+    /// children are final by the time it is reached.
     fn propagate(&mut self, net: &Net) {
         let mut w = 0;
         while w < self.dirty.len() {
@@ -795,78 +886,83 @@ impl Machine {
             }
             let b = word.trailing_zeros() as usize;
             self.dirty[w] &= !(1u64 << b);
-            let step = w * 64 + b;
-            match net.dyn_steps[step] {
-                Step::One(v) => {
-                    let x = (self.counts[v as usize] >= net.need[v as usize]) as u8;
-                    if x != self.vals[v as usize] {
-                        self.vals[v as usize] = x;
-                        self.note(net, v);
-                        changed(net, &mut self.counts, &mut self.dirty, v, x != 0, u32::MAX);
-                    }
+            let v = net.dyn_start + (w * 64 + b) as u32;
+            let lp = net.loop_of[v as usize];
+            if lp == NO_TAG {
+                let st = self.st[v as usize];
+                let now = st & !VAL >= net.need[v as usize];
+                if now != (st & VAL != 0) {
+                    self.st[v as usize] = st ^ VAL;
+                    self.note(net, v);
+                    changed(net, &mut self.st, &mut self.dirty, v, now, NO_TAG);
                 }
-                Step::Loop(s, e) => {
-                    let members = &net.loops[s as usize..e as usize];
-                    // Keep the old values in the high bit while the least fixpoint is
-                    // rebuilt from all-false in the low bit.
-                    for &v in members {
-                        self.vals[v as usize] <<= 1;
-                    }
-                    loop {
-                        let mut again = false;
-                        for &v in members {
-                            let x = value(net, v, &self.vals);
-                            if x != self.vals[v as usize] & 1 {
-                                self.vals[v as usize] = (self.vals[v as usize] & !1) | x;
-                                again = true;
-                            }
-                        }
-                        if !again {
-                            break;
-                        }
-                    }
-                    for &v in members {
-                        let (old, new) = (self.vals[v as usize] >> 1, self.vals[v as usize] & 1);
-                        self.vals[v as usize] = new;
-                        if old != new {
-                            self.note(net, v);
-                            changed(net, &mut self.counts, &mut self.dirty, v, new != 0, step as u32);
-                        }
-                    }
+            } else {
+                self.recompute_cycle(net, lp);
+            }
+        }
+    }
+
+    /// Rebuilds cycle `lp`'s least fixpoint from all-false and tells the readers outside it
+    /// of the gates that changed.
+    fn recompute_cycle(&mut self, net: &Net, lp: u32) {
+        let (s, e) = net.loop_ranges[lp as usize];
+        for v in s..e {
+            let i = (v - net.dyn_start) as usize;
+            self.dirty[i / 64] &= !(1u64 << (i % 64));
+        }
+        self.old.clear();
+        for v in s..e {
+            self.old.push(self.st[v as usize] & VAL);
+            self.st[v as usize] &= !VAL;
+        }
+        loop {
+            let mut again = false;
+            for v in s..e {
+                if value(net, v, &self.st) && self.st[v as usize] & VAL == 0 {
+                    self.st[v as usize] |= VAL;
+                    again = true;
                 }
+            }
+            if !again {
+                break;
+            }
+        }
+        for v in s..e {
+            let now = self.st[v as usize] & VAL;
+            if now != self.old[(v - s) as usize] {
+                // Readers' counts still reflect the old value: update them now.
+                self.note(net, v);
+                changed(net, &mut self.st, &mut self.dirty, v, now != 0, lp);
             }
         }
     }
 }
 
-/// The value (0 or 1) of an AND/OR gate from the low bits of its children's values.
+/// The value of an AND/OR gate from its children's value bits.
 #[inline]
-fn value(net: &Net, v: u32, vals: &[u8]) -> u8 {
-    let lit = |c: &u32| (vals[(c & !NEG) as usize] ^ (c >> 31) as u8) & 1 != 0;
+fn value(net: &Net, v: u32, st: &[u32]) -> bool {
+    let lit = |c: &u32| (st[(c & !NEG) as usize] & VAL != 0) != (c & NEG != 0);
     match net.gates[v as usize] {
-        Gate::And(s, n) => net.children[s as usize..(s + n) as usize].iter().all(lit) as u8,
-        Gate::Or(s, n) => net.children[s as usize..(s + n) as usize].iter().any(lit) as u8,
-        _ => 0,
+        Gate::And(..) => net.kids(v).iter().all(lit),
+        Gate::Or(..) => net.kids(v).iter().any(lit),
+        _ => false,
     }
 }
 
-/// Gate `g` became `now` (true or false): adjusts the counts of its readers and marks
-/// their steps dirty, except the cycle `own` that `g` belongs to (`u32::MAX` for none).
+/// Gate `g` became `now`: adjusts the counts of its readers and marks them dirty, except
+/// the members of the cycle `own` that `g` belongs to ([`NO_TAG`] for none).
 #[inline]
-fn changed(net: &Net, counts: &mut [u32], dirty: &mut [u64], g: u32, now: bool, own: u32) {
+fn changed(net: &Net, st: &mut [u32], dirty: &mut [u64], g: u32, now: bool, own: u32) {
     let readers = &net.fanout[net.fanout_start[g as usize] as usize..net.fanout_start[g as usize + 1] as usize];
     for &e in readers {
         let p = (e & !NEG) as usize;
         // The reader's literal holds now if the gate is true and read positively, or
         // false and read negated.
-        if now != (e & NEG != 0) {
-            counts[p] += 1;
-        } else {
-            counts[p] -= 1;
-        }
-        let s = net.step_of[p];
-        if s != own {
-            dirty[(s / 64) as usize] |= 1 << (s % 64);
+        let up = now != (e & NEG != 0);
+        st[p] = st[p].wrapping_add(if up { 1 } else { u32::MAX });
+        if own == NO_TAG || net.loop_of[p] != own {
+            let i = p - net.dyn_start as usize;
+            dirty[i / 64] |= 1 << (i % 64);
         }
     }
 }
