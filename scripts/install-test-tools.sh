@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests talk to: GNU Go (the Go rules differential test,
-# Go matches over GTP) and GRhino (Othello matches over GTP). Idempotent: packages already
+# Go matches over GTP), GRhino (Othello matches over GTP) and SWI-Prolog (the GDL
+# reference reasoner against a Prolog translation of the rules). Idempotent: packages already
 # installed are skipped, and the package lists are refreshed at most once per run, only
 # when something is missing. Extra package names may be given as arguments.
 set -euo pipefail
 
-PACKAGES=(gnugo grhino "$@")
+PACKAGES=(gnugo grhino swi-prolog-nox "$@")
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

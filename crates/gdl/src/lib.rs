@@ -11,6 +11,7 @@ pub mod eval;
 pub mod game;
 pub mod interp;
 pub mod kif;
+pub mod prolog;
 pub mod propnet;
 pub mod syntax;
 pub mod validate;

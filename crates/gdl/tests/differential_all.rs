@@ -88,7 +88,14 @@ fn compiled_and_reference_reasoners_agree_on_every_game() {
                             Err(e) => panic!("{name}: {e}"),
                         }
                     };
-                    eprintln!("{name}: {:.1} s", started.elapsed().as_secs_f64());
+                    let what = match &outcome {
+                        Outcome::Agreed(p) => format!("agree over {p} plies"),
+                        Outcome::Invalid => "invalid GDL".to_string(),
+                        Outcome::TooBig(why) => format!("over the grounding limits ({why})"),
+                        Outcome::ReferenceRunaway => "beyond the reference".to_string(),
+                        Outcome::Slow => "left out as slow".to_string(),
+                    };
+                    eprintln!("{name}: {what}, {:.1} s", started.elapsed().as_secs_f64());
                     outcomes.lock().unwrap().push((name, outcome));
                 }
             });
