@@ -25,6 +25,8 @@ const NEG: u32 = 1 << 31;
 const LEGAL_TAG: u32 = 1 << 31;
 /// Tags a gate nothing reads out.
 const NO_TAG: u32 = u32::MAX;
+/// The `need` of a gate in a cycle.
+const IN_CYCLE: u32 = 1 << 31;
 
 #[derive(Copy, Clone, Debug)]
 enum Gate {
@@ -64,7 +66,8 @@ pub(crate) struct Net {
     /// [`NEG`] set where the reader negates it.
     fanout_start: Vec<u32>,
     fanout: Vec<u32>,
-    /// Satisfied children an AND/OR gate needs to be true (its fan-in, or 1).
+    /// Satisfied children an AND/OR gate needs to be true (its fan-in, or 1);
+    /// [`IN_CYCLE`] for a cycle's gates, which are recomputed from their children instead.
     need: Vec<u32>,
     /// Per gate, what reads it out: [`LEGAL_TAG`] plus a legal atom's flat number, a base
     /// proposition's number for a `next` atom, or [`NO_TAG`].
@@ -543,7 +546,9 @@ impl Net {
         self.need = self
             .gates
             .iter()
-            .map(|g| match *g {
+            .zip(&loop_of)
+            .map(|(g, &lp)| match *g {
+                _ if lp != NO_TAG => IN_CYCLE,
                 Gate::And(_, k) => k,
                 _ => 1,
             })
@@ -949,8 +954,9 @@ fn value(net: &Net, v: u32, st: &[u32]) -> bool {
     }
 }
 
-/// Gate `g` became `now`: adjusts the counts of its readers and marks them dirty, except
-/// the members of the cycle `own` that `g` belongs to ([`NO_TAG`] for none).
+/// Gate `g` became `now`: adjusts the counts of its readers and marks dirty those whose
+/// count crossed their need, and readers in cycles other than `own`, the cycle `g` belongs
+/// to ([`NO_TAG`] for none).
 #[inline]
 fn changed(net: &Net, st: &mut [u32], dirty: &mut [u64], g: u32, now: bool, own: u32) {
     let readers = &net.fanout[net.fanout_start[g as usize] as usize..net.fanout_start[g as usize + 1] as usize];
@@ -959,8 +965,12 @@ fn changed(net: &Net, st: &mut [u32], dirty: &mut [u64], g: u32, now: bool, own:
         // The reader's literal holds now if the gate is true and read positively, or
         // false and read negated.
         let up = now != (e & NEG != 0);
-        st[p] = st[p].wrapping_add(if up { 1 } else { u32::MAX });
-        if own == NO_TAG || net.loop_of[p] != own {
+        let count = st[p].wrapping_add(if up { 1 } else { u32::MAX });
+        st[p] = count;
+        // Outside cycles a reader can only change when its count crosses its need.
+        let need = net.need[p];
+        let crosses = if up { count & !VAL == need } else { (count & !VAL) + 1 == need };
+        if crosses || (need == IN_CYCLE && net.loop_of[p] != own) {
             let i = p - net.dyn_start as usize;
             dirty[i / 64] |= 1 << (i % 64);
         }
