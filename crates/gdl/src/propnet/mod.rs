@@ -174,6 +174,7 @@ impl PropnetGame {
             hash: 0,
             ply: 0,
         };
+        game.hash = game.hash_from_scratch();
         game.refresh();
         Ok(game)
     }
@@ -268,7 +269,6 @@ impl PropnetGame {
                 }
             };
         });
-        self.hash = self.hash_from_scratch();
     }
 
     fn legal_iter(&self, role: usize) -> impl Iterator<Item = PropnetMove> + '_ {
@@ -307,7 +307,15 @@ impl PropnetGame {
         }
         with_machine(&shared, |m| {
             m.update(net, &self.bits, Some(&inputs[..net.roles.len()]));
-            self.bits.copy_from_slice(m.next_bits());
+            // The hash follows the propositions that change.
+            for (w, (old, &new)) in self.bits.iter_mut().zip(m.next_bits()).enumerate() {
+                let mut diff = *old ^ new;
+                while diff != 0 {
+                    self.hash ^= shared.base_hash[w * 64 + diff.trailing_zeros() as usize];
+                    diff &= diff - 1;
+                }
+                *old = new;
+            }
         });
         self.ply += 1;
         self.refresh();
