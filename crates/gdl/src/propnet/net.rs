@@ -27,6 +27,8 @@ const LEGAL_TAG: u32 = 1 << 31;
 const NO_TAG: u32 = u32::MAX;
 /// The `need` of a gate in a cycle.
 const IN_CYCLE: u32 = 1 << 31;
+/// AND readers that make a gate hot (see `Net::watch`).
+const HOT_READERS: u32 = 16;
 
 #[derive(Copy, Clone, Debug)]
 enum Gate {
@@ -66,9 +68,17 @@ pub(crate) struct Net {
     /// [`NEG`] set where the reader negates it.
     fanout_start: Vec<u32>,
     fanout: Vec<u32>,
-    /// Satisfied children an AND/OR gate needs to be true (its fan-in, or 1);
-    /// [`IN_CYCLE`] for a cycle's gates, which are recomputed from their children instead.
+    /// Satisfied children an AND/OR gate needs to be true (its fan-in, or 1; one less for a
+    /// gate that watches a literal); [`IN_CYCLE`] for a cycle's gates, which are recomputed
+    /// from their children instead.
     need: Vec<u32>,
+    /// Per AND gate, the literal of a hot child it watches instead of counting ([`NEG`]
+    /// marks a negated one), or [`NO_TAG`]. A hot gate is read by many ANDs — the turn
+    /// marker every legal move of a player reads — and flips every ply; counting it would
+    /// touch all of them, while only those whose other children all hold ("armed") change.
+    watch: Vec<u32>,
+    /// Per gate, its index among the hot gates, or [`NO_TAG`].
+    hot_slot: Vec<u32>,
     /// Per gate, what reads it out: [`LEGAL_TAG`] plus a legal atom's flat number, a base
     /// proposition's number for a `next` atom, or [`NO_TAG`].
     tag: Vec<u32>,
@@ -313,6 +323,8 @@ impl Net {
             fanout_start: Vec::new(),
             fanout: Vec::new(),
             need: Vec::new(),
+            watch: Vec::new(),
+            hot_slot: Vec::new(),
             tag: Vec::new(),
             goal_mean: Vec::new(),
             fuzzy_steps: Vec::new(),
@@ -431,7 +443,77 @@ impl Net {
                 .collect();
         }
         net.renumber(&static_steps);
+        net.calibrate();
         net
+    }
+
+    /// Finds the base propositions that flip on at least half the plies of a few seeded
+    /// random playouts (turn markers and the like) and lets the ANDs that read them watch
+    /// them (see `watch`). Bounded to 2,000 plies and 100 ms; which propositions are watched
+    /// changes the speed only, never a value.
+    fn calibrate(&mut self) {
+        let started = std::time::Instant::now();
+        let mut m = Machine::new(self);
+        let mut rng = tabula_core::Rng::new(0x7ab0_1a7e);
+        let nb = self.base_gate.len();
+        let mut flips = vec![0u32; nb];
+        let mut plies = 0u32;
+        // The input proposition of each legal atom, per role.
+        let input_of: Vec<Vec<u32>> = self
+            .legal
+            .iter()
+            .zip(&self.inputs)
+            .map(|(legal, inputs)| {
+                legal
+                    .iter()
+                    .map(|&(mv, _)| inputs.binary_search_by_key(&mv, |&(m, _)| m).map_or(NO_TAG, |k| inputs[k].1))
+                    .collect()
+            })
+            .collect();
+        let mut choices: Vec<u32> = Vec::new();
+        let mut joint: Vec<u32> = Vec::new();
+        'playouts: for _ in 0..100 {
+            let mut bits = vec![0u64; nb.div_ceil(64)];
+            for &b in &self.init {
+                bits[(b / 64) as usize] |= 1 << (b % 64);
+            }
+            for _ in 0..200 {
+                m.update(self, &bits, None);
+                if self.terminal.is_some_and(|t| m.get(t)) {
+                    break;
+                }
+                joint.clear();
+                for (r, inputs) in input_of.iter().enumerate() {
+                    choices.clear();
+                    let (start, end) = (self.legal_offset[r], self.legal_offset[r + 1]);
+                    for i in start..end {
+                        let x = inputs[(i - start) as usize];
+                        if (m.legal_bits()[(i / 64) as usize] >> (i % 64)) & 1 != 0 && x != NO_TAG {
+                            choices.push(x);
+                        }
+                    }
+                    if choices.is_empty() {
+                        continue 'playouts;
+                    }
+                    joint.push(choices[rng.below(choices.len())]);
+                }
+                m.update(self, &bits, Some(&joint));
+                for (w, (old, &new)) in bits.iter_mut().zip(m.next_bits()).enumerate() {
+                    let mut diff = *old ^ new;
+                    while diff != 0 {
+                        flips[w * 64 + diff.trailing_zeros() as usize] += 1;
+                        diff &= diff - 1;
+                    }
+                    *old = new;
+                }
+                plies += 1;
+                if plies >= 2_000 || started.elapsed() > std::time::Duration::from_millis(100) {
+                    break 'playouts;
+                }
+            }
+        }
+        let hot: Vec<u32> = (0..nb as u32).filter(|&b| plies > 0 && flips[b as usize] * 2 >= plies).collect();
+        self.set_watches(&hot);
     }
 
     /// Numbers the gates in evaluation order (see `dyn_start`) and builds the tables
@@ -525,9 +607,61 @@ impl Net {
                 loop_of[v as usize] = i as u32;
             }
         }
+        self.dyn_start = dyn_start;
+        self.loop_of = loop_of;
+        self.loop_ranges = loop_ranges;
+        self.set_watches(&[]);
+    }
+
+    /// Makes the fan-out lists and needs, with the ANDs that read one of the `hot` base
+    /// propositions watching it (see `watch`).
+    fn set_watches(&mut self, hot: &[u32]) {
+        let n = self.gates.len();
+        let dyn_start = self.dyn_start;
+        let loop_of = &self.loop_of;
+        // Watched literals: each dynamic AND outside cycles with two or more children watches
+        // its child with the most AND readers, if that child is hot.
+        let counted_and = |v: usize| {
+            v >= dyn_start as usize && loop_of[v] == NO_TAG && matches!(self.gates[v], Gate::And(_, k) if k >= 2)
+        };
+        let mut and_readers = vec![0u32; n];
+        for v in (0..n).filter(|&v| counted_and(v)) {
+            for &c in self.kids(v as u32) {
+                and_readers[(c & !NEG) as usize] += 1;
+            }
+        }
+        let mut is_hot = vec![false; n];
+        for &b in hot {
+            is_hot[self.base_gate[b as usize] as usize] = true;
+        }
+        let hot = |g: usize| is_hot[g] && and_readers[g] >= HOT_READERS;
+        let mut watch = vec![NO_TAG; n];
+        for v in (0..n).filter(|&v| counted_and(v)) {
+            let kids = self.kids(v as u32);
+            let best = kids
+                .iter()
+                .copied()
+                .filter(|&c| hot((c & !NEG) as usize))
+                .max_by_key(|&c| and_readers[(c & !NEG) as usize]);
+            if let Some(c) = best
+                && kids.iter().filter(|&&k| k & !NEG == c & !NEG).count() == 1
+            {
+                watch[v] = c;
+            }
+        }
+        let mut hot_slot = vec![NO_TAG; n];
+        let mut slots = 0;
+        for &w in watch.iter().filter(|&&w| w != NO_TAG) {
+            let g = (w & !NEG) as usize;
+            if hot_slot[g] == NO_TAG {
+                hot_slot[g] = slots;
+                slots += 1;
+            }
+        }
+        let read = |v: u32, c: u32| watch[v as usize] != c;
         let mut fanout_start = vec![0u32; n + 1];
         for v in 0..n as u32 {
-            for &c in self.kids(v) {
+            for &c in self.kids(v).iter().filter(|&&c| read(v, c)) {
                 fanout_start[(c & !NEG) as usize + 1] += 1;
             }
         }
@@ -537,7 +671,7 @@ impl Net {
         let mut fill = fanout_start.clone();
         let mut fanout = vec![0u32; fanout_start[n] as usize];
         for v in 0..n as u32 {
-            for &c in self.kids(v) {
+            for &c in self.kids(v).iter().filter(|&&c| read(v, c)) {
                 let k = (c & !NEG) as usize;
                 fanout[fill[k] as usize] = v | (c & NEG);
                 fill[k] += 1;
@@ -546,18 +680,19 @@ impl Net {
         self.need = self
             .gates
             .iter()
-            .zip(&loop_of)
-            .map(|(g, &lp)| match *g {
+            .zip(loop_of)
+            .zip(&watch)
+            .map(|((g, &lp), &w)| match *g {
                 _ if lp != NO_TAG => IN_CYCLE,
+                Gate::And(_, k) if w != NO_TAG => k - 1,
                 Gate::And(_, k) => k,
                 _ => 1,
             })
             .collect();
+        self.watch = watch;
+        self.hot_slot = hot_slot;
         self.fanout_start = fanout_start;
         self.fanout = fanout;
-        self.dyn_start = dyn_start;
-        self.loop_of = loop_of;
-        self.loop_ranges = loop_ranges;
     }
 
     /// The children of gate `v` (with [`NEG`] marks).
@@ -728,6 +863,11 @@ pub(crate) struct Machine {
     fuzzy: Vec<f32>,
     /// A cycle's old values while it is recomputed.
     old: Vec<u32>,
+    /// Per hot gate (`Net::hot_slot`), the armed watchers: ANDs whose other children all
+    /// hold, so that a flip of the hot gate flips them.
+    armed: Vec<Vec<u32>>,
+    /// Per gate, its place in its hot gate's armed list, or [`NO_TAG`].
+    armed_pos: Vec<u32>,
 }
 
 /// The value bit of [`Machine::st`].
@@ -740,12 +880,24 @@ impl Machine {
         let bits = vec![0u64; words];
         let mut vals = Vec::new();
         net.evaluate(&bits, Some(&[]), &mut vals);
-        let st = (0..net.gates.len() as u32)
+        let st: Vec<u32> = (0..net.gates.len() as u32)
             .map(|v| {
-                let count = net.kids(v).iter().filter(|&&c| vals[(c & !NEG) as usize] ^ (c >> 31) as u8 != 0).count();
+                let w = net.watch[v as usize];
+                let count =
+                    net.kids(v).iter().filter(|&&c| c != w && vals[(c & !NEG) as usize] ^ (c >> 31) as u8 != 0).count();
                 count as u32 | if vals[v as usize] != 0 { VAL } else { 0 }
             })
             .collect();
+        let slots = net.hot_slot.iter().filter(|&&s| s != NO_TAG).count();
+        let mut armed = vec![Vec::new(); slots];
+        let mut armed_pos = vec![NO_TAG; net.gates.len()];
+        for (v, &w) in net.watch.iter().enumerate() {
+            if w != NO_TAG && st[v] & !VAL >= net.need[v] {
+                let list = &mut armed[net.hot_slot[(w & !NEG) as usize] as usize];
+                armed_pos[v] = list.len() as u32;
+                list.push(v as u32);
+            }
+        }
         let mut next_bits = vec![0u64; words];
         let mut legal_bits = vec![0u64; (*net.legal_offset.last().unwrap_or(&0) as usize).div_ceil(64)];
         for (g, &t) in net.tag.iter().enumerate() {
@@ -756,7 +908,18 @@ impl Machine {
             }
         }
         let dirty = vec![0; (net.gates.len() - net.dyn_start as usize).div_ceil(64)];
-        Machine { st, bits, inputs: Vec::new(), dirty, next_bits, legal_bits, fuzzy: Vec::new(), old: Vec::new() }
+        Machine {
+            st,
+            bits,
+            inputs: Vec::new(),
+            dirty,
+            next_bits,
+            legal_bits,
+            fuzzy: Vec::new(),
+            old: Vec::new(),
+            armed,
+            armed_pos,
+        }
     }
 
     /// The fuzzy-logic goal evaluation of the state `bits` (document 003): a base
@@ -845,7 +1008,7 @@ impl Machine {
     #[inline]
     fn set_leaf(&mut self, net: &Net, g: u32, v: bool) {
         self.st[g as usize] = if v { VAL } else { 0 };
-        changed(net, &mut self.st, &mut self.dirty, g, v, NO_TAG);
+        self.changed(net, g, v, NO_TAG);
     }
 
     /// Brings the values to the state `bits` and, when given, the joint move `joint`
@@ -895,11 +1058,13 @@ impl Machine {
             let lp = net.loop_of[v as usize];
             if lp == NO_TAG {
                 let st = self.st[v as usize];
-                let now = st & !VAL >= net.need[v as usize];
+                let w = net.watch[v as usize];
+                let now = st & !VAL >= net.need[v as usize]
+                    && (w == NO_TAG || (self.st[(w & !NEG) as usize] & VAL != 0) != (w & NEG != 0));
                 if now != (st & VAL != 0) {
                     self.st[v as usize] = st ^ VAL;
                     self.note(net, v);
-                    changed(net, &mut self.st, &mut self.dirty, v, now, NO_TAG);
+                    self.changed(net, v, now, NO_TAG);
                 }
             } else {
                 self.recompute_cycle(net, lp);
@@ -937,7 +1102,7 @@ impl Machine {
             if now != self.old[(v - s) as usize] {
                 // Readers' counts still reflect the old value: update them now.
                 self.note(net, v);
-                changed(net, &mut self.st, &mut self.dirty, v, now != 0, lp);
+                self.changed(net, v, now != 0, lp);
             }
         }
     }
@@ -954,25 +1119,48 @@ fn value(net: &Net, v: u32, st: &[u32]) -> bool {
     }
 }
 
-/// Gate `g` became `now`: adjusts the counts of its readers and marks dirty those whose
-/// count crossed their need, and readers in cycles other than `own`, the cycle `g` belongs
-/// to ([`NO_TAG`] for none).
-#[inline]
-fn changed(net: &Net, st: &mut [u32], dirty: &mut [u64], g: u32, now: bool, own: u32) {
-    let readers = &net.fanout[net.fanout_start[g as usize] as usize..net.fanout_start[g as usize + 1] as usize];
-    for &e in readers {
-        let p = (e & !NEG) as usize;
-        // The reader's literal holds now if the gate is true and read positively, or
-        // false and read negated.
-        let up = now != (e & NEG != 0);
-        let count = st[p].wrapping_add(if up { 1 } else { u32::MAX });
-        st[p] = count;
-        // Outside cycles a reader can only change when its count crosses its need.
-        let need = net.need[p];
-        let crosses = if up { count & !VAL == need } else { (count & !VAL) + 1 == need };
-        if crosses || (need == IN_CYCLE && net.loop_of[p] != own) {
-            let i = p - net.dyn_start as usize;
-            dirty[i / 64] |= 1 << (i % 64);
+impl Machine {
+    /// Gate `g` became `now`: adjusts the counts of its readers and marks dirty those whose
+    /// count crossed their need, readers in cycles other than `own` (the cycle `g` belongs
+    /// to, [`NO_TAG`] for none), and, if `g` is hot, its armed watchers.
+    #[inline]
+    fn changed(&mut self, net: &Net, g: u32, now: bool, own: u32) {
+        let readers = &net.fanout[net.fanout_start[g as usize] as usize..net.fanout_start[g as usize + 1] as usize];
+        for &e in readers {
+            let p = (e & !NEG) as usize;
+            // The reader's literal holds now if the gate is true and read positively, or
+            // false and read negated.
+            let up = now != (e & NEG != 0);
+            let count = self.st[p].wrapping_add(if up { 1 } else { u32::MAX });
+            self.st[p] = count;
+            // Outside cycles a reader can only change when its count crosses its need.
+            let need = net.need[p];
+            let crosses = if up { count & !VAL == need } else { (count & !VAL) + 1 == need };
+            if crosses || (need == IN_CYCLE && net.loop_of[p] != own) {
+                let i = p - net.dyn_start as usize;
+                self.dirty[i / 64] |= 1 << (i % 64);
+                if crosses && net.watch[p] != NO_TAG {
+                    let slot = net.hot_slot[(net.watch[p] & !NEG) as usize] as usize;
+                    if up {
+                        self.armed_pos[p] = self.armed[slot].len() as u32;
+                        self.armed[slot].push(p as u32);
+                    } else {
+                        let at = self.armed_pos[p] as usize;
+                        self.armed[slot].swap_remove(at);
+                        if let Some(&moved) = self.armed[slot].get(at) {
+                            self.armed_pos[moved as usize] = at as u32;
+                        }
+                        self.armed_pos[p] = NO_TAG;
+                    }
+                }
+            }
+        }
+        let slot = net.hot_slot[g as usize];
+        if slot != NO_TAG {
+            for &p in &self.armed[slot as usize] {
+                let i = p as usize - net.dyn_start as usize;
+                self.dirty[i / 64] |= 1 << (i % 64);
+            }
         }
     }
 }
