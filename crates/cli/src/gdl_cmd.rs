@@ -1,5 +1,6 @@
 //! `tabula gdl check`: parse, validate and play a random game of GDL files; `tabula gdl expand`:
-//! turn a game written in the board-game dialect into standard GDL for any GGP player.
+//! turn a game written in the board-game dialect into standard GDL for any GGP player;
+//! `tabula gdl prolog`: the game as a Prolog program for SWI-Prolog.
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +34,36 @@ enum GdlCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Translate a game into a Prolog program for SWI-Prolog, with a driver that answers
+    /// `step(State, Joint).` queries on standard input (`swipl -q -g gdl_main -t halt FILE`).
+    Prolog {
+        /// The .kif file.
+        file: PathBuf,
+        /// Where to write the program (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+/// Reads, expands and validates a description.
+fn read_valid(file: &Path) -> Result<Vec<tabula_gdl::kif::Sexpr>> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let exprs = tabula_gdl::parse_gdl(&text).with_context(|| file.display().to_string())?;
+    let desc = tabula_gdl::syntax::read_description(&exprs).with_context(|| file.display().to_string())?;
+    if let Some(p) = tabula_gdl::validate(&desc).first() {
+        bail!("{}: not valid GDL: {p}", file.display());
+    }
+    Ok(exprs)
+}
+
+fn write_out(out: Option<PathBuf>, text: &str) -> Result<()> {
+    match out {
+        Some(path) => std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display())),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
 }
 
 fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
@@ -92,19 +123,13 @@ pub fn run(args: GdlArgs) -> Result<()> {
             Ok(())
         }
         GdlCommand::Expand { file, out } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let exprs = tabula_gdl::parse_gdl(&text).with_context(|| file.display().to_string())?;
-            let desc = tabula_gdl::syntax::read_description(&exprs).with_context(|| file.display().to_string())?;
-            let problems = tabula_gdl::validate(&desc);
-            if let Some(p) = problems.first() {
-                bail!("{}: the expanded description is not valid GDL: {p}", file.display());
-            }
-            let kif = tabula_gdl::dialect::to_kif(&exprs);
-            match out {
-                Some(path) => std::fs::write(&path, kif).with_context(|| format!("cannot write {}", path.display()))?,
-                None => print!("{kif}"),
-            }
-            Ok(())
+            let exprs = read_valid(&file)?;
+            write_out(out, &tabula_gdl::dialect::to_kif(&exprs))
+        }
+        GdlCommand::Prolog { file, out } => {
+            let exprs = read_valid(&file)?;
+            let program = tabula_gdl::prolog::translate(&exprs).with_context(|| file.display().to_string())?;
+            write_out(out, &(program + tabula_gdl::prolog::DRIVER))
         }
     }
 }
