@@ -2,7 +2,8 @@
 //! the validator and the dialect expansion, and a description that passes all of them is
 //! loaded by the reference reasoner up to its initial state's legal moves. Nothing may
 //! panic; every rejection is a typed error. Expressions that read print back to text that
-//! reads as the same expressions.
+//! reads as the same expressions, and any expressions that read translate to Prolog or are
+//! refused with a typed error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,6 +17,10 @@ fuzz_target!(|data: &[u8]| {
         let again = kif::parse(&printed.join("\n")).expect("printed expressions read back");
         let reprinted: Vec<String> = again.iter().map(|e| e.to_string()).collect();
         assert_eq!(reprinted, printed);
+        let _ = tabula_gdl::prolog::translate(&exprs);
+        for e in &exprs {
+            let _ = tabula_gdl::prolog::ground_term(e);
+        }
     }
     if load_str(&text).is_ok() {
         // A valid description: the reference reasoner must load it or say why, and answer

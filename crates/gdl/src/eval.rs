@@ -51,7 +51,9 @@ impl FuzzyGoals {
         let est = state.goal_estimates();
         let me = est[player.index()];
         let others = if n > 1 { (est[..n].iter().sum::<f64>() - me) / (n - 1) as f64 } else { 0.0 };
-        ((me - others) * SCALE).round() as i32
+        // Heuristic values stay inside the range of proven results.
+        let bound = (tabula_search::WIN_MIN - 1) as f64;
+        ((me - others) * SCALE).round().clamp(-bound, bound) as i32
     }
 }
 

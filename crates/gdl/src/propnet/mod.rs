@@ -6,10 +6,10 @@
 //! ([`net`]) with one base proposition per ground `true` atom and one input proposition per
 //! ground `does` atom. A state is a bitset over the base propositions; legal moves, goals,
 //! terminal and the next state are read from the circuit after propagating only the
-//! propositions that changed since the thread's last request (a [`net::Machine`] per
-//! thread), with no allocation. [`PropnetGame`] presents it as a [`tabula_core::Game`] that behaves exactly
-//! like [`crate::GdlGame`] (same turns, moves, rewards and hashes), which the differential
-//! tests check.
+//! propositions that changed since the thread's last request (one machine per thread and
+//! net, see [`net`]), with no allocation. [`PropnetGame`] presents it as a
+//! [`tabula_core::Game`] that behaves exactly like [`crate::GdlGame`] (same turns, moves,
+//! rewards and hashes), which the differential tests check.
 
 pub mod ground;
 mod net;
