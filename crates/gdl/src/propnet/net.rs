@@ -6,12 +6,15 @@
 //! goal, terminal) and a move layer (reads input propositions: next). Positive recursion
 //! (cycles of gates) is evaluated as a least fixpoint of the cycle's gates.
 //!
-//! Playing uses a [`Machine`]: it keeps the value of every gate for the state (and joint
-//! move) it last saw, and on the next request propagates only what changed — a move of a
-//! board game touches a few base propositions and a few hundred of the circuit's tens of
-//! thousands of gates. Dirty gates are recomputed in dependency order (their steps are
-//! numbered topologically, so one forward sweep over a dirty bitset suffices); a cycle is
-//! recomputed as a whole from its least fixpoint, which keeps recursion exact.
+//! Playing uses a [`Machine`]: it keeps the value of every gate, and the count of its
+//! children's literals that hold, for the state (and joint move) it last saw, and on the next
+//! request propagates only what changed — a move of a board game touches a few base
+//! propositions and a few hundred of the circuit's thousands of gates. A changed gate adjusts
+//! its readers' counts; a reader whose count crosses its need is recomputed, in dependency
+//! order (gates are numbered topologically, so one forward sweep over a dirty bitset
+//! suffices); a cycle is recomputed as a whole from its least fixpoint, which keeps
+//! recursion exact. A turn marker read by many ANDs is watched rather than counted (see
+//! `Net::watch`).
 
 use std::collections::HashMap;
 
