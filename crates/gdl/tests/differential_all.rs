@@ -13,26 +13,15 @@
 
 mod common;
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use common::{differential_with, kif_files};
+use common::{QUICK_LIMITS, SLOW_REFERENCE, collection, differential_with, env_or, for_each_game};
 use tabula_gdl::interp::EvalError;
 use tabula_gdl::propnet::Limits;
 use tabula_gdl::{LoadError, PropnetError};
-
-/// Games whose reference evaluation (the bottom-up interpreter, built for clarity, not
-/// speed) needs minutes for a few plies: left out unless `TABULA_GDL_DIFF_FULL` is set.
-const SLOW_REFERENCE: &[&str] = &["gt_two_thirds_4p.kif", "gt_two_thirds_6p.kif", "laikLee_hex.kif", "sudoku.kif"];
 
 /// Games with a relation of more than the reference interpreter's 2,000,000 facts in the
 /// initial state (chess's 7-argument `threatened_with_capture`, ...): the bottom-up
 /// reference cannot evaluate them, so there is no oracle to compare with.
 const REFERENCE_RUNAWAY: &[&str] = &["chess.kif", "mummymaze1p.kif", "slaughter.kif"];
-
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 /// What happened to one game.
 enum Outcome {
@@ -44,66 +33,42 @@ enum Outcome {
     TooBig(String),
     /// The reference interpreter gives up (see [`REFERENCE_RUNAWAY`]).
     ReferenceRunaway,
-    /// Left out of the quick run (see [`SLOW_REFERENCE`]).
+    /// Left out of the quick run: the reference needs minutes ([`SLOW_REFERENCE`]); run
+    /// with `TABULA_GDL_DIFF_FULL`.
     Slow,
 }
 
 #[test]
 fn compiled_and_reference_reasoners_agree_on_every_game() {
-    let mut files = kif_files();
-    let only = std::env::var("TABULA_GDL_DIFF_ONLY").ok();
-    if let Some(only) = &only {
-        files.retain(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == only.as_str()));
-        assert_eq!(files.len(), 1, "TABULA_GDL_DIFF_ONLY={only}: no such game");
-    }
-    assert!(only.is_some() || files.len() >= 200, "expected the shared GDL collection, found {} files", files.len());
+    let (files, only) = collection("TABULA_GDL_DIFF_ONLY");
     let playouts = env_or("TABULA_GDL_DIFF_PLAYOUTS", 2);
     let plies = env_or("TABULA_GDL_DIFF_PLIES", 40) as u32;
     let full = std::env::var_os("TABULA_GDL_DIFF_FULL").is_some();
-    let limits =
-        if full { Limits::default() } else { Limits { max_atoms: 20_000, max_rules: 60_000, max_steps: 100_000_000 } };
+    let limits = if full { Limits::default() } else { QUICK_LIMITS };
 
-    // Games are handed out to two workers; a disagreement panics inside the worker, which
-    // the scope re-raises here with the game's name and ply in the message.
-    let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<(String, Outcome)>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    let name = path.file_name().unwrap().to_string_lossy().to_string();
-                    let started = std::time::Instant::now();
-                    let outcome = if !full && only.is_none() && SLOW_REFERENCE.contains(&name.as_str()) {
-                        Outcome::Slow
-                    } else {
-                        match differential_with(path, playouts, plies, 1000 + i as u64, limits) {
-                            Ok(n) => Outcome::Agreed(n),
-                            Err(PropnetError::Load(LoadError::Invalid(_))) => Outcome::Invalid,
-                            Err(PropnetError::Load(LoadError::Eval(EvalError::Runaway(..)))) => {
-                                Outcome::ReferenceRunaway
-                            }
-                            Err(PropnetError::TooBig(why)) => Outcome::TooBig(why),
-                            Err(e) => panic!("{name}: {e}"),
-                        }
-                    };
-                    let what = match &outcome {
-                        Outcome::Agreed(p) => format!("agree over {p} plies"),
-                        Outcome::Invalid => "invalid GDL".to_string(),
-                        Outcome::TooBig(why) => format!("over the grounding limits ({why})"),
-                        Outcome::ReferenceRunaway => "beyond the reference".to_string(),
-                        Outcome::Slow => "left out as slow".to_string(),
-                    };
-                    eprintln!("{name}: {what}, {:.1} s", started.elapsed().as_secs_f64());
-                    outcomes.lock().unwrap().push((name, outcome));
-                }
-            });
-        }
+    // A disagreement panics inside a worker, which re-raises it here with the game's name
+    // and ply in the message.
+    let outcomes = for_each_game(&files, |i, path, name| {
+        let outcome = if !full && only.is_none() && SLOW_REFERENCE.contains(&name) {
+            Outcome::Slow
+        } else {
+            match differential_with(path, playouts, plies, 1000 + i as u64, limits) {
+                Ok(n) => Outcome::Agreed(n),
+                Err(PropnetError::Load(LoadError::Invalid(_))) => Outcome::Invalid,
+                Err(PropnetError::Load(LoadError::Eval(EvalError::Runaway(..)))) => Outcome::ReferenceRunaway,
+                Err(PropnetError::TooBig(why)) => Outcome::TooBig(why),
+                Err(e) => panic!("{name}: {e}"),
+            }
+        };
+        let what = match &outcome {
+            Outcome::Agreed(p) => format!("agree over {p} plies"),
+            Outcome::Invalid => "invalid GDL".to_string(),
+            Outcome::TooBig(why) => format!("over the grounding limits ({why})"),
+            Outcome::ReferenceRunaway => "beyond the reference".to_string(),
+            Outcome::Slow => "left out as slow".to_string(),
+        };
+        (outcome, what)
     });
-    let mut outcomes = outcomes.into_inner().unwrap();
-    outcomes.sort_by(|a, b| a.0.cmp(&b.0));
-    assert_eq!(outcomes.len(), files.len());
     let agreed: Vec<(&str, usize)> = outcomes
         .iter()
         .filter_map(|(n, o)| match o {

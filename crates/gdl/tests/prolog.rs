@@ -18,7 +18,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::gdl_dir;
+use common::{QUICK_LIMITS, SLOW_REFERENCE, collection, env_or, for_each_game, gdl_dir, legal_texts};
 use tabula_core::{Game, Player, Rng, Turn};
 use tabula_gdl::kif;
 use tabula_gdl::prolog::{DRIVER, ground_term, translate};
@@ -172,12 +172,6 @@ impl Reasoner for PropnetGame {
     }
 }
 
-fn legal_of<G: Game>(g: &G, p: usize) -> BTreeSet<String> {
-    let mut moves = Vec::new();
-    g.legal_moves_of(Player(p as u8), &mut moves);
-    moves.into_iter().map(|m| g.format_move(m)).collect()
-}
-
 /// Random playouts of `game` (which stops at `max_plies`) with SWI-Prolog beside it;
 /// returns the plies compared, or `None` if SWI-Prolog was too slow.
 fn compare<G: Reasoner>(name: &str, text: &str, game: &G, playouts: usize, max_plies: u32, seed: u64) -> Option<usize> {
@@ -214,7 +208,7 @@ fn compare<G: Reasoner>(name: &str, text: &str, game: &G, playouts: usize, max_p
             assert!(!a.terminal, "{at}: SWI-Prolog finds the state terminal");
             for (p, role) in roles.iter().enumerate() {
                 if movers.contains(&p) {
-                    assert_eq!(legal_of(&g, p), a.legal[p], "{at}: legal moves of {role}");
+                    assert_eq!(legal_texts(&g, Player(p as u8)), a.legal[p], "{at}: legal moves of {role}");
                 } else {
                     assert_eq!(a.legal[p].len(), 1, "{at}: {role} should have one forced move");
                 }
@@ -251,7 +245,7 @@ fn check_reference(file: &str, playouts: usize) {
 }
 
 fn playouts(default: usize) -> usize {
-    std::env::var("TABULA_GDL_PROLOG_PLAYOUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    env_or("TABULA_GDL_PROLOG_PLAYOUTS", default)
 }
 
 /// Games of every kind: alternating and simultaneous moves, two and more roles, recursion
@@ -305,10 +299,6 @@ fn compiled_reasoner_agrees_with_swi_prolog() {
     }
 }
 
-/// Games whose bottom-up reference evaluation takes minutes (as in `differential_all`):
-/// checked through the compiled reasoner instead.
-const SLOW_REFERENCE: &[&str] = &["gt_two_thirds_4p.kif", "gt_two_thirds_6p.kif", "laikLee_hex.kif", "sudoku.kif"];
-
 /// What happened to one game of the collection.
 enum Outcome {
     /// Compared along this many plies, with the reference (`true`) or the compiled reasoner.
@@ -339,6 +329,7 @@ fn check_any(path: &std::path::Path, seed: u64) -> Outcome {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let text = std::fs::read_to_string(path).unwrap();
     let max_plies = if HEAVY.contains(&name.as_str()) { 10 } else { 40 };
+    // Games whose reference evaluation takes minutes go through the compiled reasoner.
     if !SLOW_REFERENCE.contains(&name.as_str()) {
         match GdlGame::from_str(&text, "ref".into(), max_plies) {
             Ok(game) => {
@@ -352,8 +343,7 @@ fn check_any(path: &std::path::Path, seed: u64) -> Outcome {
             Err(e) => panic!("{name}: {e}"),
         }
     }
-    let limits = tabula_gdl::propnet::Limits { max_atoms: 20_000, max_rules: 60_000, max_steps: 100_000_000 };
-    match PropnetGame::from_str(&text, "fast".into(), max_plies, limits) {
+    match PropnetGame::from_str(&text, "fast".into(), max_plies, QUICK_LIMITS) {
         Ok(game) => match compare(&name, &text, &game, 1, max_plies, seed) {
             Some(p) => Outcome::Agreed(p, false),
             None => Outcome::PrologSlow,
@@ -368,37 +358,18 @@ fn check_any(path: &std::path::Path, seed: u64) -> Outcome {
 /// cannot evaluate the game or needs minutes.
 #[test]
 fn every_game_of_the_collection_agrees_with_swi_prolog() {
-    let mut files = common::kif_files();
-    let only = std::env::var("TABULA_GDL_PROLOG_ALL_ONLY").ok();
-    if let Some(only) = &only {
-        files.retain(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == only.as_str()));
-    }
-    assert!(only.is_some() || files.len() >= 200, "expected the shared GDL collection, found {} files", files.len());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let outcomes = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    let name = path.file_name().unwrap().to_string_lossy().to_string();
-                    let started = std::time::Instant::now();
-                    let outcome = check_any(path, 100 + i as u64);
-                    let what = match &outcome {
-                        Outcome::Agreed(p, true) => format!("agree over {p} plies (reference)"),
-                        Outcome::Agreed(p, false) => format!("agree over {p} plies (compiled)"),
-                        Outcome::Invalid => "invalid GDL".into(),
-                        Outcome::Unchecked(why) => format!("unchecked: {why}"),
-                        Outcome::PrologSlow => "SWI-Prolog too slow".into(),
-                    };
-                    eprintln!("{name}: {what}, {:.1} s", started.elapsed().as_secs_f64());
-                    outcomes.lock().unwrap().push((name, outcome));
-                }
-            });
-        }
+    let (files, only) = collection("TABULA_GDL_PROLOG_ALL_ONLY");
+    let outcomes = for_each_game(&files, |i, path, _| {
+        let outcome = check_any(path, 100 + i as u64);
+        let what = match &outcome {
+            Outcome::Agreed(p, true) => format!("agree over {p} plies (reference)"),
+            Outcome::Agreed(p, false) => format!("agree over {p} plies (compiled)"),
+            Outcome::Invalid => "invalid GDL".into(),
+            Outcome::Unchecked(why) => format!("unchecked: {why}"),
+            Outcome::PrologSlow => "SWI-Prolog too slow".into(),
+        };
+        (outcome, what)
     });
-    let outcomes = outcomes.into_inner().unwrap();
     let count = |pick: fn(&Outcome) -> bool| outcomes.iter().filter(|(_, o)| pick(o)).count();
     let by_reference = count(|o| matches!(o, Outcome::Agreed(_, true)));
     let by_compiled = count(|o| matches!(o, Outcome::Agreed(_, false)));

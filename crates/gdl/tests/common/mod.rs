@@ -6,6 +6,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tabula_core::{Game, Player, Rng, Turn, testing};
 use tabula_gdl::propnet::Limits;
@@ -25,6 +27,61 @@ pub fn kif_files() -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// Games whose bottom-up reference evaluation (the interpreter, built for clarity, not
+/// speed) needs minutes for a few plies.
+pub const SLOW_REFERENCE: &[&str] = &["gt_two_thirds_4p.kif", "gt_two_thirds_6p.kif", "laikLee_hex.kif", "sudoku.kif"];
+
+/// Grounding limits that keep a run over the whole collection quick.
+pub const QUICK_LIMITS: Limits = Limits { max_atoms: 20_000, max_rules: 60_000, max_steps: 100_000_000 };
+
+/// The number in environment variable `name`, or `default`.
+pub fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// The collection's files, or only the one named by environment variable `only_var`
+/// (returned too, so a test can skip its whole-collection assertions).
+pub fn collection(only_var: &str) -> (Vec<PathBuf>, Option<String>) {
+    let mut files = kif_files();
+    let only = std::env::var(only_var).ok();
+    if let Some(only) = &only {
+        files.retain(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == only.as_str()));
+        assert_eq!(files.len(), 1, "{only_var}={only}: no such game");
+    }
+    assert!(only.is_some() || files.len() >= 200, "expected the shared GDL collection, found {} files", files.len());
+    (files, only)
+}
+
+/// Runs `work` on every file, two at a time, printing each game's line (`work` returns
+/// its outcome and how to describe it) with the time taken; the outcomes come back sorted
+/// by file name. A panic inside `work` is re-raised here with its message.
+pub fn for_each_game<T: Send>(
+    files: &[PathBuf],
+    work: impl Fn(usize, &Path, &str) -> (T, String) + Sync,
+) -> Vec<(String, T)> {
+    let next = AtomicUsize::new(0);
+    let outcomes = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = files.get(i) else { break };
+                    let name = path.file_name().unwrap().to_string_lossy().to_string();
+                    let started = std::time::Instant::now();
+                    let (outcome, what) = work(i, path, &name);
+                    eprintln!("{name}: {what}, {:.1} s", started.elapsed().as_secs_f64());
+                    outcomes.lock().unwrap().push((name, outcome));
+                }
+            });
+        }
+    });
+    let mut outcomes = outcomes.into_inner().unwrap();
+    outcomes.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(outcomes.len(), files.len());
+    outcomes
 }
 
 /// The legal moves of `p` as text, sorted.
