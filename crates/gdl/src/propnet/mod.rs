@@ -124,6 +124,17 @@ fn count_bits(bits: &[u64], start: u32, end: u32) -> usize {
     n
 }
 
+/// The positions (0..64) of the set bits of `word`, lowest first.
+fn ones(mut word: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (word != 0).then(|| {
+            let b = word.trailing_zeros() as usize;
+            word &= word - 1;
+            b
+        })
+    })
+}
+
 fn test_bit(bits: &[u64], i: u32) -> bool {
     (bits[(i / 64) as usize] >> (i % 64)) & 1 != 0
 }
@@ -276,19 +287,10 @@ impl PropnetGame {
         let (start, end) = (net.legal_offset[role], net.legal_offset[role + 1]);
         let moves = &net.legal[role];
         let words = (start / 64) as usize..(end as usize).div_ceil(64);
-        words.flat_map(move |w| {
-            let mut word = self.legal[w];
-            std::iter::from_fn(move || {
-                while word != 0 {
-                    let i = w as u32 * 64 + word.trailing_zeros();
-                    word &= word - 1;
-                    if (start..end).contains(&i) {
-                        return Some(PropnetMove(moves[(i - start) as usize].0));
-                    }
-                }
-                None
-            })
-        })
+        words
+            .flat_map(move |w| ones(self.legal[w]).map(move |b| (w * 64 + b) as u32))
+            .filter(move |i| (start..end).contains(i))
+            .map(move |i| PropnetMove(moves[(i - start) as usize].0))
     }
 
     fn first_legal(&self, role: usize) -> Option<PropnetMove> {
@@ -309,10 +311,8 @@ impl PropnetGame {
             m.update(net, &self.bits, Some(&inputs[..net.roles.len()]));
             // The hash follows the propositions that change.
             for (w, (old, &new)) in self.bits.iter_mut().zip(m.next_bits()).enumerate() {
-                let mut diff = *old ^ new;
-                while diff != 0 {
-                    self.hash ^= shared.base_hash[w * 64 + diff.trailing_zeros() as usize];
-                    diff &= diff - 1;
+                for b in ones(*old ^ new) {
+                    self.hash ^= shared.base_hash[w * 64 + b];
                 }
                 *old = new;
             }
@@ -397,11 +397,8 @@ impl Game for PropnetGame {
     fn hash_from_scratch(&self) -> u64 {
         let mut h = 0;
         for (w, &word) in self.bits.iter().enumerate() {
-            let mut x = word;
-            while x != 0 {
-                let b = x.trailing_zeros() as usize;
+            for b in ones(word) {
                 h ^= self.shared.base_hash[w * 64 + b];
-                x &= x - 1;
             }
         }
         h

@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 
 use super::ground::Grounded;
+use super::{ones, test_bit};
 use crate::interp::Gid;
 use crate::syntax::kw;
 
@@ -491,7 +492,7 @@ impl Net {
                     let (start, end) = (self.legal_offset[r], self.legal_offset[r + 1]);
                     for i in start..end {
                         let x = inputs[(i - start) as usize];
-                        if (m.legal_bits()[(i / 64) as usize] >> (i % 64)) & 1 != 0 && x != NO_TAG {
+                        if x != NO_TAG && test_bit(m.legal_bits(), i) {
                             choices.push(x);
                         }
                     }
@@ -502,10 +503,8 @@ impl Net {
                 }
                 m.update(self, &bits, Some(&joint));
                 for (w, (old, &new)) in bits.iter_mut().zip(m.next_bits()).enumerate() {
-                    let mut diff = *old ^ new;
-                    while diff != 0 {
-                        flips[w * 64 + diff.trailing_zeros() as usize] += 1;
-                        diff &= diff - 1;
+                    for b in ones(*old ^ new) {
+                        flips[w * 64 + b] += 1;
                     }
                     *old = new;
                 }
@@ -1019,12 +1018,10 @@ impl Machine {
     /// layer (legal, goal, terminal) never reads it.
     pub(crate) fn update(&mut self, net: &Net, bits: &[u64], joint: Option<&[u32]>) {
         for (w, &word) in bits.iter().enumerate().take(self.bits.len()) {
-            let mut diff = self.bits[w] ^ word;
+            let diff = self.bits[w] ^ word;
             self.bits[w] = word;
-            while diff != 0 {
-                let b = w * 64 + diff.trailing_zeros() as usize;
-                diff &= diff - 1;
-                self.set_leaf(net, net.base_gate[b], (word >> (b % 64)) & 1 != 0);
+            for b in ones(diff) {
+                self.set_leaf(net, net.base_gate[w * 64 + b], (word >> b) & 1 != 0);
             }
         }
         if let Some(joint) = joint {
