@@ -74,6 +74,9 @@ pub struct TrainArgs {
     /// Initial step size (overrides the preset).
     #[arg(long)]
     alpha: Option<f64>,
+    /// Learner moves after which the step size halves, 0 for never (overrides the preset).
+    #[arg(long)]
+    halve_every: Option<u64>,
     /// Trace decay (overrides the preset).
     #[arg(long)]
     lambda: Option<f64>,
@@ -133,6 +136,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     };
     schedule.moves = args.moves.unwrap_or(schedule.moves);
     schedule.alpha0 = args.alpha.unwrap_or(schedule.alpha0);
+    schedule.halve_every = args.halve_every.unwrap_or(schedule.halve_every);
     schedule.lambda = args.lambda.unwrap_or(schedule.lambda);
     schedule.epsilon = args.epsilon.unwrap_or(schedule.epsilon);
     schedule.eval_every = args.eval_every.unwrap_or(schedule.eval_every);
