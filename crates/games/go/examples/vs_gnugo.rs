@@ -2,7 +2,7 @@
 //! Chinese rules) at a fixed time per move, through `tabula-arena`.
 //!
 //! ```text
-//! cargo run --release -p tabula-go --example vs_gnugo -- [--resume] [GAMES] [MS_PER_MOVE] [AGENT_SPEC] [RESULTS]
+//! cargo run --release -p tabula-go --example vs_gnugo -- [--resume] [--jobs N] [GAMES] [MS_PER_MOVE] [AGENT_SPEC] [RESULTS]
 //! ```
 //!
 //! Defaults: 10 games, 1000 ms per move, `mcts(seed=1)` (see `tabula_go::go_mcts` for the
@@ -103,6 +103,16 @@ fn main() {
         }
         return;
     }
+    // `--jobs N` anywhere: games played side by side (each search thread and its GNU Go
+    // still want a core of their own).
+    let mut jobs = 1usize;
+    if let Some(i) = args.iter().position(|a| a == "--jobs") {
+        jobs = args.get(i + 1).and_then(|n| n.parse().ok()).filter(|&n| n >= 1).unwrap_or_else(|| {
+            eprintln!("--jobs needs a positive number");
+            std::process::exit(2);
+        });
+        args.drain(i..i + 2);
+    }
     let games: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(10);
     let ms: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
     let spec_text = args.get(2).cloned().unwrap_or_else(|| "mcts(seed=1)".to_string());
@@ -123,7 +133,7 @@ fn main() {
     }
     let config = MatchConfig {
         games,
-        jobs: 1,
+        jobs,
         limits: Limits::time(Duration::from_millis(ms)),
         results_path: Some(results.clone().into()),
         progress: false,

@@ -30,7 +30,7 @@ fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
 /// Builds the MCTS agent for Go from an `mcts(...)` spec: every key of the generic agent
 /// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|light`
 /// (default heavy) and `widen=true|false` (progressive widening, default true). Go defaults
-/// where the spec is silent: `rave=true`, `c=0.4`, `resign=0.08`. ([`go_agent`] also reads
+/// where the spec is silent: `rave=true`, `c=0.05`, `resign=0.08`. ([`go_agent`] also reads
 /// `honest_pass`.)
 ///
 /// # Errors
@@ -43,7 +43,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         config.rave = true;
     }
     if spec.get("c").is_none() {
-        config.c = 0.4;
+        config.c = 0.05;
     }
     if spec.get("resign").is_none() {
         config.resign = 0.08;
