@@ -1,12 +1,9 @@
 //! `tabula db`: import, then local pattern search with JSON output and SGF export, and clear
 //! errors for bad queries.
 
-use std::process::Command;
+mod common;
 
-fn tabula(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(args).output().expect("tabula runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
+use common::tabula;
 
 #[test]
 fn pattern_search_finds_exports_and_explains() {

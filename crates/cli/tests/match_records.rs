@@ -5,6 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use common::tabula;
+
+mod common;
+
 fn gnugo() -> PathBuf {
     for p in ["/usr/games/gnugo", "/usr/bin/gnugo"] {
         if Path::new(p).exists() {
@@ -12,11 +16,6 @@ fn gnugo() -> PathBuf {
         }
     }
     panic!("GNU Go is not installed: run scripts/install-test-tools.sh");
-}
-
-fn tabula(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(args).output().expect("tabula runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
 #[test]

@@ -2,12 +2,9 @@
 //! schedule it was given, a second run resumes instead of starting over, and bad settings
 //! are refused with a clear message.
 
-use std::process::Command;
+mod common;
 
-fn tabula(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).args(args).output().expect("tabula runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
+use common::tabula;
 
 fn json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
