@@ -359,7 +359,7 @@ mod play_tests {
     #[test]
     fn two_threads_open_with_a_sensible_move() {
         let g = Go::new(9, crate::game::Rules::default());
-        let mut agent = go_agent(&Spec::parse("mcts(playouts=400,threads=2,seed=5)").unwrap()).unwrap();
+        let mut agent = go_agent(&Spec::parse("mcts(playouts=400,threads=2,seed=5,early=false)").unwrap()).unwrap();
         let mut report = NullReport::callback();
         let choice = agent.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
         let Move::Play(p) = choice.mv else { panic!("passed on the empty board") };
