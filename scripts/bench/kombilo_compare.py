@@ -346,30 +346,75 @@ def run_kombilo(gl, q, key_of):
     return elapsed, found
 
 
-def run_tabula(tabula, dbfile, tdb, q, work):
-    # Pattern and position searches report their hits; a player search lists its games.
-    limit = "1000000" if q["kind"] == "player" else "0"
-    args = [tabula, "db", "search", "--db", dbfile, "--json", "--limit", limit]
-    stdin = None
+def tabula_request(q, work):
+    """The search as a `tabula db query` request (the fields of `tabula db search`)."""
+    limit = 1000000 if q["kind"] == "player" else 0
+    req = {"limit": limit}
     if q["kind"] == "position":
         # Through the position index: the game's SGF file and the move number.
-        args += ["--sgf", os.path.join(work, "query.sgf"), "--move", str(q["move"]), "--size", "19"]
+        req.update(sgf=os.path.join(work, "query.sgf"), move=q["move"], size=19)
     elif q["kind"] in ("corner", "side", "anywhere"):
-        args += ["--pattern", "-", "--anchor", q["kind"], "--size", "19"]
-        stdin = "\n".join(q["rows"])
+        req.update(pattern=q["rows"], anchor=q["kind"], size=19)
     elif q["kind"] == "sequence":
         x0, y0 = q["region"]
         side = q["side"]
-        text = " ".join(f"{c}[{chr(97 + x)}{chr(97 + y)}]" for c, (x, y) in q["moves"])
-        args += ["--sequence", text, "--region", f"{x0},{y0},{x0 + side - 1},{y0 + side - 1}", "--size", "19"]
+        req.update(sequence=" ".join(f"{c}[{chr(97 + x)}{chr(97 + y)}]" for c, (x, y) in q["moves"]),
+                   region=[x0, y0, x0 + side - 1, y0 + side - 1], size=19)
     elif q["kind"] == "player":
-        args += ["--player", q["name"], "--size", "19"]
+        req.update(player=q["name"], size=19)
     if q.get("swap") and q["kind"] != "position":
-        args.append("--swap-colors")
-    out = subprocess.run(args, input=stdin, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"tabula failed on {q}: {out.stderr}")
-    result = json.loads(out.stdout)
+        req["swap_colors"] = True
+    return req
+
+
+class TabulaQuery:
+    """One long-lived `tabula db query` process: the games are loaded into memory once, as
+    Kombilo's GameList holds its own, and each search is one request line and one answer."""
+
+    def __init__(self, tabula, dbfile):
+        start = time.perf_counter()
+        self.proc = subprocess.Popen([tabula, "db", "query", "--db", dbfile], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # The process reports its load on stderr before it reads the first request.
+        self.load_line = self.proc.stderr.readline().strip()
+        self.load_seconds = time.perf_counter() - start
+
+    def run(self, req):
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"tabula db query ended: {self.proc.stderr.read()}")
+        return json.loads(line)
+
+
+def run_tabula(tabula, dbfile, q, work, server=None):
+    """(seconds, {game: earliest hit move}, games); through `server` when given, else one
+    `tabula db search` process reading the database for this search alone."""
+    req = tabula_request(q, work)
+    if server is not None:
+        result = server.run(req)
+        if "error" in result:
+            raise RuntimeError(f"tabula failed on {q}: {result['error']}")
+    else:
+        args = [tabula, "db", "search", "--db", dbfile, "--json", "--limit", str(req.pop("limit"))]
+        stdin = None
+        if "pattern" in req:
+            args += ["--pattern", "-", "--anchor", req["anchor"]]
+            stdin = "\n".join(req["pattern"])
+        if "sgf" in req:
+            args += ["--sgf", req["sgf"], "--move", str(req["move"])]
+        if "sequence" in req:
+            args += ["--sequence", req["sequence"], "--region", ",".join(map(str, req["region"]))]
+        if "player" in req:
+            args += ["--player", req["player"]]
+        args += ["--size", "19"]
+        if req.get("swap_colors"):
+            args.append("--swap-colors")
+        out = subprocess.run(args, input=stdin, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"tabula failed on {q}: {out.stderr}")
+        result = json.loads(out.stdout)
     found = {}
     if q["kind"] == "player":
         for g in result["listed"]:
@@ -396,6 +441,10 @@ def main():
     # search means) every node starts a new candidate and libkombilo runs out of memory.
     ap.add_argument("--kinds", default="position,corner,side,anywhere,player",
                     help="the kinds of query to run, comma-separated (also: sequence)")
+    ap.add_argument("--one-shot", action="store_true",
+                    help="run each tabula search as its own `tabula db search` process, reading the "
+                         "database for that search, instead of one `tabula db query` process that "
+                         "holds the games in memory")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     kdb = os.path.join(args.work, "kombilo.db")
@@ -427,7 +476,13 @@ def main():
         path, fn, pos = info.split("|")[:3]
         return by_source.get((path, fn, int(pos or 0)), ("unknown", path, fn, pos))
 
+    start = time.perf_counter()
     gl = open_kombilo(kdb)
+    print(f"Kombilo: database opened and loaded into memory in {time.perf_counter() - start:.1f} s")
+    server = None
+    if not args.one_shot:
+        server = TabulaQuery(args.tabula, tdbf)
+        print(f"tabula db query: {server.load_line} (process ready after {server.load_seconds:.1f} s)")
     log(f"kombilo: {gl.size_all()} games; tabula: {sum(1 for s in status.values() if s == ('ok', 19))} "
         f"19x19 games")
     rng = random.Random(args.seed)
@@ -467,7 +522,7 @@ def main():
         if q["kind"] == "position":
             with open(os.path.join(args.work, "query.sgf"), "wb") as f:
                 f.write(sgf_of[key_by_id[q["game"]][:2]])
-        tt, tfound, _ = run_tabula(args.tabula, tdbf, tdb, q, args.work)
+        tt, tfound, _ = run_tabula(args.tabula, tdbf, q, args.work, server)
         # Games only one side indexes are set apart.
         apart = 0
         for key in list(kfound):

@@ -6,8 +6,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use tabula_gamedb::{
-    Continuation, Database, Filter, Hit, ImportOptions, Pattern, PatternQuery, Position, SequenceQuery, WinnerFilter,
-    import,
+    Continuation, Database, Filter, Hit, ImportOptions, MemoryIndex, Pattern, PatternQuery, Position, SequenceQuery,
+    WinnerFilter, import,
 };
 
 /// Arguments of `tabula db`.
@@ -114,6 +114,280 @@ enum DbCommand {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
+    /// Answer searches read from standard input, one JSON object per line, each with one JSON
+    /// line: the games are loaded into memory once and kept between searches (for programs and
+    /// GUIs). A request has the fields of `search` (`pattern` as a diagram string or a list of
+    /// rows, `anchor`, `swap_colors`, `board`, `sgf` and `move`, `sequence` and `region`,
+    /// `player`, `from`, `to`, `winner`, `size`, `limit`) and an optional `id` echoed back; an
+    /// answer is `search --json`'s object, or `{"error": ...}`.
+    Query {
+        /// The database file.
+        #[arg(long)]
+        db: PathBuf,
+        /// Board size whose games are loaded at start (others are loaded when first asked for).
+        #[arg(long, default_value_t = 19)]
+        board: u8,
+    },
+}
+
+/// One search, from the command line or from a request line of `db query`.
+struct Spec {
+    sgf: Option<PathBuf>,
+    move_number: usize,
+    /// A pattern diagram.
+    pattern: Option<String>,
+    anchor: String,
+    sequence: Option<String>,
+    region: Option<String>,
+    swap_colors: bool,
+    board: u8,
+    filter: Filter,
+    limit: usize,
+}
+
+impl Default for Spec {
+    fn default() -> Spec {
+        Spec {
+            sgf: None,
+            move_number: 0,
+            pattern: None,
+            anchor: "anywhere".into(),
+            sequence: None,
+            region: None,
+            swap_colors: false,
+            board: 19,
+            filter: Filter::default(),
+            limit: 20,
+        }
+    }
+}
+
+/// What a search found: hits and continuations of a position, pattern or sequence search (with
+/// a note), and the games, in id order.
+struct Found {
+    searched: Option<(Vec<Hit>, Vec<Continuation>, String)>,
+    games: Vec<i64>,
+    elapsed_ms: f64,
+}
+
+fn winner_filter(text: Option<&str>) -> Result<Option<WinnerFilter>> {
+    Ok(match text.map(str::to_ascii_lowercase).as_deref() {
+        None => None,
+        Some("black" | "b") => Some(WinnerFilter::Black),
+        Some("white" | "w") => Some(WinnerFilter::White),
+        Some("draw" | "jigo") => Some(WinnerFilter::Draw),
+        Some(other) => bail!("winner: '{other}' is not black, white or draw"),
+    })
+}
+
+fn parse_region(r: &str) -> Result<(u8, u8, u8, u8)> {
+    let v: Vec<u8> = r
+        .split(',')
+        .map(|t| t.trim().parse::<u8>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("region {r}: want X0,Y0,X1,Y1"))?;
+    let [x0, y0, x1, y1] = v[..] else { bail!("region {r}: want X0,Y0,X1,Y1") };
+    Ok((x0, y0, x1, y1))
+}
+
+/// Runs one search: through the games in `memory` when it holds the board size asked for, else
+/// reading the database.
+fn find(database: &Database, memory: Option<&MemoryIndex>, spec: &Spec) -> Result<Found> {
+    let start = Instant::now();
+    let filter = &spec.filter;
+    let searched: Option<(Vec<Hit>, Vec<Continuation>, String)> = if let Some(path) = &spec.sgf {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let position = Position::from_sgf(&bytes, spec.move_number)?;
+        let r = match memory.filter(|m| m.size() == position.size) {
+            Some(m) => m.search_position(database, &position, filter)?,
+            None => database.search_position(&position, filter)?,
+        };
+        let note = format!("{} game(s) ended there", r.game_ends);
+        Some((r.hits, r.continuations, note))
+    } else if let Some(text) = &spec.pattern {
+        let query = PatternQuery {
+            pattern: Pattern::parse(text)?,
+            anchor: spec.anchor.parse()?,
+            swap_colors: spec.swap_colors,
+            size: spec.board,
+        };
+        let r = match memory.filter(|m| m.size() == spec.board) {
+            Some(m) => m.search_pattern(database, &query, filter)?,
+            None => database.search_pattern(&query, filter)?,
+        };
+        let note = format!(
+            "{} game(s) searched; {} hit(s) with no later move in the pattern",
+            r.games_searched, r.no_continuation
+        );
+        Some((r.hits, r.continuations, note))
+    } else if let Some(text) = &spec.sequence {
+        let region = spec.region.as_deref().map(parse_region).transpose()?;
+        let query = SequenceQuery {
+            moves: SequenceQuery::parse_moves(text)?,
+            region,
+            swap_colors: spec.swap_colors,
+            size: spec.board,
+        };
+        let hits = database.search_sequence(&query, filter)?;
+        Some((hits, Vec::new(), "sequence search".to_string()))
+    } else {
+        None
+    };
+    let games: Vec<i64> = match &searched {
+        Some((hits, _, _)) => {
+            let mut ids: Vec<i64> = hits.iter().map(|h| h.game).collect();
+            ids.dedup();
+            ids
+        }
+        None => database.search_games(filter, usize::MAX)?.into_iter().map(|g| g.id).collect(),
+    };
+    Ok(Found { searched, games, elapsed_ms: start.elapsed().as_secs_f64() * 1000.0 })
+}
+
+fn sgf_point(p: Option<(u8, u8)>) -> String {
+    p.map(|(x, y)| format!("{}{}", (b'a' + x) as char, (b'a' + y) as char)).unwrap_or_else(|| "pass".into())
+}
+
+/// The JSON form of a search's answer, listing at most `limit` games.
+fn to_json(database: &Database, found: &Found, limit: usize) -> serde_json::Value {
+    let (hits, conts) = match &found.searched {
+        Some((h, c, _)) => (h.as_slice(), c.as_slice()),
+        None => (&[][..], &[][..]),
+    };
+    let listed: Vec<serde_json::Value> = found
+        .games
+        .iter()
+        .take(limit)
+        .filter_map(|&id| database.game_summary(id).ok().flatten())
+        .map(|g| {
+            serde_json::json!({
+                "id": g.id, "black": g.black, "white": g.white, "date": g.date,
+                "result": g.result, "moves": g.move_count,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "time_ms": found.elapsed_ms,
+        "hits": hits.iter().map(|h| serde_json::json!({"game": h.game, "move": h.move_number})).collect::<Vec<_>>(),
+        "continuations": conts.iter().map(|c| serde_json::json!({
+            "color": if c.color == tabula_sgf::Color::Black { "B" } else { "W" },
+            "point": sgf_point(c.point), "count": c.count,
+            "black_wins": c.black_wins, "white_wins": c.white_wins,
+        })).collect::<Vec<_>>(),
+        "games": found.games.len(),
+        "listed": listed,
+    })
+}
+
+/// Reads one request line of `db query`.
+fn parse_request(line: &str) -> Result<(Option<serde_json::Value>, Spec)> {
+    use serde_json::Value;
+    let value: Value = serde_json::from_str(line).context("not a JSON object")?;
+    let Value::Object(fields) = value else { bail!("not a JSON object") };
+    let mut spec = Spec::default();
+    let mut id = None;
+    let text = |key: &str, v: &Value| -> Result<String> {
+        v.as_str().map(str::to_owned).with_context(|| format!("\"{key}\" must be a string"))
+    };
+    let number = |key: &str, v: &Value| -> Result<u64> {
+        v.as_u64().with_context(|| format!("\"{key}\" must be a non-negative integer"))
+    };
+    let small = |key: &str, v: &Value| -> Result<u8> {
+        u8::try_from(number(key, v)?).with_context(|| format!("\"{key}\" is too large"))
+    };
+    for (key, v) in &fields {
+        match key.as_str() {
+            "id" => id = Some(v.clone()),
+            "pattern" => {
+                spec.pattern = Some(match v {
+                    Value::Array(rows) => {
+                        rows.iter().map(|r| text("pattern", r)).collect::<Result<Vec<_>>>()?.join("\n")
+                    }
+                    _ => text(key, v)?,
+                })
+            }
+            "anchor" => spec.anchor = text(key, v)?,
+            "sgf" => spec.sgf = Some(PathBuf::from(text(key, v)?)),
+            "move" => spec.move_number = usize::try_from(number(key, v)?)?,
+            "sequence" => spec.sequence = Some(text(key, v)?),
+            "region" => {
+                spec.region = Some(match v {
+                    Value::Array(xs) => xs
+                        .iter()
+                        .map(|x| small("region", x).map(|x| x.to_string()))
+                        .collect::<Result<Vec<_>>>()?
+                        .join(","),
+                    _ => text(key, v)?,
+                })
+            }
+            "swap_colors" => spec.swap_colors = v.as_bool().context("\"swap_colors\" must be true or false")?,
+            "board" => spec.board = small(key, v)?,
+            "player" => spec.filter.player = Some(text(key, v)?),
+            "from" => spec.filter.date_from = Some(date(&text(key, v)?)?),
+            "to" => spec.filter.date_to = Some(date(&text(key, v)?)?),
+            "winner" => spec.filter.winner = winner_filter(Some(&text(key, v)?))?,
+            "size" => spec.filter.size = Some(small(key, v)?),
+            "limit" => spec.limit = usize::try_from(number(key, v)?)?,
+            other => bail!("unknown field \"{other}\""),
+        }
+    }
+    let kinds = [spec.sgf.is_some(), spec.pattern.is_some(), spec.sequence.is_some()];
+    if kinds.iter().filter(|&&k| k).count() > 1 {
+        bail!("give one of \"sgf\", \"pattern\" and \"sequence\"");
+    }
+    Ok((id, spec))
+}
+
+/// Loads the games of board size `n` into `memory` unless they are there, reporting on stderr.
+fn ensure_loaded(database: &Database, memory: &mut Vec<MemoryIndex>, n: u8) -> Result<()> {
+    if memory.iter().any(|m| m.size() == n) {
+        return Ok(());
+    }
+    let start = Instant::now();
+    let index = database.memory_index(n)?;
+    eprintln!(
+        "{} game(s) of {n}x{n} in memory ({} events) loaded in {:.1} s",
+        index.len(),
+        index.events(),
+        start.elapsed().as_secs_f64()
+    );
+    memory.push(index);
+    Ok(())
+}
+
+/// `db query`: answers request lines until standard input ends.
+fn serve(db: &std::path::Path, board: u8) -> Result<()> {
+    use std::io::{BufRead, Write};
+    let database = Database::open(db)?;
+    let mut memory: Vec<MemoryIndex> = Vec::new();
+    ensure_loaded(&database, &mut memory, board)?;
+    let stdout = std::io::stdout();
+    for line in std::io::stdin().lock().lines() {
+        let line = line.context("cannot read standard input")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut id = None;
+        let answer = parse_request(&line).and_then(|(request_id, spec)| {
+            id = request_id;
+            // Patterns and positions are searched in memory; the size is known for a pattern
+            // here, and for a position once its file is read (`find` falls back to the
+            // database for a size not loaded).
+            if spec.pattern.is_some() {
+                ensure_loaded(&database, &mut memory, spec.board)?;
+            }
+            let found = find(&database, memory.iter().find(|m| m.size() == spec.board), &spec)?;
+            Ok(to_json(&database, &found, spec.limit))
+        });
+        let mut answer = answer.unwrap_or_else(|e| serde_json::json!({ "error": format!("{e:#}") }));
+        if let (Some(id), Some(obj)) = (id, answer.as_object_mut()) {
+            obj.insert("id".into(), id);
+        }
+        let mut out = stdout.lock();
+        writeln!(out, "{answer}")?;
+        out.flush()?;
+    }
+    Ok(())
 }
 
 fn date(text: &str) -> Result<u32> {
@@ -187,115 +461,50 @@ pub fn run(args: DbArgs) -> Result<()> {
             limit,
         } => {
             let database = Database::open(&db)?;
-            let winner = match winner.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            let pattern = match pattern {
                 None => None,
-                Some("black" | "b") => Some(WinnerFilter::Black),
-                Some("white" | "w") => Some(WinnerFilter::White),
-                Some("draw" | "jigo") => Some(WinnerFilter::Draw),
-                Some(other) => bail!("--winner: '{other}' is not black, white or draw"),
-            };
-            let filter = Filter {
-                player,
-                date_from: from.as_deref().map(date).transpose()?,
-                date_to: to.as_deref().map(date).transpose()?,
-                winner,
-                size,
-            };
-            let start = Instant::now();
-            // Hits and continuations of a position or pattern search, if one was asked for.
-            let found: Option<(Vec<Hit>, Vec<Continuation>, String)> = if let Some(path) = sgf {
-                let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-                let position = Position::from_sgf(&bytes, move_number)?;
-                let r = database.search_position(&position, &filter)?;
-                let note = format!("{} game(s) ended there", r.game_ends);
-                Some((r.hits, r.continuations, note))
-            } else if let Some(path) = pattern {
-                let text = if path.as_os_str() == "-" {
-                    std::io::read_to_string(std::io::stdin()).context("cannot read the pattern from standard input")?
-                } else {
-                    std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?
-                };
-                let query =
-                    PatternQuery { pattern: Pattern::parse(&text)?, anchor: anchor.parse()?, swap_colors, size: board };
-                let r = database.search_pattern(&query, &filter)?;
-                let note = format!(
-                    "{} game(s) replayed; {} hit(s) with no later move in the pattern",
-                    r.games_replayed, r.no_continuation
-                );
-                Some((r.hits, r.continuations, note))
-            } else if let Some(text) = sequence {
-                let region = match region {
-                    None => None,
-                    Some(r) => {
-                        let v: Vec<u8> = r
-                            .split(',')
-                            .map(|t| t.trim().parse::<u8>())
-                            .collect::<Result<_, _>>()
-                            .with_context(|| format!("--region {r}: want X0,Y0,X1,Y1"))?;
-                        let [x0, y0, x1, y1] = v[..] else { bail!("--region {r}: want X0,Y0,X1,Y1") };
-                        Some((x0, y0, x1, y1))
-                    }
-                };
-                let query =
-                    SequenceQuery { moves: SequenceQuery::parse_moves(&text)?, region, swap_colors, size: board };
-                let hits = database.search_sequence(&query, &filter)?;
-                Some((hits, Vec::new(), "sequence search".to_string()))
-            } else {
-                None
-            };
-            let games: Vec<i64> = match &found {
-                Some((hits, _, _)) => {
-                    let mut ids: Vec<i64> = hits.iter().map(|h| h.game).collect();
-                    ids.dedup();
-                    ids
+                Some(path) if path.as_os_str() == "-" => Some(
+                    std::io::read_to_string(std::io::stdin()).context("cannot read the pattern from standard input")?,
+                ),
+                Some(path) => {
+                    Some(std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?)
                 }
-                None => database.search_games(&filter, usize::MAX)?.into_iter().map(|g| g.id).collect(),
             };
-            let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+            let spec = Spec {
+                sgf,
+                move_number,
+                pattern,
+                anchor,
+                sequence,
+                region,
+                swap_colors,
+                board,
+                filter: Filter {
+                    player,
+                    date_from: from.as_deref().map(date).transpose()?,
+                    date_to: to.as_deref().map(date).transpose()?,
+                    winner: winner_filter(winner.as_deref()).map_err(|e| anyhow::anyhow!("--{e}"))?,
+                    size,
+                },
+                limit,
+            };
+            let found = find(&database, None, &spec)?;
             if let Some(out) = &export {
-                let sgf = database.export_sgf(&games)?;
+                let sgf = database.export_sgf(&found.games)?;
                 std::fs::write(out, sgf).with_context(|| format!("cannot write {}", out.display()))?;
             }
-            let point = |p: Option<(u8, u8)>| {
-                p.map(|(x, y)| format!("{}{}", (b'a' + x) as char, (b'a' + y) as char)).unwrap_or_else(|| "pass".into())
-            };
             if json {
-                let (hits, conts) = match &found {
-                    Some((h, c, _)) => (h.as_slice(), c.as_slice()),
-                    None => (&[][..], &[][..]),
-                };
-                let listed: Vec<serde_json::Value> = games
-                    .iter()
-                    .take(limit)
-                    .filter_map(|&id| database.game_summary(id).ok().flatten())
-                    .map(|g| {
-                        serde_json::json!({
-                            "id": g.id, "black": g.black, "white": g.white, "date": g.date,
-                            "result": g.result, "moves": g.move_count,
-                        })
-                    })
-                    .collect();
-                let value = serde_json::json!({
-                    "time_ms": elapsed_ms,
-                    "hits": hits.iter().map(|h| serde_json::json!({"game": h.game, "move": h.move_number})).collect::<Vec<_>>(),
-                    "continuations": conts.iter().map(|c| serde_json::json!({
-                        "color": if c.color == tabula_sgf::Color::Black { "B" } else { "W" },
-                        "point": point(c.point), "count": c.count,
-                        "black_wins": c.black_wins, "white_wins": c.white_wins,
-                    })).collect::<Vec<_>>(),
-                    "games": games.len(),
-                    "listed": listed,
-                });
-                println!("{}", serde_json::to_string_pretty(&value)?);
+                println!("{}", serde_json::to_string_pretty(&to_json(&database, &found, limit))?);
                 return Ok(());
             }
-            if let Some((hits, conts, note)) = &found {
-                println!("{} hit(s) in {} game(s) in {elapsed_ms:.1} ms; {note}", hits.len(), games.len());
+            let elapsed_ms = found.elapsed_ms;
+            if let Some((hits, conts, note)) = &found.searched {
+                println!("{} hit(s) in {} game(s) in {elapsed_ms:.1} ms; {note}", hits.len(), found.games.len());
                 for c in conts.iter().take(10) {
                     println!(
                         "  {:?} {}: {} game(s), black won {}, white won {}",
                         c.color,
-                        point(c.point),
+                        sgf_point(c.point),
                         c.count,
                         c.black_wins,
                         c.white_wins
@@ -303,10 +512,10 @@ pub fn run(args: DbArgs) -> Result<()> {
                 }
             }
             if let Some(out) = &export {
-                println!("wrote {} game(s) to {}", games.len(), out.display());
+                println!("wrote {} game(s) to {}", found.games.len(), out.display());
             }
             let games: Vec<_> =
-                games.into_iter().take(limit).filter_map(|id| database.game_summary(id).ok().flatten()).collect();
+                found.games.iter().take(limit).filter_map(|&id| database.game_summary(id).ok().flatten()).collect();
             for g in games {
                 println!(
                     "  #{:<6} {} - {}  {}  {}  {} moves",
@@ -320,5 +529,6 @@ pub fn run(args: DbArgs) -> Result<()> {
             }
             Ok(())
         }
+        DbCommand::Query { db, board } => serve(&db, board),
     }
 }

@@ -418,8 +418,7 @@ impl Database {
     /// possible in principle (about one in 2^64 per pair of distinct positions).
     pub fn search_position(&self, position: &Position, filter: &Filter) -> Result<SearchResult, Error> {
         let hasher = position.hasher()?;
-        let (key, q_xform) = hasher.canonical();
-        let stabilizer = hasher.stabilizer();
+        let (key, _) = hasher.canonical();
         let n = position.size;
         let (cond, mut params) = filter.sql();
         let sql = format!(
@@ -432,38 +431,92 @@ impl Database {
         params.insert(1, SqlValue::Integer(n as i64));
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params_from_iter(params))?;
-        let mut result = SearchResult::default();
-        let mut stats: MoveStats = HashMap::new();
+        let mut found = Vec::new();
+        while let Some(row) = rows.next()? {
+            let moves: Option<Vec<u8>> = row.get(3)?;
+            let winner = match row.get::<_, Option<String>>(4)?.as_deref() {
+                Some("B") => Some(Color::Black),
+                Some("W") => Some(Color::White),
+                _ => None,
+            };
+            found.push(PositionRow {
+                hit: Hit { game: row.get(0)?, move_number: row.get::<_, i64>(1)? as u32 },
+                xform: row.get::<_, i64>(2)? as Xform,
+                next: moves.as_deref().and_then(|b| unpack_moves(b).into_iter().next()),
+                winner,
+            });
+        }
+        Ok(position_result(&hasher, n, found))
+    }
+
+    /// The games of `index` in which `position` occurs: the position index gives the hits, the
+    /// games in memory their next moves and results.
+    pub(crate) fn search_position_in(
+        &self,
+        index: &crate::MemoryIndex,
+        position: &Position,
+        filter: &Filter,
+    ) -> Result<SearchResult, Error> {
+        let hasher = position.hasher()?;
+        let (key, _) = hasher.canonical();
+        let keep = index.keep(self, filter)?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT p.game, p.move, p.xform FROM positions p WHERE p.key = ? ORDER BY p.game, p.move",
+        )?;
+        let mut rows = stmt.query([key as i64])?;
+        let mut found = Vec::new();
         while let Some(row) = rows.next()? {
             let game: i64 = row.get(0)?;
+            // Games of other sizes or not accepted by the filter are not wanted.
+            let Some(i) = index.find(game).filter(|&i| keep.as_ref().is_none_or(|k| k[i])) else { continue };
             let move_number = row.get::<_, i64>(1)? as u32;
-            let g_xform = row.get::<_, i64>(2)? as Xform;
-            let moves: Option<Vec<u8>> = row.get(3)?;
-            let winner: Option<String> = row.get(4)?;
-            result.hits.push(Hit { game, move_number });
-            let swap = ((g_xform ^ q_xform) >> 3) & 1 == 1;
-            let next = moves.as_deref().and_then(|b| unpack_moves(b).into_iter().next());
-            let Some((color, point)) = next else {
-                result.game_ends += 1;
-                continue;
-            };
-            let color = if swap { color.opponent() } else { color };
-            // A blob from another writer could hold points off this board: count them as passes.
-            let point = point.filter(|&(x, y)| x < n && y < n).map(|p| {
-                let canon = apply(g_xform & 7, n, p);
-                let q = apply_inverse(q_xform & 7, n, canon);
-                // One representative for moves that are the same up to the query's own symmetry.
-                stabilizer.iter().map(|&s| apply(s, n, q)).min_by_key(|&(x, y)| (y, x)).unwrap_or(q)
+            found.push(PositionRow {
+                hit: Hit { game, move_number },
+                xform: row.get::<_, i64>(2)? as Xform,
+                next: index.move_at(i, move_number),
+                winner: index.winner(i),
             });
-            let won = winner.as_deref().map(|w| {
-                let c = if w == "B" { Color::Black } else { Color::White };
-                if swap { c.opponent() } else { c }
-            });
-            tally(&mut stats, color, point, won);
         }
-        result.continuations = continuations(stats);
-        Ok(result)
+        Ok(position_result(&hasher, position.size, found))
     }
+}
+
+/// A hit of a position search as read: the game's transform to the canonical position, its next
+/// move and its winner.
+struct PositionRow {
+    hit: Hit,
+    xform: Xform,
+    next: Option<StoredMove>,
+    winner: Option<Color>,
+}
+
+/// Hits and next-move statistics, in the query's orientation and colours.
+fn position_result(hasher: &SymHasher, n: u8, rows: Vec<PositionRow>) -> SearchResult {
+    let (_, q_xform) = hasher.canonical();
+    let stabilizer = hasher.stabilizer();
+    let mut result = SearchResult::default();
+    let mut stats: MoveStats = HashMap::new();
+    for row in rows {
+        result.hits.push(row.hit);
+        let g_xform = row.xform;
+        let swap = ((g_xform ^ q_xform) >> 3) & 1 == 1;
+        let Some((color, point)) = row.next else {
+            result.game_ends += 1;
+            continue;
+        };
+        let color = if swap { color.opponent() } else { color };
+        // A blob from another writer could hold points off this board: count them as passes.
+        let point = point.filter(|&(x, y)| x < n && y < n).map(|p| {
+            let canon = apply(g_xform & 7, n, p);
+            let q = apply_inverse(q_xform & 7, n, canon);
+            // One representative for moves that are the same up to the query's own symmetry.
+            stabilizer.iter().map(|&s| apply(s, n, q)).min_by_key(|&(x, y)| (y, x)).unwrap_or(q)
+        });
+        let won = row.winner.map(|c| if swap { c.opponent() } else { c });
+        tally(&mut stats, color, point, won);
+    }
+    result.continuations = continuations(stats);
+    result
 }
 
 /// Counts one next move (in the query's colours) and who went on to win the game.

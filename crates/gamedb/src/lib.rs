@@ -53,6 +53,7 @@ mod import;
 pub mod meta;
 pub mod pattern;
 pub mod record;
+mod scan;
 
 use std::path::PathBuf;
 
@@ -62,6 +63,7 @@ pub use db::{
 };
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
 pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery};
+pub use scan::MemoryIndex;
 
 /// Errors of the database.
 #[derive(Debug, thiserror::Error)]

@@ -31,9 +31,10 @@ use rayon::prelude::*;
 use rusqlite::{params_from_iter, types::Value as SqlValue};
 use tabula_sgf::Color;
 
-use crate::db::{Continuation, Filter, Hit, MoveStats, continuations, tally};
-use crate::hash::{apply, apply_inverse};
+use crate::db::{Continuation, Filter, Hit, MoveStats, Position, SearchResult, continuations, tally};
+use crate::hash::apply;
 use crate::record::{unpack_moves, unpack_points};
+use crate::scan::{GameRow, MemoryIndex};
 use crate::{Database, Error};
 
 /// One point of a pattern.
@@ -59,7 +60,7 @@ impl Cell {
     }
 
     /// The board value this cell wants (0 empty, 1 black, 2 white), if it wants one.
-    fn want(self) -> Option<u8> {
+    pub(crate) fn want(self) -> Option<u8> {
         match self {
             Cell::Any => None,
             Cell::Empty => Some(0),
@@ -207,44 +208,44 @@ pub struct PatternResult {
     pub continuations: Vec<Continuation>,
     /// Hits after which no further move was played inside the region.
     pub no_continuation: u32,
-    /// Games replayed (after candidate filtering).
-    pub games_replayed: u32,
+    /// Games searched: those read from the database as candidates (games that ever had the
+    /// pattern's stones), or, for games held in memory, every game the filter accepts.
+    pub games_searched: u32,
 }
 
 /// One orientation of the pattern on the board.
-struct Variant {
+pub(crate) struct Variant {
     /// Grid size after the symmetry.
-    w: u8,
-    h: u8,
+    pub(crate) w: u8,
+    pub(crate) h: u8,
     /// Cells of the oriented grid, row-major.
-    cells: Vec<Cell>,
-    /// Cells with a wanted value, as (dx, dy, value), for checking a placement.
-    wanted: Vec<(u8, u8, u8)>,
+    pub(crate) cells: Vec<Cell>,
     /// Per board value (0 empty, 1 black, 2 white): the cells wanting it.
     by_value: [Vec<(u8, u8)>; 3],
     /// Allowed top-left corners, `n * n` flags.
-    allowed: Vec<bool>,
+    pub(crate) allowed: Vec<bool>,
     /// The symmetry that made it and whether colours are swapped.
-    sym: u8,
-    swapped: bool,
-    /// Per row of the board: the allowed top-left columns as bits (bit `x`), for the candidate
-    /// filter.
-    allowed_rows: Vec<u32>,
+    pub(crate) sym: u8,
+    pub(crate) swapped: bool,
+    /// The board rows with allowed top-left corners, and those corners' columns as bits (bit
+    /// `x`), for the candidate filter.
+    allowed_rows: Vec<(u8, u32)>,
 }
 
 impl Variant {
     /// Could some allowed placement have all its stones on points where the game ever had a
-    /// stone of that colour? `ever[c][y]` holds bit `x` when colour `c` (0 black, 1 white)
-    /// ever stood on (x, y).
-    fn could_fit(&self, ever: &[[u32; 25]; 2]) -> bool {
-        self.allowed_rows.iter().enumerate().any(|(ty, &allowed)| {
+    /// stone of that colour? `ever` holds `2 * n` rows: row `y` of black's points, then of
+    /// white's, with bit `x` set when that colour ever stood on (x, y).
+    pub(crate) fn could_fit(&self, ever: &[u32], n: usize) -> bool {
+        self.allowed_rows.iter().any(|&(ty, allowed)| {
+            let ty = ty as usize;
             let mut m = allowed;
             for (c, stones) in self.by_value[1..].iter().enumerate() {
                 for &(dx, dy) in stones {
                     if m == 0 {
                         return false;
                     }
-                    m &= ever[c][ty + dy as usize] >> dx;
+                    m &= ever[c * n + ty + dy as usize] >> dx;
                 }
             }
             m != 0
@@ -305,19 +306,14 @@ fn variants(q: &PatternQuery) -> Result<Vec<Variant>, Error> {
                 let (tx, ty) = (a.0.min(b.0), a.1.min(b.1));
                 allowed[ty as usize * n as usize + tx as usize] = true;
             }
-            let mut wanted = Vec::new();
             let mut by_value: [Vec<(u8, u8)>; 3] = Default::default();
             for dy in 0..h {
                 for dx in 0..w {
                     if let Some(v) = cells[dy as usize * w as usize + dx as usize].want() {
-                        wanted.push((dx, dy, v));
                         by_value[v as usize].push((dx, dy));
                     }
                 }
             }
-            // Stones first: on a mostly empty board a wanted stone is the likeliest mismatch,
-            // so checks end sooner.
-            wanted.sort_by_key(|&(dx, dy, v)| (v == 0, dy, dx));
             // Identical orientations (a symmetric pattern) would only repeat the same checks.
             if let Some(v) = out.iter_mut().find(|v| v.w == w && v.h == h && v.cells == cells) {
                 for (a, b) in v.allowed.iter_mut().zip(&allowed) {
@@ -325,21 +321,24 @@ fn variants(q: &PatternQuery) -> Result<Vec<Variant>, Error> {
                 }
                 continue;
             }
-            out.push(Variant { w, h, cells, wanted, by_value, allowed, sym, swapped, allowed_rows: Vec::new() });
+            out.push(Variant { w, h, cells, by_value, allowed, sym, swapped, allowed_rows: Vec::new() });
         }
     }
     for v in &mut out {
         v.allowed_rows = (0..n as usize)
-            .map(|y| (0..n as usize).filter(|&x| v.allowed[y * n as usize + x]).fold(0u32, |m, x| m | 1 << x))
+            .map(|y| {
+                (y as u8, (0..n as usize).filter(|&x| v.allowed[y * n as usize + x]).fold(0u32, |m, x| m | 1 << x))
+            })
+            .filter(|&(_, m)| m != 0)
             .collect();
     }
     Ok(out)
 }
 
 /// A replay board: 0 empty, 1 black, 2 white; captures as in Go (suicide removes the group).
-struct Board {
+pub(crate) struct Board {
     n: usize,
-    v: Vec<u8>,
+    pub(crate) v: Vec<u8>,
     mark: Vec<u32>,
     epoch: u32,
     stack: Vec<usize>,
@@ -347,7 +346,7 @@ struct Board {
 }
 
 impl Board {
-    fn new(n: u8) -> Board {
+    pub(crate) fn new(n: u8) -> Board {
         let n = n as usize;
         Board { n, v: vec![0; n * n], mark: vec![0; n * n], epoch: 0, stack: Vec::new(), group: Vec::new() }
     }
@@ -426,7 +425,7 @@ impl Board {
     /// Plays `color` (1, 2) at `p`, appending captured points to `removed`. Groups are walked
     /// only when the stone next to the move has no empty neighbour of its own: most moves
     /// capture nothing and cost a few comparisons.
-    fn play(&mut self, p: usize, color: u8, removed: &mut Vec<usize>) {
+    pub(crate) fn play(&mut self, p: usize, color: u8, removed: &mut Vec<usize>) {
         self.v[p] = color;
         let mut nb = [0usize; 4];
         let k = self.neighbours(p, &mut nb);
@@ -449,167 +448,23 @@ impl Board {
     }
 }
 
-fn matches_at(board: &Board, v: &Variant, tx: usize, ty: usize) -> bool {
-    let n = board.n;
-    v.wanted.iter().all(|&(dx, dy, want)| board.v[(ty + dy as usize) * n + tx + dx as usize] == want)
-}
-
-/// For every board point and value (0 empty, 1 black, 2 white): the placements `(variant,
-/// tx, ty)` with a cell on that point wanting that value, in variant order. A move changes
-/// one point to a stone and captured points to empty, so these are the only placements that
-/// can start to match: one table lookup per changed point instead of a walk over every
-/// variant's cells (most points trigger nothing for a corner pattern).
-struct Triggers {
-    /// Row starts into `list`, indexed by `value * n * n + point`, plus one end.
-    start: Vec<u32>,
-    list: Vec<(u16, u8, u8)>,
-}
-
-impl Triggers {
-    fn new(n: u8, vars: &[Variant]) -> Triggers {
-        let nn = n as usize;
-        let mut rows: Vec<Vec<(u16, u8, u8)>> = vec![Vec::new(); 3 * nn * nn];
-        for (vi, v) in vars.iter().enumerate() {
-            for ty in 0..=(nn - v.h as usize) {
-                for tx in 0..=(nn - v.w as usize) {
-                    if !v.allowed[ty * nn + tx] {
-                        continue;
-                    }
-                    for &(dx, dy, want) in &v.wanted {
-                        let q = (ty + dy as usize) * nn + tx + dx as usize;
-                        rows[want as usize * nn * nn + q].push((vi as u16, tx as u8, ty as u8));
-                    }
-                }
-            }
-        }
-        let mut start = Vec::with_capacity(rows.len() + 1);
-        let mut list = Vec::new();
-        for row in rows {
-            start.push(list.len() as u32);
-            list.extend(row);
-        }
-        start.push(list.len() as u32);
-        Triggers { start, list }
-    }
-
-    /// The placements triggered by `point` turning to `value` on a board of `points` points.
-    fn at(&self, value: u8, point: usize, points: usize) -> &[(u16, u8, u8)] {
-        let i = value as usize * points + point;
-        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
-    }
-}
-
-/// A game as read for replay.
-struct GameRow {
-    id: i64,
-    moves: Vec<u8>,
-    setup: Vec<u8>,
-    winner: Option<Color>,
-}
-
-/// What one game contributed: hits with the continuation after each (None: none played).
-type GameHits = Vec<(u32, Option<(Color, (u8, u8), bool)>)>;
-
-/// Replays one game, returning its hits and, per hit, the next move inside the matched
-/// region (colour in the game's colours, point in the pattern's coordinates, colours swapped?).
-fn replay(game: &GameRow, n: u8, vars: &[Variant], triggers: &Triggers, pattern: &Pattern) -> GameHits {
-    let moves = unpack_moves(&game.moves);
-    let mut board = Board::with_setup(n, &game.setup);
-    let nn = n as usize;
-    let mut out: GameHits = Vec::new();
-    // (variant, top-left) newly matched at the current move.
-    let mut found: Vec<(usize, usize, usize)> = Vec::new();
-    // Start position: every allowed placement.
-    for (vi, v) in vars.iter().enumerate() {
-        for ty in 0..=(nn - v.h as usize) {
-            for tx in 0..=(nn - v.w as usize) {
-                if v.allowed[ty * nn + tx] && matches_at(&board, v, tx, ty) {
-                    found.push((vi, tx, ty));
-                }
-            }
-        }
-    }
-    let mut removed = Vec::new();
-    let mut changed: Vec<(usize, u8)> = Vec::new();
-    let mut k = 0usize;
-    loop {
-        // Of the placements that matched at this move, the first of the lowest variant.
-        if let Some(&(vi, tx, ty)) = found.iter().min_by_key(|f| f.0) {
-            out.push((k as u32, continuation(&moves[k..], &vars[vi], tx, ty, n, pattern)));
-        }
-        let Some(&(color, point)) = moves.get(k) else { break };
-        k += 1;
-        found.clear();
-        let Some((x, y)) = point.filter(|&(x, y)| x < n && y < n) else { continue };
-        let p = y as usize * nn + x as usize;
-        let c = if color == Color::Black { 1 } else { 2 };
-        if board.v[p] != 0 {
-            // Not a legal move on this board (a record kept up to its fault stops earlier).
-            break;
-        }
-        removed.clear();
-        board.play(p, c, &mut removed);
-        changed.clear();
-        if board.v[p] == c {
-            changed.push((p, c));
-        }
-        changed.extend(removed.iter().map(|&q| (q, 0u8)));
-        for &(q, val) in &changed {
-            for &(vi, tx, ty) in triggers.at(val, q, nn * nn) {
-                let (vi, tx, ty) = (vi as usize, tx as usize, ty as usize);
-                if matches_at(&board, &vars[vi], tx, ty) && !found.contains(&(vi, tx, ty)) {
-                    found.push((vi, tx, ty));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The first move of `rest` inside variant `v` placed at `(tx, ty)`, mapped to the pattern's
-/// coordinates.
-fn continuation(
-    rest: &[(Color, Option<(u8, u8)>)],
-    v: &Variant,
-    tx: usize,
-    ty: usize,
-    n: u8,
-    pattern: &Pattern,
-) -> Option<(Color, (u8, u8), bool)> {
-    for &(color, point) in rest {
-        let Some((x, y)) = point else { continue };
-        let (x, y) = (x as usize, y as usize);
-        if x >= tx && y >= ty && x < tx + v.w as usize && y < ty + v.h as usize {
-            // Back to the query's orientation: undo the symmetry, then take the offset from
-            // the rectangle's top-left there.
-            let q = apply_inverse(v.sym, n, (x as u8, y as u8));
-            let a = apply_inverse(v.sym, n, (tx as u8, ty as u8));
-            let b = apply_inverse(v.sym, n, ((tx + v.w as usize - 1) as u8, (ty + v.h as usize - 1) as u8));
-            let (ox, oy) = (a.0.min(b.0), a.1.min(b.1));
-            let rel = (q.0 - ox, q.1 - oy);
-            debug_assert!(rel.0 < pattern.width && rel.1 < pattern.height);
-            return Some((color, rel, v.swapped));
-        }
-    }
-    None
-}
-
 /// Could the game match at all? Some variant must have an allowed placement whose stones all
 /// lie where the game (set-up or moves) ever had a stone of that colour.
 fn candidate(moves: &[u8], setup: &[u8], n: u8, vars: &[Variant]) -> bool {
-    let mut ever = [[0u32; 25]; 2];
+    let nn = n as usize;
+    let mut ever = [0u32; 50];
     for (x, y) in unpack_points(setup) {
         if x < n && y < n {
-            ever[0][y as usize] |= 1 << x;
+            ever[y as usize] |= 1 << x;
         }
     }
     for b in moves.chunks_exact(2) {
         let (x, y) = (b[0] & 0x7F, b[1]);
         if x < n && y < n {
-            ever[usize::from(b[0] & 0x80 != 0)][y as usize] |= 1 << x;
+            ever[usize::from(b[0] & 0x80 != 0) * nn + y as usize] |= 1 << x;
         }
     }
-    vars.iter().any(|v| v.could_fit(&ever))
+    vars.iter().any(|v| v.could_fit(&ever, nn))
 }
 
 impl Database {
@@ -643,31 +498,105 @@ impl Database {
 
     /// Finds every appearance of a local pattern in the indexed games of the query's board size
     /// matching `filter`, with the next moves played inside the pattern's region.
+    ///
+    /// Reads the games that could match from the database for this one search; for many
+    /// searches, load a [`MemoryIndex`] once with [`Database::memory_index`].
     pub fn search_pattern(&self, query: &PatternQuery, filter: &Filter) -> Result<PatternResult, Error> {
+        check_size(query.size)?;
         let n = query.size;
-        if !(2..=25).contains(&n) {
-            return Err(Error::Query(format!("board size {n} is outside 2..=25")));
-        }
         let vars = variants(query)?;
         let games = self.load_games(n, filter, |moves, setup| candidate(moves, setup, n, &vars))?;
-        let triggers = Triggers::new(n, &vars);
-        let per_game: Vec<GameHits> =
-            games.par_iter().map(|g| replay(g, n, &vars, &triggers, &query.pattern)).collect();
-        let mut result = PatternResult { games_replayed: games.len() as u32, ..PatternResult::default() };
-        let mut stats: MoveStats = HashMap::new();
-        for (g, hits) in games.iter().zip(per_game) {
-            for (move_number, cont) in hits {
-                result.hits.push(Hit { game: g.id, move_number });
-                let Some((color, point, swapped)) = cont else {
-                    result.no_continuation += 1;
-                    continue;
-                };
-                let flip = |c: Color| if swapped { c.opponent() } else { c };
-                tally(&mut stats, flip(color), Some(point), g.winner.map(flip));
+        let index = MemoryIndex::build(n, &games);
+        Ok(collect(&index, &vars, &query.pattern, None))
+    }
+
+    /// Loads every indexed game of board size `n` into memory for repeated searches
+    /// ([`MemoryIndex::search_pattern`], [`MemoryIndex::search_position`]).
+    pub fn memory_index(&self, n: u8) -> Result<MemoryIndex, Error> {
+        check_size(n)?;
+        let games = self.load_games(n, &Filter::default(), |_, _| true)?;
+        Ok(MemoryIndex::build(n, &games))
+    }
+
+    /// The ids of the indexed games of size `n` that `filter` accepts, ascending.
+    pub(crate) fn filtered_ids(&self, n: u8, filter: &Filter) -> Result<Vec<i64>, Error> {
+        let (cond, mut params) = filter.sql();
+        let sql = format!("SELECT g.id FROM games g WHERE g.status = 'ok' AND g.size = ?{cond} ORDER BY g.id");
+        params.insert(0, SqlValue::Integer(n as i64));
+        let mut stmt = self.connection().prepare_cached(&sql)?;
+        let ids = stmt.query_map(params_from_iter(params), |r| r.get(0))?.collect::<Result<Vec<i64>, _>>()?;
+        Ok(ids)
+    }
+}
+
+fn check_size(n: u8) -> Result<(), Error> {
+    if !(2..=25).contains(&n) {
+        return Err(Error::Query(format!("board size {n} is outside 2..=25")));
+    }
+    Ok(())
+}
+
+/// Scans `index` and gathers the hits and continuation statistics.
+fn collect(index: &MemoryIndex, vars: &[Variant], pattern: &Pattern, keep: Option<&[bool]>) -> PatternResult {
+    let (per_game, scanned) = index.scan(vars, pattern, keep);
+    let mut result = PatternResult { games_searched: scanned, ..PatternResult::default() };
+    let mut stats: MoveStats = HashMap::new();
+    result.hits.reserve(per_game.len());
+    for (i, move_number, cont) in per_game {
+        result.hits.push(Hit { game: index.id(i), move_number });
+        let Some((color, point, swapped)) = cont else {
+            result.no_continuation += 1;
+            continue;
+        };
+        let flip = |c: Color| if swapped { c.opponent() } else { c };
+        tally(&mut stats, flip(color), Some(point), index.winner(i).map(flip));
+    }
+    result.continuations = continuations(stats);
+    result
+}
+
+impl MemoryIndex {
+    /// [`Database::search_pattern`] over the games held here; `db` (the database the index was
+    /// loaded from) is read only to apply a metadata filter.
+    pub fn search_pattern(&self, db: &Database, query: &PatternQuery, filter: &Filter) -> Result<PatternResult, Error> {
+        if query.size != self.size() {
+            return Err(Error::Query(format!(
+                "the games in memory are {0}x{0}; the query is for {1}x{1}",
+                self.size(),
+                query.size
+            )));
+        }
+        let vars = variants(query)?;
+        let keep = self.keep(db, filter)?;
+        Ok(collect(self, &vars, &query.pattern, keep.as_deref()))
+    }
+
+    /// [`Database::search_position`] with the next moves and results read from memory: the
+    /// same hits and statistics, without reading the games' rows.
+    pub fn search_position(&self, db: &Database, position: &Position, filter: &Filter) -> Result<SearchResult, Error> {
+        if position.size != self.size() {
+            return Err(Error::Query(format!(
+                "the games in memory are {0}x{0}; the position is {1}x{1}",
+                self.size(),
+                position.size
+            )));
+        }
+        db.search_position_in(self, position, filter)
+    }
+
+    /// Per game held, whether `filter` accepts it (`None`: no filter, every game).
+    pub(crate) fn keep(&self, db: &Database, filter: &Filter) -> Result<Option<Vec<bool>>, Error> {
+        // Only games of one size are held, so a filter on that size alone keeps them all.
+        if *filter == (Filter { size: filter.size.filter(|&s| s == self.size()), ..Filter::default() }) {
+            return Ok(None);
+        }
+        let mut keep = vec![false; self.len()];
+        for id in db.filtered_ids(self.size(), filter)? {
+            if let Some(i) = self.find(id) {
+                keep[i] = true;
             }
         }
-        result.continuations = continuations(stats);
-        Ok(result)
+        Ok(Some(keep))
     }
 }
 

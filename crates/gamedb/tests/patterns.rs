@@ -127,7 +127,15 @@ fn pattern_search_matches_brute_force() {
         query("...\n.O.\n.X.", Anchor::Side, true),
         // An empty 3x3 at the 4-4 point area and a fixed place.
         query("...\n.X.\n...", Anchor::At(2, 2), true),
+        // Larger than 32 points (matched by counting cells, not by a 64-bit code): the 3-3
+        // invasion in an otherwise empty 7x7 corner, and a lone third-line stone on a side.
+        query(".......\n.......\n..O....\n...X...\n.......\n.......\n.......", Anchor::Corner, true),
+        query(".........\n.........\n....X....\n.........", Anchor::Side, false),
+        // Not square: two shapes of window, along the rows and along the columns.
+        query("X.X", Anchor::Anywhere, true),
     ];
+    let memory = db.memory_index(19).expect("load");
+    assert_eq!(memory.len(), games.len());
     let mut nonempty = 0;
     for q in &queries {
         let found = db.search_pattern(q, &Filter::default()).expect("search");
@@ -145,8 +153,13 @@ fn pattern_search_matches_brute_force() {
         if !want.is_empty() {
             nonempty += 1;
         }
+        // The games held in memory give the same answer as a search reading the database.
+        let held = memory.search_pattern(&db, q, &Filter::default()).expect("memory");
+        assert_eq!((&held.hits, &held.continuations), (&found.hits, &found.continuations), "{q:?}");
+        assert_eq!(held.no_continuation, found.no_continuation, "{q:?}");
+        assert_eq!(held.games_searched as usize, memory.len());
     }
-    assert!(nonempty >= 6, "the queries should find something in {} games", games.len());
+    assert!(nonempty >= 9, "the queries should find something in {} games", games.len());
 
     // Swapping colours can only add hits; a metadata filter restricts them.
     let plain = db.search_pattern(&queries[1], &Filter::default()).unwrap();
@@ -155,6 +168,24 @@ fn pattern_search_matches_brute_force() {
     let white_wins = Filter { winner: Some(tabula_gamedb::WinnerFilter::White), ..Filter::default() };
     let some = db.search_pattern(&queries[0], &white_wins).unwrap();
     assert!(some.hits.len() < swapped.hits.len());
+    let held = memory.search_pattern(&db, &queries[0], &white_wins).unwrap();
+    assert_eq!((&held.hits, &held.continuations), (&some.hits, &some.continuations));
+    assert!(memory.search_pattern(&db, &PatternQuery { size: 13, ..queries[0].clone() }, &white_wins).is_err());
+
+    // Whole-board positions: the next moves and results read from memory are those read from
+    // the games' rows.
+    let mut position_hits = 0;
+    for (_, positions) in games.iter().step_by(7) {
+        for k in [0, 3, 12, 40] {
+            let Some(pos) = positions.get(k) else { continue };
+            for filter in [&Filter::default(), &white_wins] {
+                let want = db.search_position(pos, filter).expect("search");
+                assert_eq!(memory.search_position(&db, pos, filter).expect("memory"), want, "move {k}");
+                position_hits += want.hits.len();
+            }
+        }
+    }
+    assert!(position_hits > 100, "{position_hits} position hits");
 
     // The pattern database: every move's canonical 3x3 neighbourhood, counted, equals the
     // same count taken from the independent replay.

@@ -1,0 +1,1162 @@
+//! Games held as streams of point changes, and the pattern scanner that runs over them.
+//!
+//! Why streams: a local pattern constrains a handful of points, so what a search needs from a
+//! game is when each point changed and to what — not a Go board. Captures are worked out once,
+//! when a game is loaded, and each game becomes a flat list of two-byte events: "this point is
+//! now black / white / empty", with a flag on the first event of every move. A search then
+//! needs no board logic and no allocation per game; the same events serve every query, and a
+//! long-lived process ([`MemoryIndex`]) keeps them for all the games of a collection.
+//!
+//! Why windows: every orientation of the pattern (8 symmetries, colours swapped) and every
+//! allowed placement of it is followed at once. A *window* is a rectangle of the board in which
+//! some orientations may match; each point lists the windows covering it and its cell index
+//! there. An event updates only those windows' state; after each move, the windows it touched
+//! are checked, and an orientation that matches now and did not before the move is a hit (the
+//! pattern appears, or appears again, at that move). Points covered by no window — most of the
+//! board for a corner or side pattern — cost one table read per event.
+//!
+//! Two kinds of window state, chosen per query:
+//! - patterns of at most 32 cells keep a 64-bit *code*, two bits per cell (the cell's value),
+//!   updated with one XOR per event; an orientation matches when `code & mask == want`;
+//! - larger patterns keep, per orientation, the number of cells that have the wanted value;
+//!   it matches when all of them have.
+//!
+//! Before a game is scanned, the orientations whose stones could never all have stood on their
+//! points (the game's "ever" bit rows: every point each colour ever held) are dropped, and a game
+//! with none left is skipped.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use tabula_sgf::Color;
+
+use crate::hash::apply_inverse;
+use crate::pattern::{Board, Pattern, Variant};
+use crate::record::{unpack_moves, unpack_points};
+
+/// The point field of an event for a pass or a point off the board.
+const NO_POINT: u16 = 0x3FF;
+/// Event flag: the first event of a move (a stone played, or a pass).
+const MOVE: u16 = 1 << 12;
+
+fn event(point: u16, value: u8, first_of_move: bool) -> u16 {
+    point | (value as u16) << 10 | if first_of_move { MOVE } else { 0 }
+}
+
+fn ev_point(e: u16) -> usize {
+    (e & 0x3FF) as usize
+}
+
+fn ev_value(e: u16) -> u8 {
+    ((e >> 10) & 3) as u8
+}
+
+/// A game as read from the database: id, packed moves, packed set-up, winner.
+pub(crate) struct GameRow {
+    pub(crate) id: i64,
+    pub(crate) moves: Vec<u8>,
+    pub(crate) setup: Vec<u8>,
+    pub(crate) winner: Option<Color>,
+}
+
+/// The games of one board size as change streams, ready to be searched again and again.
+///
+/// Built by [`crate::Database::memory_index`]; searching it needs no database access except to
+/// apply a metadata filter. About 2 bytes per move plus 8 bytes per board row per game.
+pub struct MemoryIndex {
+    n: u8,
+    ids: Vec<i64>,
+    /// 0 unknown / draw, 1 Black won, 2 White won.
+    winners: Vec<u8>,
+    /// Event range of game `i`: `start[i]..start[i + 1]`.
+    start: Vec<u32>,
+    events: Vec<u16>,
+    /// Per game `2 * n` rows: rows of black's "ever" bits, then white's (bit `x` of row `y`).
+    ever: Vec<u32>,
+    /// Per point, then per game (`first[p * words * 64 + i]`, so that one point's column is read
+    /// in order, 64 games at a time): when and by whom the point was first occupied,
+    /// `time << 2 | colour` (time 0 for a set-up stone, `k` for move `k`); [`NEVER`]; or
+    /// [`AGAIN_ENTRY`] for a point later emptied by a capture, whose changes are in `history`.
+    first: Vec<u16>,
+    /// 64-bit words per game bit set (`games / 64` rounded up).
+    words: usize,
+    /// Per point and colour (`(p * 2 + colour - 1) * words`), the games whose first stone there
+    /// had that colour or whose point was emptied again later: the candidates of a pattern
+    /// with a stone of that colour there.
+    first_bits: Vec<u64>,
+    /// Per point (`p * words`), the games in which it was emptied by a capture.
+    again_bits: Vec<u64>,
+    /// Per game, every change of its captured points (see [`history_entry`]), sorted; game `i`'s
+    /// are `history[history_start[i]..history_start[i + 1]]`.
+    history: Vec<u32>,
+    history_start: Vec<u32>,
+}
+
+/// [`MemoryIndex`]'s first-occupation entry of a point never occupied.
+const NEVER: u16 = u16::MAX;
+/// The low bits of a first-occupation entry of a point emptied again by a capture (a stone's
+/// are its colour, 1 or 2; [`NEVER`]'s are 3).
+const AGAIN: u16 = 0;
+/// The first-occupation entry of a point emptied again by a capture: [`AGAIN`] with the
+/// largest time, so that bounds taken over entries ignore it.
+const AGAIN_ENTRY: u16 = NEVER & !3 | AGAIN;
+/// Games per task of the point-by-point search, in 64-game words.
+const POINT_CHUNK_WORDS: usize = 32;
+
+/// The set bits of a word, lowest first.
+struct Ones(u64);
+
+impl Iterator for Ones {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
+}
+
+/// One game turned into events and ever-rows.
+struct Streamed {
+    events: Vec<u16>,
+    ever: Vec<u32>,
+    first: Vec<u16>,
+    captured: Vec<u32>,
+    history: Vec<u32>,
+}
+
+/// Replays a game once: the set-up stones, then each move and its captures. A move onto an
+/// occupied point (a record another writer stored) ends the game there.
+fn stream(n: u8, moves: &[u8], setup: &[u8]) -> Streamed {
+    let nn = n as usize;
+    let mut board = Board::new(n);
+    let mut events = Vec::with_capacity(moves.len() / 2 + moves.len() / 16 + 4);
+    let mut ever = vec![0u32; 2 * nn];
+    let mut first = vec![NEVER; nn * nn];
+    let mut captured = vec![0u32; nn];
+    let mut history = Vec::new();
+    for (x, y) in unpack_points(setup) {
+        if x < n && y < n {
+            let p = y as usize * nn + x as usize;
+            if board.v[p] == 0 {
+                board.v[p] = 1;
+                ever[y as usize] |= 1 << x;
+                first[p] = 1;
+                history.push(history_entry(p, 0, 1));
+                events.push(event(p as u16, 1, false));
+            }
+        }
+    }
+    let mut removed = Vec::new();
+    // Times past what a first-occupation entry holds are not expected from real records; such
+    // a game keeps its moves up to there.
+    for (k, (color, point)) in unpack_moves(moves).into_iter().enumerate().take((NEVER >> 2) as usize - 1) {
+        let c = if color == Color::Black { 1 } else { 2 };
+        let Some((x, y)) = point.filter(|&(x, y)| x < n && y < n) else {
+            events.push(event(NO_POINT, c, true));
+            continue;
+        };
+        let p = y as usize * nn + x as usize;
+        if board.v[p] != 0 {
+            break;
+        }
+        ever[(c as usize - 1) * nn + y as usize] |= 1 << x;
+        let time = k as u16 + 1;
+        removed.clear();
+        board.play(p, c, &mut removed);
+        events.push(event(p as u16, c, true));
+        // A stone that takes its own last liberty is gone within the move: no change there.
+        if board.v[p] == c {
+            history.push(history_entry(p, time, c));
+            if first[p] == NEVER {
+                first[p] = time << 2 | c as u16;
+            }
+        }
+        for &q in &removed {
+            captured[q / nn] |= 1 << (q % nn);
+            events.push(event(q as u16, 0, false));
+            if q != p {
+                history.push(history_entry(q, time, 0));
+            }
+        }
+    }
+    // Only the points emptied again need their history; the others' is their first stone.
+    history.retain(|&h| {
+        let q = (h >> 22) as usize;
+        captured[q / nn] >> (q % nn) & 1 != 0
+    });
+    history.sort_unstable();
+    Streamed { events, ever, first, captured, history }
+}
+
+impl MemoryIndex {
+    /// Turns game rows of board size `n` (sorted by id) into an index, in parallel.
+    pub(crate) fn build(n: u8, rows: &[GameRow]) -> MemoryIndex {
+        let streamed: Vec<Streamed> = rows.par_iter().map(|g| stream(n, &g.moves, &g.setup)).collect();
+        let total: usize = streamed.iter().map(|s| s.events.len()).sum();
+        let mut index = MemoryIndex {
+            n,
+            ids: rows.iter().map(|g| g.id).collect(),
+            winners: rows
+                .iter()
+                .map(|g| match g.winner {
+                    Some(Color::Black) => 1,
+                    Some(Color::White) => 2,
+                    None => 0,
+                })
+                .collect(),
+            start: Vec::with_capacity(rows.len() + 1),
+            events: Vec::with_capacity(total),
+            ever: Vec::with_capacity(rows.len() * 2 * n as usize),
+            first: vec![NEVER; rows.len().div_ceil(64) * 64 * n as usize * n as usize],
+            again_bits: vec![0; n as usize * n as usize * rows.len().div_ceil(64)],
+            words: rows.len().div_ceil(64),
+            first_bits: vec![0; 2 * n as usize * n as usize * rows.len().div_ceil(64)],
+            history: Vec::new(),
+            history_start: Vec::with_capacity(rows.len() + 1),
+        };
+        let stride = index.words * 64;
+        for (i, s) in streamed.into_iter().enumerate() {
+            index.start.push(index.events.len() as u32);
+            index.events.extend_from_slice(&s.events);
+            index.ever.extend_from_slice(&s.ever);
+            for (p, &e) in s.first.iter().enumerate() {
+                let again = s.captured[p / n as usize] >> (p % n as usize) & 1 != 0;
+                let e = if again { AGAIN_ENTRY } else { e };
+                index.first[p * stride + i] = e;
+                if again {
+                    index.again_bits[p * index.words + i / 64] |= 1 << (i % 64);
+                }
+                for c in [1, 2] {
+                    if e & 3 == AGAIN || e & 3 == c {
+                        index.first_bits[(p * 2 + c as usize - 1) * index.words + i / 64] |= 1 << (i % 64);
+                    }
+                }
+            }
+            index.history_start.push(index.history.len() as u32);
+            index.history.extend_from_slice(&s.history);
+        }
+        index.history_start.push(index.history.len() as u32);
+        index.start.push(index.events.len() as u32);
+        index
+    }
+
+    /// Board size of the games.
+    pub fn size(&self) -> u8 {
+        self.n
+    }
+
+    /// Number of games held.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no game is held.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Events held (stones played, passes and captures): the index's size in two-byte units.
+    pub fn events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// The position of game `id` in the index.
+    pub(crate) fn find(&self, id: i64) -> Option<usize> {
+        self.ids.binary_search(&id).ok()
+    }
+
+    pub(crate) fn id(&self, i: usize) -> i64 {
+        self.ids[i]
+    }
+
+    pub(crate) fn winner(&self, i: usize) -> Option<Color> {
+        match self.winners[i] {
+            1 => Some(Color::Black),
+            2 => Some(Color::White),
+            _ => None,
+        }
+    }
+
+    fn game_events(&self, i: usize) -> &[u16] {
+        &self.events[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+
+    /// Move `k` (0-based) of game `i` as stored, if the game has it: colour and point (`None`
+    /// for a pass).
+    pub(crate) fn move_at(&self, i: usize, k: u32) -> Option<(Color, Option<(u8, u8)>)> {
+        let n = self.n as usize;
+        self.game_events(i).iter().filter(|&&e| e & MOVE != 0).nth(k as usize).map(|&e| {
+            let c = if ev_value(e) == 1 { Color::Black } else { Color::White };
+            let p = ev_point(e);
+            (c, (p != NO_POINT as usize).then(|| ((p % n) as u8, (p / n) as u8)))
+        })
+    }
+
+    /// Scans the games whose `keep` flag is set (all when `None`) for the oriented pattern
+    /// `vars`: per game (in index order), the hits with their continuations.
+    pub(crate) fn scan(&self, vars: &[Variant], pattern: &Pattern, keep: Option<&[bool]>) -> (Vec<GameHit>, u32) {
+        let plan = Plan::new(self.n, vars);
+        let games: Vec<usize> = (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])).collect();
+        if let Some(fast) = &plan.fast {
+            let mut keep_bits = vec![0u64; self.words];
+            for &i in &games {
+                keep_bits[i / 64] |= 1 << (i % 64);
+            }
+            let chunks: Vec<usize> = (0..self.words).step_by(POINT_CHUNK_WORDS).collect();
+            let per_game = chunks
+                .par_iter()
+                .map_init(PointScratch::default, |s, &w0| {
+                    let words = w0..(w0 + POINT_CHUNK_WORDS).min(self.words);
+                    self.by_points(words, &keep_bits, vars, pattern, &plan, fast, s)
+                })
+                .flatten_iter()
+                .collect();
+            return (per_game, games.len() as u32);
+        }
+        let per_game: Vec<GameHit> = if plan.table.is_some() {
+            games
+                .par_chunks(64)
+                .map_init(
+                    || Scratch::new(&plan, TableState::new(&plan)),
+                    |s, chunk| self.scan_chunk(chunk, vars, pattern, &plan, s),
+                )
+                .flatten_iter()
+                .collect()
+        } else if plan.code {
+            games
+                .par_chunks(64)
+                .map_init(
+                    || Scratch::new(&plan, CodeState::new(&plan)),
+                    |s, chunk| self.scan_chunk(chunk, vars, pattern, &plan, s),
+                )
+                .flatten_iter()
+                .collect()
+        } else {
+            games
+                .par_chunks(64)
+                .map_init(
+                    || Scratch::new(&plan, CountState::new(&plan)),
+                    |s, chunk| self.scan_chunk(chunk, vars, pattern, &plan, s),
+                )
+                .flatten_iter()
+                .collect()
+        };
+        (per_game, games.len() as u32)
+    }
+
+    fn scan_chunk<S: WindowState>(
+        &self,
+        chunk: &[usize],
+        vars: &[Variant],
+        pattern: &Pattern,
+        plan: &Plan,
+        s: &mut Scratch<S>,
+    ) -> Vec<GameHit> {
+        let nn = self.n as usize;
+        let mut out = Vec::new();
+        for &i in chunk {
+            let ever = &self.ever[i * 2 * nn..(i + 1) * 2 * nn];
+            let live =
+                vars.iter().enumerate().filter(|(_, v)| v.could_fit(ever, nn)).fold(0u16, |m, (vi, _)| m | 1 << vi);
+            if live == 0 {
+                continue;
+            }
+            self.scan_game(i, live, vars, pattern, plan, s, &mut out);
+        }
+        out
+    }
+
+    /// Scans game `i` for the orientations in `live`.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_game<S: WindowState>(
+        &self,
+        i: usize,
+        live: u16,
+        vars: &[Variant],
+        pattern: &Pattern,
+        plan: &Plan,
+        s: &mut Scratch<S>,
+        hits: &mut Vec<GameHit>,
+    ) {
+        let events = self.game_events(i);
+        s.reset(plan);
+        // The set-up stones, then the start position: every window.
+        let mut k = 0;
+        while k < events.len() && events[k] & MOVE == 0 {
+            s.apply(plan, events[k]);
+            k += 1;
+        }
+        let best = if k == 0 {
+            plan.empty_hit.filter(|&(vi, _)| live & 1 << vi != 0)
+        } else {
+            (0..plan.windows.len())
+                .filter_map(|w| {
+                    let m = s.state.matching(plan, w) & live;
+                    (m != 0).then(|| (m.trailing_zeros() as usize, w))
+                })
+                .min()
+        };
+        s.touched.clear();
+        if let Some((vi, w)) = best {
+            hits.push((i, 0, self.continuation(&events[k..], &vars[vi], &plan.windows[w], pattern)));
+        }
+        let mut move_number = 0u32;
+        while k < events.len() {
+            // One move: its stone (or pass) and its captures.
+            s.epoch = s.epoch.wrapping_add(1);
+            if s.epoch == 0 {
+                s.mark.iter_mut().for_each(|m| *m = 0);
+                s.epoch = 1;
+            }
+            s.apply(plan, events[k]);
+            k += 1;
+            while k < events.len() && events[k] & MOVE == 0 {
+                s.apply(plan, events[k]);
+                k += 1;
+            }
+            move_number += 1;
+            let mut best: Option<(usize, usize)> = None;
+            for t in 0..s.touched.len() {
+                let (w, before) = s.touched[t];
+                let now = s.state.matching(plan, w as usize) & live;
+                let newly = if now == 0 { 0 } else { now & !s.state.was(plan, w as usize, before) };
+                if newly != 0 {
+                    let cand = (newly.trailing_zeros() as usize, w as usize);
+                    if best.is_none_or(|b| cand < b) {
+                        best = Some(cand);
+                    }
+                }
+            }
+            s.touched.clear();
+            if let Some((vi, w)) = best {
+                hits.push((i, move_number, self.continuation(&events[k..], &vars[vi], &plan.windows[w], pattern)));
+            }
+        }
+    }
+
+    /// The games in the 64-game `words` searched point by point instead of move by move, for a
+    /// pattern with few windows: the moves at which an orientation starts to match in a window
+    /// are the starts of the runs of time in which every constrained point holds its wanted
+    /// value. A point never emptied by a capture holds nothing until its first stone and that
+    /// stone ever after, so it narrows the run to one side of its first move: the run is from
+    /// the last of the stones' first moves to the first of the empty points' — one hit, or
+    /// none. The next move in the window after a hit is the earliest stone placed in it after
+    /// that move.
+    ///
+    /// Each orientation and window is checked against 64 games at once: the games whose stone
+    /// points were first taken by the wanted colours come from one AND per stone; for those
+    /// with no point in the window ever emptied again, the bounds of the run are a maximum and
+    /// a minimum over the window's first-occupation columns, lane by lane (the loops are
+    /// written so the compiler can vectorise them). The other candidates read their points'
+    /// whole history.
+    #[allow(clippy::too_many_arguments)]
+    fn by_points(
+        &self,
+        words: std::ops::Range<usize>,
+        keep: &[u64],
+        vars: &[Variant],
+        pattern: &Pattern,
+        plan: &Plan,
+        fast: &[FastWindow],
+        s: &mut PointScratch,
+    ) -> Vec<GameHit> {
+        let stride = self.words * 64;
+        let first = &self.first;
+        s.found.clear();
+        s.exact.clear();
+        for (w, f) in fast.iter().enumerate() {
+            for &(vi, ref cells) in &f.checks {
+                let stones = &cells[..cells.iter().take_while(|c| c.1 != 0).count()];
+                let empties = &cells[stones.len()..];
+                for word in words.clone() {
+                    let cand = stones.iter().fold(keep[word], |m, &(p, want)| {
+                        m & self.first_bits[(p as usize * 2 + want as usize - 1) * self.words + word]
+                    });
+                    if cand == 0 {
+                        continue;
+                    }
+                    let again = f.area.iter().fold(0u64, |m, &p| m | self.again_bits[p as usize * self.words + word]);
+                    let clean = cand & !again;
+                    if clean != 0 {
+                        let base = word * 64;
+                        let column = |p: u16| -> &[u16; 64] {
+                            let at = p as usize * stride + base;
+                            first[at..at + 64].try_into().expect("64 lanes")
+                        };
+                        let mut lo = [0u16; 64];
+                        let mut hi = [u16::MAX; 64];
+                        for &(p, _) in stones {
+                            let col = column(p);
+                            for k in 0..64 {
+                                lo[k] = lo[k].max(col[k] >> 2);
+                            }
+                        }
+                        for &(p, _) in empties {
+                            let col = column(p);
+                            for k in 0..64 {
+                                hi[k] = hi[k].min(col[k] >> 2);
+                            }
+                        }
+                        let mut hit = 0u64;
+                        for k in 0..64 {
+                            hit |= u64::from(lo[k] < hi[k]) << k;
+                        }
+                        hit &= clean;
+                        if hit != 0 {
+                            // Per lane, the earliest stone in the window after the hit, as
+                            // `time << 12 | index in the window << 2 | colour`.
+                            let mut next = [u32::MAX; 64];
+                            for (a, &p) in f.area.iter().enumerate() {
+                                let col = column(p);
+                                for k in 0..64 {
+                                    let t = col[k] >> 2;
+                                    let key = (t as u32) << 12 | (a as u32) << 2 | (col[k] & 3) as u32;
+                                    // Not occupied after the hit (never is the largest time).
+                                    let key = if t > lo[k] && t != NEVER >> 2 { key } else { u32::MAX };
+                                    next[k] = next[k].min(key);
+                                }
+                            }
+                            s.found.extend(Ones(hit).map(|k| (base + k, lo[k], vi, w, next[k])));
+                        }
+                    }
+                    s.exact.extend(Ones(cand & again).map(|k| (word * 64 + k, w, vi)));
+                }
+            }
+        }
+        // The candidates with a point emptied again, game by game.
+        s.exact.sort_unstable();
+        let exact = std::mem::take(&mut s.exact);
+        for group in exact.chunk_by(|a, b| a.0 == b.0) {
+            let i = group[0].0;
+            s.index_history(self.history_of(i));
+            for &(_, w, vi) in group {
+                let cells = &fast[w].checks.iter().find(|c| c.0 == vi).expect("a check").1;
+                self.exact_by_points(i, vi, w, cells, &fast[w], s);
+            }
+        }
+        s.exact = exact;
+        // Per game, per move, the first orientation and window.
+        s.found.sort_unstable();
+        s.found.dedup_by_key(|f| (f.0, f.1));
+        let mut out: Vec<GameHit> = Vec::with_capacity(s.found.len());
+        for &(i, t, vi, w, next) in &s.found {
+            let win = &plan.windows[w];
+            let v = &vars[vi];
+            let cont = (next != u32::MAX).then(|| {
+                let color = if next & 3 == 1 { Color::Black } else { Color::White };
+                let p = fast[w].area[(next >> 2 & 0x3FF) as usize] as usize;
+                (color, self.relative(v, win, p, pattern), v.swapped)
+            });
+            out.push((i, t as u32, cont));
+        }
+        out
+    }
+
+    /// [`MemoryIndex::by_points`] for game `i`, orientation `vi` and window `w`, when a point of
+    /// the window was emptied by a capture: its runs are cut out of the point's history.
+    fn exact_by_points(
+        &self,
+        i: usize,
+        vi: usize,
+        w: usize,
+        cells: &[(u16, u8)],
+        f: &FastWindow,
+        s: &mut PointScratch,
+    ) {
+        let stride = self.words * 64;
+        let history = self.history_of(i);
+        let (mut lo, mut hi) = (0u16, u16::MAX);
+        let at = |s: &PointScratch, p: u16| -> (usize, usize) {
+            let (a, b) = s.history_at[p as usize];
+            (a as usize, b as usize)
+        };
+        s.again.clear();
+        for &(p, want) in cells {
+            let e = self.first[p as usize * stride + i];
+            if e & 3 == AGAIN {
+                s.again.push((p, want));
+                continue;
+            }
+            if want != 0 {
+                if e == NEVER || (e & 3) as u8 != want {
+                    return;
+                }
+                lo = lo.max(e >> 2);
+            } else {
+                hi = hi.min(e >> 2);
+            }
+            if lo >= hi {
+                return;
+            }
+        }
+        s.runs.clear();
+        s.runs.push((lo, hi));
+        for k in 0..s.again.len() {
+            let (p, want) = s.again[k];
+            let (a, b) = at(s, p);
+            intersect_runs(&mut s.runs, &mut s.next, &history[a..b], want);
+            if s.runs.is_empty() {
+                return;
+            }
+        }
+        for r in 0..s.runs.len() {
+            let t = s.runs[r].0;
+            let next = f
+                .area
+                .iter()
+                .enumerate()
+                .filter_map(|(a, &p)| {
+                    let e = self.first[p as usize * stride + i];
+                    let (time, colour) = if e & 3 == AGAIN {
+                        // The first stone placed there after `t`.
+                        let (x, y) = at(s, p);
+                        history[x..y]
+                            .iter()
+                            .map(|&h| (h_time(h), h_value(h)))
+                            .find(|&(time, value)| time > t && value != 0)?
+                    } else if e != NEVER && e >> 2 > t {
+                        (e >> 2, (e & 3) as u8)
+                    } else {
+                        return None;
+                    };
+                    Some((time as u32) << 12 | (a as u32) << 2 | colour as u32)
+                })
+                .min()
+                .unwrap_or(u32::MAX);
+            s.found.push((i, t, vi, w, next));
+        }
+    }
+
+    fn history_of(&self, i: usize) -> &[u32] {
+        &self.history[self.history_start[i] as usize..self.history_start[i + 1] as usize]
+    }
+
+    /// Point `p` of window `win` (orientation `v`) in the pattern's own coordinates.
+    fn relative(&self, v: &Variant, win: &Window, p: usize, pattern: &Pattern) -> (u8, u8) {
+        let n = self.n;
+        let nn = n as usize;
+        let (x, y) = (p % nn, p / nn);
+        let (tx, ty) = (win.x as usize, win.y as usize);
+        // Back to the query's orientation: undo the symmetry, then take the offset from the
+        // rectangle's top-left there.
+        let q = apply_inverse(v.sym, n, (x as u8, y as u8));
+        let a = apply_inverse(v.sym, n, (tx as u8, ty as u8));
+        let b = apply_inverse(v.sym, n, ((tx + v.w as usize - 1) as u8, (ty + v.h as usize - 1) as u8));
+        let (ox, oy) = (a.0.min(b.0), a.1.min(b.1));
+        let rel = (q.0 - ox, q.1 - oy);
+        debug_assert!(rel.0 < pattern.width && rel.1 < pattern.height);
+        rel
+    }
+
+    /// The first move of `rest` inside window `win` (orientation `v`), mapped to the pattern's
+    /// coordinates: colour in the game's colours, point, colours swapped?
+    fn continuation(&self, rest: &[u16], v: &Variant, win: &Window, pattern: &Pattern) -> Continued {
+        let n = self.n;
+        let nn = n as usize;
+        let (tx, ty) = (win.x as usize, win.y as usize);
+        for &e in rest {
+            if e & MOVE == 0 {
+                continue;
+            }
+            let p = ev_point(e);
+            if p == NO_POINT as usize {
+                continue;
+            }
+            let (x, y) = (p % nn, p / nn);
+            if x >= tx && y >= ty && x < tx + v.w as usize && y < ty + v.h as usize {
+                let rel = self.relative(v, win, p, pattern);
+                let color = if ev_value(e) == 1 { Color::Black } else { Color::White };
+                return Some((color, rel, v.swapped));
+            }
+        }
+        None
+    }
+}
+
+/// The next move inside the matched region after a hit: colour (the game's), point in the
+/// pattern's coordinates, whether the match had the colours swapped. `None`: no such move.
+pub(crate) type Continued = Option<(Color, (u8, u8), bool)>;
+
+/// A hit: the game's position in the index, the move number, the continuation.
+pub(crate) type GameHit = (usize, u32, Continued);
+
+/// A change of a point in a game's history: `point << 22 | time << 2 | value`, so that sorting
+/// orders by point, then time.
+fn history_entry(p: usize, time: u16, value: u8) -> u32 {
+    (p as u32) << 22 | (time as u32) << 2 | value as u32
+}
+
+fn h_time(h: u32) -> u16 {
+    (h >> 2 & 0xFFFFF) as u16
+}
+
+fn h_value(h: u32) -> u8 {
+    (h & 3) as u8
+}
+
+/// Narrows `runs` (sorted, disjoint half-open runs of time) to the times at which a point with
+/// the changes `changes` (empty before the first) holds `want`. `spare` is working space.
+fn intersect_runs(runs: &mut Vec<(u16, u16)>, spare: &mut Vec<(u16, u16)>, changes: &[u32], want: u8) {
+    spare.clear();
+    let mut value = 0u8;
+    let mut since = 0u16;
+    let mut k = 0;
+    // The point's runs holding `want`, merged with `runs` as they come.
+    let mut point_run = |start: u16, end: u16, spare: &mut Vec<(u16, u16)>| {
+        while k < runs.len() && runs[k].1 <= start {
+            k += 1;
+        }
+        let mut j = k;
+        while j < runs.len() && runs[j].0 < end {
+            let (a, b) = (runs[j].0.max(start), runs[j].1.min(end));
+            if a < b {
+                spare.push((a, b));
+            }
+            j += 1;
+        }
+    };
+    for &h in changes {
+        let (time, v) = (h_time(h), h_value(h));
+        if value == want && since < time {
+            point_run(since, time, spare);
+        }
+        value = v;
+        since = time;
+    }
+    if value == want {
+        point_run(since, u16::MAX, spare);
+    }
+    std::mem::swap(runs, spare);
+}
+
+/// A rectangle of the board in which some orientations may match.
+struct Window {
+    x: u8,
+    y: u8,
+    w: u8,
+    /// The orientations allowed here (bit = index in the variant list).
+    variants: u16,
+}
+
+/// Per-query tables shared by all games.
+struct Plan {
+    windows: Vec<Window>,
+    /// Per point, its covering windows and its cell index in each: `cover[start[p]..start[p+1]]`.
+    cover_start: Vec<u32>,
+    cover: Vec<(u32, u8)>,
+    /// Table matching (at most [`TABLE_CELLS`] cells): per base-3 code of a window's cells, the
+    /// orientations that match it.
+    table: Option<Vec<u16>>,
+    /// Code matching (at most 32 cells): whether it is used, and per orientation the mask of
+    /// its wanted cells' bits and the wanted bits.
+    code: bool,
+    code_masks: Vec<u64>,
+    code_wants: Vec<u64>,
+    /// Count matching: per orientation, its cells (row-major) as wanted values (`None`: any),
+    /// and how many cells want a value.
+    cells: Vec<Vec<Option<u8>>>,
+    need: Vec<u16>,
+    /// The hit of a game without set-up stones at move 0: (orientation, window).
+    empty_hit: Option<(usize, usize)>,
+    /// For a pattern with few windows (a corner, a fixed place), per window: what the search
+    /// by first occupation needs.
+    fast: Option<Vec<FastWindow>>,
+}
+
+/// The most windows for which a game is searched by first occupation instead of by its events.
+const FAST_WINDOWS: usize = 64;
+
+/// A window as the search by first occupation reads it.
+struct FastWindow {
+    /// Per orientation allowed: its constrained points and wanted values, stones first.
+    checks: Vec<(usize, Vec<(u16, u8)>)>,
+    /// Every point of the window, row by row.
+    area: Vec<u16>,
+}
+
+impl Plan {
+    fn new(n: u8, vars: &[Variant]) -> Plan {
+        let nn = n as usize;
+        let mut windows: Vec<Window> = Vec::new();
+        let mut by_place: HashMap<(u8, u8, u8, u8), usize> = HashMap::new();
+        for (vi, v) in vars.iter().enumerate() {
+            for ty in 0..=(nn - v.h as usize) {
+                for tx in 0..=(nn - v.w as usize) {
+                    if !v.allowed[ty * nn + tx] {
+                        continue;
+                    }
+                    let key = (tx as u8, ty as u8, v.w, v.h);
+                    let w = *by_place.entry(key).or_insert_with(|| {
+                        windows.push(Window { x: tx as u8, y: ty as u8, w: v.w, variants: 0 });
+                        windows.len() - 1
+                    });
+                    windows[w].variants |= 1 << vi;
+                }
+            }
+        }
+        // A row for every point an event can name, the pass marker included (always empty).
+        let mut rows: Vec<Vec<(u32, u8)>> = vec![Vec::new(); NO_POINT as usize + 1];
+        for (wi, win) in windows.iter().enumerate() {
+            let h = vars[win.variants.trailing_zeros() as usize].h;
+            for dy in 0..h as usize {
+                for dx in 0..win.w as usize {
+                    let p = (win.y as usize + dy) * nn + win.x as usize + dx;
+                    rows[p].push((wi as u32, (dy * win.w as usize + dx) as u8));
+                }
+            }
+        }
+        let mut cover_start = Vec::with_capacity(nn * nn + 1);
+        let mut cover = Vec::new();
+        for row in rows {
+            cover_start.push(cover.len() as u32);
+            cover.extend(row);
+        }
+        cover_start.push(cover.len() as u32);
+        let cells: Vec<Vec<Option<u8>>> = vars.iter().map(|v| v.cells.iter().map(|c| c.want()).collect()).collect();
+        let need = cells.iter().map(|c| c.iter().filter(|w| w.is_some()).count() as u16).collect();
+        let code = vars.iter().all(|v| v.cells.len() <= 32);
+        let (code_masks, code_wants): (Vec<u64>, Vec<u64>) = if code {
+            cells
+                .iter()
+                .map(|c| {
+                    c.iter().enumerate().fold((0u64, 0u64), |(m, w), (i, want)| match want {
+                        Some(val) => (m | 3 << (2 * i), w | (*val as u64) << (2 * i)),
+                        None => (m, w),
+                    })
+                })
+                .unzip()
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let table = vars.iter().all(|v| v.cells.len() <= TABLE_CELLS).then(|| {
+            let len = vars.first().map_or(0, |v| v.cells.len());
+            let mut table = vec![0u16; 3usize.pow(len as u32)];
+            for (vi, c) in cells.iter().enumerate() {
+                // Every code this orientation accepts: its wanted digits fixed, the others free.
+                let mut codes = vec![0u32];
+                for (i, want) in c.iter().enumerate() {
+                    let pow = 3u32.pow(i as u32);
+                    codes = match want {
+                        Some(val) => codes.into_iter().map(|k| k + *val as u32 * pow).collect(),
+                        None => codes.into_iter().flat_map(|k| [k, k + pow, k + 2 * pow]).collect(),
+                    };
+                }
+                for k in codes {
+                    table[k as usize] |= 1 << vi;
+                }
+            }
+            table
+        });
+        let fast = (windows.len() <= FAST_WINDOWS).then(|| {
+            windows
+                .iter()
+                .map(|win| {
+                    let checks = (0..vars.len())
+                        .filter(|&vi| win.variants & 1 << vi != 0)
+                        .map(|vi| {
+                            let mut pts: Vec<(u16, u8)> = cells[vi]
+                                .iter()
+                                .enumerate()
+                                .filter_map(|(c, want)| {
+                                    let (dx, dy) = (c % win.w as usize, c / win.w as usize);
+                                    let p = (win.y as usize + dy) * nn + win.x as usize + dx;
+                                    want.map(|w| (p as u16, w))
+                                })
+                                .collect();
+                            // Stones first: a stone never played there, or first played by the
+                            // other colour, ends the check at once.
+                            pts.sort_by_key(|&(p, want)| (want == 0, p));
+                            (vi, pts)
+                        })
+                        .collect();
+                    let h = vars[win.variants.trailing_zeros() as usize].h as usize;
+                    let area = (0..h)
+                        .flat_map(|dy| {
+                            (0..win.w as usize).map(move |dx| ((win.y as usize + dy) * nn + win.x as usize + dx) as u16)
+                        })
+                        .collect();
+                    FastWindow { checks, area }
+                })
+                .collect()
+        });
+        let mut plan = Plan {
+            windows,
+            cover_start,
+            cover,
+            table,
+            code,
+            code_masks,
+            code_wants,
+            cells,
+            need,
+            empty_hit: None,
+            fast,
+        };
+        // On the empty board every code is 0 and every count is that of the empty-wanting
+        // cells; whatever matches then is the hit at move 0 of a game with no set-up.
+        plan.empty_hit = (0..plan.windows.len())
+            .filter_map(|w| {
+                let m = (0..vars.len())
+                    .filter(|&vi| plan.windows[w].variants & 1 << vi != 0)
+                    .filter(|&vi| plan.cells[vi].iter().all(|c| c.is_none_or(|v| v == 0)))
+                    .min();
+                m.map(|vi| (vi, w))
+            })
+            .min();
+        plan
+    }
+}
+
+/// The most cells a pattern may have for table matching (3^10 two-byte entries, 118 KB).
+const TABLE_CELLS: usize = 10;
+
+/// The per-window state of a scan.
+trait WindowState {
+    /// Back to the empty board.
+    fn reset(&mut self, plan: &Plan);
+    /// Cell `cell` of window `w` changed from value `a` to `b`.
+    fn change(&mut self, plan: &Plan, w: usize, cell: u8, a: u8, b: u8);
+    /// The orientations matching in window `w` now.
+    fn matching(&self, plan: &Plan, w: usize) -> u16;
+    /// What [`WindowState::was`] needs to tell which orientations matched in window `w`
+    /// before a change: taken when a move first touches it.
+    fn save(&self, plan: &Plan, w: usize) -> u64;
+    /// The orientations that matched in window `w` when `saved` was taken.
+    fn was(&self, plan: &Plan, w: usize, saved: u64) -> u16;
+}
+
+/// The cells' values as a base-3 number, an index into the plan's table.
+struct TableState {
+    code: Vec<u32>,
+    pow: [u32; TABLE_CELLS],
+}
+
+impl TableState {
+    fn new(plan: &Plan) -> TableState {
+        TableState { code: vec![0; plan.windows.len()], pow: std::array::from_fn(|i| 3u32.pow(i as u32)) }
+    }
+}
+
+impl WindowState for TableState {
+    fn reset(&mut self, _: &Plan) {
+        self.code.iter_mut().for_each(|c| *c = 0);
+    }
+
+    #[inline]
+    fn change(&mut self, _: &Plan, w: usize, cell: u8, a: u8, b: u8) {
+        let pow = self.pow[cell as usize];
+        self.code[w] = self.code[w] + b as u32 * pow - a as u32 * pow;
+    }
+
+    #[inline]
+    fn matching(&self, plan: &Plan, w: usize) -> u16 {
+        self.was(plan, w, self.code[w] as u64)
+    }
+
+    #[inline]
+    fn save(&self, _: &Plan, w: usize) -> u64 {
+        self.code[w] as u64
+    }
+
+    #[inline]
+    fn was(&self, plan: &Plan, w: usize, saved: u64) -> u16 {
+        plan.table.as_deref().map_or(0, |t| t[saved as usize]) & plan.windows[w].variants
+    }
+}
+
+/// Two bits per cell.
+struct CodeState {
+    code: Vec<u64>,
+}
+
+impl CodeState {
+    fn new(plan: &Plan) -> CodeState {
+        CodeState { code: vec![0; plan.windows.len()] }
+    }
+}
+
+impl WindowState for CodeState {
+    fn reset(&mut self, _: &Plan) {
+        self.code.iter_mut().for_each(|c| *c = 0);
+    }
+
+    #[inline]
+    fn change(&mut self, _: &Plan, w: usize, cell: u8, a: u8, b: u8) {
+        self.code[w] ^= ((a ^ b) as u64) << (2 * cell as u32);
+    }
+
+    #[inline]
+    fn matching(&self, plan: &Plan, w: usize) -> u16 {
+        self.was(plan, w, self.code[w])
+    }
+
+    #[inline]
+    fn save(&self, _: &Plan, w: usize) -> u64 {
+        self.code[w]
+    }
+
+    #[inline]
+    fn was(&self, plan: &Plan, w: usize, code: u64) -> u16 {
+        // Every orientation in a fixed-length loop the compiler can vectorise, then the ones
+        // allowed in this window.
+        let (masks, wants) = (&plan.code_masks, &plan.code_wants);
+        let mut m = 0u16;
+        for vi in 0..masks.len() {
+            m |= u16::from(code & masks[vi] == wants[vi]) << vi;
+        }
+        m & plan.windows[w].variants
+    }
+}
+
+/// Per window and orientation, the cells holding the wanted value.
+struct CountState {
+    /// `count[w * 16 + vi]`.
+    count: Vec<u16>,
+    empty: Vec<u16>,
+}
+
+impl CountState {
+    fn new(plan: &Plan) -> CountState {
+        let mut empty = vec![0u16; plan.windows.len() * 16];
+        for (w, win) in plan.windows.iter().enumerate() {
+            for (vi, cells) in plan.cells.iter().enumerate() {
+                if win.variants & 1 << vi != 0 {
+                    empty[w * 16 + vi] = cells.iter().filter(|&&c| c == Some(0)).count() as u16;
+                }
+            }
+        }
+        CountState { count: empty.clone(), empty }
+    }
+}
+
+impl WindowState for CountState {
+    fn reset(&mut self, _: &Plan) {
+        self.count.copy_from_slice(&self.empty);
+    }
+
+    #[inline]
+    fn change(&mut self, plan: &Plan, w: usize, cell: u8, a: u8, b: u8) {
+        let mut bits = plan.windows[w].variants;
+        while bits != 0 {
+            let vi = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let Some(want) = plan.cells[vi][cell as usize] {
+                let c = &mut self.count[w * 16 + vi];
+                *c = *c + u16::from(want == b) - u16::from(want == a);
+            }
+        }
+    }
+
+    #[inline]
+    fn matching(&self, plan: &Plan, w: usize) -> u16 {
+        let mut bits = plan.windows[w].variants;
+        let mut m = 0;
+        while bits != 0 {
+            let vi = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if self.count[w * 16 + vi] == plan.need[vi] {
+                m |= 1 << vi;
+            }
+        }
+        m
+    }
+
+    #[inline]
+    fn save(&self, plan: &Plan, w: usize) -> u64 {
+        self.matching(plan, w) as u64
+    }
+
+    #[inline]
+    fn was(&self, _: &Plan, _: usize, saved: u64) -> u16 {
+        saved as u16
+    }
+}
+
+/// What one worker reuses from game to game.
+struct Scratch<S> {
+    state: S,
+    /// The board's values (0 empty, 1 black, 2 white).
+    v: Vec<u8>,
+    /// Windows touched by the current move, with the orientations matching before it.
+    touched: Vec<(u32, u64)>,
+    mark: Vec<u32>,
+    epoch: u32,
+}
+
+/// Working space of [`MemoryIndex::by_points`].
+#[derive(Default)]
+struct PointScratch {
+    /// Hits: (game, move, orientation, window, next move in the window as in
+    /// [`MemoryIndex::by_points`] or `u32::MAX`).
+    found: Vec<(usize, u16, usize, usize, u32)>,
+    /// Constrained points that were emptied by a capture, with their wanted values.
+    again: Vec<(u16, u8)>,
+    runs: Vec<(u16, u16)>,
+    next: Vec<(u16, u16)>,
+    /// Candidates to check against their history: (game, window, orientation).
+    exact: Vec<(usize, usize, usize)>,
+    /// Per point, the range of its changes in the current game's history.
+    history_at: Vec<(u32, u32)>,
+}
+
+impl PointScratch {
+    /// Indexes a game's history by point for [`MemoryIndex::exact_by_points`].
+    fn index_history(&mut self, history: &[u32]) {
+        if self.history_at.len() < NO_POINT as usize {
+            self.history_at = vec![(0, 0); NO_POINT as usize];
+        }
+        // Only points emptied again in this game are looked up, and each has changes here, so
+        // ranges left from other games are never read.
+        let mut k = 0;
+        while k < history.len() {
+            let p = (history[k] >> 22) as usize;
+            let start = k;
+            while k < history.len() && (history[k] >> 22) as usize == p {
+                k += 1;
+            }
+            self.history_at[p] = (start as u32, k as u32);
+        }
+    }
+}
+
+impl<S: WindowState> Scratch<S> {
+    fn new(plan: &Plan, state: S) -> Scratch<S> {
+        let points = plan.cover_start.len() - 1;
+        Scratch { state, v: vec![0; points], touched: Vec::new(), mark: vec![0; plan.windows.len()], epoch: 0 }
+    }
+
+    fn reset(&mut self, plan: &Plan) {
+        self.state.reset(plan);
+        self.v.iter_mut().for_each(|v| *v = 0);
+        self.touched.clear();
+    }
+
+    #[inline]
+    fn apply(&mut self, plan: &Plan, e: u16) {
+        let p = ev_point(e);
+        let (lo, hi) = (plan.cover_start[p] as usize, plan.cover_start[p + 1] as usize);
+        if lo == hi {
+            // No window covers the point (or the event is a pass): its value is never read.
+            return;
+        }
+        let b = ev_value(e);
+        let a = self.v[p];
+        if a == b {
+            return;
+        }
+        self.v[p] = b;
+        for &(w, cell) in &plan.cover[lo..hi] {
+            let wi = w as usize;
+            if self.mark[wi] != self.epoch {
+                self.mark[wi] = self.epoch;
+                let before = self.state.save(plan, wi);
+                self.touched.push((w, before));
+            }
+            self.state.change(plan, wi, cell, a, b);
+        }
+    }
+}
