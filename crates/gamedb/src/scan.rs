@@ -76,8 +76,12 @@ pub struct MemoryIndex {
     /// Per point, then per game (`first[p * words * 64 + i]`, so that one point's column is read
     /// in order, 64 games at a time): when and by whom the point was first occupied,
     /// `time << 2 | colour` (time 0 for a set-up stone, `k` for move `k`); [`NEVER`]; or
-    /// [`AGAIN_ENTRY`] for a point later emptied by a capture, whose changes are in `history`.
+    /// with the [`AGAIN`] flag for a point later emptied by a capture, whose changes are in
+    /// `history`.
     first: Vec<u16>,
+    /// Laid out as `first`: for a point emptied again, the move at which it was first emptied by
+    /// a capture; [`NEVER`] for the others.
+    cap: Vec<u16>,
     /// 64-bit words per game bit set (`games / 64` rounded up).
     words: usize,
     /// Per point and colour (`(p * 2 + colour - 1) * words`), the games whose first stone there
@@ -86,6 +90,10 @@ pub struct MemoryIndex {
     first_bits: Vec<u64>,
     /// Per point (`p * words`), the games in which it was emptied by a capture.
     again_bits: Vec<u64>,
+    /// Per point, in how many games it was taken within the first [`EARLY`] moves: the empty
+    /// points of a pattern are tried most-taken first, so a game that cannot match is mostly
+    /// rejected by its first one or two.
+    early: Vec<u32>,
     /// Per game, every change of its captured points (see [`history_entry`]), sorted; game `i`'s
     /// are `history[history_start[i]..history_start[i + 1]]`.
     history: Vec<u32>,
@@ -94,12 +102,22 @@ pub struct MemoryIndex {
 
 /// [`MemoryIndex`]'s first-occupation entry of a point never occupied.
 const NEVER: u16 = u16::MAX;
-/// The low bits of a first-occupation entry of a point emptied again by a capture (a stone's
-/// are its colour, 1 or 2; [`NEVER`]'s are 3).
-const AGAIN: u16 = 0;
-/// The first-occupation entry of a point emptied again by a capture: [`AGAIN`] with the
-/// largest time, so that bounds taken over entries ignore it.
-const AGAIN_ENTRY: u16 = NEVER & !3 | AGAIN;
+/// The flag of a first-occupation entry of a point emptied again by a capture. Times stay
+/// below it (moves past [`MAX_MOVES`] are not kept), so such an entry's time, read without
+/// the flag, is that of the point's first stone, and read with it, is past every move.
+const AGAIN: u16 = 0x8000;
+/// The most moves of a game kept in a [`MemoryIndex`] (real records are far shorter).
+const MAX_MOVES: usize = (AGAIN >> 2) as usize - 2;
+
+/// Whether a first-occupation entry is that of a point emptied again.
+fn is_again(e: u16) -> bool {
+    e != NEVER && e & AGAIN != 0
+}
+/// See [`MemoryIndex`]'s `early`.
+const EARLY: u16 = 40;
+/// Candidates in a 64-game word from which the point-by-point search takes all 64 lanes at
+/// once; sparser words are taken game by game.
+const DENSE: u32 = 8;
 /// Games per task of the point-by-point search, in 64-game words.
 const POINT_CHUNK_WORDS: usize = 32;
 
@@ -153,7 +171,7 @@ fn stream(n: u8, moves: &[u8], setup: &[u8]) -> Streamed {
     let mut removed = Vec::new();
     // Times past what a first-occupation entry holds are not expected from real records; such
     // a game keeps its moves up to there.
-    for (k, (color, point)) in unpack_moves(moves).into_iter().enumerate().take((NEVER >> 2) as usize - 1) {
+    for (k, (color, point)) in unpack_moves(moves).into_iter().enumerate().take(MAX_MOVES) {
         let c = if color == Color::Black { 1 } else { 2 };
         let Some((x, y)) = point.filter(|&(x, y)| x < n && y < n) else {
             events.push(event(NO_POINT, c, true));
@@ -213,6 +231,8 @@ impl MemoryIndex {
             ever: Vec::with_capacity(rows.len() * 2 * n as usize),
             first: vec![NEVER; rows.len().div_ceil(64) * 64 * n as usize * n as usize],
             again_bits: vec![0; n as usize * n as usize * rows.len().div_ceil(64)],
+            cap: vec![NEVER; rows.len().div_ceil(64) * 64 * n as usize * n as usize],
+            early: vec![0; n as usize * n as usize],
             words: rows.len().div_ceil(64),
             first_bits: vec![0; 2 * n as usize * n as usize * rows.len().div_ceil(64)],
             history: Vec::new(),
@@ -225,15 +245,23 @@ impl MemoryIndex {
             index.ever.extend_from_slice(&s.ever);
             for (p, &e) in s.first.iter().enumerate() {
                 let again = s.captured[p / n as usize] >> (p % n as usize) & 1 != 0;
-                let e = if again { AGAIN_ENTRY } else { e };
-                index.first[p * stride + i] = e;
+                index.first[p * stride + i] = if again { e | AGAIN } else { e };
+                if e != NEVER && e >> 2 <= EARLY {
+                    index.early[p] += 1;
+                }
                 if again {
                     index.again_bits[p * index.words + i / 64] |= 1 << (i % 64);
                 }
                 for c in [1, 2] {
-                    if e & 3 == AGAIN || e & 3 == c {
+                    if again || e & 3 == c {
                         index.first_bits[(p * 2 + c as usize - 1) * index.words + i / 64] |= 1 << (i % 64);
                     }
+                }
+            }
+            // The history is sorted by point, then time: the first emptying of each point.
+            for &h in s.history.iter().rev() {
+                if h_value(h) == 0 {
+                    index.cap[(h >> 22) as usize * stride + i] = h_time(h);
                 }
             }
             index.history_start.push(index.history.len() as u32);
@@ -299,7 +327,7 @@ impl MemoryIndex {
     /// Scans the games whose `keep` flag is set (all when `None`) for the oriented pattern
     /// `vars`: per game (in index order), the hits with their continuations.
     pub(crate) fn scan(&self, vars: &[Variant], pattern: &Pattern, keep: Option<&[bool]>) -> (Vec<GameHit>, u32) {
-        let plan = Plan::new(self.n, vars);
+        let plan = Plan::new(self.n, vars, &self.early);
         let games: Vec<usize> = (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])).collect();
         if let Some(fast) = &plan.fast {
             let mut keep_bits = vec![0u64; self.words];
@@ -473,6 +501,9 @@ impl MemoryIndex {
                 let stones = &cells[..cells.iter().take_while(|c| c.1 != 0).count()];
                 let empties = &cells[stones.len()..];
                 for word in words.clone() {
+                    // The previous word's games with a point emptied again, while their
+                    // columns are still in cache.
+                    self.drain_exact(cells, f, s);
                     let cand = stones.iter().fold(keep[word], |m, &(p, want)| {
                         m & self.first_bits[(p as usize * 2 + want as usize - 1) * self.words + word]
                     });
@@ -480,65 +511,131 @@ impl MemoryIndex {
                         continue;
                     }
                     let again = f.area.iter().fold(0u64, |m, &p| m | self.again_bits[p as usize * self.words + word]);
-                    let clean = cand & !again;
-                    if clean != 0 {
-                        let base = word * 64;
-                        let column = |p: u16| -> &[u16; 64] {
-                            let at = p as usize * stride + base;
-                            first[at..at + 64].try_into().expect("64 lanes")
-                        };
-                        let mut lo = [0u16; 64];
-                        let mut hi = [u16::MAX; 64];
-                        for &(p, _) in stones {
-                            let col = column(p);
-                            for k in 0..64 {
-                                lo[k] = lo[k].max(col[k] >> 2);
-                            }
+                    let base = word * 64;
+                    if cand.count_ones() < DENSE {
+                        // Game by game, stopping at the first empty point taken too early.
+                        for k in Ones(cand) {
+                            let i = base + k;
+                            let lo = stones
+                                .iter()
+                                .map(|&(p, _)| (first[p as usize * stride + i] & !AGAIN) >> 2)
+                                .max()
+                                .unwrap_or(0);
+                            self.lane(i, lo, empties, again >> k & 1 != 0, (w, vi, f), s);
                         }
-                        for &(p, _) in empties {
+                        continue;
+                    }
+                    let column = |p: u16| -> &[u16; 64] {
+                        let at = p as usize * stride + base;
+                        first[at..at + 64].try_into().expect("64 lanes")
+                    };
+                    // The run's bounds. A point emptied again gives its first stone's time to a
+                    // stone (that stone came no later than any match) and no bound to an empty
+                    // point (its flag puts it past every move), so for those games the bounds
+                    // only filter, and the history decides.
+                    let mut lo = [0u16; 64];
+                    let mut hi = [u16::MAX; 64];
+                    // Whether each stone point's first stone had the wanted colour (so in the
+                    // games without a point emptied again, by the candidate bits).
+                    let mut first_colour = [true; 64];
+                    for &(p, want) in stones {
+                        let col = column(p);
+                        for k in 0..64 {
+                            lo[k] = lo[k].max((col[k] & !AGAIN) >> 2);
+                            first_colour[k] &= (col[k] & 3) as u8 == want;
+                        }
+                    }
+                    let alive = |lo: &[u16; 64], hi: &[u16; 64]| {
+                        let mut m = 0u64;
+                        for k in 0..64 {
+                            m |= u64::from(lo[k] < hi[k]) << k;
+                        }
+                        m & cand
+                    };
+                    // Most-taken empty points first; every few, the games still in, and once
+                    // they are few, game by game.
+                    let mut done = 0;
+                    let mut sparse = false;
+                    while done < empties.len() {
+                        let end = (done + 4).min(empties.len());
+                        for &(p, _) in &empties[done..end] {
                             let col = column(p);
                             for k in 0..64 {
                                 hi[k] = hi[k].min(col[k] >> 2);
                             }
                         }
-                        let mut hit = 0u64;
-                        for k in 0..64 {
-                            hit |= u64::from(lo[k] < hi[k]) << k;
-                        }
-                        hit &= clean;
-                        if hit != 0 {
-                            // Per lane, the earliest stone in the window after the hit, as
-                            // `time << 12 | index in the window << 2 | colour`.
-                            let mut next = [u32::MAX; 64];
-                            for (a, &p) in f.area.iter().enumerate() {
-                                let col = column(p);
-                                for k in 0..64 {
-                                    let t = col[k] >> 2;
-                                    let key = (t as u32) << 12 | (a as u32) << 2 | (col[k] & 3) as u32;
-                                    // Not occupied after the hit (never is the largest time).
-                                    let key = if t > lo[k] && t != NEVER >> 2 { key } else { u32::MAX };
-                                    next[k] = next[k].min(key);
-                                }
-                            }
-                            s.found.extend(Ones(hit).map(|k| (base + k, lo[k], vi, w, next[k])));
+                        done = end;
+                        if alive(&lo, &hi).count_ones() < DENSE {
+                            sparse = true;
+                            break;
                         }
                     }
-                    s.exact.extend(Ones(cand & again).map(|k| (word * 64 + k, w, vi)));
+                    if sparse {
+                        for k in Ones(alive(&lo, &hi)) {
+                            self.lane(base + k, lo[k], &empties[done..], again >> k & 1 != 0, (w, vi, f), s);
+                        }
+                        continue;
+                    }
+                    let hit = alive(&lo, &hi);
+                    // Games with a point of the window emptied again: until the window's first
+                    // capture, its points still hold their first stones, so a match starting
+                    // before then is read as in the other games. Only a game that could match
+                    // after it (no empty point taken for good by then) needs its history.
+                    let mut before_capture = 0u64;
+                    let mut capture = [u16::MAX; 64];
+                    if hit & again != 0 {
+                        for &p in &f.area {
+                            let at = p as usize * stride + base;
+                            let col: &[u16; 64] = self.cap[at..at + 64].try_into().expect("64 lanes");
+                            for k in 0..64 {
+                                capture[k] = capture[k].min(col[k]);
+                            }
+                        }
+                        let mut hi_first = [u16::MAX; 64];
+                        for &(p, _) in empties {
+                            let col = column(p);
+                            for k in 0..64 {
+                                hi_first[k] = hi_first[k].min((col[k] & !AGAIN) >> 2);
+                            }
+                        }
+                        let (mut later, mut early) = (0u64, 0u64);
+                        for k in 0..64 {
+                            later |= u64::from(lo[k].max(capture[k]) < hi[k]) << k;
+                            early |= u64::from(first_colour[k] && lo[k] < hi_first[k].min(capture[k])) << k;
+                        }
+                        s.exact.extend(Ones(hit & again & later).map(|k| (base + k, w, vi)));
+                        before_capture = hit & again & !later & early;
+                    }
+                    let hit = (hit & !again) | before_capture;
+                    if hit != 0 {
+                        // Per lane, the earliest stone in the window after the hit, as
+                        // `time << 12 | index in the window << 2 | colour`.
+                        let mut next = [u32::MAX; 64];
+                        for (a, &p) in f.area.iter().enumerate() {
+                            let col = column(p);
+                            for k in 0..64 {
+                                let t = (col[k] & !AGAIN) >> 2;
+                                let key = (t as u32) << 12 | (a as u32) << 2 | (col[k] & 3) as u32;
+                                // Not occupied after the hit.
+                                let key = if t > lo[k] && col[k] != NEVER { key } else { u32::MAX };
+                                next[k] = next[k].min(key);
+                            }
+                        }
+                        for k in Ones(hit) {
+                            // After the window's first capture a stone may come back to an
+                            // emptied point before any first stone: then the history decides.
+                            let late = next[k] == u32::MAX || next[k] >> 12 >= capture[k] as u32;
+                            if before_capture >> k & 1 != 0 && late {
+                                s.exact.push((base + k, w, vi));
+                            } else {
+                                s.found.push((base + k, lo[k], vi, w, next[k]));
+                            }
+                        }
+                    }
                 }
+                self.drain_exact(cells, f, s);
             }
         }
-        // The candidates with a point emptied again, game by game.
-        s.exact.sort_unstable();
-        let exact = std::mem::take(&mut s.exact);
-        for group in exact.chunk_by(|a, b| a.0 == b.0) {
-            let i = group[0].0;
-            s.index_history(self.history_of(i));
-            for &(_, w, vi) in group {
-                let cells = &fast[w].checks.iter().find(|c| c.0 == vi).expect("a check").1;
-                self.exact_by_points(i, vi, w, cells, &fast[w], s);
-            }
-        }
-        s.exact = exact;
         // Per game, per move, the first orientation and window.
         s.found.sort_unstable();
         s.found.dedup_by_key(|f| (f.0, f.1));
@@ -554,6 +651,56 @@ impl MemoryIndex {
             out.push((i, t as u32, cont));
         }
         out
+    }
+
+    /// Runs [`MemoryIndex::exact_by_points`] on the games queued in `s.exact` (all for the
+    /// orientation and window of `cells` and `f`).
+    fn drain_exact(&self, cells: &[(u16, u8)], f: &FastWindow, s: &mut PointScratch) {
+        let mut exact = std::mem::take(&mut s.exact);
+        for &(i, w, vi) in &exact {
+            if s.indexed != Some(i) {
+                s.index_history(self.history_of(i));
+                s.indexed = Some(i);
+            }
+            self.exact_by_points(i, vi, w, cells, f, s);
+        }
+        exact.clear();
+        s.exact = exact;
+    }
+
+    /// One game of [`MemoryIndex::by_points`] whose stones were last placed at move `lo`: it
+    /// matches then unless one of `empties` (most taken first) was taken by then. A game with a
+    /// point of the window emptied again goes on to its history.
+    fn lane(
+        &self,
+        i: usize,
+        lo: u16,
+        empties: &[(u16, u8)],
+        again: bool,
+        (w, vi, f): (usize, usize, &FastWindow),
+        s: &mut PointScratch,
+    ) {
+        let stride = self.words * 64;
+        let first = &self.first;
+        if empties.iter().any(|&(p, _)| first[p as usize * stride + i] >> 2 <= lo) {
+            return;
+        }
+        if again {
+            s.exact.push((i, w, vi));
+            return;
+        }
+        let next = f
+            .area
+            .iter()
+            .enumerate()
+            .filter_map(|(a, &p)| {
+                let e = first[p as usize * stride + i];
+                let t = e >> 2;
+                (t > lo && t < AGAIN >> 2).then_some((t as u32) << 12 | (a as u32) << 2 | (e & 3) as u32)
+            })
+            .min()
+            .unwrap_or(u32::MAX);
+        s.found.push((i, lo, vi, w, next));
     }
 
     /// [`MemoryIndex::by_points`] for game `i`, orientation `vi` and window `w`, when a point of
@@ -577,7 +724,7 @@ impl MemoryIndex {
         s.again.clear();
         for &(p, want) in cells {
             let e = self.first[p as usize * stride + i];
-            if e & 3 == AGAIN {
+            if is_again(e) {
                 s.again.push((p, want));
                 continue;
             }
@@ -611,7 +758,7 @@ impl MemoryIndex {
                 .enumerate()
                 .filter_map(|(a, &p)| {
                     let e = self.first[p as usize * stride + i];
-                    let (time, colour) = if e & 3 == AGAIN {
+                    let (time, colour) = if is_again(e) {
                         // The first stone placed there after `t`.
                         let (x, y) = at(s, p);
                         history[x..y]
@@ -779,7 +926,9 @@ struct FastWindow {
 }
 
 impl Plan {
-    fn new(n: u8, vars: &[Variant]) -> Plan {
+    /// The tables for `vars` on a board of side `n`; `early` orders the empty points of the
+    /// point-by-point search (most taken first).
+    fn new(n: u8, vars: &[Variant], early: &[u32]) -> Plan {
         let nn = n as usize;
         let mut windows: Vec<Window> = Vec::new();
         let mut by_place: HashMap<(u8, u8, u8, u8), usize> = HashMap::new();
@@ -869,7 +1018,9 @@ impl Plan {
                                 .collect();
                             // Stones first: a stone never played there, or first played by the
                             // other colour, ends the check at once.
-                            pts.sort_by_key(|&(p, want)| (want == 0, p));
+                            pts.sort_by_key(|&(p, want)| {
+                                (want == 0, std::cmp::Reverse(early.get(p as usize).copied().unwrap_or(0)), p)
+                            });
                             (vi, pts)
                         })
                         .collect();
@@ -1099,8 +1250,9 @@ struct PointScratch {
     next: Vec<(u16, u16)>,
     /// Candidates to check against their history: (game, window, orientation).
     exact: Vec<(usize, usize, usize)>,
-    /// Per point, the range of its changes in the current game's history.
+    /// Per point, the range of its changes in the history of game `indexed`.
     history_at: Vec<(u32, u32)>,
+    indexed: Option<usize>,
 }
 
 impl PointScratch {
