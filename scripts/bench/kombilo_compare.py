@@ -498,6 +498,10 @@ def main():
     # searches on this collection, and deleting the GameList does not return it), so its
     # searches run in a worker process that is replaced every few queries.
     memory_limit = args.kombilo_memory_gib << 30
+    # libkombilo's OpenMP threads otherwise spin for a while after each search, taking the
+    # cores from the tabula search that is timed next; sleeping threads change nothing in
+    # Kombilo's own times.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     def new_pool():
         return concurrent.futures.ProcessPoolExecutor(

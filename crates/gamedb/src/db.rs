@@ -64,6 +64,12 @@ pub(crate) fn open_connection(path: &Path, create: bool) -> Result<Connection, E
     conn.pragma_update(None, "journal_mode", "WAL").map_err(bad)?;
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(bad)?;
     conn.pragma_update(None, "cache_size", -262_144).map_err(bad)?;
+    if create {
+        // An import writes hundreds of megabytes: copying the log into the file (and syncing
+        // it) every 64 MB instead of every 4 MB saves most of the syncs, and every commit is
+        // still durable in the log.
+        conn.pragma_update(None, "wal_autocheckpoint", 16_384).map_err(bad)?;
+    }
     if !create {
         check_schema(&conn).map_err(|reason| Error::Open { path: path.to_path_buf(), reason })?;
     }

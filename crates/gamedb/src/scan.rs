@@ -328,11 +328,12 @@ impl MemoryIndex {
     /// `vars`: per game (in index order), the hits with their continuations.
     pub(crate) fn scan(&self, vars: &[Variant], pattern: &Pattern, keep: Option<&[bool]>) -> (Vec<GameHit>, u32) {
         let plan = Plan::new(self.n, vars, &self.early);
-        let games: Vec<usize> = (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])).collect();
         if let Some(fast) = &plan.fast {
             let mut keep_bits = vec![0u64; self.words];
-            for &i in &games {
+            let mut kept = 0;
+            for i in (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])) {
                 keep_bits[i / 64] |= 1 << (i % 64);
+                kept += 1;
             }
             let chunks: Vec<usize> = (0..self.words).step_by(POINT_CHUNK_WORDS).collect();
             let per_game = chunks
@@ -343,8 +344,9 @@ impl MemoryIndex {
                 })
                 .flatten_iter()
                 .collect();
-            return (per_game, games.len() as u32);
+            return (per_game, kept);
         }
+        let games: Vec<usize> = (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])).collect();
         let per_game: Vec<GameHit> = if plan.table.is_some() {
             games
                 .par_chunks(64)
@@ -628,7 +630,7 @@ impl MemoryIndex {
                             if before_capture >> k & 1 != 0 && late {
                                 s.exact.push((base + k, w, vi));
                             } else {
-                                s.found.push((base + k, lo[k], vi, w, next[k]));
+                                s.found.push((found_key(base + k, lo[k], vi, w), next[k]));
                             }
                         }
                     }
@@ -638,9 +640,10 @@ impl MemoryIndex {
         }
         // Per game, per move, the first orientation and window.
         s.found.sort_unstable();
-        s.found.dedup_by_key(|f| (f.0, f.1));
+        s.found.dedup_by_key(|f| f.0 >> 16);
         let mut out: Vec<GameHit> = Vec::with_capacity(s.found.len());
-        for &(i, t, vi, w, next) in &s.found {
+        for &(key, next) in &s.found {
+            let (i, t, vi, w) = unpack_found(key);
             let win = &plan.windows[w];
             let v = &vars[vi];
             let cont = (next != u32::MAX).then(|| {
@@ -700,7 +703,7 @@ impl MemoryIndex {
             })
             .min()
             .unwrap_or(u32::MAX);
-        s.found.push((i, lo, vi, w, next));
+        s.found.push((found_key(i, lo, vi, w), next));
     }
 
     /// [`MemoryIndex::by_points`] for game `i`, orientation `vi` and window `w`, when a point of
@@ -774,7 +777,7 @@ impl MemoryIndex {
                 })
                 .min()
                 .unwrap_or(u32::MAX);
-            s.found.push((i, t, vi, w, next));
+            s.found.push((found_key(i, t, vi, w), next));
         }
     }
 
@@ -1238,12 +1241,23 @@ struct Scratch<S> {
     epoch: u32,
 }
 
+/// A hit of [`MemoryIndex::by_points`] as one sortable number: game, move, orientation (below
+/// 16), window (below [`FAST_WINDOWS`]), so that sorting orders by game, then move, and the
+/// first of a game's move is its first orientation and window.
+fn found_key(i: usize, t: u16, vi: usize, w: usize) -> u64 {
+    (i as u64) << 32 | (t as u64) << 16 | (vi as u64) << 8 | w as u64
+}
+
+fn unpack_found(key: u64) -> (usize, u16, usize, usize) {
+    ((key >> 32) as usize, (key >> 16) as u16, (key >> 8 & 0xFF) as usize, (key & 0xFF) as usize)
+}
+
 /// Working space of [`MemoryIndex::by_points`].
 #[derive(Default)]
 struct PointScratch {
-    /// Hits: (game, move, orientation, window, next move in the window as in
-    /// [`MemoryIndex::by_points`] or `u32::MAX`).
-    found: Vec<(usize, u16, usize, usize, u32)>,
+    /// Hits: [`found_key`] and the next move in the window as in [`MemoryIndex::by_points`]
+    /// (`u32::MAX`: none).
+    found: Vec<(u64, u32)>,
     /// Constrained points that were emptied by a capture, with their wanted values.
     again: Vec<(u16, u8)>,
     runs: Vec<(u16, u16)>,
