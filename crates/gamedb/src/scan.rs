@@ -499,31 +499,43 @@ impl MemoryIndex {
         s.found.clear();
         s.exact.clear();
         for (w, f) in fast.iter().enumerate() {
-            for &(vi, ref cells) in &f.checks {
+            for group in &f.groups {
+                // The orientations of a group differ only in their stones' colours: the columns
+                // are read once for all of them.
+                let (_, cells) = &f.checks[group[0]];
                 let stones = &cells[..cells.iter().take_while(|c| c.1 != 0).count()];
                 let empties = &cells[stones.len()..];
+                let check = |j: usize| (f.checks[group[j]].0, &f.checks[group[j]].1[..stones.len()]);
+                let mut cands = [0u64; 16];
                 for word in words.clone() {
                     // The previous word's games with a point emptied again, while their
                     // columns are still in cache.
-                    self.drain_exact(cells, f, s);
-                    let cand = stones.iter().fold(keep[word], |m, &(p, want)| {
-                        m & self.first_bits[(p as usize * 2 + want as usize - 1) * self.words + word]
-                    });
-                    if cand == 0 {
+                    self.drain_exact(f, s);
+                    let mut union = 0u64;
+                    for j in 0..group.len() {
+                        let (_, own) = check(j);
+                        cands[j] = own.iter().fold(keep[word], |m, &(p, want)| {
+                            m & self.first_bits[(p as usize * 2 + want as usize - 1) * self.words + word]
+                        });
+                        union |= cands[j];
+                    }
+                    if union == 0 {
                         continue;
                     }
                     let again = f.area.iter().fold(0u64, |m, &p| m | self.again_bits[p as usize * self.words + word]);
                     let base = word * 64;
-                    if cand.count_ones() < DENSE {
+                    if union.count_ones() < DENSE {
                         // Game by game, stopping at the first empty point taken too early.
-                        for k in Ones(cand) {
+                        for k in Ones(union) {
                             let i = base + k;
                             let lo = stones
                                 .iter()
                                 .map(|&(p, _)| (first[p as usize * stride + i] & !AGAIN) >> 2)
                                 .max()
                                 .unwrap_or(0);
-                            self.lane(i, lo, empties, again >> k & 1 != 0, (w, vi, f), s);
+                            for j in (0..group.len()).filter(|&j| cands[j] >> k & 1 != 0) {
+                                self.lane(i, lo, empties, again >> k & 1 != 0, (w, check(j).0, f), s);
+                            }
                         }
                         continue;
                     }
@@ -537,14 +549,21 @@ impl MemoryIndex {
                     // only filter, and the history decides.
                     let mut lo = [0u16; 64];
                     let mut hi = [u16::MAX; 64];
-                    // Whether each stone point's first stone had the wanted colour (so in the
-                    // games without a point emptied again, by the candidate bits).
-                    let mut first_colour = [true; 64];
-                    for &(p, want) in stones {
+                    // Per stone point, the games whose first stone there was black, and white.
+                    let mut first_black = [0u64; 64];
+                    let mut first_white = [0u64; 64];
+                    for (n, &(p, _)) in stones.iter().enumerate().take(64) {
                         let col = column(p);
                         for k in 0..64 {
                             lo[k] = lo[k].max((col[k] & !AGAIN) >> 2);
-                            first_colour[k] &= (col[k] & 3) as u8 == want;
+                            first_black[n] |= u64::from(col[k] & 3 == 1) << k;
+                            first_white[n] |= u64::from(col[k] & 3 == 2) << k;
+                        }
+                    }
+                    for &(p, _) in stones.iter().skip(64) {
+                        let col = column(p);
+                        for k in 0..64 {
+                            lo[k] = lo[k].max((col[k] & !AGAIN) >> 2);
                         }
                     }
                     let alive = |lo: &[u16; 64], hi: &[u16; 64]| {
@@ -552,7 +571,7 @@ impl MemoryIndex {
                         for k in 0..64 {
                             m |= u64::from(lo[k] < hi[k]) << k;
                         }
-                        m & cand
+                        m & union
                     };
                     // Most-taken empty points first; every few, the games still in, and once
                     // they are few, game by game.
@@ -574,16 +593,20 @@ impl MemoryIndex {
                     }
                     if sparse {
                         for k in Ones(alive(&lo, &hi)) {
-                            self.lane(base + k, lo[k], &empties[done..], again >> k & 1 != 0, (w, vi, f), s);
+                            for j in (0..group.len()).filter(|&j| cands[j] >> k & 1 != 0) {
+                                let rest = &empties[done..];
+                                self.lane(base + k, lo[k], rest, again >> k & 1 != 0, (w, check(j).0, f), s);
+                            }
                         }
                         continue;
                     }
                     let hit = alive(&lo, &hi);
                     // Games with a point of the window emptied again: until the window's first
                     // capture, its points still hold their first stones, so a match starting
-                    // before then is read as in the other games. Only a game that could match
-                    // after it (no empty point taken for good by then) needs its history.
-                    let mut before_capture = 0u64;
+                    // before then is read as in the other games (if those first stones had the
+                    // wanted colours). Only a game that could match after it (no empty point
+                    // taken for good by then) needs its history.
+                    let mut before_capture = [0u64; 16];
                     let mut capture = [u16::MAX; 64];
                     if hit & again != 0 {
                         for &p in &f.area {
@@ -603,13 +626,26 @@ impl MemoryIndex {
                         let (mut later, mut early) = (0u64, 0u64);
                         for k in 0..64 {
                             later |= u64::from(lo[k].max(capture[k]) < hi[k]) << k;
-                            early |= u64::from(first_colour[k] && lo[k] < hi_first[k].min(capture[k])) << k;
+                            early |= u64::from(lo[k] < hi_first[k].min(capture[k])) << k;
                         }
-                        s.exact.extend(Ones(hit & again & later).map(|k| (base + k, w, vi)));
-                        before_capture = hit & again & !later & early;
+                        if stones.len() > 64 {
+                            // First colours are kept for 64 stones: leave the rest to the history.
+                            early = 0;
+                        }
+                        for j in 0..group.len() {
+                            let (vi, own) = check(j);
+                            let first_colour = own.iter().enumerate().take(64).fold(!0u64, |m, (n, &(_, want))| {
+                                m & if want == 1 { first_black[n] } else { first_white[n] }
+                            });
+                            let mine = hit & cands[j] & again;
+                            s.exact.extend(Ones(mine & later).map(|k| (base + k, w, vi)));
+                            before_capture[j] = mine & !later & early & first_colour;
+                        }
                     }
-                    let hit = (hit & !again) | before_capture;
-                    if hit != 0 {
+                    let hits: Vec<u64> =
+                        (0..group.len()).map(|j| (hit & cands[j] & !again) | before_capture[j]).collect();
+                    let any = hits.iter().fold(0, |m, h| m | h);
+                    if any != 0 {
                         // Per lane, the earliest stone in the window after the hit, as
                         // `time << 12 | index in the window << 2 | colour`.
                         let mut next = [u32::MAX; 64];
@@ -623,19 +659,22 @@ impl MemoryIndex {
                                 next[k] = next[k].min(key);
                             }
                         }
-                        for k in Ones(hit) {
-                            // After the window's first capture a stone may come back to an
-                            // emptied point before any first stone: then the history decides.
-                            let late = next[k] == u32::MAX || next[k] >> 12 >= capture[k] as u32;
-                            if before_capture >> k & 1 != 0 && late {
-                                s.exact.push((base + k, w, vi));
-                            } else {
-                                s.found.push((found_key(base + k, lo[k], vi, w), next[k]));
+                        for (j, &hit) in hits.iter().enumerate() {
+                            let vi = check(j).0;
+                            for k in Ones(hit) {
+                                // After the window's first capture a stone may come back to an
+                                // emptied point before any first stone: then the history decides.
+                                let late = next[k] == u32::MAX || next[k] >> 12 >= capture[k] as u32;
+                                if before_capture[j] >> k & 1 != 0 && late {
+                                    s.exact.push((base + k, w, vi));
+                                } else {
+                                    s.found.push((found_key(base + k, lo[k], vi, w), next[k]));
+                                }
                             }
                         }
                     }
                 }
-                self.drain_exact(cells, f, s);
+                self.drain_exact(f, s);
             }
         }
         // Per game, per move, the first orientation and window.
@@ -657,14 +696,15 @@ impl MemoryIndex {
     }
 
     /// Runs [`MemoryIndex::exact_by_points`] on the games queued in `s.exact` (all for the
-    /// orientation and window of `cells` and `f`).
-    fn drain_exact(&self, cells: &[(u16, u8)], f: &FastWindow, s: &mut PointScratch) {
+    /// window `f`).
+    fn drain_exact(&self, f: &FastWindow, s: &mut PointScratch) {
         let mut exact = std::mem::take(&mut s.exact);
         for &(i, w, vi) in &exact {
             if s.indexed != Some(i) {
                 s.index_history(self.history_of(i));
                 s.indexed = Some(i);
             }
+            let cells = &f.checks.iter().find(|c| c.0 == vi).expect("a queued orientation").1;
             self.exact_by_points(i, vi, w, cells, f, s);
         }
         exact.clear();
@@ -926,6 +966,9 @@ struct FastWindow {
     checks: Vec<(usize, Vec<(u16, u8)>)>,
     /// Every point of the window, row by row.
     area: Vec<u16>,
+    /// The checks (indices) whose points and empty points are the same, differing only in
+    /// their stones' colours (a pattern and its colour-swapped twin): at most 16 each.
+    groups: Vec<Vec<usize>>,
 }
 
 impl Plan {
@@ -1007,7 +1050,7 @@ impl Plan {
             windows
                 .iter()
                 .map(|win| {
-                    let checks = (0..vars.len())
+                    let checks: Vec<(usize, Vec<(u16, u8)>)> = (0..vars.len())
                         .filter(|&vi| win.variants & 1 << vi != 0)
                         .map(|vi| {
                             let mut pts: Vec<(u16, u8)> = cells[vi]
@@ -1033,7 +1076,15 @@ impl Plan {
                             (0..win.w as usize).map(move |dx| ((win.y as usize + dy) * nn + win.x as usize + dx) as u16)
                         })
                         .collect();
-                    FastWindow { checks, area }
+                    let mut groups: Vec<Vec<usize>> = Vec::new();
+                    for (c, (_, pts)) in checks.iter().enumerate() {
+                        let shape = |pts: &[(u16, u8)]| pts.iter().map(|&(p, want)| (p, want == 0)).collect::<Vec<_>>();
+                        match groups.iter_mut().find(|g| shape(&checks[g[0]].1) == shape(pts)) {
+                            Some(g) => g.push(c),
+                            None => groups.push(vec![c]),
+                        }
+                    }
+                    FastWindow { checks, area, groups }
                 })
                 .collect()
         });
