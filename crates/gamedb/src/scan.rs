@@ -512,12 +512,12 @@ impl MemoryIndex {
                     // columns are still in cache.
                     self.drain_exact(f, s);
                     let mut union = 0u64;
-                    for j in 0..group.len() {
+                    for (j, cand) in cands.iter_mut().enumerate().take(group.len()) {
                         let (_, own) = check(j);
-                        cands[j] = own.iter().fold(keep[word], |m, &(p, want)| {
+                        *cand = own.iter().fold(keep[word], |m, &(p, want)| {
                             m & self.first_bits[(p as usize * 2 + want as usize - 1) * self.words + word]
                         });
-                        union |= cands[j];
+                        union |= *cand;
                     }
                     if union == 0 {
                         continue;
