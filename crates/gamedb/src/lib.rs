@@ -12,8 +12,10 @@
 //!   summarises the next moves played ([`SearchResult`]); [`Filter`] restricts by player, date,
 //!   result and board size, alone ([`Database::search_games`]) or with a position.
 //! - [`Database::search_pattern`] finds a local [`Pattern`] — anchored at a corner, a side, a
-//!   fixed place or anywhere, under the symmetries and optionally with colours swapped — by
-//!   replaying the stored games (see [`pattern`] for why and how it stays fast).
+//!   fixed place or anywhere, under the symmetries and optionally with colours swapped — in the
+//!   stored games turned into change streams (see [`pattern`]); [`Database::memory_index`] loads
+//!   every game of a board size once into a [`MemoryIndex`] for many pattern and position
+//!   searches.
 //! - [`meta`] parses the many real shapes of `DT` and `RE`.
 //!
 //! ```

@@ -2,28 +2,20 @@
 //! corner, a side, a fixed place or anywhere, under the board's symmetries and optionally with
 //! the colours swapped.
 //!
-//! Why replay instead of an index: a local pattern constrains a handful of points, and the
-//! positions it appears in are not whole-board positions, so the position index cannot answer
-//! it; an index of every small region of every position would be many times the size of the
-//! collection. Replaying the stored move lists is cheap (two bytes a move, all in memory after
-//! one read) and exact. Two things make it fast:
+//! Why no index of regions: a local pattern constrains a handful of points, and the positions it
+//! appears in are not whole-board positions, so the position index cannot answer it; an index of
+//! every small region of every position would be many times the size of the collection. The
+//! stored move lists are turned into change streams instead (`scan`), once per search or once
+//! for many ([`MemoryIndex`]), and searched exactly; this module turns a query into its oriented
+//! variants and gathers hits and continuation statistics.
 //!
-//! * **Event-driven matching.** A placement of the pattern can only start to match at a move
-//!   that changes one of its points *to the value the pattern wants there*: the stone just
-//!   played (for a black or white point of the pattern) or a captured stone (for an empty
-//!   point). So after each move only the placements that put such a point of the pattern on
-//!   a changed point are checked — a few per move instead of every placement. A placement
-//!   matched at move `k` and not at `k - 1` is exactly such a placement, so the hits are the
-//!   moves at which the pattern appears (again) in the game.
-//! * **Candidate filtering** for every anchor: a stone of the pattern must have been played
-//!   (or set up) on its point by its colour at some time, so a game is replayed only if some
-//!   allowed placement of some orientation has all its stones on points where the game ever
-//!   had a stone of that colour. One pass over the moves builds the game's "ever" bitboards
-//!   (a bit row per board row and colour); a placement test is then a few shifts and ANDs per
-//!   pattern row, all placements of a board row at once. Most games never had the stones a
-//!   corner or side pattern asks for, and are skipped without a replay.
-//!
-//! Games are replayed in parallel (rayon).
+//! **Candidate filtering** for a search that reads the database: a stone of the pattern must
+//! have been played (or set up) on its point by its colour at some time, so a game is read
+//! only if some allowed placement of some orientation has all its stones on points where the
+//! game ever had a stone of that colour. One pass over the packed moves builds the game's
+//! "ever" bitboards (a bit row per board row and colour); a placement test is then a few shifts
+//! and ANDs per pattern row, all placements of a board row at once. Most games never had the
+//! stones a corner or side pattern asks for, and are skipped.
 
 use std::collections::HashMap;
 

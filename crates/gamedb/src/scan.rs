@@ -5,25 +5,29 @@
 //! when a game is loaded, and each game becomes a flat list of two-byte events: "this point is
 //! now black / white / empty", with a flag on the first event of every move. A search then
 //! needs no board logic and no allocation per game; the same events serve every query, and a
-//! long-lived process ([`MemoryIndex`]) keeps them for all the games of a collection.
+//! long-lived process ([`MemoryIndex`], `tabula db query`) keeps them for all the games of a
+//! collection.
 //!
-//! Why windows: every orientation of the pattern (8 symmetries, colours swapped) and every
-//! allowed placement of it is followed at once. A *window* is a rectangle of the board in which
-//! some orientations may match; each point lists the windows covering it and its cell index
-//! there. An event updates only those windows' state; after each move, the windows it touched
-//! are checked, and an orientation that matches now and did not before the move is a hit (the
-//! pattern appears, or appears again, at that move). Points covered by no window — most of the
-//! board for a corner or side pattern — cost one table read per event.
+//! Two ways of searching, chosen per query:
 //!
-//! Two kinds of window state, chosen per query:
-//! - patterns of at most 32 cells keep a 64-bit *code*, two bits per cell (the cell's value),
-//!   updated with one XOR per event; an orientation matches when `code & mask == want`;
-//! - larger patterns keep, per orientation, the number of cells that have the wanted value;
-//!   it matches when all of them have.
-//!
-//! Before a game is scanned, the orientations whose stones could never all have stood on their
-//! points (the game's "ever" bit rows: every point each colour ever held) are dropped, and a game
-//! with none left is skipped.
+//! - **Move by move, in windows** (patterns with many placements: anywhere, most side
+//!   patterns). A *window* is a rectangle of the board in which some orientations may match;
+//!   each point lists the windows covering it and its cell index there. An event updates only
+//!   those windows' state; after each move the windows it touched are checked, and an
+//!   orientation that matches now and did not before the move is a hit (the pattern appears,
+//!   or appears again, at that move). The state is a base-3 number of the window's cells
+//!   indexing a table of matching orientations (up to 10 cells), a 64-bit code of two bits per
+//!   cell compared under a mask (up to 32), or per orientation a count of cells holding their
+//!   wanted value. Orientations whose stones the game never had on their points (its "ever"
+//!   bit rows) are dropped first, and a game with none left is skipped.
+//! - **Point by point** (few windows: corner and fixed-place patterns). A point never emptied
+//!   by a capture holds nothing until its first stone and that stone ever after, so in a
+//!   window without captures a pattern matches from the last of its stones' first moves until
+//!   the first of its empty points' first moves: one hit or none, read from per-point columns
+//!   of first moves, 64 games at a time, after per-point bit sets of first colours have picked
+//!   the candidate games. Games with a capture in the window are read the same way up to the
+//!   window's first capture, and from the point's history of changes only when the pattern
+//!   could still appear after it. See [`MemoryIndex`]'s fields for the layout.
 
 use std::collections::HashMap;
 
