@@ -34,7 +34,10 @@ pub struct ImportOptions {
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { batch_size: 500, progress: false, max_batches: None }
+        // Each commit rewrites every index page its batch touched (position keys are spread
+        // over the whole index), so larger batches import much faster; an interruption loses
+        // at most one batch.
+        ImportOptions { batch_size: 4000, progress: false, max_batches: None }
     }
 }
 
