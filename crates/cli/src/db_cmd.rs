@@ -363,8 +363,15 @@ fn serve(db: &std::path::Path, board: u8) -> Result<()> {
     let mut memory: Vec<MemoryIndex> = Vec::new();
     ensure_loaded(&database, &mut memory, board)?;
     let stdout = std::io::stdout();
-    for line in std::io::stdin().lock().lines() {
-        let line = line.context("cannot read standard input")?;
+    let mut input = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes).context("cannot read standard input")? == 0 {
+            break;
+        }
+        // A line that is not UTF-8 is answered like any other bad request.
+        let line = String::from_utf8_lossy(&bytes);
         if line.trim().is_empty() {
             continue;
         }

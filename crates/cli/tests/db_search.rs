@@ -174,6 +174,14 @@ fn query_process_answers_each_line_as_search_does() {
     assert!(answers[8]["error"].as_str().unwrap().contains("give one of"), "{}", answers[8]);
     assert!(answers[9]["error"].as_str().unwrap().contains("non-negative integer"), "{}", answers[9]);
 
+    // Bytes that are not UTF-8 are a bad request, not the end of the session.
+    let (ok, out, err) = tabula_with_input(&["db", "query", "--db", db_arg], b"\xff\xfe\n{\"player\": \"ann\"}\n");
+    assert!(ok, "{out}{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].contains("\"error\""), "{out}");
+    assert!(lines[1].contains("\"games\":2"), "{out}");
+
     let (ok, _, err) = tabula_with_input(&["db", "query", "--db", star.to_str().unwrap()], "");
     assert!(!ok && err.contains("cannot open game database"), "{err}");
 }
