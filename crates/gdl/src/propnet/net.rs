@@ -31,6 +31,12 @@ const LEGAL_TAG: u32 = 1 << 31;
 const NO_TAG: u32 = u32::MAX;
 /// The `need` of a gate in a cycle.
 const IN_CYCLE: u32 = 1 << 31;
+/// Fan-out entries: the reader is in a cycle (other than the writer's), recomputed whole.
+const E_CYCLE: u32 = 1 << 30;
+/// Fan-out entries: the reader watches a hot literal (see `Net::watch`).
+const E_WATCH: u32 = 1 << 29;
+/// Fan-out entries: the reader's gate number.
+const E_GATE: u32 = E_WATCH - 1;
 /// AND readers that make a gate hot (see `Net::watch`).
 const HOT_READERS: u32 = 16;
 
@@ -69,7 +75,9 @@ pub(crate) struct Net {
     /// The gate numbers `start..end` of each cycle.
     loop_ranges: Vec<(u32, u32)>,
     /// Gates that read each gate: `fanout[fanout_start[g]..fanout_start[g + 1]]`, with
-    /// [`NEG`] set where the reader negates it.
+    /// [`NEG`] set where the reader negates it, [`E_CYCLE`] where the reader is in a cycle
+    /// (readers in the writer's own cycle are left out: a cycle is recomputed from its
+    /// members' values) and [`E_WATCH`] where it watches a hot literal.
     fanout_start: Vec<u32>,
     fanout: Vec<u32>,
     /// Satisfied children an AND/OR gate needs to be true (its fan-in, or 1; one less for a
@@ -660,7 +668,13 @@ impl Net {
                 slots += 1;
             }
         }
-        let read = |v: u32, c: u32| watch[v as usize] != c;
+        // A cycle's gates are recomputed from their children's values: their counts are
+        // not kept, and they do not tell each other.
+        let read = |v: u32, c: u32| {
+            watch[v as usize] != c
+                && (loop_of[v as usize] == NO_TAG || loop_of[v as usize] != loop_of[(c & !NEG) as usize])
+        };
+        assert!(n < E_WATCH as usize, "too many gates");
         let mut fanout_start = vec![0u32; n + 1];
         for v in 0..n as u32 {
             for &c in self.kids(v).iter().filter(|&&c| read(v, c)) {
@@ -675,7 +689,14 @@ impl Net {
         for v in 0..n as u32 {
             for &c in self.kids(v).iter().filter(|&&c| read(v, c)) {
                 let k = (c & !NEG) as usize;
-                fanout[fill[k] as usize] = v | (c & NEG);
+                let flags = if loop_of[v as usize] != NO_TAG {
+                    E_CYCLE
+                } else if watch[v as usize] != NO_TAG {
+                    E_WATCH
+                } else {
+                    0
+                };
+                fanout[fill[k] as usize] = v | (c & NEG) | flags;
                 fill[k] += 1;
             }
         }
@@ -842,20 +863,22 @@ impl Builder<'_> {
 /// Gate values kept between requests, updated by propagating differences (see the module
 /// documentation). One machine serves one net.
 ///
-/// Besides its value, every gate keeps the number of its children's literals that hold, so
-/// a gate outside a cycle is re-read in O(1) however wide it is: a child's change adjusts
-/// the counts of its readers at once, and the dirty sweep only compares a count with the
-/// gate's need.
+/// Every gate keeps, in one word with its value, the number of its children's literals
+/// that hold, offset so that the gate's count reaches its need exactly when the word's
+/// [`TRUE_AT`] bit is set: a child's change adjusts the word of each reader and a single
+/// comparison tells whether the reader's count crossed its need (only then can it change),
+/// so a gate outside a cycle is re-read in O(1) however wide it is.
 #[derive(Debug, Default)]
 pub(crate) struct Machine {
-    /// Per gate: its value in the top bit ([`VAL`]), below it how many of its children's
-    /// literals hold.
+    /// Per gate: its value ([`VAL`]), what it is ([`TAGGED`], [`WATCHING`], [`CYCLE`],
+    /// [`HOT`]) and, in the [`COUNT`] bits, [`TRUE_AT`] minus its need plus the number of
+    /// its counted children's literals that hold.
     st: Vec<u32>,
     /// The base propositions the values reflect.
     bits: Vec<u64>,
     /// The input propositions set (one per role at most).
     inputs: Vec<u32>,
-    /// Dynamic gates to recompute, by number from `Net::dyn_start`.
+    /// Dynamic gates to recompute, by gate number.
     dirty: Vec<u64>,
     /// The base propositions of the next state (`next` atoms that hold).
     next_bits: Vec<u64>,
@@ -874,6 +897,20 @@ pub(crate) struct Machine {
 
 /// The value bit of [`Machine::st`].
 const VAL: u32 = 1 << 31;
+/// [`Machine::st`]: the gate is read out (`Net::tag`).
+const TAGGED: u32 = 1 << 30;
+/// [`Machine::st`]: the gate watches a hot literal (`Net::watch`).
+const WATCHING: u32 = 1 << 29;
+/// [`Machine::st`]: the gate is in a cycle; its count is not kept.
+const CYCLE: u32 = 1 << 28;
+/// [`Machine::st`]: the gate is hot, watched by ANDs (`Net::hot_slot`).
+const HOT: u32 = 1 << 27;
+/// [`Machine::st`]: the offset count.
+const COUNT: u32 = HOT - 1;
+/// The bit of the offset count that is set when the count reaches the gate's need. A gate
+/// starts at `TRUE_AT - need` plus its count; fan-ins stay below `TRUE_AT`, so the offset
+/// count never leaves `0..2 * TRUE_AT`, below [`HOT`].
+const TRUE_AT: u32 = 1 << 25;
 
 impl Machine {
     /// A machine holding the values of the empty state with no move.
@@ -884,17 +921,32 @@ impl Machine {
         net.evaluate(&bits, Some(&[]), &mut vals);
         let st: Vec<u32> = (0..net.gates.len() as u32)
             .map(|v| {
-                let w = net.watch[v as usize];
+                let i = v as usize;
+                let w = net.watch[i];
+                let mut flags = if vals[i] != 0 { VAL } else { 0 };
+                if net.tag[i] != NO_TAG {
+                    flags |= TAGGED;
+                }
+                if w != NO_TAG {
+                    flags |= WATCHING;
+                }
+                if net.hot_slot[i] != NO_TAG {
+                    flags |= HOT;
+                }
+                if net.loop_of[i] != NO_TAG {
+                    return flags | CYCLE | TRUE_AT;
+                }
                 let count =
                     net.kids(v).iter().filter(|&&c| c != w && vals[(c & !NEG) as usize] ^ (c >> 31) as u8 != 0).count();
-                count as u32 | if vals[v as usize] != 0 { VAL } else { 0 }
+                assert!(net.kids(v).len() < TRUE_AT as usize, "fan-in too large");
+                flags | (TRUE_AT - net.need[i] + count as u32)
             })
             .collect();
         let slots = net.hot_slot.iter().filter(|&&s| s != NO_TAG).count();
         let mut armed = vec![Vec::new(); slots];
         let mut armed_pos = vec![NO_TAG; net.gates.len()];
         for (v, &w) in net.watch.iter().enumerate() {
-            if w != NO_TAG && st[v] & !VAL >= net.need[v] {
+            if w != NO_TAG && st[v] & TRUE_AT != 0 {
                 let list = &mut armed[net.hot_slot[(w & !NEG) as usize] as usize];
                 armed_pos[v] = list.len() as u32;
                 list.push(v as u32);
@@ -909,7 +961,7 @@ impl Machine {
                 out[(i / 64) as usize] |= 1 << (i % 64);
             }
         }
-        let dirty = vec![0; (net.gates.len() - net.dyn_start as usize).div_ceil(64)];
+        let dirty = vec![0; net.gates.len().div_ceil(64)];
         Machine {
             st,
             bits,
@@ -995,22 +1047,21 @@ impl Machine {
         &self.legal_bits
     }
 
-    /// Gate `g` changed: keeps the read-out bitsets in step.
+    /// Gate `g`, which is read out, changed: keeps the read-out bitsets in step.
     #[inline]
     fn note(&mut self, net: &Net, g: u32) {
         let t = net.tag[g as usize];
-        if t != NO_TAG {
-            let out = if t & LEGAL_TAG != 0 { &mut self.legal_bits } else { &mut self.next_bits };
-            let i = t & !LEGAL_TAG;
-            out[(i / 64) as usize] ^= 1 << (i % 64);
-        }
+        let out = if t & LEGAL_TAG != 0 { &mut self.legal_bits } else { &mut self.next_bits };
+        let i = t & !LEGAL_TAG;
+        out[(i / 64) as usize] ^= 1 << (i % 64);
     }
 
     /// Sets a base or input gate and tells its readers.
     #[inline]
     fn set_leaf(&mut self, net: &Net, g: u32, v: bool) {
-        self.st[g as usize] = if v { VAL } else { 0 };
-        self.changed(net, g, v, NO_TAG);
+        let st = &mut self.st[g as usize];
+        *st = (*st & !VAL) | if v { VAL } else { 0 };
+        self.changed(net, g, v);
     }
 
     /// Brings the values to the state `bits` and, when given, the joint move `joint`
@@ -1045,7 +1096,7 @@ impl Machine {
     /// Recomputes the dirty gates in number order, which is dependency order: each one's
     /// children are final by the time it is reached.
     fn propagate(&mut self, net: &Net) {
-        let mut w = 0;
+        let mut w = net.dyn_start as usize / 64;
         while w < self.dirty.len() {
             let word = self.dirty[w];
             if word == 0 {
@@ -1053,23 +1104,28 @@ impl Machine {
                 continue;
             }
             let b = word.trailing_zeros() as usize;
-            self.dirty[w] &= !(1u64 << b);
-            let v = net.dyn_start + (w * 64 + b) as u32;
-            let lp = net.loop_of[v as usize];
-            if lp == NO_TAG {
-                let st = self.st[v as usize];
-                let w = net.watch[v as usize];
-                let now = st & !VAL >= net.need[v as usize]
-                    && (w == NO_TAG || (self.st[(w & !NEG) as usize] & VAL != 0) != (w & NEG != 0));
+            self.dirty[w] = word & (word - 1);
+            let v = (w * 64 + b) as u32;
+            let st = self.st[v as usize];
+            if st & CYCLE == 0 {
+                let now = st & TRUE_AT != 0 && (st & WATCHING == 0 || self.holds(net.watch[v as usize]));
                 if now != (st & VAL != 0) {
                     self.st[v as usize] = st ^ VAL;
-                    self.note(net, v);
-                    self.changed(net, v, now, NO_TAG);
+                    if st & TAGGED != 0 {
+                        self.note(net, v);
+                    }
+                    self.changed(net, v, now);
                 }
             } else {
-                self.recompute_cycle(net, lp);
+                self.recompute_cycle(net, net.loop_of[v as usize]);
             }
         }
+    }
+
+    /// Whether literal `l` holds.
+    #[inline]
+    fn holds(&self, l: u32) -> bool {
+        (self.st[(l & !NEG) as usize] & VAL != 0) != (l & NEG != 0)
     }
 
     /// Rebuilds cycle `lp`'s least fixpoint from all-false and tells the readers outside it
@@ -1077,8 +1133,7 @@ impl Machine {
     fn recompute_cycle(&mut self, net: &Net, lp: u32) {
         let (s, e) = net.loop_ranges[lp as usize];
         for v in s..e {
-            let i = (v - net.dyn_start) as usize;
-            self.dirty[i / 64] &= !(1u64 << (i % 64));
+            self.dirty[v as usize / 64] &= !(1u64 << (v % 64));
         }
         self.old.clear();
         for v in s..e {
@@ -1098,11 +1153,12 @@ impl Machine {
             }
         }
         for v in s..e {
-            let now = self.st[v as usize] & VAL;
-            if now != self.old[(v - s) as usize] {
-                // Readers' counts still reflect the old value: update them now.
-                self.note(net, v);
-                self.changed(net, v, now != 0, lp);
+            let st = self.st[v as usize];
+            if st & VAL != self.old[(v - s) as usize] {
+                if st & TAGGED != 0 {
+                    self.note(net, v);
+                }
+                self.changed(net, v, st & VAL != 0);
             }
         }
     }
@@ -1121,25 +1177,27 @@ fn value(net: &Net, v: u32, st: &[u32]) -> bool {
 
 impl Machine {
     /// Gate `g` became `now`: adjusts the counts of its readers and marks dirty those whose
-    /// count crossed their need, readers in cycles other than `own` (the cycle `g` belongs
-    /// to, [`NO_TAG`] for none), and, if `g` is hot, its armed watchers.
+    /// count crossed their need, its readers in other cycles, and, if `g` is hot, its armed
+    /// watchers.
     #[inline]
-    fn changed(&mut self, net: &Net, g: u32, now: bool, own: u32) {
+    fn changed(&mut self, net: &Net, g: u32, now: bool) {
         let readers = &net.fanout[net.fanout_start[g as usize] as usize..net.fanout_start[g as usize + 1] as usize];
         for &e in readers {
-            let p = (e & !NEG) as usize;
+            let p = (e & E_GATE) as usize;
+            if e & E_CYCLE != 0 {
+                self.dirty[p / 64] |= 1 << (p % 64);
+                continue;
+            }
             // The reader's literal holds now if the gate is true and read positively, or
             // false and read negated.
             let up = now != (e & NEG != 0);
-            let count = self.st[p].wrapping_add(if up { 1 } else { u32::MAX });
-            self.st[p] = count;
-            // Outside cycles a reader can only change when its count crosses its need.
-            let need = net.need[p];
-            let crosses = if up { count & !VAL == need } else { (count & !VAL) + 1 == need };
-            if crosses || (need == IN_CYCLE && net.loop_of[p] != own) {
-                let i = p - net.dyn_start as usize;
-                self.dirty[i / 64] |= 1 << (i % 64);
-                if crosses && net.watch[p] != NO_TAG {
+            let st = self.st[p].wrapping_add(if up { 1 } else { u32::MAX });
+            self.st[p] = st;
+            // A reader can only change when its count crosses its need: up to TRUE_AT, or
+            // down from it.
+            if (st & COUNT) + !up as u32 == TRUE_AT {
+                self.dirty[p / 64] |= 1 << (p % 64);
+                if e & E_WATCH != 0 {
                     let slot = net.hot_slot[(net.watch[p] & !NEG) as usize] as usize;
                     if up {
                         self.armed_pos[p] = self.armed[slot].len() as u32;
@@ -1155,11 +1213,9 @@ impl Machine {
                 }
             }
         }
-        let slot = net.hot_slot[g as usize];
-        if slot != NO_TAG {
-            for &p in &self.armed[slot as usize] {
-                let i = p as usize - net.dyn_start as usize;
-                self.dirty[i / 64] |= 1 << (i % 64);
+        if self.st[g as usize] & HOT != 0 {
+            for &p in &self.armed[net.hot_slot[g as usize] as usize] {
+                self.dirty[p as usize / 64] |= 1 << (p % 64);
             }
         }
     }
