@@ -253,7 +253,7 @@ impl PropnetGame {
         let net = &shared.net;
         with_machine(&shared, |m| {
             m.update(net, &self.bits, None);
-            self.legal.copy_from_slice(m.legal_bits());
+            m.legal_into(net, &mut self.legal);
             let n = net.roles.len();
             let mut counts = [0usize; MAX_PLAYERS];
             for (r, count) in counts.iter_mut().enumerate().take(n) {

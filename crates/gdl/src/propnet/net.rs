@@ -35,8 +35,12 @@ const IN_CYCLE: u32 = 1 << 31;
 const E_CYCLE: u32 = 1 << 30;
 /// Fan-out entries: the reader watches a hot literal (see `Net::watch`).
 const E_WATCH: u32 = 1 << 29;
+/// Fan-out entries: the reader is a legal atom's gate that watches a hot literal and that
+/// nothing reads: it is not computed, only whether its other children all hold (see
+/// `Net::readout_watch`).
+const E_READOUT: u32 = 1 << 28;
 /// Fan-out entries: the reader's gate number.
-const E_GATE: u32 = E_WATCH - 1;
+const E_GATE: u32 = E_READOUT - 1;
 /// AND readers that make a gate hot (see `Net::watch`).
 const HOT_READERS: u32 = 16;
 
@@ -91,6 +95,14 @@ pub(crate) struct Net {
     watch: Vec<u32>,
     /// Per gate, its index among the hot gates, or [`NO_TAG`].
     hot_slot: Vec<u32>,
+    /// Legal atoms whose gate watches a hot literal and has no readers ("read-out
+    /// watchers") are not computed: the machine keeps which of them have their other
+    /// children all hold, and a legal read-out masks those with the watched literals that
+    /// hold. Per watched literal, its read-out watchers by flat legal number. The legal
+    /// moves of a player whose turn marker flips are so read out without flipping a gate.
+    readout_watch: Vec<(u32, Vec<u64>)>,
+    /// Per gate, whether it is a read-out watcher.
+    readout: Vec<bool>,
     /// Per gate, what reads it out: [`LEGAL_TAG`] plus a legal atom's flat number, a base
     /// proposition's number for a `next` atom, or [`NO_TAG`].
     tag: Vec<u32>,
@@ -337,6 +349,8 @@ impl Net {
             need: Vec::new(),
             watch: Vec::new(),
             hot_slot: Vec::new(),
+            readout_watch: Vec::new(),
+            readout: Vec::new(),
             tag: Vec::new(),
             goal_mean: Vec::new(),
             fuzzy_steps: Vec::new(),
@@ -483,6 +497,7 @@ impl Net {
             })
             .collect();
         let mut choices: Vec<u32> = Vec::new();
+        let mut legal = vec![0u64; (*self.legal_offset.last().unwrap_or(&0) as usize).div_ceil(64)];
         let mut joint: Vec<u32> = Vec::new();
         'playouts: for _ in 0..100 {
             let mut bits = vec![0u64; nb.div_ceil(64)];
@@ -495,12 +510,13 @@ impl Net {
                     break;
                 }
                 joint.clear();
+                m.legal_into(self, &mut legal);
                 for (r, inputs) in input_of.iter().enumerate() {
                     choices.clear();
                     let (start, end) = (self.legal_offset[r], self.legal_offset[r + 1]);
                     for i in start..end {
                         let x = inputs[(i - start) as usize];
-                        if x != NO_TAG && test_bit(m.legal_bits(), i) {
+                        if x != NO_TAG && test_bit(&legal, i) {
                             choices.push(x);
                         }
                     }
@@ -684,6 +700,28 @@ impl Net {
         for i in 0..n {
             fanout_start[i + 1] += fanout_start[i];
         }
+        let tag = &self.tag;
+        let readout: Vec<bool> = (0..n)
+            .map(|v| {
+                tag[v] != NO_TAG
+                    && tag[v] & LEGAL_TAG != 0
+                    && watch[v] != NO_TAG
+                    && fanout_start[v] == fanout_start[v + 1]
+            })
+            .collect();
+        let legal_words = (*self.legal_offset.last().unwrap_or(&0) as usize).div_ceil(64);
+        let mut readout_watch: Vec<(u32, Vec<u64>)> = Vec::new();
+        for v in (0..n).filter(|&v| readout[v]) {
+            let k = match readout_watch.iter().position(|(l, _)| *l == watch[v]) {
+                Some(k) => k,
+                None => {
+                    readout_watch.push((watch[v], vec![0; legal_words]));
+                    readout_watch.len() - 1
+                }
+            };
+            let i = tag[v] & !LEGAL_TAG;
+            readout_watch[k].1[(i / 64) as usize] |= 1 << (i % 64);
+        }
         let mut fill = fanout_start.clone();
         let mut fanout = vec![0u32; fanout_start[n] as usize];
         for v in 0..n as u32 {
@@ -691,6 +729,8 @@ impl Net {
                 let k = (c & !NEG) as usize;
                 let flags = if loop_of[v as usize] != NO_TAG {
                     E_CYCLE
+                } else if readout[v as usize] {
+                    E_READOUT
                 } else if watch[v as usize] != NO_TAG {
                     E_WATCH
                 } else {
@@ -714,6 +754,8 @@ impl Net {
             .collect();
         self.watch = watch;
         self.hot_slot = hot_slot;
+        self.readout = readout;
+        self.readout_watch = readout_watch;
         self.fanout_start = fanout_start;
         self.fanout = fanout;
     }
@@ -882,8 +924,11 @@ pub(crate) struct Machine {
     dirty: Vec<u64>,
     /// The base propositions of the next state (`next` atoms that hold).
     next_bits: Vec<u64>,
-    /// The legal atoms that hold, by flat number.
+    /// The legal atoms that hold, by flat number, but for read-out watchers
+    /// (`Net::readout_watch`).
     legal_bits: Vec<u64>,
+    /// The read-out watchers whose other children all hold, by flat legal number.
+    legal_armed: Vec<u64>,
     /// Fuzzy truth values of the gates, for [`Machine::fuzzy_goals`].
     fuzzy: Vec<f32>,
     /// A cycle's old values while it is recomputed.
@@ -945,8 +990,14 @@ impl Machine {
         let slots = net.hot_slot.iter().filter(|&&s| s != NO_TAG).count();
         let mut armed = vec![Vec::new(); slots];
         let mut armed_pos = vec![NO_TAG; net.gates.len()];
+        let mut legal_armed = vec![0u64; (*net.legal_offset.last().unwrap_or(&0) as usize).div_ceil(64)];
         for (v, &w) in net.watch.iter().enumerate() {
-            if w != NO_TAG && st[v] & TRUE_AT != 0 {
+            if net.readout[v] {
+                if st[v] & TRUE_AT != 0 {
+                    let i = net.tag[v] & !LEGAL_TAG;
+                    legal_armed[(i / 64) as usize] |= 1 << (i % 64);
+                }
+            } else if w != NO_TAG && st[v] & TRUE_AT != 0 {
                 let list = &mut armed[net.hot_slot[(w & !NEG) as usize] as usize];
                 armed_pos[v] = list.len() as u32;
                 list.push(v as u32);
@@ -955,7 +1006,7 @@ impl Machine {
         let mut next_bits = vec![0u64; words];
         let mut legal_bits = vec![0u64; (*net.legal_offset.last().unwrap_or(&0) as usize).div_ceil(64)];
         for (g, &t) in net.tag.iter().enumerate() {
-            if t != NO_TAG && vals[g] != 0 {
+            if t != NO_TAG && vals[g] != 0 && !net.readout[g] {
                 let out = if t & LEGAL_TAG != 0 { &mut legal_bits } else { &mut next_bits };
                 let i = t & !LEGAL_TAG;
                 out[(i / 64) as usize] |= 1 << (i % 64);
@@ -969,6 +1020,7 @@ impl Machine {
             dirty,
             next_bits,
             legal_bits,
+            legal_armed,
             fuzzy: Vec::new(),
             old: Vec::new(),
             armed,
@@ -1042,9 +1094,17 @@ impl Machine {
         &self.next_bits
     }
 
-    /// The legal atoms that hold, by flat number (see `Net::legal_offset`).
-    pub(crate) fn legal_bits(&self) -> &[u64] {
-        &self.legal_bits
+    /// Writes the legal atoms that hold into `out`, by flat number (see
+    /// `Net::legal_offset`).
+    pub(crate) fn legal_into(&self, net: &Net, out: &mut [u64]) {
+        out.copy_from_slice(&self.legal_bits);
+        for (l, mask) in &net.readout_watch {
+            if self.holds(*l) {
+                for ((o, &a), &m) in out.iter_mut().zip(&self.legal_armed).zip(mask) {
+                    *o |= a & m;
+                }
+            }
+        }
     }
 
     /// Gate `g`, which is read out, changed: keeps the read-out bitsets in step.
@@ -1196,6 +1256,11 @@ impl Machine {
             // A reader can only change when its count crosses its need: up to TRUE_AT, or
             // down from it.
             if (st & COUNT) + !up as u32 == TRUE_AT {
+                if e & E_READOUT != 0 {
+                    let i = net.tag[p] & !LEGAL_TAG;
+                    self.legal_armed[(i / 64) as usize] ^= 1 << (i % 64);
+                    continue;
+                }
                 self.dirty[p / 64] |= 1 << (p % 64);
                 if e & E_WATCH != 0 {
                     let slot = net.hot_slot[(net.watch[p] & !NEG) as usize] as usize;
