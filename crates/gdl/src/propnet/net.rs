@@ -1127,6 +1127,11 @@ impl Machine {
     /// Brings the values to the state `bits` and, when given, the joint move `joint`
     /// (input propositions). Without `joint` the move layer is left as it was: the state
     /// layer (legal, goal, terminal) never reads it.
+    ///
+    /// Input propositions that turn on are set before those that turn off: a disjunction
+    /// of moves (a frame rule's "any move but those touching this cell") whose old move
+    /// goes and new one comes then never drops to zero and back, nor does a conjunction of
+    /// negated moves reach its need and leave it.
     pub(crate) fn update(&mut self, net: &Net, bits: &[u64], joint: Option<&[u32]>) {
         for (w, &word) in bits.iter().enumerate().take(self.bits.len()) {
             let diff = self.bits[w] ^ word;
@@ -1136,15 +1141,15 @@ impl Machine {
             }
         }
         if let Some(joint) = joint {
+            for &x in joint {
+                if (x as usize) < net.input_gate.len() && !self.inputs.contains(&x) {
+                    self.set_leaf(net, net.input_gate[x as usize], true);
+                }
+            }
             for i in 0..self.inputs.len() {
                 let x = self.inputs[i];
                 if !joint.contains(&x) {
                     self.set_leaf(net, net.input_gate[x as usize], false);
-                }
-            }
-            for &x in joint {
-                if (x as usize) < net.input_gate.len() && !self.inputs.contains(&x) {
-                    self.set_leaf(net, net.input_gate[x as usize], true);
                 }
             }
             self.inputs.clear();
