@@ -95,6 +95,10 @@ pub(crate) struct Net {
     watch: Vec<u32>,
     /// Per gate, its index among the hot gates, or [`NO_TAG`].
     hot_slot: Vec<u32>,
+    /// Which form of the propagation loop is faster for this net, as timed when it is
+    /// built: one that tests each reader's crossing with a branch (best when crossings
+    /// are rare or predictable), or one that marks the reader dirty by arithmetic.
+    branchless: bool,
     /// Legal atoms whose gate watches a hot literal and has no readers ("read-out
     /// watchers") are not computed: the machine keeps which of them have their other
     /// children all hold, and a legal read-out masks those with the watched literals that
@@ -349,6 +353,7 @@ impl Net {
             need: Vec::new(),
             watch: Vec::new(),
             hot_slot: Vec::new(),
+            branchless: false,
             readout_watch: Vec::new(),
             readout: Vec::new(),
             tag: Vec::new(),
@@ -475,14 +480,53 @@ impl Net {
 
     /// Finds the base propositions that flip on at least half the plies of a few seeded
     /// random playouts (turn markers and the like) and lets the ANDs that read them watch
-    /// them (see `watch`). Bounded to 2,000 plies and 100 ms; which propositions are watched
-    /// changes the speed only, never a value.
+    /// them (see `watch`), then times the two forms of the propagation loop (see
+    /// `branchless`) on a few more. Bounded to 2,000 plies and 100 ms, then 10 runs of 300
+    /// plies and 5 ms; what is chosen changes the speed only, never a value.
     fn calibrate(&mut self) {
-        let started = std::time::Instant::now();
+        use std::time::{Duration, Instant};
         let mut m = Machine::new(self);
         let mut rng = tabula_core::Rng::new(0x7ab0_1a7e);
         let nb = self.base_gate.len();
         let mut flips = vec![0u32; nb];
+        let plies =
+            self.random_plies(&mut m, &mut rng, 2_000, Instant::now() + Duration::from_millis(100), |old, new| {
+                for (w, (&old, &new)) in old.iter().zip(new).enumerate() {
+                    for b in ones(old ^ new) {
+                        flips[w * 64 + b] += 1;
+                    }
+                }
+            });
+        let hot: Vec<u32> = (0..nb as u32).filter(|&b| plies > 0 && flips[b as usize] * 2 >= plies).collect();
+        self.set_watches(&hot);
+        // Nanoseconds per ply of each form over the same playouts, the least of five runs
+        // (another process's interference only adds).
+        let mut ns = [f64::MAX; 2];
+        for round in 0..5 {
+            for (form, least) in ns.iter_mut().enumerate() {
+                self.branchless = form == 1;
+                let mut m = Machine::new(self);
+                let mut rng = tabula_core::Rng::new(0x5eed + round);
+                let t = Instant::now();
+                let plies = self.random_plies(&mut m, &mut rng, 300, t + Duration::from_millis(5), |_, _| {});
+                *least = least.min(t.elapsed().as_nanos() as f64 / plies.max(1) as f64);
+            }
+        }
+        self.branchless = ns[1] < ns[0];
+    }
+
+    /// Plays random playouts from the initial state on machine `m` until `max_plies` plies
+    /// or the `deadline`, calling `on_ply` with each ply's state and next state; returns
+    /// the number of plies.
+    fn random_plies(
+        &self,
+        m: &mut Machine,
+        rng: &mut tabula_core::Rng,
+        max_plies: u32,
+        deadline: std::time::Instant,
+        mut on_ply: impl FnMut(&[u64], &[u64]),
+    ) -> u32 {
+        let nb = self.base_gate.len();
         let mut plies = 0u32;
         // The input proposition of each legal atom, per role.
         let input_of: Vec<Vec<u32>> = self
@@ -526,20 +570,15 @@ impl Net {
                     joint.push(choices[rng.below(choices.len())]);
                 }
                 m.update(self, &bits, Some(&joint));
-                for (w, (old, &new)) in bits.iter_mut().zip(m.next_bits()).enumerate() {
-                    for b in ones(*old ^ new) {
-                        flips[w * 64 + b] += 1;
-                    }
-                    *old = new;
-                }
+                on_ply(&bits, m.next_bits());
+                bits.copy_from_slice(m.next_bits());
                 plies += 1;
-                if plies >= 2_000 || started.elapsed() > std::time::Duration::from_millis(100) {
+                if plies >= max_plies || std::time::Instant::now() > deadline {
                     break 'playouts;
                 }
             }
         }
-        let hot: Vec<u32> = (0..nb as u32).filter(|&b| plies > 0 && flips[b as usize] * 2 >= plies).collect();
-        self.set_watches(&hot);
+        plies
     }
 
     /// Numbers the gates in evaluation order (see `dyn_start`) and builds the tables
@@ -1247,46 +1286,88 @@ impl Machine {
     #[inline]
     fn changed(&mut self, net: &Net, g: u32, now: bool) {
         let readers = &net.fanout[net.fanout_start[g as usize] as usize..net.fanout_start[g as usize + 1] as usize];
-        for &e in readers {
-            let p = (e & E_GATE) as usize;
-            if e & E_CYCLE != 0 {
-                self.dirty[p / 64] |= 1 << (p % 64);
-                continue;
-            }
-            // The reader's literal holds now if the gate is true and read positively, or
-            // false and read negated.
-            let up = now != (e & NEG != 0);
-            let st = self.st[p].wrapping_add(if up { 1 } else { u32::MAX });
-            self.st[p] = st;
-            // A reader can only change when its count crosses its need: up to TRUE_AT, or
-            // down from it.
-            if (st & COUNT) + !up as u32 == TRUE_AT {
-                if e & E_READOUT != 0 {
-                    let i = net.tag[p] & !LEGAL_TAG;
-                    self.legal_armed[(i / 64) as usize] ^= 1 << (i % 64);
-                    continue;
+        // The two loops differ in form only (see `Net::branchless`).
+        if net.branchless {
+            for &e in readers {
+                let p = (e & E_GATE) as usize;
+                let (up, crosses) = self.count(e, now);
+                if e & (E_CYCLE | E_READOUT | E_WATCH) == 0 {
+                    self.dirty[p / 64] |= (crosses as u64) << (p % 64);
+                } else if crosses || e & E_CYCLE != 0 {
+                    self.special(net, e, up);
                 }
-                self.dirty[p / 64] |= 1 << (p % 64);
-                if e & E_WATCH != 0 {
-                    let slot = net.hot_slot[(net.watch[p] & !NEG) as usize] as usize;
-                    if up {
-                        self.armed_pos[p] = self.armed[slot].len() as u32;
-                        self.armed[slot].push(p as u32);
+            }
+        } else {
+            for &e in readers {
+                let p = (e & E_GATE) as usize;
+                let (up, crosses) = self.count(e, now);
+                if crosses {
+                    if e & (E_CYCLE | E_READOUT | E_WATCH) == 0 {
+                        self.dirty[p / 64] |= 1 << (p % 64);
                     } else {
-                        let at = self.armed_pos[p] as usize;
-                        self.armed[slot].swap_remove(at);
-                        if let Some(&moved) = self.armed[slot].get(at) {
-                            self.armed_pos[moved as usize] = at as u32;
-                        }
-                        self.armed_pos[p] = NO_TAG;
+                        self.special(net, e, up);
                     }
+                } else if e & E_CYCLE != 0 {
+                    self.special(net, e, up);
                 }
             }
         }
         if self.st[g as usize] & HOT != 0 {
-            for &p in &self.armed[net.hot_slot[g as usize] as usize] {
-                self.dirty[p as usize / 64] |= 1 << (p % 64);
+            self.mark_armed(net, g);
+        }
+    }
+
+    /// Adjusts the count of reader `e` (a fan-out entry) of a gate that became `now`:
+    /// whether the reader's literal went up, and whether its count crossed its need.
+    #[inline(always)]
+    fn count(&mut self, e: u32, now: bool) -> (bool, bool) {
+        let p = (e & E_GATE) as usize;
+        // The reader's literal holds now (1) if the gate is true and read positively, or
+        // false and read negated.
+        let up = now as u32 ^ (e >> 31);
+        let st = self.st[p].wrapping_add(up * 2).wrapping_sub(1);
+        self.st[p] = st;
+        // A reader can only change when its count crosses its need: up to TRUE_AT, or down
+        // from it. (A cycle's gates are counted too, from an arbitrary start that stays
+        // within the count bits, but recomputed whenever a child outside changes.)
+        (up != 0, (st & COUNT) + (up ^ 1) == TRUE_AT)
+    }
+
+    /// A reader `e` (a fan-out entry) in a cycle, a read-out watcher or a watcher, whose
+    /// literal went `up` or down, its count crossing its need (for a cycle's gate, maybe
+    /// not).
+    #[inline(never)]
+    fn special(&mut self, net: &Net, e: u32, up: bool) {
+        let p = (e & E_GATE) as usize;
+        if e & E_CYCLE != 0 {
+            self.dirty[p / 64] |= 1 << (p % 64);
+            return;
+        }
+        if e & E_READOUT != 0 {
+            let i = net.tag[p] & !LEGAL_TAG;
+            self.legal_armed[(i / 64) as usize] ^= 1 << (i % 64);
+            return;
+        }
+        self.dirty[p / 64] |= 1 << (p % 64);
+        let slot = net.hot_slot[(net.watch[p] & !NEG) as usize] as usize;
+        if up {
+            self.armed_pos[p] = self.armed[slot].len() as u32;
+            self.armed[slot].push(p as u32);
+        } else {
+            let at = self.armed_pos[p] as usize;
+            self.armed[slot].swap_remove(at);
+            if let Some(&moved) = self.armed[slot].get(at) {
+                self.armed_pos[moved as usize] = at as u32;
             }
+            self.armed_pos[p] = NO_TAG;
+        }
+    }
+
+    /// Hot gate `g` flipped: marks its armed watchers dirty.
+    #[inline(never)]
+    fn mark_armed(&mut self, net: &Net, g: u32) {
+        for &p in &self.armed[net.hot_slot[g as usize] as usize] {
+            self.dirty[p as usize / 64] |= 1 << (p % 64);
         }
     }
 }
