@@ -74,6 +74,8 @@ pub(crate) struct Net {
     /// in dependency order with a cycle's gates together: the dynamic gates, from
     /// `dyn_start` on, are in one topological order by number.
     dyn_start: u32,
+    /// The first gate of the move layer.
+    move_start: u32,
     /// Per gate, the index in `loop_ranges` of its cycle, or [`NO_TAG`].
     loop_of: Vec<u32>,
     /// The gate numbers `start..end` of each cycle.
@@ -346,6 +348,7 @@ impl Net {
         let [static_steps, state_steps, move_steps] = steps;
         let mut net = Net {
             dyn_start: 0,
+            move_start: 0,
             loop_of: Vec::new(),
             loop_ranges: Vec::new(),
             fanout_start: Vec::new(),
@@ -609,6 +612,7 @@ impl Net {
         push_steps(static_steps, &mut order, &mut Vec::new());
         let dyn_start = order.len() as u32;
         push_steps(&self.state_steps, &mut order, &mut loop_ranges);
+        let move_start = order.len() as u32;
         push_steps(&self.move_steps, &mut order, &mut loop_ranges);
         debug_assert!(placed.iter().all(|&p| p), "every gate has a step");
         let mut perm = vec![0u32; n];
@@ -673,6 +677,7 @@ impl Net {
             }
         }
         self.dyn_start = dyn_start;
+        self.move_start = move_start;
         self.loop_of = loop_of;
         self.loop_ranges = loop_ranges;
         self.set_watches(&[]);
@@ -1194,35 +1199,53 @@ impl Machine {
             self.inputs.clear();
             self.inputs.extend(joint.iter().copied().filter(|&x| (x as usize) < net.input_gate.len()));
         }
-        self.propagate(net);
+        // Without a joint move the move layer stays dirty until the next request with one:
+        // its gates would be recomputed for the old moves only to change again.
+        let end = if joint.is_some() { net.gates.len() } else { net.move_start as usize };
+        self.propagate(net, end);
     }
 
-    /// Recomputes the dirty gates in number order, which is dependency order: each one's
-    /// children are final by the time it is reached.
-    fn propagate(&mut self, net: &Net) {
+    /// Recomputes the dirty gates numbered below `end` in number order, which is
+    /// dependency order: each one's children are final by the time it is reached.
+    fn propagate(&mut self, net: &Net, end: usize) {
+        let full = end / 64;
         let mut w = net.dyn_start as usize / 64;
-        while w < self.dirty.len() {
+        while w < full {
             let word = self.dirty[w];
             if word == 0 {
                 w += 1;
                 continue;
             }
-            let b = word.trailing_zeros() as usize;
             self.dirty[w] = word & (word - 1);
-            let v = (w * 64 + b) as u32;
-            let st = self.st[v as usize];
-            if st & CYCLE == 0 {
-                let now = st & TRUE_AT != 0 && (st & WATCHING == 0 || self.holds(net.watch[v as usize]));
-                if now != (st & VAL != 0) {
-                    self.st[v as usize] = st ^ VAL;
-                    if st & TAGGED != 0 {
-                        self.note(net, v);
-                    }
-                    self.changed(net, v, now);
-                }
-            } else {
-                self.recompute_cycle(net, net.loop_of[v as usize]);
+            self.recompute(net, (w * 64) as u32 + word.trailing_zeros());
+        }
+        // The gates of the last word below `end`.
+        let mask = (1u64 << (end % 64)) - 1;
+        loop {
+            let word = self.dirty.get(full).map_or(0, |&x| x & mask);
+            if word == 0 {
+                break;
             }
+            self.dirty[full] &= !(word & word.wrapping_neg());
+            self.recompute(net, (full * 64) as u32 + word.trailing_zeros());
+        }
+    }
+
+    /// Recomputes dirty gate `v` and, if it changed, tells its readers.
+    #[inline(always)]
+    fn recompute(&mut self, net: &Net, v: u32) {
+        let st = self.st[v as usize];
+        if st & CYCLE == 0 {
+            let now = st & TRUE_AT != 0 && (st & WATCHING == 0 || self.holds(net.watch[v as usize]));
+            if now != (st & VAL != 0) {
+                self.st[v as usize] = st ^ VAL;
+                if st & TAGGED != 0 {
+                    self.note(net, v);
+                }
+                self.changed(net, v, now);
+            }
+        } else {
+            self.recompute_cycle(net, net.loop_of[v as usize]);
         }
     }
 
