@@ -1306,7 +1306,7 @@ impl Machine {
     /// Gate `g` became `now`: adjusts the counts of its readers and marks dirty those whose
     /// count crossed their need, its readers in other cycles, and, if `g` is hot, its armed
     /// watchers.
-    #[inline]
+    #[inline(always)]
     fn changed(&mut self, net: &Net, g: u32, now: bool) {
         let readers = &net.fanout[net.fanout_start[g as usize] as usize..net.fanout_start[g as usize + 1] as usize];
         // The two loops differ in form only (see `Net::branchless`).
