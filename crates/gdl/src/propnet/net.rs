@@ -501,7 +501,8 @@ impl Net {
                 }
             });
         let hot: Vec<u32> = (0..nb as u32).filter(|&b| plies > 0 && flips[b as usize] * 2 >= plies).collect();
-        self.set_watches(&hot);
+        let warm: Vec<u32> = (0..nb as u32).filter(|&b| plies > 0 && flips[b as usize] * 4 >= plies).collect();
+        self.set_watches(&hot, &warm);
         // Nanoseconds per ply of each form over the same playouts, the least of five runs
         // (another process's interference only adds).
         let mut ns = [f64::MAX; 2];
@@ -680,12 +681,14 @@ impl Net {
         self.move_start = move_start;
         self.loop_of = loop_of;
         self.loop_ranges = loop_ranges;
-        self.set_watches(&[]);
+        self.set_watches(&[], &[]);
     }
 
     /// Makes the fan-out lists and needs, with the ANDs that read one of the `hot` base
-    /// propositions watching it (see `watch`).
-    fn set_watches(&mut self, hot: &[u32]) {
+    /// propositions watching it (see `watch`), and the legal atoms' gates that nothing
+    /// reads and that read one of the `warm` ones (those that flip on at least a quarter
+    /// of the plies) watching that (see `readout_watch`).
+    fn set_watches(&mut self, hot: &[u32], warm: &[u32]) {
         let n = self.gates.len();
         let dyn_start = self.dyn_start;
         let loop_of = &self.loop_of;
@@ -704,15 +707,31 @@ impl Net {
         for &b in hot {
             is_hot[self.base_gate[b as usize] as usize] = true;
         }
-        let hot = |g: usize| is_hot[g] && and_readers[g] >= HOT_READERS;
+        let mut is_warm = vec![false; n];
+        for &b in warm {
+            is_warm[self.base_gate[b as usize] as usize] = true;
+        }
+        // A legal atom's gate that nothing reads becomes a read-out watcher (see
+        // `readout_watch`) of a warm child, however few ANDs read that child: it needs no
+        // armed list, and the child's flips cost nothing.
+        let mut read_by_any = vec![false; n];
+        for v in 0..n as u32 {
+            for &c in self.kids(v) {
+                read_by_any[(c & !NEG) as usize] = true;
+            }
+        }
+        let readout_candidate = |v: usize| self.tag[v] != NO_TAG && self.tag[v] & LEGAL_TAG != 0 && !read_by_any[v];
         let mut watch = vec![NO_TAG; n];
-        for v in (0..n).filter(|&v| counted_and(v)) {
+        // (A read-out watcher may have a single child: it is then that child's value.)
+        let one_child =
+            |v: usize| v >= dyn_start as usize && loop_of[v] == NO_TAG && matches!(self.gates[v], Gate::And(_, 1));
+        for v in (0..n).filter(|&v| counted_and(v) || (one_child(v) && readout_candidate(v))) {
             let kids = self.kids(v as u32);
-            let best = kids
-                .iter()
-                .copied()
-                .filter(|&c| hot((c & !NEG) as usize))
-                .max_by_key(|&c| and_readers[(c & !NEG) as usize]);
+            let watchable = |c: u32| {
+                let g = (c & !NEG) as usize;
+                if readout_candidate(v) { is_warm[g] } else { is_hot[g] && and_readers[g] >= HOT_READERS }
+            };
+            let best = kids.iter().copied().filter(|&c| watchable(c)).max_by_key(|&c| and_readers[(c & !NEG) as usize]);
             if let Some(c) = best
                 && kids.iter().filter(|&&k| k & !NEG == c & !NEG).count() == 1
             {
