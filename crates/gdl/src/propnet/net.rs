@@ -101,6 +101,10 @@ pub(crate) struct Net {
     /// built: one that tests each reader's crossing with a branch (best when crossings
     /// are rare or predictable), or one that marks the reader dirty by arithmetic.
     branchless: bool,
+    /// Whether telling an input that comes on and one that goes off together, skipping
+    /// the readers they share, is faster for this net, as timed when it is built (it is
+    /// where a frame rule's disjunctions of moves read nearly every move).
+    merge_inputs: bool,
     /// Legal atoms whose gate watches a hot literal and has no readers ("read-out
     /// watchers") are not computed: the machine keeps which of them have their other
     /// children all hold, and a legal read-out masks those with the watched literals that
@@ -357,6 +361,7 @@ impl Net {
             watch: Vec::new(),
             hot_slot: Vec::new(),
             branchless: false,
+            merge_inputs: false,
             readout_watch: Vec::new(),
             readout: Vec::new(),
             tag: Vec::new(),
@@ -484,8 +489,8 @@ impl Net {
     /// Finds the base propositions that flip on at least half the plies of a few seeded
     /// random playouts (turn markers and the like) and lets the ANDs that read them watch
     /// them (see `watch`), then times the two forms of the propagation loop (see
-    /// `branchless`) on a few more. Bounded to 2,000 plies and 100 ms, then 10 runs of 300
-    /// plies and 5 ms; what is chosen changes the speed only, never a value.
+    /// `branchless`), and merging input changes or not (`merge_inputs`), on a few more.
+    /// Bounded to 2,000 plies and 100 ms, then 20 runs of 300 plies and 5 ms; what is chosen changes the speed only, never a value.
     fn calibrate(&mut self) {
         use std::time::{Duration, Instant};
         let mut m = Machine::new(self);
@@ -504,19 +509,25 @@ impl Net {
         let warm: Vec<u32> = (0..nb as u32).filter(|&b| plies > 0 && flips[b as usize] * 4 >= plies).collect();
         self.set_watches(&hot, &warm);
         // Nanoseconds per ply of each form over the same playouts, the least of five runs
-        // (another process's interference only adds).
-        let mut ns = [f64::MAX; 2];
-        for round in 0..5 {
-            for (form, least) in ns.iter_mut().enumerate() {
-                self.branchless = form == 1;
-                let mut m = Machine::new(self);
-                let mut rng = tabula_core::Rng::new(0x5eed + round);
-                let t = Instant::now();
-                let plies = self.random_plies(&mut m, &mut rng, 300, t + Duration::from_millis(5), |_, _| {});
-                *least = least.min(t.elapsed().as_nanos() as f64 / plies.max(1) as f64);
+        // (another process's interference only adds); first the reader loop, then, with
+        // the faster one, merging the input changes (see `merge_inputs`) if that saves a
+        // tenth (below that, the playouts of a game did not bear out the timing).
+        let time = |net: &mut Net, set: &dyn Fn(&mut Net, bool), margin: f64| {
+            let mut ns = [f64::MAX; 2];
+            for round in 0..5 {
+                for (form, least) in ns.iter_mut().enumerate() {
+                    set(net, form == 1);
+                    let mut m = Machine::new(net);
+                    let mut rng = tabula_core::Rng::new(0x5eed + round);
+                    let t = Instant::now();
+                    let plies = net.random_plies(&mut m, &mut rng, 300, t + Duration::from_millis(5), |_, _| {});
+                    *least = least.min(t.elapsed().as_nanos() as f64 / plies.max(1) as f64);
+                }
             }
-        }
-        self.branchless = ns[1] < ns[0];
+            set(net, ns[1] < ns[0] * margin);
+        };
+        time(self, &|net, on| net.branchless = on, 1.0);
+        time(self, &|net, on| net.merge_inputs = on, 0.9);
     }
 
     /// Plays random playouts from the initial state on machine `m` until `max_plies` plies
@@ -1001,6 +1012,9 @@ pub(crate) struct Machine {
     armed: Vec<Vec<u32>>,
     /// Per gate, its place in its hot gate's armed list, or [`NO_TAG`].
     armed_pos: Vec<u32>,
+    /// Scratch: the input gates that come on and go off.
+    on: Vec<u32>,
+    off: Vec<u32>,
 }
 
 /// The value bit of [`Machine::st`].
@@ -1088,6 +1102,8 @@ impl Machine {
             old: Vec::new(),
             armed,
             armed_pos,
+            on: Vec::new(),
+            off: Vec::new(),
         }
     }
 
@@ -1203,7 +1219,9 @@ impl Machine {
                 self.set_leaf(net, net.base_gate[w * 64 + b], (word >> b) & 1 != 0);
             }
         }
-        if let Some(joint) = joint {
+        if let Some(joint) = joint
+            && !net.merge_inputs
+        {
             for &x in joint {
                 if (x as usize) < net.input_gate.len() && !self.inputs.contains(&x) {
                     self.set_leaf(net, net.input_gate[x as usize], true);
@@ -1217,11 +1235,57 @@ impl Machine {
             }
             self.inputs.clear();
             self.inputs.extend(joint.iter().copied().filter(|&x| (x as usize) < net.input_gate.len()));
+        } else if let Some(joint) = joint {
+            self.set_inputs_merged(net, joint);
         }
         // Without a joint move the move layer stays dirty until the next request with one:
         // its gates would be recomputed for the old moves only to change again.
         let end = if joint.is_some() { net.gates.len() } else { net.move_start as usize };
         self.propagate(net, end);
+    }
+
+    /// Sets the input propositions of `joint`, telling an input that comes on and one
+    /// that goes off together (see `Net::merge_inputs`).
+    #[inline(never)]
+    fn set_inputs_merged(&mut self, net: &Net, joint: &[u32]) {
+        let (mut on, mut off) = (std::mem::take(&mut self.on), std::mem::take(&mut self.off));
+        on.clear();
+        off.clear();
+        for &x in joint {
+            if (x as usize) < net.input_gate.len() && !self.inputs.contains(&x) {
+                on.push(net.input_gate[x as usize]);
+            }
+        }
+        for &x in &self.inputs {
+            if !joint.contains(&x) {
+                off.push(net.input_gate[x as usize]);
+            }
+        }
+        for &g in &on {
+            self.st[g as usize] |= VAL;
+        }
+        for &g in &off {
+            self.st[g as usize] &= !VAL;
+        }
+        // An input that comes and one that goes are told to their readers together,
+        // skipping the readers they share (a frame rule's disjunction of "any move but
+        // those touching this cell" reads nearly every move): widest with widest.
+        let width = |g: &u32| std::cmp::Reverse(net.fanout_start[*g as usize + 1] - net.fanout_start[*g as usize]);
+        on.sort_by_key(width);
+        off.sort_by_key(width);
+        let pairs = on.len().min(off.len());
+        for k in 0..pairs {
+            self.swapped(net, on[k], off[k]);
+        }
+        for &g in &on[pairs..] {
+            self.changed(net, g, true);
+        }
+        for &g in &off[pairs..] {
+            self.changed(net, g, false);
+        }
+        (self.on, self.off) = (on, off);
+        self.inputs.clear();
+        self.inputs.extend(joint.iter().copied().filter(|&x| (x as usize) < net.input_gate.len()));
     }
 
     /// Recomputes the dirty gates numbered below `end` in number order, which is
@@ -1359,6 +1423,55 @@ impl Machine {
         }
     }
 
+    /// Input gate `a` came on and `b` went off: tells their readers, but for the readers
+    /// (with the same sign) they share, whose counts would go up and down again. Fan-out
+    /// lists are sorted by reader, so this is a merge.
+    #[inline(never)]
+    fn swapped(&mut self, net: &Net, a: u32, b: u32) {
+        let fa = &net.fanout[net.fanout_start[a as usize] as usize..net.fanout_start[a as usize + 1] as usize];
+        let fb = &net.fanout[net.fanout_start[b as usize] as usize..net.fanout_start[b as usize + 1] as usize];
+        let (mut i, mut j) = (0, 0);
+        while i < fa.len() && j < fb.len() {
+            let (x, y) = (fa[i], fb[j]);
+            if x == y {
+                i += 1;
+                j += 1;
+            } else if x & E_GATE <= y & E_GATE {
+                self.reader(net, x, true);
+                i += 1;
+            } else {
+                self.reader(net, y, false);
+                j += 1;
+            }
+        }
+        for &x in &fa[i..] {
+            self.reader(net, x, true);
+        }
+        for &y in &fb[j..] {
+            self.reader(net, y, false);
+        }
+        for g in [a, b] {
+            if self.st[g as usize] & HOT != 0 {
+                self.mark_armed(net, g);
+            }
+        }
+    }
+
+    /// Tells reader `e` (a fan-out entry) that its child became `now` (one step of
+    /// [`Machine::changed`]).
+    #[inline(always)]
+    fn reader(&mut self, net: &Net, e: u32, now: bool) {
+        let p = (e & E_GATE) as usize;
+        let (up, crosses) = self.count(e, now);
+        if e & (E_CYCLE | E_READOUT | E_WATCH) == 0 {
+            if crosses {
+                self.dirty[p / 64] |= 1 << (p % 64);
+            }
+        } else if crosses || e & E_CYCLE != 0 {
+            self.special(net, e, up);
+        }
+    }
+
     /// Adjusts the count of reader `e` (a fan-out entry) of a gate that became `now`:
     /// whether the reader's literal went up, and whether its count crossed its need.
     #[inline(always)]
@@ -1410,6 +1523,36 @@ impl Machine {
     fn mark_armed(&mut self, net: &Net, g: u32) {
         for &p in &self.armed[net.hot_slot[g as usize] as usize] {
             self.dirty[p as usize / 64] |= 1 << (p % 64);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every form of propagation (see `Net::branchless`, `Net::merge_inputs`), whichever
+    /// the timing picks for a net, computes the same states over the same playouts.
+    #[test]
+    fn forms_agree() {
+        let dir = tabula_core::testing::shared_dir().join("data/gdl");
+        for game in ["ticTacToe.kif", "breakthrough.kif", "connect5.kif", "pentagoSuicide.kif"] {
+            let text = std::fs::read_to_string(dir.join(game)).unwrap();
+            let desc = crate::load_str(&text).unwrap();
+            let mut net = Net::build(&super::super::ground::ground(&desc, Default::default()).unwrap());
+            let mut runs = Vec::new();
+            for form in 0..4 {
+                net.branchless = form & 1 != 0;
+                net.merge_inputs = form & 2 != 0;
+                let mut m = Machine::new(&net);
+                let mut rng = tabula_core::Rng::new(7);
+                let mut states: Vec<Vec<u64>> = Vec::new();
+                let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+                net.random_plies(&mut m, &mut rng, 400, far, |_, next| states.push(next.to_vec()));
+                runs.push(states);
+            }
+            assert!(runs[0].len() > 10, "{game}");
+            assert!(runs.iter().all(|r| *r == runs[0]), "{game}: the forms disagree");
         }
     }
 }
