@@ -249,40 +249,8 @@ impl PropnetGame {
 
     /// Recomputes legal moves, goals, terminal and the turn of the current state.
     fn refresh(&mut self) {
-        let shared = Arc::clone(&self.shared);
-        with_machine(&shared, |m| self.refresh_with(&shared, m));
-    }
-
-    /// [`PropnetGame::refresh`] on machine `m`; `shared` is `self.shared`.
-    fn refresh_with(&mut self, shared: &Shared, m: &mut net::Machine) {
-        let net = &shared.net;
-        m.update(net, &self.bits, None);
-        m.legal_into(net, &mut self.legal);
-        let n = net.roles.len();
-        let mut counts = [0usize; MAX_PLAYERS];
-        for (r, count) in counts.iter_mut().enumerate().take(n) {
-            *count = count_bits(&self.legal, net.legal_offset[r], net.legal_offset[r + 1]);
-        }
-        self.goals = [0; MAX_PLAYERS];
-        for &(r, v, gate) in &net.goals {
-            if m.get(gate) {
-                let g = &mut self.goals[r as usize];
-                *g = (*g).max(v);
-            }
-        }
-        let terminal = net.terminal.is_some_and(|t| m.get(t));
-        self.stuck = !terminal && counts[..n].contains(&0);
-        let over = terminal || self.stuck || self.ply >= shared.max_plies;
-        self.turn = if over {
-            Turn::Over
-        } else {
-            let mut choosers = (0..n).filter(|&i| counts[i] > 1);
-            match (choosers.next(), choosers.next()) {
-                (None, _) => Turn::Player(Player(0)),
-                (Some(p), None) => Turn::Player(Player(p as u8)),
-                _ => Turn::Simultaneous,
-            }
-        };
+        let PropnetGame { shared, bits, legal, goals, turn, stuck, ply, .. } = self;
+        (*goals, *stuck, *turn) = with_machine(shared, |m| read_out(shared, m, bits, legal, *ply));
     }
 
     /// The words of the legal bitset holding `role`'s legal atoms, each with its first
@@ -319,7 +287,8 @@ impl PropnetGame {
 
     /// Plays a full joint move (one move per role, in role order).
     fn advance(&mut self, joint: &[PropnetMove]) {
-        let shared = Arc::clone(&self.shared);
+        let PropnetGame { shared, bits, legal, goals, turn, stuck, hash, ply } = self;
+        let shared: &Shared = shared;
         let net = &shared.net;
         let mut inputs = [u32::MAX; MAX_PLAYERS];
         for (r, mv) in joint.iter().enumerate().take(net.roles.len()) {
@@ -327,17 +296,17 @@ impl PropnetGame {
                 inputs[r] = net.inputs[r][k].1;
             }
         }
-        with_machine(&shared, |m| {
-            m.update(net, &self.bits, Some(&inputs[..net.roles.len()]));
+        (*goals, *stuck, *turn) = with_machine(shared, |m| {
+            m.update(net, bits, Some(&inputs[..net.roles.len()]));
             // The hash follows the propositions that change.
-            for (w, (old, &new)) in self.bits.iter_mut().zip(m.next_bits()).enumerate() {
+            for (w, (old, &new)) in bits.iter_mut().zip(m.next_bits()).enumerate() {
                 for b in ones(*old ^ new) {
-                    self.hash ^= shared.base_hash[w * 64 + b];
+                    *hash ^= shared.base_hash[w * 64 + b];
                 }
                 *old = new;
             }
-            self.ply += 1;
-            self.refresh_with(&shared, m);
+            *ply += 1;
+            read_out(shared, m, bits, legal, *ply)
         });
     }
 }
@@ -445,6 +414,45 @@ impl Game for PropnetGame {
     fn ply(&self) -> u32 {
         self.ply
     }
+}
+
+/// Brings machine `m` to the state `bits` (at ply `ply`) and reads out its legal moves into
+/// `legal`; returns the goals, whether a role is stuck without a legal move, and the turn.
+fn read_out(
+    shared: &Shared,
+    m: &mut net::Machine,
+    bits: &[u64],
+    legal: &mut [u64],
+    ply: u32,
+) -> ([u8; MAX_PLAYERS], bool, Turn) {
+    let net = &shared.net;
+    m.update(net, bits, None);
+    m.legal_into(net, legal);
+    let n = net.roles.len();
+    let mut counts = [0usize; MAX_PLAYERS];
+    for (r, count) in counts.iter_mut().enumerate().take(n) {
+        *count = count_bits(legal, net.legal_offset[r], net.legal_offset[r + 1]);
+    }
+    let mut goals = [0; MAX_PLAYERS];
+    for &(r, v, gate) in &net.goals {
+        if m.get(gate) {
+            let g = &mut goals[r as usize];
+            *g = (*g).max(v);
+        }
+    }
+    let terminal = net.terminal.is_some_and(|t| m.get(t));
+    let stuck = !terminal && counts[..n].contains(&0);
+    let turn = if terminal || stuck || ply >= shared.max_plies {
+        Turn::Over
+    } else {
+        let mut choosers = (0..n).filter(|&i| counts[i] > 1);
+        match (choosers.next(), choosers.next()) {
+            (None, _) => Turn::Player(Player(0)),
+            (Some(p), None) => Turn::Player(Player(p as u8)),
+            _ => Turn::Simultaneous,
+        }
+    };
+    (goals, stuck, turn)
 }
 
 fn mv_or(joint: &[PropnetMove]) -> PropnetMove {
