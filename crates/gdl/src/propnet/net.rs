@@ -14,7 +14,10 @@
 //! order (gates are numbered topologically, so one forward sweep over a dirty bitset
 //! suffices); a cycle is recomputed as a whole from its least fixpoint, which keeps
 //! recursion exact. A turn marker read by many ANDs is watched rather than counted (see
-//! `Net::watch`).
+//! `Net::watch`), and legal atoms that only read it out are masked with it at read-out
+//! instead of computed (`Net::readout_watch`). A request without a joint move leaves the
+//! move layer dirty for the next one with a move. How the reader loop is run is timed per
+//! net when it is built (`Net::branchless`, `Net::merge_inputs`); values never depend on it.
 
 use std::collections::HashMap;
 
