@@ -249,57 +249,46 @@ impl PropnetGame {
 
     /// Recomputes legal moves, goals, terminal and the turn of the current state.
     fn refresh(&mut self) {
-        let shared = Arc::clone(&self.shared);
-        let net = &shared.net;
-        with_machine(&shared, |m| {
-            m.update(net, &self.bits, None);
-            self.legal.copy_from_slice(m.legal_bits());
-            let n = net.roles.len();
-            let mut counts = [0usize; MAX_PLAYERS];
-            for (r, count) in counts.iter_mut().enumerate().take(n) {
-                *count = count_bits(&self.legal, net.legal_offset[r], net.legal_offset[r + 1]);
-            }
-            self.goals = [0; MAX_PLAYERS];
-            for &(r, v, gate) in &net.goals {
-                if m.get(gate) {
-                    let g = &mut self.goals[r as usize];
-                    *g = (*g).max(v);
-                }
-            }
-            let terminal = net.terminal.is_some_and(|t| m.get(t));
-            self.stuck = !terminal && counts[..n].contains(&0);
-            let over = terminal || self.stuck || self.ply >= shared.max_plies;
-            self.turn = if over {
-                Turn::Over
-            } else {
-                let mut choosers = (0..n).filter(|&i| counts[i] > 1);
-                match (choosers.next(), choosers.next()) {
-                    (None, _) => Turn::Player(Player(0)),
-                    (Some(p), None) => Turn::Player(Player(p as u8)),
-                    _ => Turn::Simultaneous,
-                }
-            };
-        });
+        let PropnetGame { shared, bits, legal, goals, turn, stuck, ply, .. } = self;
+        (*goals, *stuck, *turn) = with_machine(shared, |m| read_out(shared, m, bits, legal, *ply));
     }
 
-    fn legal_iter(&self, role: usize) -> impl Iterator<Item = PropnetMove> + '_ {
+    /// The words of the legal bitset holding `role`'s legal atoms, each with its first
+    /// atom's flat number, its bits of other roles cleared.
+    fn legal_words(&self, role: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
         let net = &self.shared.net;
-        let (start, end) = (net.legal_offset[role], net.legal_offset[role + 1]);
-        let moves = &net.legal[role];
-        let words = (start / 64) as usize..(end as usize).div_ceil(64);
-        words
-            .flat_map(move |w| ones(self.legal[w]).map(move |b| (w * 64 + b) as u32))
-            .filter(move |i| (start..end).contains(i))
-            .map(move |i| PropnetMove(moves[(i - start) as usize].0))
+        let (start, end) = (net.legal_offset[role] as usize, net.legal_offset[role + 1] as usize);
+        (start / 64..end.div_ceil(64)).map(move |w| {
+            let mut word = self.legal[w];
+            if w == start / 64 {
+                word &= u64::MAX << (start % 64);
+            }
+            if w == end / 64 {
+                word &= (1 << (end % 64)) - 1;
+            }
+            // Wraps below zero in the first word, whose bits below `start` are cleared.
+            ((w * 64).wrapping_sub(start), word)
+        })
+    }
+
+    /// Appends the legal moves of `role` to `moves`.
+    fn push_legal(&self, role: usize, moves: &mut Vec<PropnetMove>) {
+        let list = &self.shared.net.legal[role];
+        for (first, word) in self.legal_words(role) {
+            moves.extend(ones(word).map(|b| PropnetMove(list[first.wrapping_add(b)].0)));
+        }
     }
 
     fn first_legal(&self, role: usize) -> Option<PropnetMove> {
-        self.legal_iter(role).next()
+        let list = &self.shared.net.legal[role];
+        let (first, word) = self.legal_words(role).find(|&(_, word)| word != 0)?;
+        Some(PropnetMove(list[first.wrapping_add(word.trailing_zeros() as usize)].0))
     }
 
     /// Plays a full joint move (one move per role, in role order).
     fn advance(&mut self, joint: &[PropnetMove]) {
-        let shared = Arc::clone(&self.shared);
+        let PropnetGame { shared, bits, legal, goals, turn, stuck, hash, ply } = self;
+        let shared: &Shared = shared;
         let net = &shared.net;
         let mut inputs = [u32::MAX; MAX_PLAYERS];
         for (r, mv) in joint.iter().enumerate().take(net.roles.len()) {
@@ -307,18 +296,18 @@ impl PropnetGame {
                 inputs[r] = net.inputs[r][k].1;
             }
         }
-        with_machine(&shared, |m| {
-            m.update(net, &self.bits, Some(&inputs[..net.roles.len()]));
+        (*goals, *stuck, *turn) = with_machine(shared, |m| {
+            m.update(net, bits, Some(&inputs[..net.roles.len()]));
             // The hash follows the propositions that change.
-            for (w, (old, &new)) in self.bits.iter_mut().zip(m.next_bits()).enumerate() {
+            for (w, (old, &new)) in bits.iter_mut().zip(m.next_bits()).enumerate() {
                 for b in ones(*old ^ new) {
-                    self.hash ^= shared.base_hash[w * 64 + b];
+                    *hash ^= shared.base_hash[w * 64 + b];
                 }
                 *old = new;
             }
+            *ply += 1;
+            read_out(shared, m, bits, legal, *ply)
         });
-        self.ply += 1;
-        self.refresh();
     }
 }
 
@@ -349,7 +338,7 @@ impl Game for PropnetGame {
     fn legal_moves(&self, moves: &mut Vec<PropnetMove>) {
         moves.clear();
         if let Turn::Player(p) = self.turn {
-            moves.extend(self.legal_iter(p.index()));
+            self.push_legal(p.index(), moves);
         }
     }
 
@@ -358,7 +347,7 @@ impl Game for PropnetGame {
         match self.turn {
             Turn::Over => {}
             Turn::Player(p) if p != player => {}
-            _ => moves.extend(self.legal_iter(player.index())),
+            _ => self.push_legal(player.index(), moves),
         }
     }
 
@@ -425,6 +414,45 @@ impl Game for PropnetGame {
     fn ply(&self) -> u32 {
         self.ply
     }
+}
+
+/// Brings machine `m` to the state `bits` (at ply `ply`) and reads out its legal moves into
+/// `legal`; returns the goals, whether a role is stuck without a legal move, and the turn.
+fn read_out(
+    shared: &Shared,
+    m: &mut net::Machine,
+    bits: &[u64],
+    legal: &mut [u64],
+    ply: u32,
+) -> ([u8; MAX_PLAYERS], bool, Turn) {
+    let net = &shared.net;
+    m.update(net, bits, None);
+    m.legal_into(net, legal);
+    let n = net.roles.len();
+    let mut counts = [0usize; MAX_PLAYERS];
+    for (r, count) in counts.iter_mut().enumerate().take(n) {
+        *count = count_bits(legal, net.legal_offset[r], net.legal_offset[r + 1]);
+    }
+    let mut goals = [0; MAX_PLAYERS];
+    for &(r, v, gate) in &net.goals {
+        if m.get(gate) {
+            let g = &mut goals[r as usize];
+            *g = (*g).max(v);
+        }
+    }
+    let terminal = net.terminal.is_some_and(|t| m.get(t));
+    let stuck = !terminal && counts[..n].contains(&0);
+    let turn = if terminal || stuck || ply >= shared.max_plies {
+        Turn::Over
+    } else {
+        let mut choosers = (0..n).filter(|&i| counts[i] > 1);
+        match (choosers.next(), choosers.next()) {
+            (None, _) => Turn::Player(Player(0)),
+            (Some(p), None) => Turn::Player(Player(p as u8)),
+            _ => Turn::Simultaneous,
+        }
+    };
+    (goals, stuck, turn)
 }
 
 fn mv_or(joint: &[PropnetMove]) -> PropnetMove {
