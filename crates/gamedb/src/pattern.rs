@@ -551,13 +551,7 @@ impl MemoryIndex {
     /// [`Database::search_pattern`] over the games held here; `db` (the database the index was
     /// loaded from) is read only to apply a metadata filter.
     pub fn search_pattern(&self, db: &Database, query: &PatternQuery, filter: &Filter) -> Result<PatternResult, Error> {
-        if query.size != self.size() {
-            return Err(Error::Query(format!(
-                "the games in memory are {0}x{0}; the query is for {1}x{1}",
-                self.size(),
-                query.size
-            )));
-        }
+        self.check_size(query.size, "query")?;
         let vars = variants(query)?;
         let keep = self.keep(db, filter)?;
         Ok(collect(self, &vars, &query.pattern, keep.as_deref()))
@@ -566,14 +560,16 @@ impl MemoryIndex {
     /// [`Database::search_position`] with the next moves and results read from memory: the
     /// same hits and statistics, without reading the games' rows.
     pub fn search_position(&self, db: &Database, position: &Position, filter: &Filter) -> Result<SearchResult, Error> {
-        if position.size != self.size() {
-            return Err(Error::Query(format!(
-                "the games in memory are {0}x{0}; the position is {1}x{1}",
-                self.size(),
-                position.size
-            )));
-        }
+        self.check_size(position.size, "position")?;
         db.search_position_in(self, position, filter)
+    }
+
+    /// An error unless `n` is the board size of the games held (`what`: what has that size).
+    fn check_size(&self, n: u8, what: &str) -> Result<(), Error> {
+        if n != self.size() {
+            return Err(Error::Query(format!("the games in memory are {0}x{0}; the {what} is {n}x{n}", self.size())));
+        }
+        Ok(())
     }
 
     /// Per game held, whether `filter` accepts it (`None`: no filter, every game).

@@ -353,35 +353,30 @@ impl MemoryIndex {
             return (per_game, kept);
         }
         let games: Vec<usize> = (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])).collect();
-        let per_game: Vec<GameHit> = if plan.table.is_some() {
-            games
-                .par_chunks(64)
-                .map_init(
-                    || Scratch::new(&plan, TableState::new(&plan)),
-                    |s, chunk| self.scan_chunk(chunk, vars, pattern, &plan, s),
-                )
-                .flatten_iter()
-                .collect()
+        let per_game = if plan.table.is_some() {
+            self.scan_games(&games, vars, pattern, &plan, TableState::new)
         } else if plan.code {
-            games
-                .par_chunks(64)
-                .map_init(
-                    || Scratch::new(&plan, CodeState::new(&plan)),
-                    |s, chunk| self.scan_chunk(chunk, vars, pattern, &plan, s),
-                )
-                .flatten_iter()
-                .collect()
+            self.scan_games(&games, vars, pattern, &plan, CodeState::new)
         } else {
-            games
-                .par_chunks(64)
-                .map_init(
-                    || Scratch::new(&plan, CountState::new(&plan)),
-                    |s, chunk| self.scan_chunk(chunk, vars, pattern, &plan, s),
-                )
-                .flatten_iter()
-                .collect()
+            self.scan_games(&games, vars, pattern, &plan, CountState::new)
         };
         (per_game, games.len() as u32)
+    }
+
+    /// Scans `games` move by move in parallel, each worker with its own window state.
+    fn scan_games<S: WindowState>(
+        &self,
+        games: &[usize],
+        vars: &[Variant],
+        pattern: &Pattern,
+        plan: &Plan,
+        state: impl Fn(&Plan) -> S + Sync + Send,
+    ) -> Vec<GameHit> {
+        games
+            .par_chunks(64)
+            .map_init(|| Scratch::new(plan, state(plan)), |s, chunk| self.scan_chunk(chunk, vars, pattern, plan, s))
+            .flatten_iter()
+            .collect()
     }
 
     fn scan_chunk<S: WindowState>(
@@ -652,14 +647,14 @@ impl MemoryIndex {
                         (0..group.len()).map(|j| (hit & cands[j] & !again) | before_capture[j]).collect();
                     let any = hits.iter().fold(0, |m, h| m | h);
                     if any != 0 {
-                        // Per lane, the earliest stone in the window after the hit, as
-                        // `time << 12 | index in the window << 2 | colour`.
+                        // Per lane, the earliest stone in the window after the hit
+                        // ([`next_key`]).
                         let mut next = [u32::MAX; 64];
                         for (a, &p) in f.area.iter().enumerate() {
                             let col = column(p);
                             for k in 0..64 {
                                 let t = (col[k] & !AGAIN) >> 2;
-                                let key = (t as u32) << 12 | (a as u32) << 2 | (col[k] & 3) as u32;
+                                let key = next_key(t, a, (col[k] & 3) as u8);
                                 // Not occupied after the hit.
                                 let key = if t > lo[k] && col[k] != NEVER { key } else { u32::MAX };
                                 next[k] = next[k].min(key);
@@ -670,7 +665,7 @@ impl MemoryIndex {
                             for k in Ones(hit) {
                                 // After the window's first capture a stone may come back to an
                                 // emptied point before any first stone: then the history decides.
-                                let late = next[k] == u32::MAX || next[k] >> 12 >= capture[k] as u32;
+                                let late = next[k] == u32::MAX || next_parts(next[k]).0 >= capture[k];
                                 if before_capture[j] >> k & 1 != 0 && late {
                                     s.exact.push((base + k, w, vi));
                                 } else {
@@ -693,7 +688,7 @@ impl MemoryIndex {
             let v = &vars[vi];
             let cont = (next != u32::MAX).then(|| {
                 let color = if next & 3 == 1 { Color::Black } else { Color::White };
-                let p = fast[w].area[(next >> 2 & 0x3FF) as usize] as usize;
+                let p = fast[w].area[next_parts(next).1] as usize;
                 (color, self.relative(v, win, p, pattern), v.swapped)
             });
             out.push((i, t as u32, cont));
@@ -745,7 +740,7 @@ impl MemoryIndex {
             .filter_map(|(a, &p)| {
                 let e = first[p as usize * stride + i];
                 let t = e >> 2;
-                (t > lo && t < AGAIN >> 2).then_some((t as u32) << 12 | (a as u32) << 2 | (e & 3) as u32)
+                (t > lo && t < AGAIN >> 2).then_some(next_key(t, a, (e & 3) as u8))
             })
             .min()
             .unwrap_or(u32::MAX);
@@ -819,7 +814,7 @@ impl MemoryIndex {
                     } else {
                         return None;
                     };
-                    Some((time as u32) << 12 | (a as u32) << 2 | colour as u32)
+                    Some(next_key(time, a, colour))
                 })
                 .min()
                 .unwrap_or(u32::MAX);
@@ -1296,6 +1291,17 @@ struct Scratch<S> {
     touched: Vec<(u32, u64)>,
     mark: Vec<u32>,
     epoch: u32,
+}
+
+/// The next move in a window after a hit as one number, so that the smallest is the earliest:
+/// `time << 12 | index in the window's area << 2 | colour` (`u32::MAX`: none).
+fn next_key(time: u16, a: usize, colour: u8) -> u32 {
+    (time as u32) << 12 | (a as u32) << 2 | colour as u32
+}
+
+/// [`next_key`]'s time and index in the area.
+fn next_parts(key: u32) -> (u16, usize) {
+    ((key >> 12) as u16, (key >> 2 & 0x3FF) as usize)
 }
 
 /// A hit of [`MemoryIndex::by_points`] as one sortable number: game, move, orientation (below
