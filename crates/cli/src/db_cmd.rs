@@ -249,35 +249,86 @@ fn sgf_point(p: Option<(u8, u8)>) -> String {
     p.map(|(x, y)| format!("{}{}", (b'a' + x) as char, (b'a' + y) as char)).unwrap_or_else(|| "pass".into())
 }
 
-/// The JSON form of a search's answer, listing at most `limit` games.
-fn to_json(database: &Database, found: &Found, limit: usize) -> serde_json::Value {
+/// The JSON form of a search's answer. Written through serde's derive rather than built as a
+/// `serde_json::Value`: an answer can hold a hundred thousand hits, and a map per hit costs more
+/// than the search that found them.
+#[derive(serde::Serialize)]
+struct Answer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<serde_json::Value>,
+    time_ms: f64,
+    hits: Vec<HitJson>,
+    continuations: Vec<ContinuationJson>,
+    games: usize,
+    listed: Vec<GameJson<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct HitJson {
+    game: i64,
+    #[serde(rename = "move")]
+    move_number: u32,
+}
+
+#[derive(serde::Serialize)]
+struct ContinuationJson {
+    color: &'static str,
+    point: String,
+    count: u32,
+    black_wins: u32,
+    white_wins: u32,
+}
+
+#[derive(serde::Serialize)]
+struct GameJson<'a> {
+    id: i64,
+    black: Option<&'a str>,
+    white: Option<&'a str>,
+    date: Option<&'a str>,
+    result: Option<&'a str>,
+    moves: u32,
+}
+
+/// The answer to a search, listing at most `limit` games (their summaries are read into
+/// `summaries`, which the answer borrows).
+fn answer<'a>(
+    database: &Database,
+    found: &Found,
+    limit: usize,
+    summaries: &'a mut Vec<tabula_gamedb::GameSummary>,
+) -> Answer<'a> {
     let (hits, conts) = match &found.searched {
         Some((h, c, _)) => (h.as_slice(), c.as_slice()),
         None => (&[][..], &[][..]),
     };
-    let listed: Vec<serde_json::Value> = found
-        .games
-        .iter()
-        .take(limit)
-        .filter_map(|&id| database.game_summary(id).ok().flatten())
-        .map(|g| {
-            serde_json::json!({
-                "id": g.id, "black": g.black, "white": g.white, "date": g.date,
-                "result": g.result, "moves": g.move_count,
+    *summaries = found.games.iter().take(limit).filter_map(|&id| database.game_summary(id).ok().flatten()).collect();
+    Answer {
+        id: None,
+        time_ms: found.elapsed_ms,
+        hits: hits.iter().map(|h| HitJson { game: h.game, move_number: h.move_number }).collect(),
+        continuations: conts
+            .iter()
+            .map(|c| ContinuationJson {
+                color: if c.color == tabula_sgf::Color::Black { "B" } else { "W" },
+                point: sgf_point(c.point),
+                count: c.count,
+                black_wins: c.black_wins,
+                white_wins: c.white_wins,
             })
-        })
-        .collect();
-    serde_json::json!({
-        "time_ms": found.elapsed_ms,
-        "hits": hits.iter().map(|h| serde_json::json!({"game": h.game, "move": h.move_number})).collect::<Vec<_>>(),
-        "continuations": conts.iter().map(|c| serde_json::json!({
-            "color": if c.color == tabula_sgf::Color::Black { "B" } else { "W" },
-            "point": sgf_point(c.point), "count": c.count,
-            "black_wins": c.black_wins, "white_wins": c.white_wins,
-        })).collect::<Vec<_>>(),
-        "games": found.games.len(),
-        "listed": listed,
-    })
+            .collect(),
+        games: found.games.len(),
+        listed: summaries
+            .iter()
+            .map(|g| GameJson {
+                id: g.id,
+                black: g.black.as_deref(),
+                white: g.white.as_deref(),
+                date: g.date.as_deref(),
+                result: g.result.as_deref(),
+                moves: g.move_count,
+            })
+            .collect(),
+    }
 }
 
 /// Reads one request line of `db query`.
@@ -376,7 +427,7 @@ fn serve(db: &std::path::Path, board: u8) -> Result<()> {
             continue;
         }
         let mut id = None;
-        let answer = parse_request(&line).and_then(|(request_id, spec)| {
+        let found = parse_request(&line).and_then(|(request_id, spec)| {
             id = request_id;
             // Patterns and positions are searched in memory; the size is known for a pattern
             // here, and for a position once its file is read (`find` falls back to the
@@ -385,14 +436,24 @@ fn serve(db: &std::path::Path, board: u8) -> Result<()> {
                 ensure_loaded(&database, &mut memory, spec.board)?;
             }
             let found = find(&database, memory.iter().find(|m| m.size() == spec.board), &spec)?;
-            Ok(to_json(&database, &found, spec.limit))
+            Ok((found, spec.limit))
         });
-        let mut answer = answer.unwrap_or_else(|e| serde_json::json!({ "error": format!("{e:#}") }));
-        if let (Some(id), Some(obj)) = (id, answer.as_object_mut()) {
-            obj.insert("id".into(), id);
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        match found {
+            Ok((found, limit)) => {
+                let mut summaries = Vec::new();
+                let answer = Answer { id, ..answer(&database, &found, limit, &mut summaries) };
+                serde_json::to_writer(&mut out, &answer)?;
+            }
+            Err(e) => {
+                let mut error = serde_json::json!({ "error": format!("{e:#}") });
+                if let (Some(id), Some(obj)) = (id, error.as_object_mut()) {
+                    obj.insert("id".into(), id);
+                }
+                serde_json::to_writer(&mut out, &error)?;
+            }
         }
-        let mut out = stdout.lock();
-        writeln!(out, "{answer}")?;
+        writeln!(out)?;
         out.flush()?;
     }
     Ok(())
@@ -502,7 +563,8 @@ pub fn run(args: DbArgs) -> Result<()> {
                 std::fs::write(out, sgf).with_context(|| format!("cannot write {}", out.display()))?;
             }
             if json {
-                println!("{}", serde_json::to_string_pretty(&to_json(&database, &found, limit))?);
+                let mut summaries = Vec::new();
+                println!("{}", serde_json::to_string_pretty(&answer(&database, &found, limit, &mut summaries))?);
                 return Ok(());
             }
             let elapsed_ms = found.elapsed_ms;
