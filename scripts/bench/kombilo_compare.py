@@ -309,6 +309,11 @@ def _worker_open(dbfile, memory_limit):
     _worker_gl = open_kombilo(dbfile)
 
 
+def _worker_ready():
+    """Returns once the worker has opened the database (its initializer has run)."""
+    return _worker_gl is not None
+
+
 def _worker_run(q):
     return run_kombilo(_worker_gl, q, lambda info: info)
 
@@ -503,14 +508,25 @@ def main():
     # Kombilo's own times.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+    # A replaced worker opens Kombilo's database again, which takes both cores for a while:
+    # it is replaced here, between two queries, and waited for, so that it never runs beside
+    # a timed tabula search.
     def new_pool():
-        return concurrent.futures.ProcessPoolExecutor(
+        pool = concurrent.futures.ProcessPoolExecutor(
             1, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_open,
-            initargs=(kdb, memory_limit), max_tasks_per_child=3)
+            initargs=(kdb, memory_limit))
+        pool.submit(_worker_ready).result()
+        return pool
 
     pool = new_pool()
+    searches = 0
     kombilo_failed = []
     for i, q in enumerate(queries):
+        if searches == 3:
+            pool.shutdown(wait=True)
+            pool = new_pool()
+            searches = 0
+        searches += 1
         try:
             kt, by_info = pool.submit(_worker_run, q).result()
         except concurrent.futures.process.BrokenProcessPool:
@@ -518,6 +534,7 @@ def main():
                 f"{args.kombilo_memory_gib} GiB); not compared")
             kombilo_failed.append(q)
             pool = new_pool()
+            searches = 0
             continue
         kfound = {}
         for info, move in by_info.items():
