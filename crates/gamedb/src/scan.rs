@@ -26,8 +26,11 @@
 //!   the first of its empty points' first moves: one hit or none, read from per-point columns
 //!   of first moves, 64 games at a time, after per-point bit sets of first colours have picked
 //!   the candidate games. Games with a capture in the window are read the same way up to the
-//!   window's first capture, and from the point's history of changes only when the pattern
-//!   could still appear after it. See [`MemoryIndex`]'s fields for the layout.
+//!   window's first capture (the first entry inside the window of the game's list of first
+//!   captures), and from the point's history of changes only when the pattern could still
+//!   appear after it. The columns are read a point at a time for a chunk of 32 words (2,048
+//!   games), so that memory is read in runs of 4 KB rather than a cache line per point per
+//!   word: the search is bound by memory traffic. See [`MemoryIndex`]'s fields for the layout.
 
 use std::collections::HashMap;
 
@@ -66,8 +69,8 @@ pub(crate) struct GameRow {
 /// The games of one board size as change streams, ready to be searched again and again.
 ///
 /// Built by [`crate::Database::memory_index`]; searching it needs no database access except to
-/// apply a metadata filter. Per game about 2 bytes per move and 4 per board point (first stones
-/// and first captures), plus a few bits per point: some 70 MB for 32,000 games of 19x19.
+/// apply a metadata filter. Per game about 2 bytes per move and per board point (first stones),
+/// plus a few bits per point: some 50 MB for 32,000 games of 19x19.
 pub struct MemoryIndex {
     n: u8,
     ids: Vec<i64>,
@@ -84,9 +87,11 @@ pub struct MemoryIndex {
     /// with the [`AGAIN`] flag for a point later emptied by a capture, whose changes are in
     /// `history`.
     first: Vec<u16>,
-    /// Laid out as `first`: for a point emptied again, the move at which it was first emptied by
-    /// a capture; [`NEVER`] for the others.
-    cap: Vec<u16>,
+    /// Per game, the points emptied by a capture, each once, by the time of their first
+    /// emptying: `time << 10 | point`; game `i`'s are `captures[captures_start[i]..
+    /// captures_start[i + 1]]`. A window's first capture is the first entry inside it.
+    captures: Vec<u32>,
+    captures_start: Vec<u32>,
     /// 64-bit words per game bit set (`games / 64` rounded up).
     words: usize,
     /// Per point and colour (`(p * 2 + colour - 1) * words`), the games whose first stone there
@@ -237,7 +242,8 @@ impl MemoryIndex {
             ever: Vec::with_capacity(rows.len() * 2 * n as usize),
             first: vec![NEVER; rows.len().div_ceil(64) * 64 * n as usize * n as usize],
             again_bits: vec![0; n as usize * n as usize * rows.len().div_ceil(64)],
-            cap: vec![NEVER; rows.len().div_ceil(64) * 64 * n as usize * n as usize],
+            captures: Vec::new(),
+            captures_start: Vec::with_capacity(rows.len() + 1),
             early: vec![0; n as usize * n as usize],
             words: rows.len().div_ceil(64),
             first_bits: vec![0; 2 * n as usize * n as usize * rows.len().div_ceil(64)],
@@ -265,17 +271,36 @@ impl MemoryIndex {
                 }
             }
             // The history is sorted by point, then time: the first emptying of each point.
-            for &h in s.history.iter().rev() {
-                if h_value(h) == 0 {
-                    index.cap[(h >> 22) as usize * stride + i] = h_time(h);
+            index.captures_start.push(index.captures.len() as u32);
+            let from = index.captures.len();
+            let mut last = None;
+            for &h in &s.history {
+                if h_value(h) == 0 && last != Some(h >> 22) {
+                    last = Some(h >> 22);
+                    index.captures.push((h_time(h) as u32) << 10 | h >> 22);
                 }
             }
+            index.captures[from..].sort_unstable();
             index.history_start.push(index.history.len() as u32);
             index.history.extend_from_slice(&s.history);
         }
         index.history_start.push(index.history.len() as u32);
+        index.captures_start.push(index.captures.len() as u32);
         index.start.push(index.events.len() as u32);
         index
+    }
+
+    /// The move at which a point of the window with the point set `area` was first emptied by
+    /// a capture in game `i`, or [`NEVER`].
+    fn first_capture(&self, i: usize, area: &[u64]) -> u16 {
+        let captures = &self.captures[self.captures_start[i] as usize..self.captures_start[i + 1] as usize];
+        captures
+            .iter()
+            .find(|&&c| {
+                let p = (c & 0x3FF) as usize;
+                area[p / 64] >> (p % 64) & 1 != 0
+            })
+            .map_or(NEVER, |&c| (c >> 10) as u16)
     }
 
     /// Board size of the games.
@@ -344,10 +369,13 @@ impl MemoryIndex {
             let chunks: Vec<usize> = (0..self.words).step_by(POINT_CHUNK_WORDS).collect();
             let per_game = chunks
                 .par_iter()
-                .map_init(PointScratch::default, |s, &w0| {
-                    let words = w0..(w0 + POINT_CHUNK_WORDS).min(self.words);
-                    self.by_points(words, &keep_bits, vars, pattern, &plan, fast, s)
-                })
+                .map_init(
+                    || (PointScratch::default(), ColumnScratch::default()),
+                    |(s, c), &w0| {
+                        let words = w0..(w0 + POINT_CHUNK_WORDS).min(self.words);
+                        self.by_points(words, &keep_bits, vars, pattern, &plan, fast, s, c)
+                    },
+                )
                 .flatten_iter()
                 .collect();
             return (per_game, kept);
@@ -482,8 +510,8 @@ impl MemoryIndex {
     /// points were first taken by the wanted colours come from one AND per stone; for those
     /// with no point in the window ever emptied again, the bounds of the run are a maximum and
     /// a minimum over the window's first-occupation columns, lane by lane (the loops are
-    /// written so the compiler can vectorise them). The other candidates read their points'
-    /// whole history.
+    /// written so the compiler can vectorise them; times are signed 16-bit lanes, which SSE2
+    /// compares natively). The other candidates read their points' whole history.
     #[allow(clippy::too_many_arguments)]
     fn by_points(
         &self,
@@ -494,11 +522,21 @@ impl MemoryIndex {
         plan: &Plan,
         fast: &[FastWindow],
         s: &mut PointScratch,
+        c: &mut ColumnScratch,
     ) -> Vec<GameHit> {
         let stride = self.words * 64;
         let first = &self.first;
+        let nw = words.len();
         s.found.clear();
         s.exact.clear();
+        c.size(nw);
+        // The columns of a point for this chunk's words are one run of memory: every pass below
+        // reads one point's run (or one bit-set row) for all the words still in before going to
+        // the next point, so reads stream instead of jumping between points.
+        let column = |p: u16, wi: usize| -> &[u16; 64] {
+            let at = p as usize * stride + (words.start + wi) * 64;
+            first[at..at + 64].try_into().expect("64 lanes")
+        };
         for (w, f) in fast.iter().enumerate() {
             for group in &f.groups {
                 // The orientations of a group differ only in their stones' colours: the columns
@@ -507,101 +545,117 @@ impl MemoryIndex {
                 let stones = &cells[..cells.iter().take_while(|c| c.1 != 0).count()];
                 let empties = &cells[stones.len()..];
                 let check = |j: usize| (f.checks[group[j]].0, &f.checks[group[j]].1[..stones.len()]);
-                let mut cands = [0u64; 16];
-                for word in words.clone() {
-                    // The previous word's games with a point emptied again, while their
-                    // columns are still in cache.
-                    self.drain_exact(f, s);
-                    let mut union = 0u64;
-                    for (j, cand) in cands.iter_mut().enumerate().take(group.len()) {
-                        let (_, own) = check(j);
-                        *cand = own.iter().fold(keep[word], |m, &(p, want)| {
-                            m & self.first_bits[(p as usize * 2 + want as usize - 1) * self.words + word]
-                        });
-                        union |= *cand;
+                // Candidates: the games whose first stones on the pattern's stone points had
+                // the wanted colours (or were emptied again later), a bit-set row at a time.
+                c.union.fill(0);
+                for j in 0..group.len() {
+                    let cands = &mut c.cands[j * nw..(j + 1) * nw];
+                    cands.copy_from_slice(&keep[words.clone()]);
+                    for &(p, want) in check(j).1 {
+                        let row = (p as usize * 2 + want as usize - 1) * self.words;
+                        for (m, &b) in cands.iter_mut().zip(&self.first_bits[row + words.start..row + words.end]) {
+                            *m &= b;
+                        }
                     }
-                    if union == 0 {
+                    for (u, &m) in c.union.iter_mut().zip(cands.iter()) {
+                        *u |= m;
+                    }
+                }
+                if c.union.iter().all(|&u| u == 0) {
+                    continue;
+                }
+                c.again.fill(0);
+                for &p in &f.area {
+                    let row = p as usize * self.words;
+                    for (a, &b) in c.again.iter_mut().zip(&self.again_bits[row + words.start..row + words.end]) {
+                        *a |= b;
+                    }
+                }
+                // The orientations (of the group) for which game `k` of word `wi` is a candidate.
+                let lanes = |c: &ColumnScratch, wi: usize, k: usize| {
+                    Ones((0..group.len()).fold(0, |m, j| m | (c.cands[j * nw + wi] >> k & 1) << j))
+                };
+                // Sparse words game by game, stopping at the first empty point taken too early.
+                c.dense.clear();
+                for wi in 0..nw {
+                    let union = c.union[wi];
+                    if union.count_ones() >= DENSE {
+                        c.dense.push(wi);
                         continue;
                     }
-                    let again = f.area.iter().fold(0u64, |m, &p| m | self.again_bits[p as usize * self.words + word]);
-                    let base = word * 64;
-                    if union.count_ones() < DENSE {
-                        // Game by game, stopping at the first empty point taken too early.
-                        for k in Ones(union) {
-                            let i = base + k;
-                            let lo = stones
-                                .iter()
-                                .map(|&(p, _)| (first[p as usize * stride + i] & !AGAIN) >> 2)
-                                .max()
-                                .unwrap_or(0);
-                            for j in (0..group.len()).filter(|&j| cands[j] >> k & 1 != 0) {
-                                self.lane(i, lo, empties, again >> k & 1 != 0, (w, check(j).0, f), s);
-                            }
-                        }
-                        continue;
-                    }
-                    let column = |p: u16| -> &[u16; 64] {
-                        let at = p as usize * stride + base;
-                        first[at..at + 64].try_into().expect("64 lanes")
-                    };
-                    // The run's bounds. A point emptied again gives its first stone's time to a
-                    // stone (that stone came no later than any match) and no bound to an empty
-                    // point (its flag puts it past every move), so for those games the bounds
-                    // only filter, and the history decides.
-                    let mut lo = [0u16; 64];
-                    let mut hi = [u16::MAX; 64];
-                    // Per stone point, the games whose first stone there was black, and white.
-                    let mut first_black = [0u64; 64];
-                    let mut first_white = [0u64; 64];
-                    for (n, &(p, _)) in stones.iter().enumerate().take(64) {
-                        let col = column(p);
-                        for k in 0..64 {
-                            lo[k] = lo[k].max((col[k] & !AGAIN) >> 2);
-                            first_black[n] |= u64::from(col[k] & 3 == 1) << k;
-                            first_white[n] |= u64::from(col[k] & 3 == 2) << k;
+                    let base = (words.start + wi) * 64;
+                    for k in Ones(union) {
+                        let i = base + k;
+                        let lo = stones
+                            .iter()
+                            .map(|&(p, _)| (first[p as usize * stride + i] & !AGAIN) >> 2)
+                            .max()
+                            .unwrap_or(0);
+                        for j in lanes(c, wi, k) {
+                            self.lane(i, lo, empties, c.again[wi] >> k & 1 != 0, (w, check(j).0, f), s);
                         }
                     }
-                    for &(p, _) in stones.iter().skip(64) {
-                        let col = column(p);
+                }
+                // The run's bounds. A point emptied again gives its first stone's time to a
+                // stone (that stone came no later than any match) and no bound to an empty
+                // point (its flag puts it past every move), so for those games the bounds only
+                // filter, and the history decides.
+                for &wi in &c.dense {
+                    c.lo[wi] = [0; 64];
+                    c.hi[wi] = [i16::MAX; 64];
+                }
+                for &(p, _) in stones {
+                    for &wi in &c.dense {
+                        let col = column(p, wi);
+                        let lo = &mut c.lo[wi];
                         for k in 0..64 {
-                            lo[k] = lo[k].max((col[k] & !AGAIN) >> 2);
+                            lo[k] = lo[k].max(((col[k] & !AGAIN) >> 2) as i16);
                         }
                     }
-                    let alive = |lo: &[u16; 64], hi: &[u16; 64]| {
-                        let mut m = 0u64;
-                        for k in 0..64 {
-                            m |= u64::from(lo[k] < hi[k]) << k;
-                        }
-                        m & union
-                    };
-                    // Most-taken empty points first; every few, the games still in, and once
-                    // they are few, game by game.
-                    let mut done = 0;
-                    let mut sparse = false;
-                    while done < empties.len() {
-                        let end = (done + 4).min(empties.len());
-                        for &(p, _) in &empties[done..end] {
-                            let col = column(p);
+                }
+                // Most-taken empty points first; every few, the games still in, and a word
+                // with few left goes on game by game.
+                let mut done = 0;
+                while done < empties.len() && !c.dense.is_empty() {
+                    let end = (done + 4).min(empties.len());
+                    for &(p, _) in &empties[done..end] {
+                        for &wi in &c.dense {
+                            let col = column(p, wi);
+                            let hi = &mut c.hi[wi];
                             for k in 0..64 {
-                                hi[k] = hi[k].min(col[k] >> 2);
+                                hi[k] = hi[k].min((col[k] >> 2) as i16);
                             }
                         }
-                        done = end;
-                        if alive(&lo, &hi).count_ones() < DENSE {
-                            sparse = true;
-                            break;
-                        }
                     }
-                    if sparse {
-                        for k in Ones(alive(&lo, &hi)) {
-                            for j in (0..group.len()).filter(|&j| cands[j] >> k & 1 != 0) {
-                                let rest = &empties[done..];
-                                self.lane(base + k, lo[k], rest, again >> k & 1 != 0, (w, check(j).0, f), s);
+                    done = end;
+                    let mut dense = std::mem::take(&mut c.dense);
+                    dense.retain(|&wi| {
+                        let alive = below(&c.lo[wi], &c.hi[wi]) & c.union[wi];
+                        if alive.count_ones() >= DENSE {
+                            return true;
+                        }
+                        let base = (words.start + wi) * 64;
+                        for k in Ones(alive) {
+                            for j in lanes(c, wi, k) {
+                                let again = c.again[wi] >> k & 1 != 0;
+                                self.lane(base + k, c.lo[wi][k] as u16, &empties[done..], again, (w, check(j).0, f), s);
                             }
                         }
-                        continue;
-                    }
-                    let hit = alive(&lo, &hi);
+                        false
+                    });
+                    c.dense = dense;
+                }
+                // The points whose first stone may come after a hit: all but the stones'.
+                c.rest.clear();
+                c.rest.extend(
+                    f.area.iter().enumerate().filter(|(_, p)| !stones.iter().any(|s| s.0 == **p)).map(|(a, &p)| (a, p)),
+                );
+                for d in 0..c.dense.len() {
+                    let wi = c.dense[d];
+                    let base = (words.start + wi) * 64;
+                    let (lo, hi) = (&c.lo[wi], &c.hi[wi]);
+                    let hit = below(lo, hi) & c.union[wi];
+                    let again = c.again[wi];
                     // Games with a point of the window emptied again: until the window's first
                     // capture, its points still hold their first stones, so a match starting
                     // before then is read as in the other games (if those first stones had the
@@ -610,67 +664,90 @@ impl MemoryIndex {
                     let mut before_capture = [0u64; 16];
                     let mut capture = [u16::MAX; 64];
                     if hit & again != 0 {
-                        for &p in &f.area {
-                            let at = p as usize * stride + base;
-                            let col: &[u16; 64] = self.cap[at..at + 64].try_into().expect("64 lanes");
-                            for k in 0..64 {
-                                capture[k] = capture[k].min(col[k]);
-                            }
+                        for k in Ones(hit & again) {
+                            capture[k] = self.first_capture(base + k, &f.mask);
                         }
                         let mut hi_first = [u16::MAX; 64];
                         for &(p, _) in empties {
-                            let col = column(p);
+                            let col = column(p, wi);
                             for k in 0..64 {
                                 hi_first[k] = hi_first[k].min((col[k] & !AGAIN) >> 2);
                             }
                         }
                         let (mut later, mut early) = (0u64, 0u64);
                         for k in 0..64 {
-                            later |= u64::from(lo[k].max(capture[k]) < hi[k]) << k;
-                            early |= u64::from(lo[k] < hi_first[k].min(capture[k])) << k;
+                            let (lo, hi) = (lo[k] as u16, hi[k] as u16);
+                            later |= u64::from(lo.max(capture[k]) < hi) << k;
+                            early |= u64::from(lo < hi_first[k].min(capture[k])) << k;
                         }
+                        // Per stone point, the games whose first stone there was black, and
+                        // white (kept for 64 stones: leave the rest to the history).
+                        let mut first_black = [0u64; 64];
+                        let mut first_white = [0u64; 64];
                         if stones.len() > 64 {
-                            // First colours are kept for 64 stones: leave the rest to the history.
                             early = 0;
+                        } else {
+                            for (n, &(p, _)) in stones.iter().enumerate() {
+                                let col = column(p, wi);
+                                for (k, &e) in col.iter().enumerate() {
+                                    first_black[n] |= u64::from(e & 3 == 1) << k;
+                                    first_white[n] |= u64::from(e & 3 == 2) << k;
+                                }
+                            }
                         }
-                        for j in 0..group.len() {
+                        for (j, before) in before_capture.iter_mut().enumerate().take(group.len()) {
                             let (vi, own) = check(j);
                             let first_colour = own.iter().enumerate().take(64).fold(!0u64, |m, (n, &(_, want))| {
                                 m & if want == 1 { first_black[n] } else { first_white[n] }
                             });
-                            let mine = hit & cands[j] & again;
+                            let mine = hit & c.cands[j * nw + wi] & again;
                             s.exact.extend(Ones(mine & later).map(|k| (base + k, w, vi)));
-                            before_capture[j] = mine & !later & early & first_colour;
+                            *before = mine & !later & early & first_colour;
                         }
                     }
-                    let hits: Vec<u64> =
-                        (0..group.len()).map(|j| (hit & cands[j] & !again) | before_capture[j]).collect();
-                    let any = hits.iter().fold(0, |m, h| m | h);
-                    if any != 0 {
-                        // Per lane, the earliest stone in the window after the hit
-                        // ([`next_key`]).
-                        let mut next = [u32::MAX; 64];
-                        for (a, &p) in f.area.iter().enumerate() {
-                            let col = column(p);
-                            for k in 0..64 {
-                                let t = (col[k] & !AGAIN) >> 2;
-                                let key = next_key(t, a, (col[k] & 3) as u8);
-                                // Not occupied after the hit.
-                                let key = if t > lo[k] && col[k] != NEVER { key } else { u32::MAX };
-                                next[k] = next[k].min(key);
-                            }
+                    let mut hits = [0u64; 16];
+                    let mut any = 0;
+                    for (j, h) in hits.iter_mut().enumerate().take(group.len()) {
+                        *h = (hit & c.cands[j * nw + wi] & !again) | before_capture[j];
+                        any |= *h;
+                    }
+                    if any == 0 {
+                        continue;
+                    }
+                    // Per lane, the earliest stone in the window after the hit: its time, and
+                    // its index in the area and colour as `a << 2 | colour`, in 16-bit lanes (a
+                    // point never taken reads as time 0x1FFF, past every move).
+                    let mut next_t = [i16::MAX; 64];
+                    let mut next_a = [0i16; 64];
+                    for &(a, p) in &c.rest {
+                        let col = column(p, wi);
+                        for k in 0..64 {
+                            let t = ((col[k] & !AGAIN) >> 2) as i16;
+                            let t = if t > lo[k] { t } else { i16::MAX };
+                            let better = t < next_t[k];
+                            next_t[k] = next_t[k].min(t);
+                            let ac = (a as i16) << 2 | (col[k] & 3) as i16;
+                            next_a[k] = if better { ac } else { next_a[k] };
                         }
-                        for (j, &hit) in hits.iter().enumerate() {
-                            let vi = check(j).0;
-                            for k in Ones(hit) {
-                                // After the window's first capture a stone may come back to an
-                                // emptied point before any first stone: then the history decides.
-                                let late = next[k] == u32::MAX || next_parts(next[k]).0 >= capture[k];
-                                if before_capture[j] >> k & 1 != 0 && late {
-                                    s.exact.push((base + k, w, vi));
-                                } else {
-                                    s.found.push((found_key(base + k, lo[k], vi, w), next[k]));
-                                }
+                    }
+                    let next = |k: usize| {
+                        if next_t[k] >= (NEVER >> 2 & !(AGAIN >> 2)) as i16 {
+                            u32::MAX
+                        } else {
+                            next_key(next_t[k] as u16, (next_a[k] >> 2) as usize, (next_a[k] & 3) as u8)
+                        }
+                    };
+                    for (j, &hit) in hits.iter().enumerate().take(group.len()) {
+                        let vi = check(j).0;
+                        for k in Ones(hit) {
+                            // After the window's first capture a stone may come back to an
+                            // emptied point before any first stone: then the history decides.
+                            let next = next(k);
+                            let late = next == u32::MAX || next_parts(next).0 >= capture[k];
+                            if before_capture[j] >> k & 1 != 0 && late {
+                                s.exact.push((base + k, w, vi));
+                            } else {
+                                s.found.push((found_key(base + k, lo[k] as u16, vi, w), next));
                             }
                         }
                     }
@@ -678,11 +755,33 @@ impl MemoryIndex {
                 self.drain_exact(f, s);
             }
         }
-        // Per game, per move, the first orientation and window.
-        s.found.sort_unstable();
-        s.found.dedup_by_key(|f| f.0 >> 16);
-        let mut out: Vec<GameHit> = Vec::with_capacity(s.found.len());
+        // Per game, per move, the first orientation and window: the hits are put in game order
+        // by counting (the chunk's games are few), then each game's few are sorted.
+        let first_game = words.start * 64;
+        c.counts.clear();
+        c.counts.resize(nw * 64 + 1, 0);
+        for &(key, _) in &s.found {
+            c.counts[unpack_found(key).0 - first_game + 1] += 1;
+        }
+        for g in 1..c.counts.len() {
+            c.counts[g] += c.counts[g - 1];
+        }
+        c.sorted.clear();
+        c.sorted.resize(s.found.len(), (0, 0));
         for &(key, next) in &s.found {
+            let at = &mut c.counts[unpack_found(key).0 - first_game];
+            c.sorted[*at as usize] = (key, next);
+            *at += 1;
+        }
+        // `counts[g]` is now where game `g + 1`'s hits start.
+        let mut from = 0;
+        for &end in &c.counts[..nw * 64] {
+            c.sorted[from..end as usize].sort_unstable();
+            from = end as usize;
+        }
+        c.sorted.dedup_by_key(|f| f.0 >> 16);
+        let mut out: Vec<GameHit> = Vec::with_capacity(c.sorted.len());
+        for &(key, next) in &c.sorted {
             let (i, t, vi, w) = unpack_found(key);
             let win = &plan.windows[w];
             let v = &vars[vi];
@@ -965,8 +1064,9 @@ const FAST_WINDOWS: usize = 64;
 struct FastWindow {
     /// Per orientation allowed: its constrained points and wanted values, stones first.
     checks: Vec<(usize, Vec<(u16, u8)>)>,
-    /// Every point of the window, row by row.
+    /// Every point of the window, row by row, and as a bit set.
     area: Vec<u16>,
+    mask: Vec<u64>,
     /// The checks (indices) whose points and empty points are the same, differing only in
     /// their stones' colours (a pattern and its colour-swapped twin): at most 16 each.
     groups: Vec<Vec<usize>>,
@@ -1085,7 +1185,11 @@ impl Plan {
                             None => groups.push(vec![c]),
                         }
                     }
-                    FastWindow { checks, area, groups }
+                    let mut mask = vec![0u64; (nn * nn).div_ceil(64)];
+                    for &p in &area {
+                        mask[p as usize / 64] |= 1u64 << (p % 64);
+                    }
+                    FastWindow { checks, area, mask, groups }
                 })
                 .collect()
         });
@@ -1313,6 +1417,47 @@ fn found_key(i: usize, t: u16, vi: usize, w: usize) -> u64 {
 
 fn unpack_found(key: u64) -> (usize, u16, usize, usize) {
     ((key >> 32) as usize, (key >> 16) as u16, (key >> 8 & 0xFF) as usize, (key & 0xFF) as usize)
+}
+
+/// Per-word working space of [`MemoryIndex::by_points`] for one chunk of words.
+#[derive(Default)]
+struct ColumnScratch {
+    /// Per orientation of a group, then per word: the candidate games.
+    cands: Vec<u64>,
+    /// Per word: the candidates of any orientation, and the games with a point of the window
+    /// emptied again.
+    union: Vec<u64>,
+    again: Vec<u64>,
+    /// Per word: the last first stone, and the first empty point taken, per game.
+    lo: Vec<[i16; 64]>,
+    hi: Vec<[i16; 64]>,
+    /// The words read 64 games at a time.
+    dense: Vec<usize>,
+    /// The window's points other than the stones, with their index in its area.
+    rest: Vec<(usize, u16)>,
+    /// Hits per game, then their ends, and the hits in game order.
+    counts: Vec<u32>,
+    sorted: Vec<(u64, u32)>,
+}
+
+impl ColumnScratch {
+    /// Sizes the per-word arrays for `nw` words.
+    fn size(&mut self, nw: usize) {
+        self.cands.resize(16 * nw, 0);
+        self.union.resize(nw, 0);
+        self.again.resize(nw, 0);
+        self.lo.resize(nw, [0; 64]);
+        self.hi.resize(nw, [0; 64]);
+    }
+}
+
+/// The lanes `k` with `lo[k] < hi[k]`.
+fn below(lo: &[i16; 64], hi: &[i16; 64]) -> u64 {
+    let mut m = 0u64;
+    for k in 0..64 {
+        m |= u64::from(lo[k] < hi[k]) << k;
+    }
+    m
 }
 
 /// Working space of [`MemoryIndex::by_points`].
