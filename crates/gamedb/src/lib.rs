@@ -65,7 +65,7 @@ pub use db::{
 };
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
 pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery};
-pub use scan::MemoryIndex;
+pub use scan::{MemoryIndex, set_portable_search};
 
 /// Errors of the database.
 #[derive(Debug, thiserror::Error)]

@@ -110,6 +110,17 @@ pub struct MemoryIndex {
     history_start: Vec<u32>,
 }
 
+/// Whether the point-by-point search keeps to the x86-64 baseline even where AVX2 is there.
+static PORTABLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes pattern searches use (or stop using) only the instructions every x86-64 processor
+/// has, so that tests on a machine with AVX2 check that path too. The answers are the same
+/// either way.
+#[doc(hidden)]
+pub fn set_portable_search(on: bool) {
+    PORTABLE.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// [`MemoryIndex`]'s first-occupation entry of a point never occupied.
 const NEVER: u16 = u16::MAX;
 /// The flag of a first-occupation entry of a point emptied again by a capture. Times stay
@@ -291,9 +302,15 @@ impl MemoryIndex {
     }
 
     /// The move at which a point of the window with the point set `area` was first emptied by
-    /// a capture in game `i`, or [`NEVER`].
-    fn first_capture(&self, i: usize, area: &[u64]) -> u16 {
+    /// a capture in game `i`, or [`NEVER`] — or, when the game's first capture anywhere comes
+    /// after move `hi` (the first empty point of a hit taken for good), that capture's move:
+    /// [`MemoryIndex::by_points`] then only needs to know that the window's first capture came
+    /// after `hi`.
+    fn first_capture(&self, i: usize, area: &[u64], hi: u16) -> u16 {
         let captures = &self.captures[self.captures_start[i] as usize..self.captures_start[i + 1] as usize];
+        if let Some(&c) = captures.first().filter(|&&c| (c >> 10) as u16 > hi) {
+            return (c >> 10) as u16;
+        }
         captures
             .iter()
             .find(|&&c| {
@@ -524,6 +541,48 @@ impl MemoryIndex {
         s: &mut PointScratch,
         c: &mut ColumnScratch,
     ) -> Vec<GameHit> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && !PORTABLE.load(std::sync::atomic::Ordering::Relaxed) {
+            // SAFETY: the only precondition of calling a function compiled with AVX2 enabled is
+            // that the CPU has AVX2, checked just above.
+            return unsafe { self.by_points_avx2(words, keep, vars, pattern, plan, fast, s, c) };
+        }
+        self.by_points_with(words, keep, vars, pattern, plan, fast, s, c)
+    }
+
+    /// [`MemoryIndex::by_points`] compiled for AVX2 (twice the lanes per instruction of the
+    /// x86-64 baseline).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    fn by_points_avx2(
+        &self,
+        words: std::ops::Range<usize>,
+        keep: &[u64],
+        vars: &[Variant],
+        pattern: &Pattern,
+        plan: &Plan,
+        fast: &[FastWindow],
+        s: &mut PointScratch,
+        c: &mut ColumnScratch,
+    ) -> Vec<GameHit> {
+        self.by_points_with(words, keep, vars, pattern, plan, fast, s, c)
+    }
+
+    /// The body of [`MemoryIndex::by_points`], inlined into each instruction-set version.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn by_points_with(
+        &self,
+        words: std::ops::Range<usize>,
+        keep: &[u64],
+        vars: &[Variant],
+        pattern: &Pattern,
+        plan: &Plan,
+        fast: &[FastWindow],
+        s: &mut PointScratch,
+        c: &mut ColumnScratch,
+    ) -> Vec<GameHit> {
         let stride = self.words * 64;
         let first = &self.first;
         let nw = words.len();
@@ -575,6 +634,16 @@ impl MemoryIndex {
                 let lanes = |c: &ColumnScratch, wi: usize, k: usize| {
                     Ones((0..group.len()).fold(0, |m, j| m | (c.cands[j * nw + wi] >> k & 1) << j))
                 };
+                // The points whose first stone may come after a hit: all but the stones'.
+                let mut rest = std::mem::take(&mut c.rest);
+                rest.clear();
+                rest.extend(
+                    f.area.iter().enumerate().filter(|(_, p)| !stones.iter().any(|s| s.0 == **p)).map(|(a, &p)| (a, p)),
+                );
+                let lane = |j: usize| {
+                    let (vi, stones) = check(j);
+                    Lane { w, vi, f, stones, empties, rest: &rest }
+                };
                 // Sparse words game by game, stopping at the first empty point taken too early.
                 c.dense.clear();
                 for wi in 0..nw {
@@ -592,7 +661,7 @@ impl MemoryIndex {
                             .max()
                             .unwrap_or(0);
                         for j in lanes(c, wi, k) {
-                            self.lane(i, lo, empties, c.again[wi] >> k & 1 != 0, (w, check(j).0, f), s);
+                            self.lane(i, lo, u16::MAX, empties, c.again[wi] >> k & 1 != 0, &lane(j), s);
                         }
                     }
                 }
@@ -638,18 +707,14 @@ impl MemoryIndex {
                         for k in Ones(alive) {
                             for j in lanes(c, wi, k) {
                                 let again = c.again[wi] >> k & 1 != 0;
-                                self.lane(base + k, c.lo[wi][k] as u16, &empties[done..], again, (w, check(j).0, f), s);
+                                let (lo, hi) = (c.lo[wi][k] as u16, c.hi[wi][k] as u16);
+                                self.lane(base + k, lo, hi, &empties[done..], again, &lane(j), s);
                             }
                         }
                         false
                     });
                     c.dense = dense;
                 }
-                // The points whose first stone may come after a hit: all but the stones'.
-                c.rest.clear();
-                c.rest.extend(
-                    f.area.iter().enumerate().filter(|(_, p)| !stones.iter().any(|s| s.0 == **p)).map(|(a, &p)| (a, p)),
-                );
                 for d in 0..c.dense.len() {
                     let wi = c.dense[d];
                     let base = (words.start + wi) * 64;
@@ -665,7 +730,7 @@ impl MemoryIndex {
                     let mut capture = [u16::MAX; 64];
                     if hit & again != 0 {
                         for k in Ones(hit & again) {
-                            capture[k] = self.first_capture(base + k, &f.mask);
+                            capture[k] = self.first_capture(base + k, &f.mask, hi[k] as u16);
                         }
                         let mut hi_first = [u16::MAX; 64];
                         for &(p, _) in empties {
@@ -685,6 +750,8 @@ impl MemoryIndex {
                         let mut first_black = [0u64; 64];
                         let mut first_white = [0u64; 64];
                         if stones.len() > 64 {
+                            // Every such game to its history.
+                            later = !0;
                             early = 0;
                         } else {
                             for (n, &(p, _)) in stones.iter().enumerate() {
@@ -719,7 +786,7 @@ impl MemoryIndex {
                     // point never taken reads as time 0x1FFF, past every move).
                     let mut next_t = [i16::MAX; 64];
                     let mut next_a = [0i16; 64];
-                    for &(a, p) in &c.rest {
+                    for &(a, p) in &rest {
                         let col = column(p, wi);
                         for k in 0..64 {
                             let t = ((col[k] & !AGAIN) >> 2) as i16;
@@ -752,6 +819,7 @@ impl MemoryIndex {
                         }
                     }
                 }
+                c.rest = rest;
                 self.drain_exact(f, s);
             }
         }
@@ -812,38 +880,52 @@ impl MemoryIndex {
     }
 
     /// One game of [`MemoryIndex::by_points`] whose stones were last placed at move `lo`: it
-    /// matches then unless one of `empties` (most taken first) was taken by then. A game with a
-    /// point of the window emptied again goes on to its history.
-    fn lane(
-        &self,
-        i: usize,
-        lo: u16,
-        empties: &[(u16, u8)],
-        again: bool,
-        (w, vi, f): (usize, usize, &FastWindow),
-        s: &mut PointScratch,
-    ) {
+    /// matches then unless one of `empties` (most taken first) was taken by then (`hi`: the
+    /// first move at which an empty point already read was taken for good). A game with a point
+    /// of the window emptied again is decided as 64 games at a time are: from its first stones
+    /// when the match ends before the window's first capture, else from its history.
+    #[allow(clippy::too_many_arguments)]
+    fn lane(&self, i: usize, lo: u16, hi: u16, empties: &[(u16, u8)], again: bool, l: &Lane, s: &mut PointScratch) {
         let stride = self.words * 64;
         let first = &self.first;
-        if empties.iter().any(|&(p, _)| first[p as usize * stride + i] >> 2 <= lo) {
-            return;
+        let at = |p: u16| first[p as usize * stride + i];
+        let mut hi = hi;
+        for &(p, _) in empties {
+            let t = at(p) >> 2;
+            if t <= lo {
+                return;
+            }
+            hi = hi.min(t);
         }
+        let mut capture = NEVER;
         if again {
-            s.exact.push((i, w, vi));
+            capture = self.first_capture(i, &l.f.mask, hi);
+            let hi_first = l.empties.iter().map(|&(p, _)| (at(p) & !AGAIN) >> 2).min().unwrap_or(NEVER);
+            let colours = l.stones.iter().all(|&(p, want)| (at(p) & 3) as u8 == want);
+            if lo.max(capture) < hi {
+                // It could match after the capture: the history decides.
+                s.exact.push((i, l.w, l.vi));
+                return;
+            }
+            if lo >= hi_first.min(capture) || !colours {
+                return;
+            }
+        }
+        let mut next = u32::MAX;
+        for &(a, p) in l.rest {
+            let e = at(p);
+            let t = (e & !AGAIN) >> 2;
+            if t > lo && t < NEVER >> 2 & !(AGAIN >> 2) {
+                next = next.min(next_key(t, a, (e & 3) as u8));
+            }
+        }
+        if again && (next == u32::MAX || next_parts(next).0 >= capture) {
+            // After the window's first capture a stone may come back to an emptied point
+            // before any first stone: the history decides.
+            s.exact.push((i, l.w, l.vi));
             return;
         }
-        let next = f
-            .area
-            .iter()
-            .enumerate()
-            .filter_map(|(a, &p)| {
-                let e = first[p as usize * stride + i];
-                let t = e >> 2;
-                (t > lo && t < AGAIN >> 2).then_some(next_key(t, a, (e & 3) as u8))
-            })
-            .min()
-            .unwrap_or(u32::MAX);
-        s.found.push((found_key(i, lo, vi, w), next));
+        s.found.push((found_key(i, lo, l.vi, l.w), next));
     }
 
     /// [`MemoryIndex::by_points`] for game `i`, orientation `vi` and window `w`, when a point of
@@ -1094,9 +1176,11 @@ impl Plan {
                 }
             }
         }
+        // The search by first occupation needs none of the event scan's tables.
+        let by_events = windows.len() > FAST_WINDOWS;
         // A row for every point an event can name, the pass marker included (always empty).
-        let mut rows: Vec<Vec<(u32, u8)>> = vec![Vec::new(); NO_POINT as usize + 1];
-        for (wi, win) in windows.iter().enumerate() {
+        let mut rows: Vec<Vec<(u32, u8)>> = vec![Vec::new(); if by_events { NO_POINT as usize + 1 } else { 0 }];
+        for (wi, win) in windows.iter().enumerate().filter(|_| by_events) {
             let h = vars[win.variants.trailing_zeros() as usize].h;
             for dy in 0..h as usize {
                 for dx in 0..win.w as usize {
@@ -1114,7 +1198,7 @@ impl Plan {
         cover_start.push(cover.len() as u32);
         let cells: Vec<Vec<Option<u8>>> = vars.iter().map(|v| v.cells.iter().map(|c| c.want()).collect()).collect();
         let need = cells.iter().map(|c| c.iter().filter(|w| w.is_some()).count() as u16).collect();
-        let code = vars.iter().all(|v| v.cells.len() <= 32);
+        let code = by_events && vars.iter().all(|v| v.cells.len() <= 32);
         let (code_masks, code_wants): (Vec<u64>, Vec<u64>) = if code {
             cells
                 .iter()
@@ -1128,7 +1212,7 @@ impl Plan {
         } else {
             (Vec::new(), Vec::new())
         };
-        let table = vars.iter().all(|v| v.cells.len() <= TABLE_CELLS).then(|| {
+        let table = (by_events && vars.iter().all(|v| v.cells.len() <= TABLE_CELLS)).then(|| {
             let len = vars.first().map_or(0, |v| v.cells.len());
             let mut table = vec![0u16; 3usize.pow(len as u32)];
             for (vi, c) in cells.iter().enumerate() {
@@ -1147,7 +1231,7 @@ impl Plan {
             }
             table
         });
-        let fast = (windows.len() <= FAST_WINDOWS).then(|| {
+        let fast = (!by_events).then(|| {
             windows
                 .iter()
                 .map(|win| {
@@ -1419,6 +1503,18 @@ fn unpack_found(key: u64) -> (usize, u16, usize, usize) {
     ((key >> 32) as usize, (key >> 16) as u16, (key >> 8 & 0xFF) as usize, (key & 0xFF) as usize)
 }
 
+/// What [`MemoryIndex::lane`] needs of an orientation in a window.
+struct Lane<'a> {
+    w: usize,
+    vi: usize,
+    f: &'a FastWindow,
+    /// The orientation's stones with their wanted colours, and its empty points.
+    stones: &'a [(u16, u8)],
+    empties: &'a [(u16, u8)],
+    /// The window's points other than the stones, with their index in its area.
+    rest: &'a [(usize, u16)],
+}
+
 /// Per-word working space of [`MemoryIndex::by_points`] for one chunk of words.
 #[derive(Default)]
 struct ColumnScratch {
@@ -1452,6 +1548,7 @@ impl ColumnScratch {
 }
 
 /// The lanes `k` with `lo[k] < hi[k]`.
+#[inline(always)]
 fn below(lo: &[i16; 64], hi: &[i16; 64]) -> u64 {
     let mut m = 0u64;
     for k in 0..64 {

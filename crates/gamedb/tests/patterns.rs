@@ -158,6 +158,12 @@ fn pattern_search_matches_brute_force() {
         assert_eq!((&held.hits, &held.continuations), (&found.hits, &found.continuations), "{q:?}");
         assert_eq!(held.no_continuation, found.no_continuation, "{q:?}");
         assert_eq!(held.games_searched as usize, memory.len());
+        // The same with the instructions of every x86-64 processor only (the search uses AVX2
+        // where the processor has it).
+        tabula_gamedb::set_portable_search(true);
+        let portable = memory.search_pattern(&db, q, &Filter::default()).expect("memory");
+        tabula_gamedb::set_portable_search(false);
+        assert_eq!((&portable.hits, &portable.continuations), (&found.hits, &found.continuations), "{q:?}");
     }
     assert!(nonempty >= 9, "the queries should find something in {} games", games.len());
 
