@@ -634,15 +634,22 @@ impl MemoryIndex {
                 let lanes = |c: &ColumnScratch, wi: usize, k: usize| {
                     Ones((0..group.len()).fold(0, |m, j| m | (c.cands[j * nw + wi] >> k & 1) << j))
                 };
-                // The points whose first stone may come after a hit: all but the stones'.
+                // The empty points with their index in the window's area (in the order of
+                // `empties`), and the points neither stones nor empty (don't care).
+                let win = &plan.windows[w];
+                let nn = self.n as usize;
+                let area_index =
+                    |p: u16| (p as usize / nn - win.y as usize) * win.w as usize + p as usize % nn - win.x as usize;
                 let mut rest = std::mem::take(&mut c.rest);
                 rest.clear();
+                rest.extend(empties.iter().map(|&(p, _)| (area_index(p), p)));
                 rest.extend(
-                    f.area.iter().enumerate().filter(|(_, p)| !stones.iter().any(|s| s.0 == **p)).map(|(a, &p)| (a, p)),
+                    f.area.iter().enumerate().filter(|(_, p)| !cells.iter().any(|c| c.0 == **p)).map(|(a, &p)| (a, p)),
                 );
+                let (empty_at, dont_care) = rest.split_at(empties.len());
                 let lane = |j: usize| {
                     let (vi, stones) = check(j);
-                    Lane { w, vi, f, stones, empties, rest: &rest }
+                    Lane { w, vi, f, stones, dont_care }
                 };
                 // Sparse words game by game, stopping at the first empty point taken too early.
                 c.dense.clear();
@@ -661,7 +668,8 @@ impl MemoryIndex {
                             .max()
                             .unwrap_or(0);
                         for j in lanes(c, wi, k) {
-                            self.lane(i, lo, u16::MAX, empties, c.again[wi] >> k & 1 != 0, &lane(j), s);
+                            let again = c.again[wi] >> k & 1 != 0;
+                            self.lane(i, lo, (u16::MAX, u16::MAX), (&[], empty_at), again, &lane(j), s);
                         }
                     }
                 }
@@ -672,6 +680,7 @@ impl MemoryIndex {
                 for &wi in &c.dense {
                     c.lo[wi] = [0; 64];
                     c.hi[wi] = [i16::MAX; 64];
+                    c.hf[wi] = [i16::MAX; 64];
                 }
                 for &(p, _) in stones {
                     for &wi in &c.dense {
@@ -687,14 +696,17 @@ impl MemoryIndex {
                 let mut done = 0;
                 while done < empties.len() && !c.dense.is_empty() {
                     let end = (done + 4).min(empties.len());
-                    for &(p, _) in &empties[done..end] {
-                        for &wi in &c.dense {
+                    for &wi in &c.dense {
+                        let (mut hi, mut hf) = (c.hi[wi], c.hf[wi]);
+                        for &(_, p) in &empty_at[done..end] {
                             let col = column(p, wi);
-                            let hi = &mut c.hi[wi];
                             for k in 0..64 {
                                 hi[k] = hi[k].min((col[k] >> 2) as i16);
+                                // The first stone on any empty point, captured later or not.
+                                hf[k] = hf[k].min(((col[k] & !AGAIN) >> 2) as i16);
                             }
                         }
+                        (c.hi[wi], c.hf[wi]) = (hi, hf);
                     }
                     done = end;
                     let mut dense = std::mem::take(&mut c.dense);
@@ -707,8 +719,9 @@ impl MemoryIndex {
                         for k in Ones(alive) {
                             for j in lanes(c, wi, k) {
                                 let again = c.again[wi] >> k & 1 != 0;
-                                let (lo, hi) = (c.lo[wi][k] as u16, c.hi[wi][k] as u16);
-                                self.lane(base + k, lo, hi, &empties[done..], again, &lane(j), s);
+                                let lo = c.lo[wi][k] as u16;
+                                let start = (c.hi[wi][k] as u16, c.hf[wi][k] as u16);
+                                self.lane(base + k, lo, start, empty_at.split_at(done), again, &lane(j), s);
                             }
                         }
                         false
@@ -718,7 +731,7 @@ impl MemoryIndex {
                 for d in 0..c.dense.len() {
                     let wi = c.dense[d];
                     let base = (words.start + wi) * 64;
-                    let (lo, hi) = (&c.lo[wi], &c.hi[wi]);
+                    let (lo, hi, hf) = (&c.lo[wi], &c.hi[wi], &c.hf[wi]);
                     let hit = below(lo, hi) & c.union[wi];
                     let again = c.again[wi];
                     // Games with a point of the window emptied again: until the window's first
@@ -732,18 +745,11 @@ impl MemoryIndex {
                         for k in Ones(hit & again) {
                             capture[k] = self.first_capture(base + k, &f.mask, hi[k] as u16);
                         }
-                        let mut hi_first = [u16::MAX; 64];
-                        for &(p, _) in empties {
-                            let col = column(p, wi);
-                            for k in 0..64 {
-                                hi_first[k] = hi_first[k].min((col[k] & !AGAIN) >> 2);
-                            }
-                        }
                         let (mut later, mut early) = (0u64, 0u64);
                         for k in 0..64 {
-                            let (lo, hi) = (lo[k] as u16, hi[k] as u16);
+                            let (lo, hi, hi_first) = (lo[k] as u16, hi[k] as u16, hf[k] as u16);
                             later |= u64::from(lo.max(capture[k]) < hi) << k;
-                            early |= u64::from(lo < hi_first[k].min(capture[k])) << k;
+                            early |= u64::from(lo < hi_first.min(capture[k])) << k;
                         }
                         // Per stone point, the games whose first stone there was black, and
                         // white (kept for 64 stones: leave the rest to the history).
@@ -786,7 +792,7 @@ impl MemoryIndex {
                     // point never taken reads as time 0x1FFF, past every move).
                     let mut next_t = [i16::MAX; 64];
                     let mut next_a = [0i16; 64];
-                    for &(a, p) in &rest {
+                    for &(a, p) in rest.iter() {
                         let col = column(p, wi);
                         for k in 0..64 {
                             let t = ((col[k] & !AGAIN) >> 2) as i16;
@@ -880,42 +886,68 @@ impl MemoryIndex {
     }
 
     /// One game of [`MemoryIndex::by_points`] whose stones were last placed at move `lo`: it
-    /// matches then unless one of `empties` (most taken first) was taken by then (`hi`: the
-    /// first move at which an empty point already read was taken for good). A game with a point
+    /// matches then unless one of the empty points `unread` (most taken first) was taken by
+    /// then. `start` holds what the empty points `read` gave: the first move at which one was
+    /// taken for good, and the first stone on any (captured later or not). A game with a point
     /// of the window emptied again is decided as 64 games at a time are: from its first stones
     /// when the match ends before the window's first capture, else from its history.
     #[allow(clippy::too_many_arguments)]
-    fn lane(&self, i: usize, lo: u16, hi: u16, empties: &[(u16, u8)], again: bool, l: &Lane, s: &mut PointScratch) {
+    fn lane(
+        &self,
+        i: usize,
+        lo: u16,
+        (hi, hf): (u16, u16),
+        (read, unread): (&[(usize, u16)], &[(usize, u16)]),
+        again: bool,
+        l: &Lane,
+        s: &mut PointScratch,
+    ) {
         let stride = self.words * 64;
         let first = &self.first;
         let at = |p: u16| first[p as usize * stride + i];
-        let mut hi = hi;
-        for &(p, _) in empties {
-            let t = at(p) >> 2;
+        let (mut hi, mut hf, mut ha) = (hi, hf, None);
+        for &(a, p) in unread {
+            let e = at(p);
+            let t = e >> 2;
             if t <= lo {
                 return;
             }
             hi = hi.min(t);
+            let t = (e & !AGAIN) >> 2;
+            if t < hf {
+                (hf, ha) = (t, Some((a, e & 3)));
+            }
         }
         let mut capture = NEVER;
         if again {
             capture = self.first_capture(i, &l.f.mask, hi);
-            let hi_first = l.empties.iter().map(|&(p, _)| (at(p) & !AGAIN) >> 2).min().unwrap_or(NEVER);
-            let colours = l.stones.iter().all(|&(p, want)| (at(p) & 3) as u8 == want);
             if lo.max(capture) < hi {
                 // It could match after the capture: the history decides.
                 s.exact.push((i, l.w, l.vi));
                 return;
             }
-            if lo >= hi_first.min(capture) || !colours {
+            if lo >= hf.min(capture) || !l.stones.iter().all(|&(p, want)| (at(p) & 3) as u8 == want) {
                 return;
             }
         }
-        let mut next = u32::MAX;
-        for &(a, p) in l.rest {
+        // The earliest stone in the window after `lo`. A hit's empty points were all first
+        // taken after it (or the history decides), so the earliest of them is the first stone
+        // on any: `hf`, at a point just read or one read before.
+        let never = NEVER >> 2 & !(AGAIN >> 2);
+        let ha = ha.or_else(|| {
+            read.iter().find_map(|&(a, p)| {
+                let e = at(p);
+                ((e & !AGAIN) >> 2 == hf).then_some((a, e & 3))
+            })
+        });
+        let mut next = match ha {
+            Some((a, colour)) if hf < never => next_key(hf, a, colour as u8),
+            _ => u32::MAX,
+        };
+        for &(a, p) in l.dont_care {
             let e = at(p);
             let t = (e & !AGAIN) >> 2;
-            if t > lo && t < NEVER >> 2 & !(AGAIN >> 2) {
+            if t > lo && t < never {
                 next = next.min(next_key(t, a, (e & 3) as u8));
             }
         }
@@ -1508,11 +1540,10 @@ struct Lane<'a> {
     w: usize,
     vi: usize,
     f: &'a FastWindow,
-    /// The orientation's stones with their wanted colours, and its empty points.
+    /// The orientation's stones with their wanted colours.
     stones: &'a [(u16, u8)],
-    empties: &'a [(u16, u8)],
-    /// The window's points other than the stones, with their index in its area.
-    rest: &'a [(usize, u16)],
+    /// The points it does not care about, with their index in the window's area.
+    dont_care: &'a [(usize, u16)],
 }
 
 /// Per-word working space of [`MemoryIndex::by_points`] for one chunk of words.
@@ -1529,7 +1560,9 @@ struct ColumnScratch {
     hi: Vec<[i16; 64]>,
     /// The words read 64 games at a time.
     dense: Vec<usize>,
-    /// The window's points other than the stones, with their index in its area.
+    /// Per word: the first stone on any empty point, captured later or not.
+    hf: Vec<[i16; 64]>,
+    /// The empty points, then the don't-care points, with their index in the window's area.
     rest: Vec<(usize, u16)>,
     /// Hits per game, then their ends, and the hits in game order.
     counts: Vec<u32>,
@@ -1544,6 +1577,7 @@ impl ColumnScratch {
         self.again.resize(nw, 0);
         self.lo.resize(nw, [0; 64]);
         self.hi.resize(nw, [0; 64]);
+        self.hf.resize(nw, [0; 64]);
     }
 }
 
