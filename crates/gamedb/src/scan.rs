@@ -897,7 +897,7 @@ impl MemoryIndex {
         i: usize,
         lo: u16,
         (hi, hf): (u16, u16),
-        (read, unread): (&[(usize, u16)], &[(usize, u16)]),
+        (read, unread): (AreaPoints, AreaPoints),
         again: bool,
         l: &Lane,
         s: &mut PointScratch,
@@ -1534,6 +1534,9 @@ fn found_key(i: usize, t: u16, vi: usize, w: usize) -> u64 {
 fn unpack_found(key: u64) -> (usize, u16, usize, usize) {
     ((key >> 32) as usize, (key >> 16) as u16, (key >> 8 & 0xFF) as usize, (key & 0xFF) as usize)
 }
+
+/// Points of a window with their index in its area.
+type AreaPoints<'a> = &'a [(usize, u16)];
 
 /// What [`MemoryIndex::lane`] needs of an orientation in a window.
 struct Lane<'a> {
