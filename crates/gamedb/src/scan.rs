@@ -612,8 +612,14 @@ impl MemoryIndex {
                     cands.copy_from_slice(&keep[words.clone()]);
                     for &(p, want) in check(j).1 {
                         let row = (p as usize * 2 + want as usize - 1) * self.words;
+                        let mut any = 0;
                         for (m, &b) in cands.iter_mut().zip(&self.first_bits[row + words.start..row + words.end]) {
                             *m &= b;
+                            any |= *m;
+                        }
+                        // No candidate left: the other stones' rows need not be read.
+                        if any == 0 {
+                            break;
                         }
                     }
                     for (u, &m) in c.union.iter_mut().zip(cands.iter()) {
