@@ -7,7 +7,6 @@
 //! games. A sorted memory-mapped array would be smaller and faster to scan, but would have to be
 //! rebuilt after every import and kept consistent with the SQLite file by hand.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, params_from_iter, types::Value as SqlValue};
@@ -19,7 +18,21 @@ use crate::hash::{SymHasher, Xform, apply, apply_inverse};
 use crate::record::{Mirror, StoredMove, go_color, unpack_moves};
 
 /// Per next move (colour index, point): games, Black wins, White wins.
-pub(crate) type MoveStats = HashMap<(u8, Option<(u8, u8)>), (u32, u32, u32)>;
+/// Next moves counted by colour and point: how often, and how often Black, and White, went on
+/// to win. A flat table (points below 32 on each axis, and the pass) rather than a map: a
+/// search can count a hundred thousand moves.
+pub(crate) struct MoveStats {
+    counts: Vec<(u32, u32, u32)>,
+}
+
+/// Slots per colour in [`MoveStats`]: 32 x 32 points and the pass.
+const MOVE_SLOTS: usize = 32 * 32 + 1;
+
+impl MoveStats {
+    pub(crate) fn new() -> MoveStats {
+        MoveStats { counts: vec![(0, 0, 0); 2 * MOVE_SLOTS] }
+    }
+}
 
 /// Written to the `meta` table; [`Database::open`] refuses files without it.
 pub const SCHEMA_NAME: &str = "tabula-gamedb";
@@ -501,7 +514,7 @@ fn position_result(hasher: &SymHasher, n: u8, rows: Vec<PositionRow>) -> SearchR
     let (_, q_xform) = hasher.canonical();
     let stabilizer = hasher.stabilizer();
     let mut result = SearchResult::default();
-    let mut stats: MoveStats = HashMap::new();
+    let mut stats = MoveStats::new();
     for row in rows {
         result.hits.push(row.hit);
         let g_xform = row.xform;
@@ -527,7 +540,12 @@ fn position_result(hasher: &SymHasher, n: u8, rows: Vec<PositionRow>) -> SearchR
 
 /// Counts one next move (in the query's colours) and who went on to win the game.
 pub(crate) fn tally(stats: &mut MoveStats, color: Color, point: Option<(u8, u8)>, won: Option<Color>) {
-    let e = stats.entry((color as u8, point)).or_insert((0, 0, 0));
+    // Points come from boards of at most 25 lines; anything else would be counted as a pass.
+    let at = match point {
+        Some((x, y)) if x < 32 && y < 32 => x as usize * 32 + y as usize,
+        _ => MOVE_SLOTS - 1,
+    };
+    let e = &mut stats.counts[if color == Color::Black { 0 } else { MOVE_SLOTS } + at];
     e.0 += 1;
     match won {
         Some(Color::Black) => e.1 += 1,
@@ -539,13 +557,19 @@ pub(crate) fn tally(stats: &mut MoveStats, color: Color, point: Option<(u8, u8)>
 /// The counted next moves, most played first (ties by colour, then point order).
 pub(crate) fn continuations(stats: MoveStats) -> Vec<Continuation> {
     let mut cont: Vec<Continuation> = stats
-        .into_iter()
-        .map(|((c, point), (count, black_wins, white_wins))| Continuation {
-            color: if c == Color::Black as u8 { Color::Black } else { Color::White },
-            point,
-            count,
-            black_wins,
-            white_wins,
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.0 > 0)
+        .map(|(slot, &(count, black_wins, white_wins))| {
+            let at = slot % MOVE_SLOTS;
+            Continuation {
+                color: if slot < MOVE_SLOTS { Color::Black } else { Color::White },
+                point: (at < MOVE_SLOTS - 1).then_some(((at / 32) as u8, (at % 32) as u8)),
+                count,
+                black_wins,
+                white_wins,
+            }
         })
         .collect();
     cont.sort_by(|a, b| {

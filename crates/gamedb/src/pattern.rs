@@ -532,7 +532,7 @@ fn check_size(n: u8) -> Result<(), Error> {
 fn collect(index: &MemoryIndex, vars: &[Variant], pattern: &Pattern, keep: Option<&[bool]>) -> PatternResult {
     let (per_game, scanned) = index.scan(vars, pattern, keep);
     let mut result = PatternResult { games_searched: scanned, ..PatternResult::default() };
-    let mut stats: MoveStats = HashMap::new();
+    let mut stats = MoveStats::new();
     result.hits.reserve(per_game.len());
     for (i, move_number, cont) in per_game {
         result.hits.push(Hit { game: index.id(i), move_number });

@@ -377,6 +377,9 @@ impl MemoryIndex {
     pub(crate) fn scan(&self, vars: &[Variant], pattern: &Pattern, keep: Option<&[bool]>) -> (Vec<GameHit>, u32) {
         let plan = Plan::new(self.n, vars, &self.early);
         if let Some(fast) = &plan.fast {
+            debug_assert!(
+                fast.iter().all(|f| f.relative.iter().flatten().all(|&(x, y)| x < pattern.width && y < pattern.height))
+            );
             let mut keep_bits = vec![0u64; self.words];
             let mut kept = 0;
             for i in (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])) {
@@ -390,7 +393,7 @@ impl MemoryIndex {
                     || (PointScratch::default(), ColumnScratch::default()),
                     |(s, c), &w0| {
                         let words = w0..(w0 + POINT_CHUNK_WORDS).min(self.words);
-                        self.by_points(words, &keep_bits, vars, pattern, &plan, fast, s, c)
+                        self.by_points(words, &keep_bits, vars, &plan, fast, s, c)
                     },
                 )
                 .flatten_iter()
@@ -535,7 +538,6 @@ impl MemoryIndex {
         words: std::ops::Range<usize>,
         keep: &[u64],
         vars: &[Variant],
-        pattern: &Pattern,
         plan: &Plan,
         fast: &[FastWindow],
         s: &mut PointScratch,
@@ -545,9 +547,9 @@ impl MemoryIndex {
         if std::arch::is_x86_feature_detected!("avx2") && !PORTABLE.load(std::sync::atomic::Ordering::Relaxed) {
             // SAFETY: the only precondition of calling a function compiled with AVX2 enabled is
             // that the CPU has AVX2, checked just above.
-            return unsafe { self.by_points_avx2(words, keep, vars, pattern, plan, fast, s, c) };
+            return unsafe { self.by_points_avx2(words, keep, vars, plan, fast, s, c) };
         }
-        self.by_points_with(words, keep, vars, pattern, plan, fast, s, c)
+        self.by_points_with(words, keep, vars, plan, fast, s, c)
     }
 
     /// [`MemoryIndex::by_points`] compiled for AVX2 (twice the lanes per instruction of the
@@ -560,13 +562,12 @@ impl MemoryIndex {
         words: std::ops::Range<usize>,
         keep: &[u64],
         vars: &[Variant],
-        pattern: &Pattern,
         plan: &Plan,
         fast: &[FastWindow],
         s: &mut PointScratch,
         c: &mut ColumnScratch,
     ) -> Vec<GameHit> {
-        self.by_points_with(words, keep, vars, pattern, plan, fast, s, c)
+        self.by_points_with(words, keep, vars, plan, fast, s, c)
     }
 
     /// The body of [`MemoryIndex::by_points`], inlined into each instruction-set version.
@@ -577,7 +578,6 @@ impl MemoryIndex {
         words: std::ops::Range<usize>,
         keep: &[u64],
         vars: &[Variant],
-        pattern: &Pattern,
         plan: &Plan,
         fast: &[FastWindow],
         s: &mut PointScratch,
@@ -863,12 +863,10 @@ impl MemoryIndex {
         let mut out: Vec<GameHit> = Vec::with_capacity(c.sorted.len());
         for &(key, next) in &c.sorted {
             let (i, t, vi, w) = unpack_found(key);
-            let win = &plan.windows[w];
             let v = &vars[vi];
             let cont = (next != u32::MAX).then(|| {
                 let color = if next & 3 == 1 { Color::Black } else { Color::White };
-                let p = fast[w].area[next_parts(next).1] as usize;
-                (color, self.relative(v, win, p, pattern), v.swapped)
+                (color, fast[w].relative[vi][next_parts(next).1], v.swapped)
             });
             out.push((i, t as u32, cont));
         }
@@ -1047,17 +1045,7 @@ impl MemoryIndex {
 
     /// Point `p` of window `win` (orientation `v`) in the pattern's own coordinates.
     fn relative(&self, v: &Variant, win: &Window, p: usize, pattern: &Pattern) -> (u8, u8) {
-        let n = self.n;
-        let nn = n as usize;
-        let (x, y) = (p % nn, p / nn);
-        let (tx, ty) = (win.x as usize, win.y as usize);
-        // Back to the query's orientation: undo the symmetry, then take the offset from the
-        // rectangle's top-left there.
-        let q = apply_inverse(v.sym, n, (x as u8, y as u8));
-        let a = apply_inverse(v.sym, n, (tx as u8, ty as u8));
-        let b = apply_inverse(v.sym, n, ((tx + v.w as usize - 1) as u8, (ty + v.h as usize - 1) as u8));
-        let (ox, oy) = (a.0.min(b.0), a.1.min(b.1));
-        let rel = (q.0 - ox, q.1 - oy);
+        let rel = relative(self.n, v, win, p);
         debug_assert!(rel.0 < pattern.width && rel.1 < pattern.height);
         rel
     }
@@ -1096,6 +1084,21 @@ pub(crate) type GameHit = (usize, u32, Continued);
 
 /// A change of a point in a game's history: `point << 22 | time << 2 | value`, so that sorting
 /// orders by point, then time.
+/// Point `p` of window `win` (orientation `v`) on a board of side `n`, in the pattern's own
+/// coordinates.
+fn relative(n: u8, v: &Variant, win: &Window, p: usize) -> (u8, u8) {
+    let nn = n as usize;
+    let (x, y) = (p % nn, p / nn);
+    let (tx, ty) = (win.x as usize, win.y as usize);
+    // Back to the query's orientation: undo the symmetry, then take the offset from the
+    // rectangle's top-left there.
+    let q = apply_inverse(v.sym, n, (x as u8, y as u8));
+    let a = apply_inverse(v.sym, n, (tx as u8, ty as u8));
+    let b = apply_inverse(v.sym, n, ((tx + v.w as usize - 1) as u8, (ty + v.h as usize - 1) as u8));
+    let (ox, oy) = (a.0.min(b.0), a.1.min(b.1));
+    (q.0 - ox, q.1 - oy)
+}
+
 fn history_entry(p: usize, time: u16, value: u8) -> u32 {
     (p as u32) << 22 | (time as u32) << 2 | value as u32
 }
@@ -1190,6 +1193,9 @@ struct FastWindow {
     /// The checks (indices) whose points and empty points are the same, differing only in
     /// their stones' colours (a pattern and its colour-swapped twin): at most 16 each.
     groups: Vec<Vec<usize>>,
+    /// Per orientation (index in the variant list; empty for those not allowed here), each
+    /// point of `area` in the pattern's own coordinates.
+    relative: Vec<Vec<(u8, u8)>>,
 }
 
 impl Plan {
@@ -1294,7 +1300,7 @@ impl Plan {
                         })
                         .collect();
                     let h = vars[win.variants.trailing_zeros() as usize].h as usize;
-                    let area = (0..h)
+                    let area: Vec<u16> = (0..h)
                         .flat_map(|dy| {
                             (0..win.w as usize).map(move |dx| ((win.y as usize + dy) * nn + win.x as usize + dx) as u16)
                         })
@@ -1311,7 +1317,14 @@ impl Plan {
                     for &p in &area {
                         mask[p as usize / 64] |= 1u64 << (p % 64);
                     }
-                    FastWindow { checks, area, mask, groups }
+                    let relative = (0..vars.len())
+                        .map(|vi| {
+                            let allowed = win.variants & 1 << vi != 0;
+                            let v = &vars[vi];
+                            area.iter().filter(|_| allowed).map(|&p| relative(n, v, win, p as usize)).collect()
+                        })
+                        .collect();
+                    FastWindow { checks, area, mask, groups, relative }
                 })
                 .collect()
         });
