@@ -589,6 +589,7 @@ def main():
         log(f"{i + 1}/{len(queries)} {q['kind']}: kombilo {len(kfound)} games {kt * 1000:.1f} ms, "
             f"tabula {len(tfound)} games {tt * 1000:.1f} ms{'' if kfound == tfound else '  DIFFERENT'}")
 
+    pool.shutdown(wait=True)
     print("| kind | queries | equal results | games found (tabula) | Kombilo median | tabula median | "
           "speed-up (median of ratios) |")
     print("|---|---|---|---|---|---|---|")
