@@ -229,19 +229,32 @@ impl Variant {
     /// stone of that colour? `ever` holds `2 * n` rows: row `y` of black's points, then of
     /// white's, with bit `x` set when that colour ever stood on (x, y).
     pub(crate) fn could_fit(&self, ever: &[u32], n: usize) -> bool {
-        self.allowed_rows.iter().any(|&(ty, allowed)| {
-            let ty = ty as usize;
-            let mut m = allowed;
-            for (c, stones) in self.by_value[1..].iter().enumerate() {
-                for &(dx, dy) in stones {
-                    if m == 0 {
-                        return false;
-                    }
-                    m &= ever[c * n + ty + dy as usize] >> dx;
-                }
+        self.allowed_rows.iter().any(|&(ty, allowed)| self.fit_row(ever, n, ty, allowed) != 0)
+    }
+
+    /// Calls `f(ty, columns)` for each board row `ty` with allowed placements where the stones
+    /// could fit as in [`Variant::could_fit`], `columns` holding those placements' `tx` as bits.
+    pub(crate) fn fits(&self, ever: &[u32], n: usize, mut f: impl FnMut(u8, u32)) {
+        for &(ty, allowed) in &self.allowed_rows {
+            let m = self.fit_row(ever, n, ty, allowed);
+            if m != 0 {
+                f(ty, m);
             }
-            m != 0
-        })
+        }
+    }
+
+    fn fit_row(&self, ever: &[u32], n: usize, ty: u8, allowed: u32) -> u32 {
+        let ty = ty as usize;
+        let mut m = allowed;
+        for (c, stones) in self.by_value[1..].iter().enumerate() {
+            for &(dx, dy) in stones {
+                if m == 0 {
+                    return 0;
+                }
+                m &= ever[c * n + ty + dy as usize] >> dx;
+            }
+        }
+        m
     }
 }
 

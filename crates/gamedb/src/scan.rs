@@ -439,8 +439,20 @@ impl MemoryIndex {
         let mut out = Vec::new();
         for &i in chunk {
             let ever = &self.ever[i * 2 * nn..(i + 1) * 2 * nn];
-            let live =
-                vars.iter().enumerate().filter(|(_, v)| v.could_fit(ever, nn)).fold(0u16, |m, (vi, _)| m | 1 << vi);
+            let mut live = 0u16;
+            if plan.filter_windows {
+                // The windows where some orientation could fit: only those are followed.
+                s.live_rows.iter_mut().for_each(|r| *r = 0);
+                for (vi, v) in vars.iter().enumerate() {
+                    let rows = &mut s.live_rows[plan.shape_of[vi] as usize * nn..];
+                    v.fits(ever, nn, |ty, columns| {
+                        live |= 1 << vi;
+                        rows[ty as usize] |= columns;
+                    });
+                }
+            } else {
+                live = vars.iter().enumerate().filter(|(_, v)| v.could_fit(ever, nn)).fold(0, |m, (vi, _)| m | 1 << vi);
+            }
             if live == 0 {
                 continue;
             }
@@ -473,6 +485,7 @@ impl MemoryIndex {
             plan.empty_hit.filter(|&(vi, _)| live & 1 << vi != 0)
         } else {
             (0..plan.windows.len())
+                .filter(|&w| s.live(plan, w))
                 .filter_map(|w| {
                     let m = s.state.matching(plan, w) & live;
                     (m != 0).then(|| (m.trailing_zeros() as usize, w))
@@ -1155,12 +1168,25 @@ struct Window {
     variants: u16,
 }
 
+/// See [`Plan`]'s `filter_windows`.
+const FILTER_STONES: usize = 5;
+
+/// A window covering a point: the window, the point's cell in it, and where the window's
+/// liveness is kept (see [`Scratch`]'s `live_rows`).
+#[derive(Clone, Copy)]
+struct Cover {
+    w: u32,
+    cell: u8,
+    x: u8,
+    row: u16,
+}
+
 /// Per-query tables shared by all games.
 struct Plan {
     windows: Vec<Window>,
     /// Per point, its covering windows and its cell index in each: `cover[start[p]..start[p+1]]`.
     cover_start: Vec<u32>,
-    cover: Vec<(u32, u8)>,
+    cover: Vec<Cover>,
     /// Table matching (at most [`TABLE_CELLS`] cells): per base-3 code of a window's cells, the
     /// orientations that match it.
     table: Option<Vec<u16>>,
@@ -1175,6 +1201,14 @@ struct Plan {
     need: Vec<u16>,
     /// The hit of a game without set-up stones at move 0: (orientation, window).
     empty_hit: Option<(usize, usize)>,
+    /// Per orientation, the index of its window shape (width and height); per window, its
+    /// shape's index times `n` plus its top row (see [`Scratch`]'s `live_rows`).
+    shape_of: Vec<u32>,
+    window_row: Vec<u32>,
+    /// Whether games follow only the windows where the stones could fit (patterns of at least
+    /// [`FILTER_STONES`] stones). With fewer, most windows stay in, and the test of each
+    /// window, taken at random, costs more in mispredicted branches than it saves.
+    filter_windows: bool,
     /// For a pattern with few windows (a corner, a fixed place), per window: what the search
     /// by first occupation needs.
     fast: Option<Vec<FastWindow>>,
@@ -1205,6 +1239,18 @@ impl Plan {
         let nn = n as usize;
         let mut windows: Vec<Window> = Vec::new();
         let mut by_place: HashMap<(u8, u8, u8, u8), usize> = HashMap::new();
+        let mut shapes: Vec<(u8, u8)> = Vec::new();
+        let shape_of: Vec<u32> = vars
+            .iter()
+            .map(|v| match shapes.iter().position(|&s| s == (v.w, v.h)) {
+                Some(k) => k as u32,
+                None => {
+                    shapes.push((v.w, v.h));
+                    shapes.len() as u32 - 1
+                }
+            })
+            .collect();
+        let mut window_row: Vec<u32> = Vec::new();
         for (vi, v) in vars.iter().enumerate() {
             for ty in 0..=(nn - v.h as usize) {
                 for tx in 0..=(nn - v.w as usize) {
@@ -1214,6 +1260,7 @@ impl Plan {
                     let key = (tx as u8, ty as u8, v.w, v.h);
                     let w = *by_place.entry(key).or_insert_with(|| {
                         windows.push(Window { x: tx as u8, y: ty as u8, w: v.w, variants: 0 });
+                        window_row.push(shape_of[vi] * nn as u32 + ty as u32);
                         windows.len() - 1
                     });
                     windows[w].variants |= 1 << vi;
@@ -1223,13 +1270,18 @@ impl Plan {
         // The search by first occupation needs none of the event scan's tables.
         let by_events = windows.len() > FAST_WINDOWS;
         // A row for every point an event can name, the pass marker included (always empty).
-        let mut rows: Vec<Vec<(u32, u8)>> = vec![Vec::new(); if by_events { NO_POINT as usize + 1 } else { 0 }];
+        let mut rows: Vec<Vec<Cover>> = vec![Vec::new(); if by_events { NO_POINT as usize + 1 } else { 0 }];
         for (wi, win) in windows.iter().enumerate().filter(|_| by_events) {
             let h = vars[win.variants.trailing_zeros() as usize].h;
             for dy in 0..h as usize {
                 for dx in 0..win.w as usize {
                     let p = (win.y as usize + dy) * nn + win.x as usize + dx;
-                    rows[p].push((wi as u32, (dy * win.w as usize + dx) as u8));
+                    rows[p].push(Cover {
+                        w: wi as u32,
+                        cell: (dy * win.w as usize + dx) as u8,
+                        x: win.x,
+                        row: window_row[wi] as u16,
+                    });
                 }
             }
         }
@@ -1339,6 +1391,11 @@ impl Plan {
             cells,
             need,
             empty_hit: None,
+            shape_of,
+            window_row,
+            filter_windows: vars
+                .iter()
+                .all(|v| v.cells.iter().filter(|c| matches!(c.want(), Some(1 | 2))).count() >= FILTER_STONES),
             fast,
         };
         // On the empty board every code is 0 and every count is that of the empty-wanting
@@ -1524,6 +1581,10 @@ impl WindowState for CountState {
 /// What one worker reuses from game to game.
 struct Scratch<S> {
     state: S,
+    /// The windows followed in the current game: per window shape and row of top-left
+    /// corners (`shape * n + y`), the columns `x` (bits) where an orientation's stones could
+    /// fit by the game's "ever" rows. The other windows' states are left stale and never read.
+    live_rows: Vec<u32>,
     /// The board's values (0 empty, 1 black, 2 white).
     v: Vec<u8>,
     /// Windows touched by the current move, with the orientations matching before it.
@@ -1653,13 +1714,26 @@ impl PointScratch {
 impl<S: WindowState> Scratch<S> {
     fn new(plan: &Plan, state: S) -> Scratch<S> {
         let points = plan.cover_start.len() - 1;
-        Scratch { state, v: vec![0; points], touched: Vec::new(), mark: vec![0; plan.windows.len()], epoch: 0 }
+        Scratch {
+            state,
+            live_rows: vec![0; plan.window_row.iter().max().map_or(0, |&r| r as usize + 1)],
+            v: vec![0; points],
+            touched: Vec::new(),
+            mark: vec![0; plan.windows.len()],
+            epoch: 0,
+        }
     }
 
     fn reset(&mut self, plan: &Plan) {
         self.state.reset(plan);
         self.v.iter_mut().for_each(|v| *v = 0);
         self.touched.clear();
+    }
+
+    /// Whether window `w` is followed in the current game.
+    #[inline]
+    fn live(&self, plan: &Plan, w: usize) -> bool {
+        !plan.filter_windows || self.live_rows[plan.window_row[w] as usize] >> plan.windows[w].x & 1 != 0
     }
 
     #[inline]
@@ -1676,8 +1750,11 @@ impl<S: WindowState> Scratch<S> {
             return;
         }
         self.v[p] = b;
-        for &(w, cell) in &plan.cover[lo..hi] {
+        for &Cover { w, cell, x, row } in &plan.cover[lo..hi] {
             let wi = w as usize;
+            if plan.filter_windows && self.live_rows[row as usize] >> x & 1 == 0 {
+                continue;
+            }
             if self.mark[wi] != self.epoch {
                 self.mark[wi] = self.epoch;
                 let before = self.state.save(plan, wi);

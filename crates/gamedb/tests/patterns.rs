@@ -133,6 +133,8 @@ fn pattern_search_matches_brute_force() {
         query(".........\n.........\n....X....\n.........", Anchor::Side, false),
         // Not square: two shapes of window, along the rows and along the columns.
         query("X.X", Anchor::Anywhere, true),
+        // Five stones or more: each game follows only the windows where they could all fit.
+        query("XXO\n.XO", Anchor::Anywhere, true),
     ];
     let memory = db.memory_index(19).expect("load");
     assert_eq!(memory.len(), games.len());
@@ -165,7 +167,9 @@ fn pattern_search_matches_brute_force() {
         tabula_gamedb::set_portable_search(false);
         assert_eq!((&portable.hits, &portable.continuations), (&found.hits, &found.continuations), "{q:?}");
     }
-    assert!(nonempty >= 9, "the queries should find something in {} games", games.len());
+    assert!(nonempty >= 10, "the queries should find something in {} games", games.len());
+    let five = queries.last().expect("queries");
+    assert!(!brute_force(&games, five).is_empty(), "the five-stone pattern should be found: {five:?}");
 
     // Swapping colours can only add hits; a metadata filter restricts them.
     let plain = db.search_pattern(&queries[1], &Filter::default()).unwrap();
