@@ -382,9 +382,20 @@ impl MemoryIndex {
             );
             let mut keep_bits = vec![0u64; self.words];
             let mut kept = 0;
-            for i in (0..self.len()).filter(|&i| keep.is_none_or(|k| k[i])) {
-                keep_bits[i / 64] |= 1 << (i % 64);
-                kept += 1;
+            match keep {
+                None => {
+                    keep_bits.iter_mut().for_each(|w| *w = !0);
+                    if !self.len().is_multiple_of(64) {
+                        keep_bits[self.words - 1] = (1 << (self.len() % 64)) - 1;
+                    }
+                    kept = self.len() as u32;
+                }
+                Some(keep) => {
+                    for i in (0..self.len()).filter(|&i| keep[i]) {
+                        keep_bits[i / 64] |= 1 << (i % 64);
+                        kept += 1;
+                    }
+                }
             }
             let chunks: Vec<usize> = (0..self.words).step_by(POINT_CHUNK_WORDS).collect();
             let per_game = chunks
@@ -393,7 +404,7 @@ impl MemoryIndex {
                     || (PointScratch::default(), ColumnScratch::default()),
                     |(s, c), &w0| {
                         let words = w0..(w0 + POINT_CHUNK_WORDS).min(self.words);
-                        self.by_points(words, &keep_bits, vars, &plan, fast, s, c)
+                        self.by_points(words, &keep_bits, vars, fast, s, c)
                     },
                 )
                 .flatten_iter()
@@ -551,7 +562,6 @@ impl MemoryIndex {
         words: std::ops::Range<usize>,
         keep: &[u64],
         vars: &[Variant],
-        plan: &Plan,
         fast: &[FastWindow],
         s: &mut PointScratch,
         c: &mut ColumnScratch,
@@ -560,9 +570,9 @@ impl MemoryIndex {
         if std::arch::is_x86_feature_detected!("avx2") && !PORTABLE.load(std::sync::atomic::Ordering::Relaxed) {
             // SAFETY: the only precondition of calling a function compiled with AVX2 enabled is
             // that the CPU has AVX2, checked just above.
-            return unsafe { self.by_points_avx2(words, keep, vars, plan, fast, s, c) };
+            return unsafe { self.by_points_avx2(words, keep, vars, fast, s, c) };
         }
-        self.by_points_with(words, keep, vars, plan, fast, s, c)
+        self.by_points_with(words, keep, vars, fast, s, c)
     }
 
     /// [`MemoryIndex::by_points`] compiled for AVX2 (twice the lanes per instruction of the
@@ -575,12 +585,11 @@ impl MemoryIndex {
         words: std::ops::Range<usize>,
         keep: &[u64],
         vars: &[Variant],
-        plan: &Plan,
         fast: &[FastWindow],
         s: &mut PointScratch,
         c: &mut ColumnScratch,
     ) -> Vec<GameHit> {
-        self.by_points_with(words, keep, vars, plan, fast, s, c)
+        self.by_points_with(words, keep, vars, fast, s, c)
     }
 
     /// The body of [`MemoryIndex::by_points`], inlined into each instruction-set version.
@@ -591,7 +600,6 @@ impl MemoryIndex {
         words: std::ops::Range<usize>,
         keep: &[u64],
         vars: &[Variant],
-        plan: &Plan,
         fast: &[FastWindow],
         s: &mut PointScratch,
         c: &mut ColumnScratch,
@@ -610,7 +618,7 @@ impl MemoryIndex {
             first[at..at + 64].try_into().expect("64 lanes")
         };
         for (w, f) in fast.iter().enumerate() {
-            for group in &f.groups {
+            for (gi, group) in f.groups.iter().enumerate() {
                 // The orientations of a group differ only in their stones' colours: the columns
                 // are read once for all of them.
                 let (_, cells) = &f.checks[group[0]];
@@ -655,16 +663,7 @@ impl MemoryIndex {
                 };
                 // The empty points with their index in the window's area (in the order of
                 // `empties`), and the points neither stones nor empty (don't care).
-                let win = &plan.windows[w];
-                let nn = self.n as usize;
-                let area_index =
-                    |p: u16| (p as usize / nn - win.y as usize) * win.w as usize + p as usize % nn - win.x as usize;
-                let mut rest = std::mem::take(&mut c.rest);
-                rest.clear();
-                rest.extend(empties.iter().map(|&(p, _)| (area_index(p), p)));
-                rest.extend(
-                    f.area.iter().enumerate().filter(|(_, p)| !cells.iter().any(|c| c.0 == **p)).map(|(a, &p)| (a, p)),
-                );
+                let rest = &f.rest[gi];
                 let (empty_at, dont_care) = rest.split_at(empties.len());
                 let lane = |j: usize| {
                     let (vi, stones) = check(j);
@@ -811,7 +810,7 @@ impl MemoryIndex {
                     // point never taken reads as time 0x1FFF, past every move).
                     let mut next_t = [i16::MAX; 64];
                     let mut next_a = [0i16; 64];
-                    for &(a, p) in rest.iter() {
+                    for &(a, p) in rest {
                         let col = column(p, wi);
                         for k in 0..64 {
                             let t = ((col[k] & !AGAIN) >> 2) as i16;
@@ -844,7 +843,6 @@ impl MemoryIndex {
                         }
                     }
                 }
-                c.rest = rest;
                 self.drain_exact(f, s);
             }
         }
@@ -1230,6 +1228,9 @@ struct FastWindow {
     /// Per orientation (index in the variant list; empty for those not allowed here), each
     /// point of `area` in the pattern's own coordinates.
     relative: Vec<Vec<(u8, u8)>>,
+    /// Per group, its empty points (in the order of its checks) and then the points it does
+    /// not care about, with their index in `area`.
+    rest: Vec<Vec<(usize, u16)>>,
 }
 
 impl Plan {
@@ -1365,6 +1366,16 @@ impl Plan {
                             None => groups.push(vec![c]),
                         }
                     }
+                    let rest = groups
+                        .iter()
+                        .map(|g| {
+                            let cells = &checks[g[0]].1;
+                            let index = |p: u16| area.iter().position(|&q| q == p).expect("a point of the window");
+                            let empties = cells.iter().filter(|c| c.1 == 0).map(|&(p, _)| (index(p), p));
+                            let others = area.iter().enumerate().filter(|(_, p)| !cells.iter().any(|c| c.0 == **p));
+                            empties.chain(others.map(|(a, &p)| (a, p))).collect()
+                        })
+                        .collect();
                     let mut mask = vec![0u64; (nn * nn).div_ceil(64)];
                     for &p in &area {
                         mask[p as usize / 64] |= 1u64 << (p % 64);
@@ -1376,7 +1387,7 @@ impl Plan {
                             area.iter().filter(|_| allowed).map(|&p| relative(n, v, win, p as usize)).collect()
                         })
                         .collect();
-                    FastWindow { checks, area, mask, groups, relative }
+                    FastWindow { checks, area, mask, groups, relative, rest }
                 })
                 .collect()
         });
@@ -1645,8 +1656,6 @@ struct ColumnScratch {
     dense: Vec<usize>,
     /// Per word: the first stone on any empty point, captured later or not.
     hf: Vec<[i16; 64]>,
-    /// The empty points, then the don't-care points, with their index in the window's area.
-    rest: Vec<(usize, u16)>,
     /// Hits per game, then their ends, and the hits in game order.
     counts: Vec<u32>,
     sorted: Vec<(u64, u32)>,
