@@ -678,13 +678,19 @@ impl MemoryIndex {
                         continue;
                     }
                     let base = (words.start + wi) * 64;
-                    for k in Ones(union) {
+                    'games: for k in Ones(union) {
                         let i = base + k;
-                        let lo = stones
-                            .iter()
-                            .map(|&(p, _)| (first[p as usize * stride + i] & !AGAIN) >> 2)
-                            .max()
-                            .unwrap_or(0);
+                        // The most-taken empty point first: a stone placed after it was taken
+                        // ends the game's check before the other stones are read.
+                        let taken = empties.first().map_or(u16::MAX, |&(p, _)| first[p as usize * stride + i] >> 2);
+                        let mut lo = 0;
+                        for &(p, _) in stones {
+                            let t = (first[p as usize * stride + i] & !AGAIN) >> 2;
+                            if t >= taken {
+                                continue 'games;
+                            }
+                            lo = lo.max(t);
+                        }
                         for j in lanes(c, wi, k) {
                             let again = c.again[wi] >> k & 1 != 0;
                             self.lane(i, lo, (u16::MAX, u16::MAX), (&[], empty_at), again, &lane(j), s);
