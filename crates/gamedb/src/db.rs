@@ -17,7 +17,6 @@ use crate::Error;
 use crate::hash::{SymHasher, Xform, apply, apply_inverse};
 use crate::record::{Mirror, StoredMove, go_color, unpack_moves};
 
-/// Per next move (colour index, point): games, Black wins, White wins.
 /// Next moves counted by colour and point: how often, and how often Black, and White, went on
 /// to win. A flat table (points below 32 on each axis, and the pass) rather than a map: a
 /// search can count a hundred thousand moves.
