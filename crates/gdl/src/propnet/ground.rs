@@ -18,7 +18,6 @@ use super::PropnetError;
 pub(crate) struct Rel {
     pub(crate) list: Vec<Box<[Gid]>>,
     set: HashMap<Box<[Gid]>, u32>,
-    index: HashMap<(u32, Gid), Vec<u32>>,
 }
 
 impl Rel {
@@ -27,9 +26,6 @@ impl Rel {
             return false;
         }
         let id = self.list.len() as u32;
-        for (k, g) in f.iter().enumerate() {
-            self.index.entry((k as u32, *g)).or_default().push(id);
-        }
         self.set.insert(f.clone(), id);
         self.list.push(f);
         true
@@ -38,6 +34,93 @@ impl Rel {
     /// The number of a fact, if present.
     pub(crate) fn find(&self, f: &[Gid]) -> Option<u32> {
         self.set.get(f).copied()
+    }
+}
+
+/// Indexes of the relations on every combination of argument leaves a join has looked
+/// up so far, built on first use and extended as the relations grow.
+///
+/// An index is named by a signature: the relation, then for each indexed leaf its
+/// top-level argument, its depth and, per level, the function, its arity and the child
+/// taken. A fact whose term does not have that shape is left out (it cannot unify with
+/// the literal), so `(does ?r (move ?p 1 2 ?x ?y))` is looked up by the role-independent
+/// leaves `1` and `2`, and `(true (cell ?x ?y b))` by `b`.
+#[derive(Default)]
+struct Indexes {
+    /// Signature → (facts indexed so far, key → bucket).
+    maps: HashMap<Box<[u32]>, (usize, HashMap<Box<[Gid]>, u32>)>,
+    /// The facts of each key, in increasing fact number.
+    buckets: Vec<Vec<u32>>,
+}
+
+/// The leaves of fact `f` named by signature `sig` (without its relation), if it has
+/// that shape.
+fn leaves_of(ground: &Ground, sig: &[u32], f: &[Gid], out: &mut Vec<Gid>) -> bool {
+    out.clear();
+    let mut i = 0;
+    while i < sig.len() {
+        let (top, depth) = (sig[i] as usize, sig[i + 1] as usize);
+        i += 2;
+        let Some(mut g) = f.get(top).copied() else { return false };
+        for _ in 0..depth {
+            let (fun, arity, child) = (sig[i], sig[i + 1] as usize, sig[i + 2] as usize);
+            i += 3;
+            let (gf, gargs) = ground.parts(g);
+            if gf.0 != fun || gargs.len() != arity {
+                return false;
+            }
+            g = gargs[child];
+        }
+        out.push(g);
+    }
+    true
+}
+
+impl Indexes {
+    /// The bucket of the facts of `rel` whose leaves named by `sig` are `key`.
+    fn bucket(&mut self, ground: &Ground, rel: &Rel, sig: &[u32], key: &[Gid]) -> Option<u32> {
+        let Indexes { maps, buckets } = self;
+        if !maps.contains_key(sig) {
+            maps.insert(sig.into(), (0, HashMap::new()));
+        }
+        let (upto, map) = maps.get_mut(sig).expect("inserted");
+        if *upto < rel.list.len() {
+            let mut k = Vec::new();
+            for id in *upto..rel.list.len() {
+                if !leaves_of(ground, &sig[1..], &rel.list[id], &mut k) {
+                    continue;
+                }
+                let b = match map.get(&k[..]) {
+                    Some(b) => *b,
+                    None => {
+                        let b = buckets.len() as u32;
+                        buckets.push(Vec::new());
+                        map.insert(k.clone().into_boxed_slice(), b);
+                        b
+                    }
+                };
+                buckets[b as usize].push(id as u32);
+            }
+            *upto = rel.list.len();
+        }
+        map.get(key).copied()
+    }
+}
+
+/// The candidate facts of a positive literal.
+#[derive(Copy, Clone)]
+enum Cands {
+    /// Facts `lo..hi` of the relation.
+    Range(u32, u32),
+    /// Entries `lo..hi` of a bucket.
+    Bucket(u32, u32, u32),
+}
+
+impl Cands {
+    fn len(self) -> u32 {
+        match self {
+            Cands::Range(lo, hi) | Cands::Bucket(_, lo, hi) => hi - lo,
+        }
     }
 }
 
@@ -83,6 +166,7 @@ struct Solver<'a> {
     symbols: &'a Symbols,
     ground: &'a mut Ground,
     rels: &'a HashMap<crate::syntax::Sym, Rel>,
+    idx: &'a mut Indexes,
     body: &'a [Literal],
     b: Vec<Option<Gid>>,
     trail: Vec<u32>,
@@ -151,42 +235,92 @@ impl Solver<'_> {
         }
     }
 
-    /// The next literal to solve: a ready test, else the delta literal, else the positive
-    /// literal with most bound arguments.
-    fn pick(&self) -> Option<usize> {
+    /// The candidates of positive literal `i` (atom `a`) under the current bindings: the
+    /// facts matching every bound argument (through the index on exactly those positions),
+    /// within the delta range if `i` is the delta literal.
+    fn cands(&mut self, i: usize, a: &Atom) -> Cands {
+        let rels = self.rels;
+        let Some(rel) = rels.get(&a.rel) else { return Cands::Range(0, 0) };
+        let (lo, hi) = match self.delta {
+            Some((d, lo, hi)) if d == i => (lo, hi),
+            _ => (0, rel.list.len() as u32),
+        };
+        let mut sig = vec![a.rel.0];
+        let mut key = Vec::new();
+        let mut path = Vec::new();
+        for (k, t) in a.args.iter().enumerate() {
+            self.bound_leaves(t, k as u32, &mut path, &mut sig, &mut key);
+        }
+        if key.is_empty() {
+            return Cands::Range(lo, hi);
+        }
+        match self.idx.bucket(self.ground, rel, &sig, &key) {
+            None => Cands::Range(0, 0),
+            Some(b) => {
+                let v = &self.idx.buckets[b as usize];
+                let s = v.partition_point(|&c| c < lo) as u32;
+                let e = v.partition_point(|&c| c < hi) as u32;
+                Cands::Bucket(b, s, e)
+            }
+        }
+    }
+
+    /// Appends the bound leaves of `t` (top-level argument `top`, reached by `path`) to
+    /// the signature and their values to the key.
+    fn bound_leaves(&mut self, t: &Term, top: u32, path: &mut Vec<u32>, sig: &mut Vec<u32>, key: &mut Vec<Gid>) {
+        let g = match t {
+            Term::Var(v) => self.b[*v as usize],
+            Term::Const(c) => Some(self.ground.constant(*c, self.symbols)),
+            Term::Fn(f, args) => {
+                for (c, a) in args.iter().enumerate() {
+                    path.extend([f.0, args.len() as u32, c as u32]);
+                    self.bound_leaves(a, top, path, sig, key);
+                    path.truncate(path.len() - 3);
+                }
+                return;
+            }
+        };
+        if let Some(g) = g {
+            sig.extend([top, (path.len() / 3) as u32]);
+            sig.extend_from_slice(path);
+            key.push(g);
+        }
+    }
+
+    /// The next literal to solve: a ready test, else the positive literal with the fewest
+    /// candidate facts (the delta literal restricted to its range).
+    fn pick(&mut self) -> Option<(usize, Option<Cands>)> {
         let body = self.body;
         for (i, l) in body.iter().enumerate() {
             if self.done[i] {
                 continue;
             }
             match l {
-                Literal::Distinct(x, y) if is_bound(x, &self.b) && is_bound(y, &self.b) => return Some(i),
-                Literal::Equal(x, y) if is_bound(x, &self.b) || is_bound(y, &self.b) => return Some(i),
+                Literal::Distinct(x, y) if is_bound(x, &self.b) && is_bound(y, &self.b) => return Some((i, None)),
+                Literal::Equal(x, y) if is_bound(x, &self.b) || is_bound(y, &self.b) => return Some((i, None)),
                 _ => {}
             }
         }
-        if let Some((i, _, _)) = self.delta
-            && !self.done[i]
-        {
-            return Some(i);
-        }
-        let mut best: Option<(usize, usize)> = None;
+        let mut best: Option<(usize, Cands)> = None;
         for (i, l) in body.iter().enumerate() {
             if self.done[i] {
                 continue;
             }
             if let Literal::Pos(a) = l {
-                let n = a.args.iter().filter(|t| is_bound(t, &self.b)).count();
-                if best.is_none_or(|(_, m)| n > m) {
-                    best = Some((i, n));
+                let c = self.cands(i, a);
+                if best.is_none_or(|(_, m)| c.len() < m.len()) {
+                    best = Some((i, c));
+                    if c.len() == 0 {
+                        break;
+                    }
                 }
             }
         }
-        best.map(|(i, _)| i)
+        best.map(|(i, c)| (i, Some(c)))
     }
 
     fn solve(&mut self, out: &mut dyn FnMut(&mut Solver<'_>)) {
-        let Some(i) = self.pick() else {
+        let Some((i, cands)) = self.pick() else {
             // Only unready tests (or negatives) remain; tests must be decidable.
             if self.body.iter().enumerate().all(|(i, l)| self.done[i] || matches!(l, Literal::Neg(_))) {
                 out(self);
@@ -196,7 +330,11 @@ impl Solver<'_> {
         self.done[i] = true;
         let body = self.body;
         match &body[i] {
-            Literal::Pos(a) => self.solve_pos(i, a, out),
+            Literal::Pos(a) => {
+                if let Some(c) = cands {
+                    self.solve_pos(i, a, c, out)
+                }
+            }
             Literal::Distinct(x, y) => {
                 if let (Some(gx), Some(gy)) = (self.inst(x), self.inst(y))
                     && gx != gy
@@ -219,43 +357,21 @@ impl Solver<'_> {
         self.done[i] = false;
     }
 
-    fn solve_pos(&mut self, i: usize, a: &Atom, out: &mut dyn FnMut(&mut Solver<'_>)) {
+    fn solve_pos(&mut self, i: usize, a: &Atom, cands: Cands, out: &mut dyn FnMut(&mut Solver<'_>)) {
         let rels = self.rels;
         let Some(rel) = rels.get(&a.rel) else { return };
-        let mut probe: Option<(u32, Gid)> = None;
-        for (k, t) in a.args.iter().enumerate() {
-            if is_bound(t, &self.b) {
-                if let Some(g) = self.inst(t) {
-                    probe = Some((k as u32, g));
-                }
-                break;
-            }
-        }
-        // The candidate facts are read in place (no copy of the index per join step).
-        match self.delta {
-            Some((d, lo, hi)) if d == i => {
+        // The candidate facts are read in place (no copy of the bucket per join step).
+        match cands {
+            Cands::Range(lo, hi) => {
                 for c in lo..hi {
                     if !self.try_fact(i, a, rel, c, out) {
                         return;
                     }
                 }
             }
-            _ => {
-                let cands: &[u32] = match probe {
-                    Some(key) => match rel.index.get(&key) {
-                        Some(v) => v,
-                        None => return,
-                    },
-                    None => {
-                        for c in 0..rel.list.len() as u32 {
-                            if !self.try_fact(i, a, rel, c, out) {
-                                return;
-                            }
-                        }
-                        return;
-                    }
-                };
-                for &c in cands {
+            Cands::Bucket(b, lo, hi) => {
+                for k in lo..hi {
+                    let c = self.idx.buckets[b as usize][k as usize];
                     if !self.try_fact(i, a, rel, c, out) {
                         return;
                     }
@@ -321,6 +437,7 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
     does.var_names.push("?y".into());
     program.push(does);
 
+    let mut idx = Indexes::default();
     let mut total = 0usize;
     let mut old: HashMap<crate::syntax::Sym, u32> = HashMap::new();
     let mut first = true;
@@ -348,6 +465,7 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
                     symbols: &symbols,
                     ground: &mut ground,
                     rels: &rels,
+                    idx: &mut idx,
                     body: &r.body,
                     b: vec![None; r.num_vars as usize],
                     trail: Vec::new(),
@@ -407,6 +525,7 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
             symbols: &symbols,
             ground: &mut ground,
             rels: &rels,
+            idx: &mut idx,
             body: &r.body,
             b: vec![None; r.num_vars as usize],
             trail: Vec::new(),
