@@ -48,10 +48,13 @@ impl Rel {
 #[derive(Default)]
 struct Indexes {
     /// Signature → (facts indexed so far, key → bucket).
-    maps: HashMap<Box<[u32]>, (usize, HashMap<Box<[Gid]>, u32>)>,
+    maps: HashMap<Box<[u32]>, (usize, KeyIndex)>,
     /// The facts of each key, in increasing fact number.
     buckets: Vec<Vec<u32>>,
 }
+
+/// Key (the leaf values) → bucket number.
+type KeyIndex = HashMap<Box<[Gid]>, u32>;
 
 /// The leaves of fact `f` named by signature `sig` (without its relation), if it has
 /// that shape.
