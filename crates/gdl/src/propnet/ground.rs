@@ -5,6 +5,12 @@
 //! `legal`. Every atom that holds in some reachable state (under some joint move) is in it.
 //! Then each rule is instantiated over those atoms (with `distinct` and `=` decided now);
 //! a negative literal whose atom is not in the approximation is always true and dropped.
+//! Both phases join a rule's body the same way: next comes the positive literal with the
+//! fewest candidate facts under the bindings so far, counted through indexes on every bound
+//! value of the literal (inside function terms too, as in `(does ?r (move ?p 1 2 ?x ?y))`),
+//! built on first use. Probing by one argument and joining the newest facts first had made
+//! checkers' frame rules take over 2,000 million join steps; they now take a fraction of a
+//! second.
 
 use std::collections::HashMap;
 
