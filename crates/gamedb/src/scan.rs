@@ -130,6 +130,10 @@ const AGAIN: u16 = 0x8000;
 /// The most moves of a game kept in a [`MemoryIndex`] (real records are far shorter).
 const MAX_MOVES: usize = (AGAIN >> 2) as usize - 2;
 
+/// The time of a point never taken, read from its entry without the [`AGAIN`] flag
+/// (`(NEVER & !AGAIN) >> 2`): past every move, so the earliest-stone searches skip it.
+const NO_TIME: u16 = NEVER >> 2 & !(AGAIN >> 2);
+
 /// Whether a first-occupation entry is that of a point emptied again.
 fn is_again(e: u16) -> bool {
     e != NEVER && e & AGAIN != 0
@@ -813,7 +817,7 @@ impl MemoryIndex {
                     }
                     // Per lane, the earliest stone in the window after the hit: its time, and
                     // its index in the area and colour as `a << 2 | colour`, in 16-bit lanes (a
-                    // point never taken reads as time 0x1FFF, past every move).
+                    // point never taken reads as [`NO_TIME`], past every move).
                     let mut next_t = [i16::MAX; 64];
                     let mut next_a = [0i16; 64];
                     for &(a, p) in rest {
@@ -828,7 +832,7 @@ impl MemoryIndex {
                         }
                     }
                     let next = |k: usize| {
-                        if next_t[k] >= (NEVER >> 2 & !(AGAIN >> 2)) as i16 {
+                        if next_t[k] >= NO_TIME as i16 {
                             u32::MAX
                         } else {
                             next_key(next_t[k] as u16, (next_a[k] >> 2) as usize, (next_a[k] & 3) as u8)
@@ -954,7 +958,6 @@ impl MemoryIndex {
         // The earliest stone in the window after `lo`. A hit's empty points were all first
         // taken after it (or the history decides), so the earliest of them is the first stone
         // on any: `hf`, at a point just read or one read before.
-        let never = NEVER >> 2 & !(AGAIN >> 2);
         let ha = ha.or_else(|| {
             read.iter().find_map(|&(a, p)| {
                 let e = at(p);
@@ -962,13 +965,13 @@ impl MemoryIndex {
             })
         });
         let mut next = match ha {
-            Some((a, colour)) if hf < never => next_key(hf, a, colour as u8),
+            Some((a, colour)) if hf < NO_TIME => next_key(hf, a, colour as u8),
             _ => u32::MAX,
         };
         for &(a, p) in l.dont_care {
             let e = at(p);
             let t = (e & !AGAIN) >> 2;
-            if t > lo && t < never {
+            if t > lo && t < NO_TIME {
                 next = next.min(next_key(t, a, (e & 3) as u8));
             }
         }
