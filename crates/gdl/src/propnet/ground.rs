@@ -15,15 +15,18 @@
 use std::collections::HashMap;
 
 use crate::interp::{Gid, Ground};
-use crate::syntax::{Atom, Description, Literal, Symbols, Term, kw};
+use crate::syntax::{Atom, Description, Literal, Rule, Sym, Symbols, Term, kw};
 
 use super::PropnetError;
+
+/// A hash map with a fast, fixed hash (the grounder's keys are short runs of term numbers).
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// The ground atoms of one relation, in derivation order.
 #[derive(Default, Debug)]
 pub(crate) struct Rel {
     pub(crate) list: Vec<Box<[Gid]>>,
-    set: HashMap<Box<[Gid]>, u32>,
+    set: Map<Box<[Gid]>, u32>,
 }
 
 impl Rel {
@@ -54,13 +57,13 @@ impl Rel {
 #[derive(Default)]
 struct Indexes {
     /// Signature → (facts indexed so far, key → bucket).
-    maps: HashMap<Box<[u32]>, (usize, KeyIndex)>,
+    maps: Map<Box<[u32]>, (usize, KeyIndex)>,
     /// The facts of each key, in increasing fact number.
     buckets: Vec<Vec<u32>>,
 }
 
 /// Key (the leaf values) → bucket number.
-type KeyIndex = HashMap<Box<[Gid]>, u32>;
+type KeyIndex = Map<Box<[Gid]>, u32>;
 
 /// The leaves of fact `f` named by signature `sig` (without its relation), if it has
 /// that shape.
@@ -89,10 +92,10 @@ impl Indexes {
     /// The bucket of the facts of `rel` whose leaves named by `sig` are `key`.
     fn bucket(&mut self, ground: &Ground, rel: &Rel, sig: &[u32], key: &[Gid]) -> Option<u32> {
         let Indexes { maps, buckets } = self;
-        if !maps.contains_key(sig) {
-            maps.insert(sig.into(), (0, HashMap::new()));
-        }
-        let (upto, map) = maps.get_mut(sig).expect("inserted");
+        let (upto, map) = match maps.get_mut(sig) {
+            Some(m) => m,
+            None => maps.entry(sig.into()).or_default(),
+        };
         if *upto < rel.list.len() {
             let mut k = Vec::new();
             for id in *upto..rel.list.len() {
@@ -174,7 +177,7 @@ impl Default for Limits {
 struct Solver<'a> {
     symbols: &'a Symbols,
     ground: &'a mut Ground,
-    rels: &'a HashMap<crate::syntax::Sym, Rel>,
+    rels: &'a HashMap<Sym, Rel>,
     idx: &'a mut Indexes,
     body: &'a [Literal],
     b: Vec<Option<Gid>>,
@@ -186,6 +189,10 @@ struct Solver<'a> {
     /// Join steps taken so far in the whole grounding, and the most allowed.
     steps: u64,
     max_steps: u64,
+    /// Scratch for the index signature and key of a literal (no allocation per lookup).
+    sig: Vec<u32>,
+    key: Vec<Gid>,
+    path: Vec<u32>,
 }
 
 fn is_bound(t: &Term, b: &[Option<Gid>]) -> bool {
@@ -196,7 +203,60 @@ fn is_bound(t: &Term, b: &[Option<Gid>]) -> bool {
     }
 }
 
-impl Solver<'_> {
+/// Binds the variables of `t` (recording them on `trail`) so that it equals `g`.
+fn unify(ground: &Ground, t: &Term, g: Gid, b: &mut [Option<Gid>], trail: &mut Vec<u32>) -> bool {
+    match t {
+        Term::Var(v) => match b[*v as usize] {
+            Some(x) => x == g,
+            None => {
+                b[*v as usize] = Some(g);
+                trail.push(*v);
+                true
+            }
+        },
+        Term::Const(s) => {
+            let (f, args) = ground.parts(g);
+            f == *s && args.is_empty()
+        }
+        Term::Fn(f, args) => {
+            let (gf, gargs) = ground.parts(g);
+            gf == *f
+                && gargs.len() == args.len()
+                && args.iter().zip(gargs).all(|(a, ga)| unify(ground, a, *ga, b, trail))
+        }
+    }
+}
+
+impl<'a> Solver<'a> {
+    fn new(
+        symbols: &'a Symbols,
+        ground: &'a mut Ground,
+        rels: &'a HashMap<Sym, Rel>,
+        idx: &'a mut Indexes,
+        rule: &'a Rule,
+        steps: u64,
+        max_steps: u64,
+    ) -> Solver<'a> {
+        let n = rule.body.len();
+        Solver {
+            symbols,
+            ground,
+            rels,
+            idx,
+            body: &rule.body,
+            b: vec![None; rule.num_vars as usize],
+            trail: Vec::new(),
+            done: vec![false; n],
+            chosen: vec![0; n],
+            delta: None,
+            steps,
+            max_steps,
+            sig: Vec::new(),
+            key: Vec::new(),
+            path: Vec::new(),
+        }
+    }
+
     fn inst(&mut self, t: &Term) -> Option<Gid> {
         match t {
             Term::Var(v) => self.b[*v as usize],
@@ -212,28 +272,7 @@ impl Solver<'_> {
     }
 
     fn unify(&mut self, t: &Term, g: Gid) -> bool {
-        match t {
-            Term::Var(v) => match self.b[*v as usize] {
-                Some(x) => x == g,
-                None => {
-                    self.b[*v as usize] = Some(g);
-                    self.trail.push(*v);
-                    true
-                }
-            },
-            Term::Const(s) => {
-                let (f, args) = self.ground.parts(g);
-                f == *s && args.is_empty()
-            }
-            Term::Fn(f, args) => {
-                let (gf, gargs) = self.ground.parts(g);
-                if gf != *f || gargs.len() != args.len() {
-                    return false;
-                }
-                let gargs: Vec<Gid> = gargs.to_vec();
-                args.iter().zip(gargs).all(|(a, ga)| self.unify(a, ga))
-            }
-        }
+        unify(self.ground, t, g, &mut self.b, &mut self.trail)
     }
 
     fn undo(&mut self, mark: usize) {
@@ -254,16 +293,19 @@ impl Solver<'_> {
             Some((d, lo, hi)) if d == i => (lo, hi),
             _ => (0, rel.list.len() as u32),
         };
-        let mut sig = vec![a.rel.0];
-        let mut key = Vec::new();
-        let mut path = Vec::new();
+        let (mut sig, mut key, mut path) =
+            (std::mem::take(&mut self.sig), std::mem::take(&mut self.key), std::mem::take(&mut self.path));
+        sig.clear();
+        key.clear();
+        path.clear();
+        sig.push(a.rel.0);
         for (k, t) in a.args.iter().enumerate() {
             self.bound_leaves(t, k as u32, &mut path, &mut sig, &mut key);
         }
-        if key.is_empty() {
-            return Cands::Range(lo, hi);
-        }
-        match self.idx.bucket(self.ground, rel, &sig, &key) {
+        let found = if key.is_empty() { None } else { Some(self.idx.bucket(self.ground, rel, &sig, &key)) };
+        (self.sig, self.key, self.path) = (sig, key, path);
+        let Some(found) = found else { return Cands::Range(lo, hi) };
+        match found {
             None => Cands::Range(0, 0),
             Some(b) => {
                 let v = &self.idx.buckets[b as usize];
@@ -410,8 +452,152 @@ impl Solver<'_> {
     }
 }
 
-fn too_many_steps(limits: Limits) -> PropnetError {
-    PropnetError::TooBig(format!("more than {} join steps", limits.max_steps))
+/// When the whole grounding has too many rules, each rule with more ground instances than
+/// this share of the limit is split (50,000 under the default limit).
+const SPLIT_SHARE: usize = 40;
+
+/// What instantiating a rule needs.
+struct Instantiate<'a> {
+    symbols: &'a Symbols,
+    ground: &'a mut Ground,
+    rels: &'a HashMap<Sym, Rel>,
+    idx: &'a mut Indexes,
+    offsets: &'a HashMap<Sym, u32>,
+    steps: &'a mut u64,
+    limits: Limits,
+}
+
+impl Instantiate<'_> {
+    /// Appends the ground instances of `r` to `out`, or nothing and false if there are more
+    /// than `cap`.
+    fn rule(&mut self, r: &Rule, cap: usize, out: &mut Vec<GroundRule>) -> Result<bool, PropnetError> {
+        let offsets = self.offsets;
+        let mut s = Solver::new(self.symbols, self.ground, self.rels, self.idx, r, *self.steps, self.limits.max_steps);
+        let before = out.len();
+        let mut too_many = false;
+        let mut emit = |s: &mut Solver<'_>| {
+            if too_many || out.len() - before >= cap {
+                too_many = true;
+                return;
+            }
+            let args: Option<Vec<Gid>> = r.head.args.iter().map(|t| s.inst(t)).collect();
+            let Some(args) = args else { return };
+            let Some(head) = s.rels.get(&r.head.rel).and_then(|rel| rel.find(&args)) else { return };
+            let head = offsets[&r.head.rel] + head;
+            let mut pos = Vec::new();
+            let mut neg = Vec::new();
+            for (i, l) in r.body.iter().enumerate() {
+                match l {
+                    Literal::Pos(a) => pos.push(offsets[&a.rel] + s.chosen[i]),
+                    Literal::Neg(a) => {
+                        let args: Option<Vec<Gid>> = a.args.iter().map(|t| s.inst(t)).collect();
+                        let Some(args) = args else { return };
+                        if let Some(k) = s.rels.get(&a.rel).and_then(|rel| rel.find(&args)) {
+                            neg.push(offsets[&a.rel] + k);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            out.push(GroundRule { head, pos, neg });
+        };
+        s.solve(&mut emit);
+        *self.steps = s.steps;
+        if *self.steps > self.limits.max_steps {
+            return Err(too_many_steps(self.limits, r, self.symbols));
+        }
+        if too_many {
+            out.truncate(before);
+        }
+        Ok(!too_many)
+    }
+}
+
+/// Splits a rule with too many ground instances in two, or `None` if it cannot be.
+///
+/// A variable `v` outside the head is picked, and the literals that mention it move into
+/// a new relation over just the variables they share with the rest of the rule; the rule
+/// then reads that relation instead. Knightazons' frame rule
+/// `(next (cell ?x ?y ?s)) :- (true (cell ?x ?y ?s)) (does ?p (play ?x1 ?y1 ?x2 ?y2 ?x3 ?y3))
+/// (distinctcell ?x ?y ?x1 ?y1)` has one instance per cell and move (two million); with
+/// `(aux ?x1 ?y1) :- (does ?p (play ?x1 ?y1 ?x2 ?y2 ?x3 ?y3))` it has one per cell and
+/// square moved from. The variable chosen is the one whose literals share the fewest
+/// variables with the rest. The literals moved must bind every variable of the tests and
+/// negations among them, and must not be the whole body (nothing would be gained).
+/// Returns the new relation's rule, then the rewritten rule.
+fn split(r: &Rule, symbols: &mut Symbols, fresh: &mut usize) -> Option<Vec<Rule>> {
+    let vars_of = |l: &Literal| {
+        let mut v = Vec::new();
+        l.vars(&mut v);
+        v
+    };
+    let lits: Vec<Vec<u32>> = r.body.iter().map(vars_of).collect();
+    let mut head_vars = Vec::new();
+    r.head.vars(&mut head_vars);
+    let mut all = Vec::new();
+    lits.iter().flatten().for_each(|v| {
+        if !all.contains(v) {
+            all.push(*v)
+        }
+    });
+    let mut best: Option<(usize, usize, Vec<usize>, Vec<u32>)> = None;
+    for &v in &all {
+        if head_vars.contains(&v) {
+            continue;
+        }
+        let group: Vec<usize> = (0..r.body.len()).filter(|&i| lits[i].contains(&v)).collect();
+        if group.len() == r.body.len() {
+            continue;
+        }
+        let bound: Vec<u32> =
+            group.iter().filter(|&&i| matches!(r.body[i], Literal::Pos(_))).flat_map(|&i| lits[i].clone()).collect();
+        if bound.is_empty() || group.iter().any(|&i| lits[i].iter().any(|w| !bound.contains(w))) {
+            continue;
+        }
+        let mut group_vars: Vec<u32> = group.iter().flat_map(|&i| lits[i].clone()).collect();
+        group_vars.sort_unstable();
+        group_vars.dedup();
+        let interface: Vec<u32> = group_vars
+            .iter()
+            .copied()
+            .filter(|w| head_vars.contains(w) || (0..r.body.len()).any(|i| !group.contains(&i) && lits[i].contains(w)))
+            .collect();
+        if group.len() == 1 && interface.len() == group_vars.len() {
+            continue;
+        }
+        let key = (interface.len(), group_vars.len());
+        if best.as_ref().is_none_or(|b| key < (b.0, b.1)) {
+            best = Some((key.0, key.1, group, interface));
+        }
+    }
+    let (_, _, group, interface) = best?;
+    let name = loop {
+        *fresh += 1;
+        let name = format!("{}#part{}", symbols.name(r.head.rel), fresh);
+        if symbols.get(&name).is_none() {
+            break name;
+        }
+    };
+    let aux = Atom { rel: symbols.intern(&name), args: interface.iter().map(|&v| Term::Var(v)).collect() };
+    let part = Rule {
+        head: aux.clone(),
+        body: group.iter().map(|&i| r.body[i].clone()).collect(),
+        num_vars: r.num_vars,
+        var_names: r.var_names.clone(),
+        pos: r.pos,
+    };
+    let mut body: Vec<Literal> = (0..r.body.len()).filter(|i| !group.contains(i)).map(|i| r.body[i].clone()).collect();
+    body.insert(0, Literal::Pos(aux));
+    Some(vec![part, Rule { body, ..r.clone() }])
+}
+
+fn too_many_steps(limits: Limits, r: &crate::syntax::Rule, symbols: &Symbols) -> PropnetError {
+    PropnetError::TooBig(format!("more than {} join steps{}", limits.max_steps, at_rule(r, symbols)))
+}
+
+/// Where a rule is, for the size errors: a game author's first question is which rule.
+fn at_rule(r: &crate::syntax::Rule, symbols: &Symbols) -> String {
+    format!(" (at the rule of line {} for `{}`)", r.pos.line, symbols.name(r.head.rel))
 }
 
 /// Grounds a validated description.
@@ -470,20 +656,8 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
                 }
             }
             for delta in runs {
-                let mut s = Solver {
-                    symbols: &symbols,
-                    ground: &mut ground,
-                    rels: &rels,
-                    idx: &mut idx,
-                    body: &r.body,
-                    b: vec![None; r.num_vars as usize],
-                    trail: Vec::new(),
-                    done: vec![false; r.body.len()],
-                    chosen: vec![0; r.body.len()],
-                    delta,
-                    steps,
-                    max_steps: limits.max_steps,
-                };
+                let mut s = Solver::new(&symbols, &mut ground, &rels, &mut idx, r, steps, limits.max_steps);
+                s.delta = delta;
                 let mut emit = |s: &mut Solver<'_>| {
                     let args: Option<Box<[Gid]>> = r.head.args.iter().map(|t| s.inst(t)).collect();
                     if let Some(args) = args {
@@ -493,10 +667,11 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
                 s.solve(&mut emit);
                 steps = s.steps;
                 if steps > limits.max_steps {
-                    return Err(too_many_steps(limits));
+                    return Err(too_many_steps(limits, r, &symbols));
                 }
                 if new.len() > limits.max_rules.max(limits.max_atoms) * 4 {
-                    return Err(PropnetError::TooBig(format!("more than {} derivations", new.len())));
+                    let at = at_rule(r, &symbols);
+                    return Err(PropnetError::TooBig(format!("more than {} derivations{at}", new.len())));
                 }
             }
         }
@@ -510,80 +685,144 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
             }
         }
         if total > limits.max_atoms {
-            return Err(PropnetError::TooBig(format!("more than {} ground atoms", limits.max_atoms)));
+            let mut sizes: Vec<(usize, &str)> = rels.iter().map(|(s, r)| (r.list.len(), symbols.name(*s))).collect();
+            sizes.sort_by(|a, b| b.cmp(a));
+            let largest: Vec<String> = sizes.iter().take(3).map(|(n, name)| format!("`{name}` {n}")).collect();
+            return Err(PropnetError::TooBig(format!(
+                "more than {} ground atoms (largest relations: {})",
+                limits.max_atoms,
+                largest.join(", ")
+            )));
         }
         if !added {
             break;
         }
     }
     // Global atom numbers.
-    let mut order: Vec<crate::syntax::Sym> = rels.keys().copied().collect();
+    let mut order: Vec<Sym> = rels.keys().copied().collect();
     order.sort();
-    let mut numbered = HashMap::new();
     let mut offset = 0u32;
     let mut offsets = HashMap::new();
     for s in &order {
         offsets.insert(*s, offset);
         offset += rels[s].list.len() as u32;
     }
-    let num_atoms = offset;
-    // Instantiation.
+    // Instantiation: first every rule as written; if that passes the rule limit, again,
+    // splitting each rule with more than a share of the limit (see `split`).
+    let mut symbols = symbols;
     let mut rules = Vec::new();
-    for r in &desc.rules {
-        let mut s = Solver {
-            symbols: &symbols,
-            ground: &mut ground,
-            rels: &rels,
-            idx: &mut idx,
-            body: &r.body,
-            b: vec![None; r.num_vars as usize],
-            trail: Vec::new(),
-            done: vec![false; r.body.len()],
-            chosen: vec![0; r.body.len()],
-            delta: None,
-            steps,
-            max_steps: limits.max_steps,
-        };
-        let mut too_big = false;
-        let mut emit = |s: &mut Solver<'_>| {
-            if rules.len() >= limits.max_rules {
-                too_big = true;
-                return;
-            }
-            let args: Option<Vec<Gid>> = r.head.args.iter().map(|t| s.inst(t)).collect();
-            let Some(args) = args else { return };
-            let Some(head) = s.rels.get(&r.head.rel).and_then(|rel| rel.find(&args)) else { return };
-            let head = offsets[&r.head.rel] + head;
-            let mut pos = Vec::new();
-            let mut neg = Vec::new();
-            for (i, l) in r.body.iter().enumerate() {
-                match l {
-                    Literal::Pos(a) => pos.push(offsets[&a.rel] + s.chosen[i]),
-                    Literal::Neg(a) => {
-                        let args: Option<Vec<Gid>> = a.args.iter().map(|t| s.inst(t)).collect();
-                        let Some(args) = args else { return };
-                        if let Some(k) = s.rels.get(&a.rel).and_then(|rel| rel.find(&args)) {
-                            neg.push(offsets[&a.rel] + k);
-                        }
-                    }
-                    _ => {}
+    let mut split_at = usize::MAX;
+    let mut fresh = 0usize;
+    'attempt: loop {
+        rules.clear();
+        let mut work: Vec<Rule> = desc.rules.iter().rev().cloned().collect();
+        while let Some(r) = work.pop() {
+            let room = limits.max_rules - rules.len();
+            let mut cap = room.min(split_at);
+            let parts = loop {
+                let mut inst = Instantiate {
+                    symbols: &symbols,
+                    ground: &mut ground,
+                    rels: &rels,
+                    idx: &mut idx,
+                    offsets: &offsets,
+                    steps: &mut steps,
+                    limits,
+                };
+                if inst.rule(&r, cap, &mut rules)? {
+                    break None;
                 }
+                if split_at == usize::MAX {
+                    split_at = (limits.max_rules / SPLIT_SHARE).max(1);
+                    continue 'attempt;
+                }
+                if cap == room {
+                    return Err(PropnetError::TooBig(format!(
+                        "more than {} ground rules{}",
+                        limits.max_rules,
+                        at_rule(&r, &symbols)
+                    )));
+                }
+                match split(&r, &mut symbols, &mut fresh) {
+                    Some(parts) => break Some(parts),
+                    None => cap = room,
+                }
+            };
+            let Some(parts) = parts else { continue };
+            // The new relations' atoms: what their bodies derive over the approximation
+            // (every relation they read is complete, and they are numbered after the rest).
+            for aux in &parts[..parts.len() - 1] {
+                let mut rel = Rel::default();
+                let mut s = Solver::new(&symbols, &mut ground, &rels, &mut idx, aux, steps, limits.max_steps);
+                let mut emit = |s: &mut Solver<'_>| {
+                    let args: Option<Box<[Gid]>> = aux.head.args.iter().map(|t| s.inst(t)).collect();
+                    if let Some(args) = args {
+                        rel.insert(args);
+                    }
+                };
+                s.solve(&mut emit);
+                steps = s.steps;
+                if steps > limits.max_steps {
+                    return Err(too_many_steps(limits, aux, &symbols));
+                }
+                offsets.insert(aux.head.rel, offset);
+                offset += rel.list.len() as u32;
+                order.push(aux.head.rel);
+                rels.insert(aux.head.rel, rel);
             }
-            rules.push(GroundRule { head, pos, neg });
-        };
-        s.solve(&mut emit);
-        steps = s.steps;
-        if steps > limits.max_steps {
-            return Err(too_many_steps(limits));
+            if offset as usize > limits.max_atoms {
+                return Err(PropnetError::TooBig(format!("more than {} ground atoms", limits.max_atoms)));
+            }
+            work.extend(parts.into_iter().rev());
         }
-        if too_big {
-            return Err(PropnetError::TooBig(format!("more than {} ground rules", limits.max_rules)));
-        }
+        break;
     }
+    let num_atoms = offset;
+    let mut numbered = HashMap::new();
     for s in order {
         if let Some(rel) = rels.remove(&s) {
             numbered.insert(s, (offsets[&s], rel));
         }
     }
     Ok(Grounded { ground, symbols, rels: numbered, num_atoms, rules })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MARKS: &str = include_str!("../../tests/data/marks.kif");
+
+    #[test]
+    fn a_rule_too_big_is_split_when_the_grounding_is_too_big() {
+        let desc = crate::load_str(MARKS).unwrap();
+        let whole = ground(&desc, Limits::default()).unwrap();
+        assert!(whole.rules.len() > 2_000, "{} rules", whole.rules.len());
+        let tight = Limits { max_rules: 2_000, ..Limits::default() };
+        let split = ground(&desc, tight).unwrap();
+        assert!(split.rules.len() <= 2_000, "{} rules", split.rules.len());
+        // The new relations are numbered after the others and read by the rules.
+        assert!(split.num_atoms > whole.num_atoms);
+        let parts = split.rels.keys().filter(|s| split.symbols.name(**s).contains("#part")).count();
+        assert!(parts > 0);
+    }
+
+    #[test]
+    fn split_keeps_the_shared_variables_only() {
+        let desc = crate::load_str(MARKS).unwrap();
+        let frame = desc.rules.iter().find(|r| r.body.len() == 4).unwrap().clone();
+        let mut symbols = desc.symbols.clone();
+        let parts = split(&frame, &mut symbols, &mut 0).unwrap();
+        assert_eq!(parts.len(), 2);
+        // `?r` and `?z` appear in the move only: the new relation holds the squares moved
+        // from and to.
+        let (part, rest) = (&parts[0], &parts[1]);
+        assert_eq!(part.head.args.len(), 2);
+        assert_eq!(part.body.len(), 1);
+        assert_eq!(rest.body.len(), 4);
+        assert!(matches!(&rest.body[0], Literal::Pos(a) if a.rel == part.head.rel));
+        // A rule whose body is one literal has nothing to split.
+        let single = desc.rules.iter().find(|r| r.body.len() == 1 && r.head.rel == kw::NEXT).unwrap();
+        assert!(split(single, &mut symbols, &mut 0).is_none());
+    }
 }

@@ -13,6 +13,7 @@
 
 pub mod ground;
 mod net;
+mod specialise;
 
 use std::cell::RefCell;
 use std::fmt;
@@ -150,7 +151,7 @@ impl PropnetGame {
 
     /// Loads a game from GDL text; `spec` is what [`Game::spec`] reports.
     pub fn from_str(text: &str, spec: String, max_plies: u32, limits: Limits) -> Result<PropnetGame, PropnetError> {
-        let desc = load_str(text)?;
+        let desc = specialise::specialise(&load_str(text)?);
         let g = ground::ground(&desc, limits)?;
         let net = net::Net::build(&g);
         if net.roles.is_empty() {
