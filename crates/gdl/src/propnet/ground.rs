@@ -170,7 +170,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_atoms: 1_000_000, max_rules: 2_000_000, max_steps: 2_000_000_000 }
+        Limits { max_atoms: 4_000_000, max_rules: 4_000_000, max_steps: 2_000_000_000 }
     }
 }
 
@@ -193,6 +193,24 @@ struct Solver<'a> {
     sig: Vec<u32>,
     key: Vec<Gid>,
     path: Vec<u32>,
+    /// Set when only which head atoms hold matters, not every way they are derived.
+    cut: Option<Cut<'a>>,
+    /// Set by the caller's output to stop the search (a size limit is passed).
+    abort: bool,
+}
+
+/// Existence cut of the approximation: once a rule's head is fully bound, one way to
+/// satisfy the rest of the body is enough, and a head already derived needs none. Amazons'
+/// frame rule joins each of a few hundred cells with 260,000 moves; its head holds for
+/// each cell after the first move that leaves the cell alone.
+struct Cut<'a> {
+    head: &'a Atom,
+    /// Head atoms derived by this run of the rule.
+    seen: Map<Box<[Gid]>, ()>,
+    /// Solving the rest of the body for one bound head.
+    active: bool,
+    /// That rest has been satisfied: stop looking.
+    found: bool,
 }
 
 fn is_bound(t: &Term, b: &[Option<Gid>]) -> bool {
@@ -254,6 +272,8 @@ impl<'a> Solver<'a> {
             sig: Vec::new(),
             key: Vec::new(),
             path: Vec::new(),
+            cut: None,
+            abort: false,
         }
     }
 
@@ -371,10 +391,37 @@ impl<'a> Solver<'a> {
     }
 
     fn solve(&mut self, out: &mut dyn FnMut(&mut Solver<'_>)) {
+        if let Some(cut) = &self.cut
+            && !cut.active
+            && cut.head.args.iter().all(|t| is_bound(t, &self.b))
+        {
+            let head = cut.head;
+            let Some(args) = head.args.iter().map(|t| self.inst(t)).collect::<Option<Box<[Gid]>>>() else { return };
+            let known = self.rels.get(&head.rel).is_some_and(|r| r.find(&args).is_some());
+            let Some(cut) = &mut self.cut else { return };
+            if known || cut.seen.contains_key(&args) {
+                return;
+            }
+            cut.active = true;
+            self.solve_body(out);
+            let Some(cut) = &mut self.cut else { return };
+            if cut.found {
+                cut.seen.insert(args, ());
+            }
+            (cut.active, cut.found) = (false, false);
+            return;
+        }
+        self.solve_body(out);
+    }
+
+    fn solve_body(&mut self, out: &mut dyn FnMut(&mut Solver<'_>)) {
         let Some((i, cands)) = self.pick() else {
             // Only unready tests (or negatives) remain; tests must be decidable.
             if self.body.iter().enumerate().all(|(i, l)| self.done[i] || matches!(l, Literal::Neg(_))) {
                 out(self);
+                if let Some(cut) = &mut self.cut {
+                    cut.found = cut.active;
+                }
             }
             return;
         };
@@ -435,7 +482,7 @@ impl<'a> Solver<'a> {
     /// under that binding; false once the step budget is spent.
     fn try_fact(&mut self, i: usize, a: &Atom, rel: &Rel, c: u32, out: &mut dyn FnMut(&mut Solver<'_>)) -> bool {
         self.steps += 1;
-        if self.steps > self.max_steps {
+        if self.steps > self.max_steps || self.abort {
             return false;
         }
         let f = &rel.list[c as usize];
@@ -448,7 +495,7 @@ impl<'a> Solver<'a> {
             self.solve(out);
         }
         self.undo(mark);
-        true
+        !self.cut.as_ref().is_some_and(|c| c.found)
     }
 }
 
@@ -476,8 +523,9 @@ impl Instantiate<'_> {
         let before = out.len();
         let mut too_many = false;
         let mut emit = |s: &mut Solver<'_>| {
-            if too_many || out.len() - before >= cap {
+            if out.len() - before >= cap {
                 too_many = true;
+                s.abort = true;
                 return;
             }
             let args: Option<Vec<Gid>> = r.head.args.iter().map(|t| s.inst(t)).collect();
@@ -591,6 +639,22 @@ fn split(r: &Rule, symbols: &mut Symbols, fresh: &mut usize) -> Option<Vec<Rule>
     Some(vec![part, Rule { body, ..r.clone() }])
 }
 
+/// The error for an approximation with too many atoms, naming the largest relations.
+fn too_many_atoms(limits: Limits, rels: &HashMap<Sym, Rel>, new: &Map<Sym, Rel>, symbols: &Symbols) -> PropnetError {
+    let mut sizes: Map<Sym, usize> = Map::default();
+    for (s, r) in rels.iter().chain(new.iter()) {
+        *sizes.entry(*s).or_default() += r.list.len();
+    }
+    let mut sizes: Vec<(usize, &str)> = sizes.iter().map(|(s, n)| (*n, symbols.name(*s))).collect();
+    sizes.sort_by(|a, b| b.cmp(a));
+    let largest: Vec<String> = sizes.iter().take(3).map(|(n, name)| format!("`{name}` {n}")).collect();
+    PropnetError::TooBig(format!(
+        "more than {} ground atoms (largest relations: {})",
+        limits.max_atoms,
+        largest.join(", ")
+    ))
+}
+
 fn too_many_steps(limits: Limits, r: &crate::syntax::Rule, symbols: &Symbols) -> PropnetError {
     PropnetError::TooBig(format!("more than {} join steps{}", limits.max_steps, at_rule(r, symbols)))
 }
@@ -639,7 +703,9 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
     let mut steps = 0u64;
     loop {
         let cur: HashMap<crate::syntax::Sym, u32> = rels.iter().map(|(k, r)| (*k, r.list.len() as u32)).collect();
-        let mut new: Vec<(crate::syntax::Sym, Box<[Gid]>)> = Vec::new();
+        // The atoms first derived this round, per relation in derivation order.
+        let mut new: Map<Sym, Rel> = Map::default();
+        let mut pending = 0usize;
         for r in &program {
             let mut runs: Vec<Option<(usize, u32, u32)>> = Vec::new();
             if first {
@@ -658,45 +724,41 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
             for delta in runs {
                 let mut s = Solver::new(&symbols, &mut ground, &rels, &mut idx, r, steps, limits.max_steps);
                 s.delta = delta;
+                s.cut = Some(Cut { head: &r.head, seen: Map::default(), active: false, found: false });
                 let mut emit = |s: &mut Solver<'_>| {
                     let args: Option<Box<[Gid]>> = r.head.args.iter().map(|t| s.inst(t)).collect();
                     if let Some(args) = args {
-                        new.push((r.head.rel, args));
+                        let known = s.rels.get(&r.head.rel).is_some_and(|rel| rel.find(&args).is_some());
+                        if !known && new.entry(r.head.rel).or_default().insert(args) {
+                            pending += 1;
+                        }
                     }
+                    s.abort = total + pending > limits.max_atoms;
                 };
                 s.solve(&mut emit);
                 steps = s.steps;
                 if steps > limits.max_steps {
                     return Err(too_many_steps(limits, r, &symbols));
                 }
-                if new.len() > limits.max_rules.max(limits.max_atoms) * 4 {
-                    let at = at_rule(r, &symbols);
-                    return Err(PropnetError::TooBig(format!("more than {} derivations{at}", new.len())));
+                if total + pending > limits.max_atoms {
+                    return Err(too_many_atoms(limits, &rels, &new, &symbols));
                 }
             }
         }
         old = cur;
         first = false;
-        let mut added = false;
-        for (rel, f) in new {
-            if rels.entry(rel).or_default().insert(f) {
-                added = true;
-                total += 1;
-            }
-        }
-        if total > limits.max_atoms {
-            let mut sizes: Vec<(usize, &str)> = rels.iter().map(|(s, r)| (r.list.len(), symbols.name(*s))).collect();
-            sizes.sort_by(|a, b| b.cmp(a));
-            let largest: Vec<String> = sizes.iter().take(3).map(|(n, name)| format!("`{name}` {n}")).collect();
-            return Err(PropnetError::TooBig(format!(
-                "more than {} ground atoms (largest relations: {})",
-                limits.max_atoms,
-                largest.join(", ")
-            )));
-        }
-        if !added {
+        if pending == 0 {
             break;
         }
+        let mut derived: Vec<(Sym, Rel)> = new.into_iter().collect();
+        derived.sort_by_key(|(s, _)| *s);
+        for (sym, facts) in derived {
+            let rel = rels.entry(sym).or_default();
+            for f in facts.list {
+                rel.insert(f);
+            }
+        }
+        total += pending;
     }
     // Global atom numbers.
     let mut order: Vec<Sym> = rels.keys().copied().collect();
