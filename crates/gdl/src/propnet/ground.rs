@@ -150,7 +150,7 @@ pub(crate) struct Grounded {
     pub(crate) ground: Ground,
     pub(crate) symbols: Symbols,
     /// Relations in order of first atom number, with their offset.
-    pub(crate) rels: HashMap<crate::syntax::Sym, (u32, Rel)>,
+    pub(crate) rels: HashMap<Sym, (u32, Rel)>,
     /// Total number of atoms.
     pub(crate) num_atoms: u32,
     pub(crate) rules: Vec<GroundRule>,
@@ -177,7 +177,7 @@ impl Default for Limits {
 struct Solver<'a> {
     symbols: &'a Symbols,
     ground: &'a mut Ground,
-    rels: &'a HashMap<Sym, Rel>,
+    rels: &'a Map<Sym, Rel>,
     idx: &'a mut Indexes,
     body: &'a [Literal],
     b: Vec<Option<Gid>>,
@@ -249,7 +249,7 @@ impl<'a> Solver<'a> {
     fn new(
         symbols: &'a Symbols,
         ground: &'a mut Ground,
-        rels: &'a HashMap<Sym, Rel>,
+        rels: &'a Map<Sym, Rel>,
         idx: &'a mut Indexes,
         rule: &'a Rule,
         steps: u64,
@@ -507,9 +507,9 @@ const SPLIT_SHARE: usize = 40;
 struct Instantiate<'a> {
     symbols: &'a Symbols,
     ground: &'a mut Ground,
-    rels: &'a HashMap<Sym, Rel>,
+    rels: &'a Map<Sym, Rel>,
     idx: &'a mut Indexes,
-    offsets: &'a HashMap<Sym, u32>,
+    offsets: &'a Map<Sym, u32>,
     steps: &'a mut u64,
     limits: Limits,
 }
@@ -640,7 +640,7 @@ fn split(r: &Rule, symbols: &mut Symbols, fresh: &mut usize) -> Option<Vec<Rule>
 }
 
 /// The error for an approximation with too many atoms, naming the largest relations.
-fn too_many_atoms(limits: Limits, rels: &HashMap<Sym, Rel>, new: &Map<Sym, Rel>, symbols: &Symbols) -> PropnetError {
+fn too_many_atoms(limits: Limits, rels: &Map<Sym, Rel>, new: &Map<Sym, Rel>, symbols: &Symbols) -> PropnetError {
     let mut sizes: Map<Sym, usize> = Map::default();
     for (s, r) in rels.iter().chain(new.iter()) {
         *sizes.entry(*s).or_default() += r.list.len();
@@ -668,7 +668,7 @@ fn at_rule(r: &crate::syntax::Rule, symbols: &Symbols) -> String {
 pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, PropnetError> {
     let symbols = desc.symbols.clone();
     let mut ground = Ground::default();
-    let mut rels: HashMap<crate::syntax::Sym, Rel> = HashMap::new();
+    let mut rels: Map<Sym, Rel> = Map::default();
     // The approximation program: the rules without negative literals, plus the links
     // init/next → true and legal → does.
     let link = |from, to| crate::syntax::Rule {
@@ -698,11 +698,11 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
 
     let mut idx = Indexes::default();
     let mut total = 0usize;
-    let mut old: HashMap<crate::syntax::Sym, u32> = HashMap::new();
+    let mut old: Map<Sym, u32> = Map::default();
     let mut first = true;
     let mut steps = 0u64;
     loop {
-        let cur: HashMap<crate::syntax::Sym, u32> = rels.iter().map(|(k, r)| (*k, r.list.len() as u32)).collect();
+        let cur: Map<Sym, u32> = rels.iter().map(|(k, r)| (*k, r.list.len() as u32)).collect();
         // The atoms first derived this round, per relation in derivation order.
         let mut new: Map<Sym, Rel> = Map::default();
         let mut pending = 0usize;
@@ -764,7 +764,7 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
     let mut order: Vec<Sym> = rels.keys().copied().collect();
     order.sort();
     let mut offset = 0u32;
-    let mut offsets = HashMap::new();
+    let mut offsets: Map<Sym, u32> = Map::default();
     for s in &order {
         offsets.insert(*s, offset);
         offset += rels[s].list.len() as u32;
