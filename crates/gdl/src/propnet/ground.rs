@@ -664,21 +664,17 @@ fn at_rule(r: &crate::syntax::Rule, symbols: &Symbols) -> String {
     format!(" (at the rule of line {} for `{}`)", r.pos.line, symbols.name(r.head.rel))
 }
 
-/// Grounds a validated description.
-pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, PropnetError> {
-    let symbols = desc.symbols.clone();
-    let mut ground = Ground::default();
-    let mut rels: Map<Sym, Rel> = Map::default();
-    // The approximation program: the rules without negative literals, plus the links
-    // init/next → true and legal → does.
-    let link = |from, to| crate::syntax::Rule {
+/// The approximation program: the rules without negative literals, plus the links
+/// init/next → true and legal → does.
+fn approximation_program(desc: &Description) -> Vec<Rule> {
+    let link = |from, to| Rule {
         head: Atom { rel: to, args: vec![Term::Var(0)] },
         body: vec![Literal::Pos(Atom { rel: from, args: vec![Term::Var(0)] })],
         num_vars: 1,
         var_names: vec!["?x".into()],
         pos: desc.rules.first().map(|r| r.pos).unwrap_or_default(),
     };
-    let mut program: Vec<crate::syntax::Rule> = desc
+    let mut program: Vec<Rule> = desc
         .rules
         .iter()
         .map(|r| {
@@ -695,18 +691,54 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
     does.num_vars = 2;
     does.var_names.push("?y".into());
     program.push(does);
+    program
+}
 
+/// Every rule split as far as it goes (see [`split`]).
+fn split_all(program: Vec<Rule>, symbols: &mut Symbols) -> Vec<Rule> {
+    let mut fresh = 0usize;
+    let mut parts = Vec::new();
+    for r in program {
+        let mut work = vec![r];
+        while let Some(r) = work.pop() {
+            match split(&r, symbols, &mut fresh) {
+                Some(p) => work.extend(p),
+                None => parts.push(r),
+            }
+        }
+    }
+    parts
+}
+
+/// Approximations taking more join steps than this are started again with every rule split
+/// (the 4-player "two thirds" game joined every four guesses: 160 s, now a fraction).
+const SLOW_APPROXIMATION: u64 = 50_000_000;
+
+/// The atoms of every relation in the approximation, and the indexes built on them.
+type Approximation = (Map<Sym, Rel>, Indexes);
+
+/// The negation-free approximation of `program` (see the module documentation), with the
+/// indexes built on the way; `None` once it takes more than `slow` join steps.
+fn approximate(
+    program: &[Rule],
+    symbols: &Symbols,
+    ground: &mut Ground,
+    limits: Limits,
+    slow: u64,
+    steps: &mut u64,
+) -> Result<Option<Approximation>, PropnetError> {
+    let mut rels: Map<Sym, Rel> = Map::default();
+    let start = *steps;
     let mut idx = Indexes::default();
     let mut total = 0usize;
     let mut old: Map<Sym, u32> = Map::default();
     let mut first = true;
-    let mut steps = 0u64;
     loop {
         let cur: Map<Sym, u32> = rels.iter().map(|(k, r)| (*k, r.list.len() as u32)).collect();
         // The atoms first derived this round, per relation in derivation order.
         let mut new: Map<Sym, Rel> = Map::default();
         let mut pending = 0usize;
-        for r in &program {
+        for r in program {
             let mut runs: Vec<Option<(usize, u32, u32)>> = Vec::new();
             if first {
                 runs.push(None);
@@ -722,7 +754,7 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
                 }
             }
             for delta in runs {
-                let mut s = Solver::new(&symbols, &mut ground, &rels, &mut idx, r, steps, limits.max_steps);
+                let mut s = Solver::new(symbols, ground, &rels, &mut idx, r, *steps, limits.max_steps);
                 s.delta = delta;
                 s.cut = Some(Cut { head: &r.head, seen: Map::default(), active: false, found: false });
                 let mut emit = |s: &mut Solver<'_>| {
@@ -736,12 +768,15 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
                     s.abort = total + pending > limits.max_atoms;
                 };
                 s.solve(&mut emit);
-                steps = s.steps;
-                if steps > limits.max_steps {
-                    return Err(too_many_steps(limits, r, &symbols));
+                *steps = s.steps;
+                if *steps > limits.max_steps {
+                    return Err(too_many_steps(limits, r, symbols));
+                }
+                if *steps - start > slow {
+                    return Ok(None);
                 }
                 if total + pending > limits.max_atoms {
-                    return Err(too_many_atoms(limits, &rels, &new, &symbols));
+                    return Err(too_many_atoms(limits, &rels, &new, symbols));
                 }
             }
         }
@@ -760,6 +795,30 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
         }
         total += pending;
     }
+    Ok(Some((rels, idx)))
+}
+
+/// Grounds a validated description.
+pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, PropnetError> {
+    let symbols = desc.symbols.clone();
+    let mut ground = Ground::default();
+    let program = approximation_program(desc);
+    let mut steps = 0u64;
+    let mut symbols = symbols;
+    let (mut rels, mut idx) =
+        match approximate(&program, &symbols, &mut ground, limits, SLOW_APPROXIMATION, &mut steps)? {
+            Some(done) => done,
+            None => {
+                // Slow: again with every rule split as far as it goes (see `split`). The atoms
+                // of the game's relations are the same; the new relations' are dropped.
+                let parts = split_all(program, &mut symbols);
+                let (mut rels, idx) = approximate(&parts, &symbols, &mut ground, limits, u64::MAX, &mut steps)?
+                    .expect("no step limit of its own");
+                let own = desc.symbols.len() as u32;
+                rels.retain(|s, _| s.0 < own);
+                (rels, idx)
+            }
+        };
     // Global atom numbers.
     let mut order: Vec<Sym> = rels.keys().copied().collect();
     order.sort();
@@ -771,7 +830,6 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
     }
     // Instantiation: first every rule as written; if that passes the rule limit, again,
     // splitting each rule with more than a share of the limit (see `split`).
-    let mut symbols = symbols;
     let mut rules = Vec::new();
     let mut split_at = usize::MAX;
     let mut fresh = 0usize;
@@ -867,6 +925,35 @@ mod tests {
         assert!(split.num_atoms > whole.num_atoms);
         let parts = split.rels.keys().filter(|s| split.symbols.name(**s).contains("#part")).count();
         assert!(parts > 0);
+    }
+
+    /// The approximation with every rule split has the same atoms in the game's relations.
+    #[test]
+    fn splitting_every_rule_keeps_the_approximation() {
+        let dir = tabula_core::testing::shared_dir().join("data/gdl");
+        let racer = std::fs::read_to_string(dir.join("racer.kif")).unwrap();
+        for text in [MARKS, &racer] {
+            let desc = crate::load_str(text).unwrap();
+            let program = approximation_program(&desc);
+            let mut symbols = desc.symbols.clone();
+            let parts = split_all(program.clone(), &mut symbols);
+            assert!(parts.len() > program.len());
+            let mut ground = Ground::default();
+            let mut steps = 0;
+            let limits = Limits::default();
+            let (whole, _) =
+                approximate(&program, &symbols, &mut ground, limits, u64::MAX, &mut steps).unwrap().unwrap();
+            let (split, _) = approximate(&parts, &symbols, &mut ground, limits, u64::MAX, &mut steps).unwrap().unwrap();
+            for (rel, atoms) in &whole {
+                let mut a: Vec<&Box<[Gid]>> = atoms.list.iter().collect();
+                let mut b: Vec<&Box<[Gid]>> = split[rel].list.iter().collect();
+                a.sort();
+                b.sort();
+                assert_eq!(a, b, "{}", symbols.name(*rel));
+            }
+            // Too slow for a budget of ten steps: `None`, for the caller to split.
+            assert!(approximate(&program, &symbols, &mut ground, limits, 10, &mut 0).unwrap().is_none());
+        }
     }
 
     #[test]
