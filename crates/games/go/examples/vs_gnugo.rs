@@ -10,9 +10,12 @@
 //! `gnugo --mode gtp --level 10 --chinese-rules` (`TABULA_GNUGO` may name the binary).
 //! Colours alternate. The arena scores a finished game by area with every stone on the
 //! board alive; each game is also rescored with dead stones removed, by tabula's
-//! `final_score` and by GNU Go's, since GNU Go passes with dead stones on the board.
+//! `final_score` and by GNU Go's, since GNU Go passes with dead stones on the board, and the
+//! run ends with tabula's wins, losses and draws counted by GNU Go's score (resignations and
+//! forfeits as played).
 //!
-//! `vs_gnugo --rescore RESULTS` only rescores the games of an earlier results file;
+//! `vs_gnugo --rescore RESULTS` only rescores the games of an earlier results file (with
+//! the totals; after `--resume` the run's own totals cover only the games it played);
 //! `vs_gnugo --resume GAMES ...` keeps the games already in RESULTS and plays the rest
 //! (the arena resumes from its results file), so a long match can be stopped and continued.
 
@@ -45,9 +48,31 @@ fn gnugo_score(cmd: &str, moves: &[String]) -> String {
     answer
 }
 
-/// One summary line for a finished game: colours, ending, the arena's reward and the three
-/// scores.
-fn summarize(start: &Go, gnugo_cmd: &str, record: &GameRecord) -> String {
+/// tabula's result with dead stones removed, by GNU Go's `final_score` of a finished game
+/// (`W`, `L`, `D`; `?` when GNU Go gave none); a game that did not end on the board
+/// (resignation, forfeit) keeps the arena's result.
+fn dead_removed_result(record: &GameRecord, over: bool, gnugo_score: &str) -> char {
+    let tabula_black = record.participants.first() == Some(&0);
+    if !over {
+        return match record.reward_of(0) {
+            Some(r) if r > 0.5 => 'W',
+            Some(r) if r < 0.5 => 'L',
+            Some(_) => 'D',
+            None => '?',
+        };
+    }
+    match gnugo_score.trim().chars().next() {
+        Some('B') if tabula_black => 'W',
+        Some('W') if !tabula_black => 'W',
+        Some('B' | 'W') => 'L',
+        Some('0') => 'D',
+        _ => '?',
+    }
+}
+
+/// One summary line for a finished game (colours, ending, the arena's reward and the three
+/// scores) and tabula's result with dead stones removed (see [`dead_removed_result`]).
+fn summarize(start: &Go, gnugo_cmd: &str, record: &GameRecord) -> (String, char) {
     let mut state = start.clone();
     for m in &record.moves {
         match state.parse_move(m) {
@@ -61,7 +86,8 @@ fn summarize(start: &Go, gnugo_cmd: &str, record: &GameRecord) -> String {
     } else {
         ("-".into(), "-".into())
     };
-    format!(
+    let result = dead_removed_result(record, state.is_over(), &theirs);
+    let line = format!(
         "game {}: tabula {}, {} moves, {:?}, tabula reward {:?}, area as is {}, dead removed: tabula {ours}, GNU Go {theirs}",
         record.id,
         if tabula_black { "Black" } else { "White" },
@@ -69,6 +95,20 @@ fn summarize(start: &Go, gnugo_cmd: &str, record: &GameRecord) -> String {
         record.termination,
         record.reward_of(0),
         state.score(),
+    );
+    (line, result)
+}
+
+/// The totals of tabula's results with dead stones removed.
+fn dead_removed_totals(results: &[char]) -> String {
+    let count = |c: char| results.iter().filter(|&&r| r == c).count();
+    let (w, l, d, unknown) = (count('W'), count('L'), count('D'), count('?'));
+    let scored = w + l + d;
+    let pct = if scored == 0 { 0.0 } else { 100.0 * (w as f64 + d as f64 / 2.0) / scored as f64 };
+    format!(
+        "dead stones removed (GNU Go's final_score; resignations as played): tabula {w} wins, {l} losses, {d} draws, \
+         {pct:.1}%{}",
+        if unknown > 0 { format!(", {unknown} not scored") } else { String::new() }
     )
 }
 
@@ -95,12 +135,18 @@ fn main() {
                 std::process::exit(1);
             }
         };
+        let mut results = Vec::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             match serde_json::from_str::<GameRecord>(line) {
-                Ok(record) => println!("{}", summarize(&start, &gnugo_cmd, &record)),
+                Ok(record) => {
+                    let (line, result) = summarize(&start, &gnugo_cmd, &record);
+                    println!("{line}");
+                    results.push(result);
+                }
                 Err(e) => eprintln!("skipping a line of {path}: {e}"),
             }
         }
+        println!("{}", dead_removed_totals(&results));
         return;
     }
     // `--jobs N` anywhere: games played side by side (each search thread and its GNU Go
@@ -140,6 +186,7 @@ fn main() {
         ..MatchConfig::default()
     };
     let mut rescored = Vec::new();
+    let mut results = Vec::new();
     let report = run_match(
         &start,
         || go_agent(&spec).map(|a| Box::new(a) as Box<dyn Agent<Go>>),
@@ -150,9 +197,10 @@ fn main() {
         },
         &config,
         |record: &GameRecord| {
-            let line = summarize(&start, &gnugo_cmd, record);
+            let (line, result) = summarize(&start, &gnugo_cmd, record);
             eprintln!("{line}");
             rescored.push(line);
+            results.push(result);
         },
     );
     match report {
@@ -161,6 +209,7 @@ fn main() {
                 println!("{line}");
             }
             println!("{r}");
+            println!("{}", dead_removed_totals(&results));
             println!("command: GNU Go `{gnugo_cmd}`, tabula `{spec_text}`, {ms} ms per move, {games} games");
         }
         Err(e) => {
