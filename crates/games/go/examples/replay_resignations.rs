@@ -17,13 +17,18 @@
 //! dead stones of tabula's in its area, so a lost position played on to the end often
 //! "wins" under the arena's count.
 
+#[path = "common/gnugo.rs"]
+mod gnugo;
+
+use gnugo::{gnugo_score, outcome};
+
 use std::io::Write;
 use std::time::Duration;
 
 use tabula_arena::{GameRecord, GameRules, Openings, Termination, play_game};
 use tabula_core::{Agent, AgentError, Choice, Game, Limits, Player, Report, Spec};
 use tabula_go::{Go, GoAgent, Move, RuleSet, Rules, go_agent};
-use tabula_gtp::{GtpAgent, GtpClient};
+use tabula_gtp::GtpAgent;
 
 /// tabula searching its own playout count, whatever time the arena gives.
 struct Untimed(GoAgent);
@@ -49,50 +54,6 @@ impl Agent<Go> for Untimed {
 
     fn observe(&mut self, before: &Go, joint: &[Move]) {
         self.0.observe(before, joint);
-    }
-}
-
-/// GNU Go's `final_score` for the game of `moves` (Black first), or why it failed.
-fn gnugo_score(cmd: &str, moves: &[String]) -> String {
-    let mut client = match GtpClient::spawn(cmd, Duration::from_secs(120)) {
-        Ok(c) => c,
-        Err(e) => return format!("(GNU Go failed: {e})"),
-    };
-    let mut commands = vec!["boardsize 9".to_string(), "clear_board".into(), "komi 7".into()];
-    for (i, m) in moves.iter().enumerate() {
-        commands.push(format!("play {} {m}", if i % 2 == 0 { "b" } else { "w" }));
-    }
-    commands.push("final_score".into());
-    let mut answer = String::new();
-    for c in &commands {
-        match client.send(c) {
-            Ok(a) => answer = a,
-            Err(e) => return format!("(GNU Go failed on {c}: {e})"),
-        }
-    }
-    client.quit();
-    answer
-}
-
-/// `W`, `L` or `D` for tabula from a `final_score` answer, `?` when there is none.
-fn outcome(score: &str, tabula_black: bool) -> char {
-    match score.trim().chars().next() {
-        Some('B') => {
-            if tabula_black {
-                'W'
-            } else {
-                'L'
-            }
-        }
-        Some('W') => {
-            if tabula_black {
-                'L'
-            } else {
-                'W'
-            }
-        }
-        Some('0') => 'D',
-        _ => '?',
     }
 }
 

@@ -19,34 +19,17 @@
 //! `vs_gnugo --resume GAMES ...` keeps the games already in RESULTS and plays the rest
 //! (the arena resumes from its results file), so a long match can be stopped and continued.
 
+#[path = "common/gnugo.rs"]
+mod gnugo;
+
+use gnugo::{gnugo_score, outcome};
+
 use std::time::Duration;
 
 use tabula_arena::{GameRecord, MatchConfig, run_match};
 use tabula_core::{Agent, Game, Limits, Spec};
 use tabula_go::{Go, RuleSet, Rules, go_agent};
-use tabula_gtp::{GtpAgent, GtpClient, GtpGame};
-
-/// GNU Go's `final_score` for the game of `moves` (Black first), or why it failed.
-fn gnugo_score(cmd: &str, moves: &[String]) -> String {
-    let mut client = match GtpClient::spawn(cmd, Duration::from_secs(120)) {
-        Ok(c) => c,
-        Err(e) => return format!("(GNU Go failed: {e})"),
-    };
-    let mut commands = vec!["boardsize 9".to_string(), "clear_board".into(), "komi 7".into()];
-    for (i, m) in moves.iter().enumerate() {
-        commands.push(format!("play {} {m}", if i % 2 == 0 { "b" } else { "w" }));
-    }
-    commands.push("final_score".into());
-    let mut answer = String::new();
-    for c in &commands {
-        match client.send(c) {
-            Ok(a) => answer = a,
-            Err(e) => return format!("(GNU Go failed on {c}: {e})"),
-        }
-    }
-    client.quit();
-    answer
-}
+use tabula_gtp::{GtpAgent, GtpGame};
 
 /// tabula's result with dead stones removed, by GNU Go's `final_score` of a finished game
 /// (`W`, `L`, `D`; `?` when GNU Go gave none); a game that did not end on the board
@@ -61,13 +44,7 @@ fn dead_removed_result(record: &GameRecord, over: bool, gnugo_score: &str) -> ch
             None => '?',
         };
     }
-    match gnugo_score.trim().chars().next() {
-        Some('B') if tabula_black => 'W',
-        Some('W') if !tabula_black => 'W',
-        Some('B' | 'W') => 'L',
-        Some('0') => 'D',
-        _ => '?',
-    }
+    outcome(gnugo_score, tabula_black)
 }
 
 /// One summary line for a finished game (colours, ending, the arena's reward and the three
