@@ -279,13 +279,18 @@ pub enum EvalError {
     /// A goal value that is not a number in 0..=100.
     #[error("goal value '{0}' is not a number from 0 to 100")]
     BadGoal(String),
-    /// A fixpoint that does not end (only possible for descriptions breaking the recursion restriction).
-    #[error("evaluation of '{0}' does not terminate within {1} facts")]
+    /// A relation too big to evaluate: more facts than the interpreter holds, or more
+    /// derivations in one round of its fixpoint (what a fixpoint that does not end reaches).
+    #[error("evaluation of '{0}' is too big: more than {1} facts")]
     Runaway(String, usize),
 }
 
 /// The most facts one relation may reach before evaluation is abandoned.
 const MAX_FACTS: usize = 2_000_000;
+
+/// The most derivations (duplicates included) of one round of a stratum: they are held
+/// until the round ends, so a runaway rule must be stopped before it fills the memory.
+const MAX_DERIVED: usize = 4 * MAX_FACTS;
 
 impl Interpreter {
     /// Prepares a (validated) description and computes its static facts.
@@ -452,10 +457,15 @@ fn eval_stratum(
         let mut new = Vec::with_capacity(rules.len());
         {
             let mut cx = Ctx { symbols, static_db, db, ground: &mut *ground };
+            let mut derived = 0;
             for r in rules {
                 let mut out = Vec::new();
                 let mut bindings = vec![None; r.num_vars];
-                cx.solve(r, 0, &mut bindings, &mut out);
+                cx.solve(r, 0, &mut bindings, &mut out, MAX_DERIVED - derived);
+                derived += out.len();
+                if derived >= MAX_DERIVED {
+                    return Err(EvalError::Runaway(symbols.name(r.head.rel).to_string(), MAX_DERIVED));
+                }
                 new.push((r.head.rel, out));
             }
         }
@@ -488,7 +498,12 @@ impl Ctx<'_> {
         self.db.rels.get(&rel).or_else(|| self.static_db.rels.get(&rel))
     }
 
-    fn solve(&mut self, r: &Compiled, i: usize, b: &mut [Option<Gid>], out: &mut Vec<Box<[Gid]>>) {
+    /// Appends to `out` the head of `r` for every way to satisfy its body from literal `i`
+    /// on, stopping once `out` holds `cap` heads.
+    fn solve(&mut self, r: &Compiled, i: usize, b: &mut [Option<Gid>], out: &mut Vec<Box<[Gid]>>, cap: usize) {
+        if out.len() >= cap {
+            return;
+        }
         if i == r.body.len() {
             let args: Option<Box<[Gid]>> = r.head.args.iter().map(|t| self.instantiate(t, b)).collect();
             if let Some(args) = args {
@@ -511,12 +526,15 @@ impl Ctx<'_> {
                     None => Box::new(facts.list.iter()),
                 };
                 for f in candidates {
+                    if out.len() >= cap {
+                        break;
+                    }
                     if f.len() != a.args.len() {
                         continue;
                     }
                     trial.copy_from_slice(b);
                     if a.args.iter().zip(f.iter()).all(|(t, g)| unify(&self.ground.terms, t, *g, &mut trial)) {
-                        self.solve(r, i + 1, &mut trial, out);
+                        self.solve(r, i + 1, &mut trial, out, cap);
                     }
                 }
             }
@@ -525,13 +543,13 @@ impl Ctx<'_> {
                 let Some(args) = args else { return };
                 let holds = self.facts(a.rel).is_some_and(|f| f.set.contains(&args));
                 if !holds {
-                    self.solve(r, i + 1, b, out);
+                    self.solve(r, i + 1, b, out, cap);
                 }
             }
             Literal::Distinct(x, y) => {
                 let (Some(gx), Some(gy)) = (self.instantiate(x, b), self.instantiate(y, b)) else { return };
                 if gx != gy {
-                    self.solve(r, i + 1, b, out);
+                    self.solve(r, i + 1, b, out, cap);
                 }
             }
             Literal::Equal(x, y) => {
@@ -539,7 +557,7 @@ impl Ctx<'_> {
                 let Some(gx) = self.instantiate(x, b) else { return };
                 let mut nb = b.to_vec();
                 if unify(&self.ground.terms, y, gx, &mut nb) {
-                    self.solve(r, i + 1, &mut nb, out);
+                    self.solve(r, i + 1, &mut nb, out, cap);
                 }
             }
         }

@@ -107,7 +107,14 @@ fn compiled_and_reference_reasoners_agree_on_every_game() {
         // reference cannot evaluate, and no more left over the grounding limits than when
         // this was last measured (46 of 222 with the quick limits, 160 compared).
         assert_eq!(invalid.len(), 9, "{invalid:?}");
-        assert_eq!(runaway, REFERENCE_RUNAWAY);
+        if full {
+            // With the full limits the games left out of the quick run are tried too; the
+            // reference gives up on some of them (`laikLee_hex`, `sudoku`) as well.
+            assert!(REFERENCE_RUNAWAY.iter().all(|g| runaway.contains(g)), "{runaway:?}");
+            assert!(runaway.iter().all(|g| REFERENCE_RUNAWAY.contains(g) || SLOW_REFERENCE.contains(g)), "{runaway:?}");
+        } else {
+            assert_eq!(runaway, REFERENCE_RUNAWAY);
+        }
         assert!(full || too_big.len() <= 46, "{} games over the grounding limits: {too_big:?}", too_big.len());
         assert!(agreed.len() >= 160, "only {} games compared", agreed.len());
     }

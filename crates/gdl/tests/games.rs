@@ -81,3 +81,15 @@ fn moves_read_back_and_bad_input_is_refused() {
     assert!(matches!(GdlGame::from_str("(role x", "t".into(), 10), Err(LoadError::Kif(_))));
     assert!(matches!(GdlGame::from_str("(role x)", "t".into(), 10), Err(LoadError::Invalid(_))));
 }
+
+/// A relation too big for the interpreter is an error that names it, reached before the
+/// memory runs out: sudoku's static `exactlyFirst` holds for every ten values, and one
+/// round of it used to hold every derivation (gigabytes) before its size was checked.
+#[test]
+fn a_relation_too_big_is_an_error_not_an_exhausted_memory() {
+    let err = GdlGame::from_file(&gdl_dir().join("sudoku.kif")).unwrap_err();
+    assert!(
+        matches!(&err, LoadError::Eval(tabula_gdl::interp::EvalError::Runaway(rel, _)) if rel == "exactlyfirst"),
+        "{err}"
+    );
+}
