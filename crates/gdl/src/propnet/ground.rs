@@ -800,11 +800,10 @@ fn approximate(
 
 /// Grounds a validated description.
 pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, PropnetError> {
-    let symbols = desc.symbols.clone();
+    let mut symbols = desc.symbols.clone();
     let mut ground = Ground::default();
     let program = approximation_program(desc);
     let mut steps = 0u64;
-    let mut symbols = symbols;
     let (mut rels, mut idx) =
         match approximate(&program, &symbols, &mut ground, limits, SLOW_APPROXIMATION, &mut steps)? {
             Some(done) => done,
