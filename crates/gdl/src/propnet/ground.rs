@@ -11,6 +11,14 @@
 //! built on first use. Probing by one argument and joining the newest facts first had made
 //! checkers' frame rules take over 2,000 million join steps; they now take a fraction of a
 //! second.
+//!
+//! Three more measures keep big games in bounds. The approximation needs only which head
+//! atoms hold, so once a head is bound one way to satisfy the rest of the body is enough
+//! (`Cut`). A rule with too many instances is split by a variable outside its head into a
+//! new relation over the variables it shares with the rest of the body (`split`): done to
+//! the oversized rules when the instantiation passes the rule limit, and to every rule when
+//! the approximation is slow. Splitting is not done otherwise, because the circuit it gives
+//! has more gates (checkers: 154,000 instead of 91,000) and plays slower.
 
 use std::collections::HashMap;
 
