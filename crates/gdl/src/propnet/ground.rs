@@ -221,6 +221,13 @@ struct Cut<'a> {
     found: bool,
 }
 
+impl<'a> Cut<'a> {
+    /// The cut for the rule with head `head`, nothing derived yet.
+    fn on(head: &'a Atom) -> Cut<'a> {
+        Cut { head, seen: Map::default(), active: false, found: false }
+    }
+}
+
 fn is_bound(t: &Term, b: &[Option<Gid>]) -> bool {
     match t {
         Term::Const(_) => true,
@@ -764,7 +771,7 @@ fn approximate(
             for delta in runs {
                 let mut s = Solver::new(symbols, ground, &rels, &mut idx, r, *steps, limits.max_steps);
                 s.delta = delta;
-                s.cut = Some(Cut { head: &r.head, seen: Map::default(), active: false, found: false });
+                s.cut = Some(Cut::on(&r.head));
                 let mut emit = |s: &mut Solver<'_>| {
                     let args: Option<Box<[Gid]>> = r.head.args.iter().map(|t| s.inst(t)).collect();
                     if let Some(args) = args {
@@ -877,10 +884,12 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
             };
             let Some(parts) = parts else { continue };
             // The new relations' atoms: what their bodies derive over the approximation
-            // (every relation they read is complete, and they are numbered after the rest).
+            // (every relation they read is complete, and they are numbered after the rest);
+            // only which heads hold matters, as in the approximation.
             for aux in &parts[..parts.len() - 1] {
                 let mut rel = Rel::default();
                 let mut s = Solver::new(&symbols, &mut ground, &rels, &mut idx, aux, steps, limits.max_steps);
+                s.cut = Some(Cut::on(&aux.head));
                 let mut emit = |s: &mut Solver<'_>| {
                     let args: Option<Box<[Gid]>> = aux.head.args.iter().map(|t| s.inst(t)).collect();
                     if let Some(args) = args {
