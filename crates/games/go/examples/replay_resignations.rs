@@ -20,7 +20,7 @@
 #[path = "common/gnugo.rs"]
 mod gnugo;
 
-use gnugo::{gnugo_score, outcome};
+use gnugo::{gnugo_command, gnugo_score, outcome};
 
 use std::io::Write;
 use std::time::Duration;
@@ -76,8 +76,7 @@ fn main() {
     let playouts: u64 = args.get(3).map_or(Ok(36_000), |a| a.parse()).unwrap_or_else(|_| fail("bad playouts".into()));
     let spec_text = args.get(4).map_or("mcts(resign=0)", String::as_str);
     let base = Spec::parse(spec_text).unwrap_or_else(|e| fail(format!("bad agent spec {spec_text}: {e}")));
-    let gnugo = std::env::var("TABULA_GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_string());
-    let gnugo_cmd = format!("{gnugo} --mode gtp --level 10 --chinese-rules");
+    let gnugo_cmd = gnugo_command();
     let mut rules = Rules::new(RuleSet::Chinese);
     rules.komi = 7.0;
     let start = Go::new(9, rules);

@@ -22,7 +22,7 @@
 #[path = "common/gnugo.rs"]
 mod gnugo;
 
-use gnugo::{gnugo_score, outcome};
+use gnugo::{gnugo_command, gnugo_score, outcome};
 
 use std::time::Duration;
 
@@ -95,8 +95,7 @@ fn main() {
     if resume {
         args.remove(0);
     }
-    let gnugo = std::env::var("TABULA_GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_string());
-    let gnugo_cmd = format!("{gnugo} --mode gtp --level 10 --chinese-rules");
+    let gnugo_cmd = gnugo_command();
     let mut rules = Rules::new(RuleSet::Chinese);
     rules.komi = 7.0;
     let start = Go::new(9, rules);

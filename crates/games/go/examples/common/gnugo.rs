@@ -4,6 +4,13 @@ use std::time::Duration;
 
 use tabula_gtp::GtpClient;
 
+/// The GNU Go command the examples play against: level 10, Chinese rules (`TABULA_GNUGO`
+/// may name the binary).
+pub fn gnugo_command() -> String {
+    let gnugo = std::env::var("TABULA_GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_string());
+    format!("{gnugo} --mode gtp --level 10 --chinese-rules")
+}
+
 /// GNU Go's `final_score` (dead stones removed) for the 9x9, komi 7 game of `moves` (Black
 /// first), or why it failed.
 pub fn gnugo_score(cmd: &str, moves: &[String]) -> String {
