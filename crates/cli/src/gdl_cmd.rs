@@ -104,8 +104,13 @@ pub fn run(args: GdlArgs) -> Result<()> {
                     Ok(r) => {
                         let (plies, goals) = r.playout.unwrap_or_default();
                         let stuck = if r.stuck { " (stopped: a role had no legal move)" } else { "" };
+                        let demand = if r.on_demand.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; evaluated on demand: {}", r.on_demand.join(" "))
+                        };
                         println!(
-                            "{}: ok, {} role(s) {}, random game of {plies} plies, goals {goals:?}{stuck}",
+                            "{}: ok, {} role(s) {}, random game of {plies} plies, goals {goals:?}{stuck}{demand}",
                             name(f),
                             r.roles.len(),
                             r.roles.join(" ")

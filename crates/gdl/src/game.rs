@@ -133,6 +133,13 @@ impl GdlGame {
         self.pos.stuck
     }
 
+    /// The relations the interpreter evaluates on demand (top-down, with tables) because
+    /// materialising them for every state was too big; they are found as the game is
+    /// played, so the list can grow.
+    pub fn on_demand(&self) -> Vec<String> {
+        self.lock().on_demand()
+    }
+
     /// The true facts of the position, as KIF.
     pub fn facts(&self) -> Vec<String> {
         let interp = self.lock();
@@ -269,4 +276,6 @@ pub struct CheckReport {
     pub playout: Option<(u32, Vec<u8>)>,
     /// Whether the random game stopped because a role had no legal move.
     pub stuck: bool,
+    /// Relations evaluated on demand because materialising them was too big.
+    pub on_demand: Vec<String>,
 }

@@ -1,14 +1,25 @@
-//! The reference reasoner: a plain bottom-up evaluator of the stratified rules.
+//! The reference reasoner: a plain evaluator of the stratified rules, bottom-up where it
+//! can be, on demand where it must be.
 //!
 //! It computes, for a state (the set of true base facts) and optionally a joint move, the
-//! whole model of the description stratum by stratum, by naive fixpoint iteration with
+//! model of the description stratum by stratum, by naive fixpoint iteration with
 //! unification-based joins. It is simple enough to be obviously right, which is its job:
 //! it is the oracle the fast reasoner is checked against. Relations that depend on neither
 //! `true` nor `does` are computed once, when the game is loaded.
+//!
+//! Some helper relations are far too big to materialise and are only ever asked about a few
+//! tuples: chess's seven-argument `threatened_with_capture`, sudoku's `exactlyFirst` over
+//! every ten values. A stratum that defines no keyword and passes 20,000 facts is
+//! therefore switched, once and for good, to evaluation on demand: top-down, one table of
+//! answers per call pattern (each argument ground or free), recursion resolved by repeating
+//! a strongly connected set of calls until a pass adds no answer (tabling in the manner of
+//! SLG resolution, without its machinery for negation, which stratification makes
+//! unnecessary: a negated call never reaches a call in progress).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 use tabula_core::splitmix64;
 
@@ -204,10 +215,11 @@ struct Compiled {
     num_vars: usize,
 }
 
-fn schedule(rule: &Rule) -> Compiled {
+/// Orders a rule's body for evaluation: each literal once its inputs are bound. `bound` are
+/// the variables bound before the body is entered (a call's bound head arguments).
+fn schedule(rule: &Rule, mut bound: Vec<u32>) -> Compiled {
     let mut rest: Vec<Literal> = rule.body.clone();
     let mut order = Vec::with_capacity(rest.len());
-    let mut bound: Vec<u32> = Vec::new();
     while !rest.is_empty() {
         let ready = rest.iter().position(|l| {
             let mut vs = Vec::new();
@@ -243,15 +255,71 @@ enum Layer {
     Move,
 }
 
+/// One strongly connected component of the dependency graph, evaluated bottom-up.
+#[derive(Clone, Debug)]
+struct Stratum {
+    rels: Vec<Sym>,
+    /// The rules, bodies in bottom-up evaluation order.
+    rules: Vec<Compiled>,
+    /// The rules as written, kept in case the stratum is switched to evaluation on demand.
+    source: Vec<Rule>,
+    recursive: bool,
+}
+
+/// A relation evaluated on demand: top-down, for the argument patterns it is called with.
+#[derive(Clone, Debug)]
+struct OnDemand {
+    rules: Vec<Rule>,
+    /// Whether its tables outlive a state (the relation depends on neither `true` nor `does`).
+    keep: bool,
+    /// The rules scheduled for each pattern of ground arguments in a call.
+    scheduled: HashMap<Box<[bool]>, Arc<[Compiled]>>,
+}
+
+/// A call to a relation evaluated on demand: the relation, and each argument ground or free.
+type CallKey = (Sym, Box<[Option<Gid>]>);
+
+/// Memo tables of calls to relations evaluated on demand.
+#[derive(Clone, Debug, Default)]
+struct Tables {
+    index: HashMap<CallKey, u32>,
+    tables: Vec<Table>,
+}
+
+/// The answers to one call.
+#[derive(Clone, Debug, Default)]
+struct Table {
+    answers: Vec<Box<[Gid]>>,
+    set: HashSet<Box<[Gid]>>,
+    /// All answers are in.
+    complete: bool,
+    /// Depth on the call stack while it is being evaluated.
+    on_stack: Option<usize>,
+}
+
+/// A call being evaluated.
+struct Frame {
+    /// The lowest stack depth it has reached through recursive calls.
+    low: usize,
+    /// A recursive call reached it: its answers are complete only when a pass adds none.
+    reached: bool,
+    /// Where the tables finished inside its component start in the pending list.
+    pending: usize,
+}
+
 /// The reference reasoner for one description.
 #[derive(Clone, Debug)]
 pub struct Interpreter {
     symbols: Symbols,
     ground: Ground,
     static_db: Db,
-    /// Rules per stratum, in evaluation order, for the state layer and the move layer.
-    state_strata: Vec<(Vec<Compiled>, bool)>,
-    move_strata: Vec<(Vec<Compiled>, bool)>,
+    /// Strata evaluated bottom-up for each state, and for each joint move.
+    state_strata: Vec<Stratum>,
+    move_strata: Vec<Stratum>,
+    /// Relations evaluated on demand, because materialising them was too big.
+    demand: HashMap<Sym, OnDemand>,
+    /// The tables of static relations evaluated on demand, kept across states.
+    kept: Tables,
     roles: Vec<Gid>,
     init: Vec<Gid>,
 }
@@ -285,12 +353,18 @@ pub enum EvalError {
     Runaway(String, usize),
 }
 
-/// The most facts one relation may reach before evaluation is abandoned.
+/// The most facts one relation (or one call's table) may reach before evaluation is
+/// abandoned.
 const MAX_FACTS: usize = 2_000_000;
 
-/// The most derivations (duplicates included) of one round of a stratum: they are held
-/// until the round ends, so a runaway rule must be stopped before it fills the memory.
-const MAX_DERIVED: usize = 4 * MAX_FACTS;
+/// The most facts a relation that is not a keyword may reach before it is switched from
+/// bottom-up evaluation to evaluation on demand: past that size, materialising it for every
+/// state costs more than answering the calls made to it.
+const SWITCH_FACTS: usize = 20_000;
+
+/// The relations GDL gives a meaning to: always materialised.
+const KEYWORDS: [Sym; 10] =
+    [kw::ROLE, kw::INIT, kw::TRUE, kw::NEXT, kw::LEGAL, kw::DOES, kw::GOAL, kw::TERMINAL, kw::BASE, kw::INPUT];
 
 impl Interpreter {
     /// Prepares a (validated) description and computes its static facts.
@@ -312,29 +386,32 @@ impl Interpreter {
             static_db: Db::default(),
             state_strata: Vec::new(),
             move_strata: Vec::new(),
+            demand: HashMap::new(),
+            kept: Tables::default(),
             roles: Vec::new(),
             init: Vec::new(),
         };
         let mut static_strata = Vec::new();
         for comp in &strata.components {
-            let rules: Vec<Compiled> = desc.rules.iter().filter(|r| comp.contains(&r.head.rel)).map(schedule).collect();
-            if rules.is_empty() {
+            let source: Vec<Rule> = desc.rules.iter().filter(|r| comp.contains(&r.head.rel)).cloned().collect();
+            if source.is_empty() {
                 continue;
             }
+            let rules: Vec<Compiled> = source.iter().map(|r| schedule(r, Vec::new())).collect();
             let recursive = comp.len() > 1
                 || rules
                     .iter()
                     .any(|r| r.body.iter().any(|l| matches!(l, Literal::Pos(a) | Literal::Neg(a) if a.rel == comp[0])));
+            let stratum = Stratum { rels: comp.clone(), rules, source, recursive };
             match layer_of(comp[0]) {
-                Layer::Static => static_strata.push((rules, recursive)),
-                Layer::State => interp.state_strata.push((rules, recursive)),
-                Layer::Move => interp.move_strata.push((rules, recursive)),
+                Layer::Static => static_strata.push(stratum),
+                Layer::State => interp.state_strata.push(stratum),
+                Layer::Move => interp.move_strata.push(stratum),
             }
         }
         let mut db = Db::default();
-        for (rules, recursive) in &static_strata {
-            interp.eval_stratum(rules, *recursive, &mut db)?;
-        }
+        let mut fresh = Tables::default();
+        interp.run_strata(&mut static_strata, true, &mut db, &mut fresh)?;
         interp.static_db = db;
         interp.roles =
             interp.static_db.rels.get(&kw::ROLE).map(|f| f.list.iter().map(|a| a[0]).collect()).unwrap_or_default();
@@ -372,6 +449,14 @@ impl Interpreter {
         &self.init
     }
 
+    /// The relations evaluated on demand (top-down, with tables) because materialising
+    /// them was too big, by name, sorted.
+    pub fn on_demand(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.demand.keys().map(|s| self.symbols.name(*s).to_string()).collect();
+        names.sort();
+        names
+    }
+
     /// Writes a ground term as KIF text.
     pub fn text(&self, g: Gid) -> String {
         let mut s = String::new();
@@ -379,21 +464,21 @@ impl Interpreter {
         s
     }
 
-    fn state_db(&mut self, trues: &[Gid]) -> Result<Db, EvalError> {
+    fn state_db(&mut self, trues: &[Gid], fresh: &mut Tables) -> Result<Db, EvalError> {
         let mut db = Db::default();
         let t = db.rels.entry(kw::TRUE).or_default();
         for &g in trues {
             t.insert(Box::new([g]));
         }
-        let strata = std::mem::take(&mut self.state_strata);
-        let result = strata.iter().try_for_each(|(rules, rec)| self.eval_stratum(rules, *rec, &mut db));
+        let mut strata = std::mem::take(&mut self.state_strata);
+        let result = self.run_strata(&mut strata, false, &mut db, fresh);
         self.state_strata = strata;
         result.map(|_| db)
     }
 
     /// Legal moves, terminal and goals in a state.
     pub fn state_facts(&mut self, trues: &[Gid]) -> Result<StateFacts, EvalError> {
-        let db = self.state_db(trues)?;
+        let db = self.state_db(trues, &mut Tables::default())?;
         let n = self.roles.len();
         let mut facts = StateFacts { legal: vec![Vec::new(); n], terminal: false, goals: vec![0; n] };
         let get = |rel: Sym| db.rels.get(&rel).or_else(|| self.static_db.rels.get(&rel));
@@ -420,13 +505,14 @@ impl Interpreter {
     /// The next state after `joint` (one move per role, in role order): sorted ids of the
     /// `next` facts.
     pub fn next_state(&mut self, trues: &[Gid], joint: &[Gid]) -> Result<Vec<Gid>, EvalError> {
-        let mut db = self.state_db(trues)?;
+        let mut fresh = Tables::default();
+        let mut db = self.state_db(trues, &mut fresh)?;
         let d = db.rels.entry(kw::DOES).or_default();
         for (r, m) in self.roles.iter().zip(joint) {
             d.insert(Box::new([*r, *m]));
         }
-        let strata = std::mem::take(&mut self.move_strata);
-        let result = strata.iter().try_for_each(|(rules, rec)| self.eval_stratum(rules, *rec, &mut db));
+        let mut strata = std::mem::take(&mut self.move_strata);
+        let result = self.run_strata(&mut strata, false, &mut db, &mut fresh);
         self.move_strata = strata;
         result?;
         let mut next: Vec<Gid> = db
@@ -440,31 +526,95 @@ impl Interpreter {
         Ok(next)
     }
 
-    fn eval_stratum(&mut self, rules: &[Compiled], recursive: bool, db: &mut Db) -> Result<(), EvalError> {
-        eval_stratum(&self.symbols, &self.static_db, &mut self.ground, rules, recursive, db)
+    /// Evaluates `strata` in order into `db`. A stratum too big to materialise (one that
+    /// defines no keyword) is switched to evaluation on demand, its partial facts dropped,
+    /// and evaluation goes on: its callers then ask only for the facts they need.
+    fn run_strata(
+        &mut self,
+        strata: &mut Vec<Stratum>,
+        keep: bool,
+        db: &mut Db,
+        fresh: &mut Tables,
+    ) -> Result<(), EvalError> {
+        let mut k = 0;
+        while k < strata.len() {
+            let stratum = &strata[k];
+            let switchable = !stratum.rels.iter().any(|r| KEYWORDS.contains(r));
+            let result = eval_stratum(
+                &mut Env {
+                    symbols: &self.symbols,
+                    static_db: &self.static_db,
+                    ground: &mut self.ground,
+                    demand: &mut self.demand,
+                    kept: &mut self.kept,
+                    fresh,
+                },
+                &stratum.rules,
+                stratum.recursive,
+                db,
+                if switchable { SWITCH_FACTS } else { MAX_FACTS },
+            );
+            match result {
+                Ok(()) => k += 1,
+                Err(EvalError::Runaway(..)) if switchable => {
+                    let stratum = strata.remove(k);
+                    for rel in &stratum.rels {
+                        db.rels.remove(rel);
+                        let rules = stratum.source.iter().filter(|r| r.head.rel == *rel).cloned().collect();
+                        self.demand.insert(*rel, OnDemand { rules, keep, scheduled: HashMap::new() });
+                    }
+                    // Tables left incomplete by the failed evaluation are dropped.
+                    self.kept = Tables::default();
+                    *fresh = Tables::default();
+                }
+                Err(e) => {
+                    // Tables left incomplete by the failed evaluation are dropped.
+                    self.kept = Tables::default();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
     }
 }
 
+/// What evaluation reads and writes besides the facts of the current layer.
+struct Env<'a> {
+    symbols: &'a Symbols,
+    static_db: &'a Db,
+    ground: &'a mut Ground,
+    demand: &'a mut HashMap<Sym, OnDemand>,
+    kept: &'a mut Tables,
+    fresh: &'a mut Tables,
+}
+
+/// Evaluates one stratum bottom-up into `db`; a relation may reach `limit` facts, and one
+/// round `4 * limit` derivations, duplicates included (they are held until the round ends,
+/// so a runaway rule must be stopped before it fills the memory).
 fn eval_stratum(
-    symbols: &Symbols,
-    static_db: &Db,
-    ground: &mut Ground,
+    env: &mut Env,
     rules: &[Compiled],
     recursive: bool,
     db: &mut Db,
+    limit: usize,
 ) -> Result<(), EvalError> {
+    let max_derived = 4 * limit;
+    let symbols = env.symbols;
     loop {
         let mut new = Vec::with_capacity(rules.len());
         {
-            let mut cx = Ctx { symbols, static_db, db, ground: &mut *ground };
+            let mut cx = Ctx::new(env, db, limit);
             let mut derived = 0;
             for r in rules {
                 let mut out = Vec::new();
                 let mut bindings = vec![None; r.num_vars];
-                cx.solve(r, 0, &mut bindings, &mut out, MAX_DERIVED - derived);
+                cx.solve(r, 0, &mut bindings, &mut out, max_derived - derived);
+                if let Some(e) = cx.error.take() {
+                    return Err(e);
+                }
                 derived += out.len();
-                if derived >= MAX_DERIVED {
-                    return Err(EvalError::Runaway(symbols.name(r.head.rel).to_string(), MAX_DERIVED));
+                if derived >= max_derived {
+                    return Err(EvalError::Runaway(symbols.name(r.head.rel).to_string(), max_derived));
                 }
                 new.push((r.head.rel, out));
             }
@@ -475,8 +625,8 @@ fn eval_stratum(
             for f in facts {
                 added |= set.insert(f);
             }
-            if set.list.len() > MAX_FACTS {
-                return Err(EvalError::Runaway(symbols.name(rel).to_string(), MAX_FACTS));
+            if set.list.len() > limit {
+                return Err(EvalError::Runaway(symbols.name(rel).to_string(), limit));
             }
         }
         if !recursive || !added {
@@ -485,23 +635,172 @@ fn eval_stratum(
     }
 }
 
-/// What a join reads (the facts so far) and writes (new ground terms).
+/// What a join reads (the facts so far) and writes (new ground terms, tables of calls).
 struct Ctx<'a> {
     symbols: &'a Symbols,
     static_db: &'a Db,
     db: &'a Db,
     ground: &'a mut Ground,
+    demand: &'a mut HashMap<Sym, OnDemand>,
+    kept: &'a mut Tables,
+    fresh: &'a mut Tables,
+    /// Calls being evaluated, innermost last.
+    stack: Vec<Frame>,
+    /// Tables finished inside a recursive component whose leader is still on the stack.
+    pending: Vec<(bool, u32)>,
+    /// Answers added to any table so far.
+    changes: u64,
+    /// The first error met (evaluation then unwinds).
+    error: Option<EvalError>,
+    /// The most answers a table may hold.
+    limit: usize,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    fn new(env: &'a mut Env, db: &'a Db, limit: usize) -> Ctx<'a> {
+        Ctx {
+            symbols: env.symbols,
+            static_db: env.static_db,
+            db,
+            ground: &mut *env.ground,
+            demand: &mut *env.demand,
+            kept: &mut *env.kept,
+            fresh: &mut *env.fresh,
+            stack: Vec::new(),
+            pending: Vec::new(),
+            changes: 0,
+            error: None,
+            limit,
+        }
+    }
+
     fn facts(&self, rel: Sym) -> Option<&FactSet> {
         self.db.rels.get(&rel).or_else(|| self.static_db.rels.get(&rel))
+    }
+
+    fn tables(&mut self, keep: bool) -> &mut Tables {
+        if keep { self.kept } else { self.fresh }
+    }
+
+    /// The call `rel(key)` of a relation evaluated on demand, evaluated unless its table is
+    /// complete or being evaluated further up (a recursive call, which sees the answers so
+    /// far): returns the store and number of its table.
+    ///
+    /// Recursion is resolved per strongly connected set of calls: the oldest call of the set
+    /// (its leader) repeats the evaluation of its rules until a pass adds no answer anywhere,
+    /// and only then are its table and those of the calls inside the set complete. A
+    /// negated call is always complete on return, since stratification keeps it from
+    /// reaching any call on the stack.
+    fn call(&mut self, rel: Sym, key: Box<[Option<Gid>]>) -> (bool, u32) {
+        let keep = self.demand[&rel].keep;
+        let mask: Box<[bool]> = key.iter().map(Option::is_some).collect();
+        let tables = self.tables(keep);
+        let id = match tables.index.get(&(rel, key.clone())) {
+            Some(&id) => id,
+            None => {
+                let id = tables.tables.len() as u32;
+                tables.tables.push(Table::default());
+                tables.index.insert((rel, key.clone()), id);
+                id
+            }
+        };
+        let (complete, on_stack) = (tables.tables[id as usize].complete, tables.tables[id as usize].on_stack);
+        if complete || self.error.is_some() {
+            return (keep, id);
+        }
+        if let Some(depth) = on_stack {
+            self.stack[depth].reached = true;
+            let top = self.stack.len() - 1;
+            self.stack[top].low = self.stack[top].low.min(depth);
+            return (keep, id);
+        }
+        let depth = self.stack.len();
+        self.tables(keep).tables[id as usize].on_stack = Some(depth);
+        self.stack.push(Frame { low: depth, reached: false, pending: self.pending.len() });
+        let rules = self.scheduled(rel, mask);
+        loop {
+            let before = self.changes;
+            for r in rules.iter() {
+                let mut b = vec![None; r.num_vars];
+                let terms = &self.ground.terms;
+                if !r.head.args.iter().zip(key.iter()).all(|(t, k)| k.is_none_or(|g| unify(terms, t, g, &mut b))) {
+                    continue;
+                }
+                let mut out = Vec::new();
+                let cap = 4 * self.limit;
+                self.solve(r, 0, &mut b, &mut out, cap);
+                let name = self.symbols.name(rel);
+                if out.len() >= cap && self.error.is_none() {
+                    self.error = Some(EvalError::Runaway(name.to_string(), cap));
+                }
+                let table = &mut self.tables(keep).tables[id as usize];
+                let mut added = 0;
+                for a in out {
+                    if table.set.insert(a.clone()) {
+                        table.answers.push(a);
+                        added += 1;
+                    }
+                }
+                let too_big = table.answers.len() > self.limit;
+                self.changes += added;
+                if too_big && self.error.is_none() {
+                    self.error = Some(EvalError::Runaway(name.to_string(), self.limit));
+                }
+            }
+            let frame = &self.stack[depth];
+            if self.error.is_some() || frame.low < depth || !frame.reached || self.changes == before {
+                break;
+            }
+        }
+        let frame = self.stack.pop().expect("the frame pushed above");
+        self.tables(keep).tables[id as usize].on_stack = None;
+        if self.error.is_some() {
+            // Evaluation is unwinding: the table stays incomplete (and is dropped).
+        } else if frame.low < depth {
+            // Part of a component led further up: complete when its leader is.
+            let parent = self.stack.len() - 1;
+            self.stack[parent].low = self.stack[parent].low.min(frame.low);
+            self.pending.push((keep, id));
+        } else {
+            self.tables(keep).tables[id as usize].complete = true;
+            for (k, t) in self.pending.split_off(frame.pending) {
+                self.tables(k).tables[t as usize].complete = true;
+            }
+        }
+        (keep, id)
+    }
+
+    /// The rules of `rel` scheduled for calls whose ground arguments are `mask`.
+    fn scheduled(&mut self, rel: Sym, mask: Box<[bool]>) -> Arc<[Compiled]> {
+        let od = self.demand.get_mut(&rel).expect("a relation evaluated on demand");
+        od.scheduled
+            .entry(mask)
+            .or_insert_with_key(|mask| {
+                od.rules
+                    .iter()
+                    .map(|r| {
+                        let mut bound = Vec::new();
+                        for (t, m) in r.head.args.iter().zip(mask.iter()) {
+                            if *m {
+                                t.vars(&mut bound);
+                            }
+                        }
+                        schedule(r, bound)
+                    })
+                    .collect()
+            })
+            .clone()
+    }
+
+    /// The answer `j` of a table, if it has that many.
+    fn answer(&mut self, (keep, id): (bool, u32), j: usize) -> Option<Box<[Gid]>> {
+        self.tables(keep).tables[id as usize].answers.get(j).cloned()
     }
 
     /// Appends to `out` the head of `r` for every way to satisfy its body from literal `i`
     /// on, stopping once `out` holds `cap` heads.
     fn solve(&mut self, r: &Compiled, i: usize, b: &mut [Option<Gid>], out: &mut Vec<Box<[Gid]>>, cap: usize) {
-        if out.len() >= cap {
+        if out.len() >= cap || self.error.is_some() {
             return;
         }
         if i == r.body.len() {
@@ -512,6 +811,23 @@ impl Ctx<'_> {
             return;
         }
         match &r.body[i] {
+            Literal::Pos(a) if self.demand.contains_key(&a.rel) => {
+                let key: Box<[Option<Gid>]> =
+                    a.args.iter().map(|t| if is_bound(t, b) { self.instantiate(t, b) } else { None }).collect();
+                let table = self.call(a.rel, key);
+                let mut trial = b.to_vec();
+                let mut j = 0;
+                while let Some(f) = self.answer(table, j) {
+                    j += 1;
+                    if out.len() >= cap || self.error.is_some() {
+                        break;
+                    }
+                    trial.copy_from_slice(b);
+                    if a.args.iter().zip(f.iter()).all(|(t, g)| unify(&self.ground.terms, t, *g, &mut trial)) {
+                        self.solve(r, i + 1, &mut trial, out, cap);
+                    }
+                }
+            }
             Literal::Pos(a) => {
                 let (db, static_db) = (self.db, self.static_db);
                 let Some(facts) = db.rels.get(&a.rel).or_else(|| static_db.rels.get(&a.rel)) else { return };
@@ -541,7 +857,12 @@ impl Ctx<'_> {
             Literal::Neg(a) => {
                 let args: Option<Box<[Gid]>> = a.args.iter().map(|t| self.instantiate(t, b)).collect();
                 let Some(args) = args else { return };
-                let holds = self.facts(a.rel).is_some_and(|f| f.set.contains(&args));
+                let holds = if self.demand.contains_key(&a.rel) {
+                    let table = self.call(a.rel, args.iter().map(|g| Some(*g)).collect());
+                    self.answer(table, 0).is_some()
+                } else {
+                    self.facts(a.rel).is_some_and(|f| f.set.contains(&args))
+                };
                 if !holds {
                     self.solve(r, i + 1, b, out, cap);
                 }

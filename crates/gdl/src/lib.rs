@@ -3,8 +3,9 @@
 //! A description is read from KIF ([`kif`]), turned into rules ([`syntax`]), checked against
 //! the rules of GDL ([`validate`]) and evaluated by a reasoner. [`GdlGame`] implements
 //! [`tabula_core::Game`], so every search, the arena and every front end work on any GDL game.
-//! The reasoner here, [`interp::Interpreter`], is the reference: plain bottom-up evaluation,
-//! simple enough to trust, and the oracle faster reasoners are tested against.
+//! The reasoner here, [`interp::Interpreter`], is the reference: plain bottom-up evaluation
+//! (on demand for relations too big to materialise), simple enough to trust, and the oracle
+//! faster reasoners are tested against.
 
 pub mod dialect;
 pub mod eval;
@@ -76,7 +77,7 @@ pub fn check_file(path: &Path, seed: u64) -> Result<CheckReport, LoadError> {
     let desc = syntax::read_description(&exprs)?;
     let problems = validate(&desc);
     if !problems.is_empty() {
-        return Ok(CheckReport { problems, roles: Vec::new(), playout: None, stuck: false });
+        return Ok(CheckReport { problems, roles: Vec::new(), playout: None, stuck: false, on_demand: Vec::new() });
     }
     let game = GdlGame::from_str(&text, format!("gdl(file={})", path.display()), 1000)?;
     let mut rng = tabula_core::Rng::new(seed);
@@ -87,5 +88,6 @@ pub fn check_file(path: &Path, seed: u64) -> Result<CheckReport, LoadError> {
         roles: game.role_names().to_vec(),
         playout: Some((tabula_core::Game::ply(&end), goals)),
         stuck: end.stuck(),
+        on_demand: game.on_demand(),
     })
 }

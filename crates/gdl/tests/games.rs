@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{gdl_dir, kif_files};
+use common::{collection, for_each_game, gdl_dir, kif_files};
 use tabula_core::{Game, Turn, testing};
 use tabula_gdl::{GdlGame, LoadError, kif, syntax, validate};
 
@@ -45,6 +45,27 @@ fn every_game_parses_and_validates() {
     assert!(invalid.iter().all(|(_, kind)| *kind == "stratified negation"), "{invalid:?}");
 }
 
+/// Every valid game of the collection plays a random game to a terminal state through the
+/// reference reasoner (what `tabula gdl check` does): within 1,000 plies and with no role
+/// left without a legal move. `TABULA_GDL_CHECK_ONLY=FILE.kif` runs one game.
+#[test]
+fn every_valid_game_plays_a_random_game_to_the_end() {
+    let (files, only) = collection("TABULA_GDL_CHECK_ONLY");
+    let outcomes = for_each_game(&files, |i, path, name| {
+        let r = tabula_gdl::check_file(path, 7 + i as u64).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if !r.problems.is_empty() {
+            return (false, "invalid GDL".to_string());
+        }
+        let (plies, goals) = r.playout.expect("a valid game is played");
+        assert!(plies < 1000 && !r.stuck, "{name}: {plies} plies, stuck: {}", r.stuck);
+        (true, format!("ended after {plies} plies with goals {goals:?}"))
+    });
+    let played = outcomes.iter().filter(|(_, ok)| *ok).count();
+    if only.is_none() {
+        assert_eq!(played, files.len() - 9, "all but the nine invalid files");
+    }
+}
+
 #[test]
 fn tic_tac_toe_conforms_and_plays_like_tic_tac_toe() {
     let g = load("ticTacToe.kif");
@@ -82,14 +103,100 @@ fn moves_read_back_and_bad_input_is_refused() {
     assert!(matches!(GdlGame::from_str("(role x)", "t".into(), 10), Err(LoadError::Invalid(_))));
 }
 
-/// A relation too big for the interpreter is an error that names it, reached before the
-/// memory runs out: sudoku's static `exactlyFirst` holds for every ten values, and one
-/// round of it used to hold every derivation (gigabytes) before its size was checked.
+/// Relations too big to materialise for every state are evaluated on demand, for the
+/// calls made to them: sudoku's static `exactlyFirst` holds for every ten values (hundreds
+/// of millions of facts), chess's `threatened_with_capture` has seven arguments and is only
+/// ever asked about single squares. Both games then play to the end.
 #[test]
-fn a_relation_too_big_is_an_error_not_an_exhausted_memory() {
-    let err = GdlGame::from_file(&gdl_dir().join("sudoku.kif")).unwrap_err();
-    assert!(
-        matches!(&err, LoadError::Eval(tabula_gdl::interp::EvalError::Runaway(rel, _)) if rel == "exactlyfirst"),
-        "{err}"
+fn relations_too_big_to_materialise_are_evaluated_on_demand() {
+    let sudoku = load("sudoku.kif");
+    assert!(sudoku.on_demand().contains(&"exactlyfirst".to_string()), "{:?}", sudoku.on_demand());
+    let end = testing::random_game(&sudoku, &mut tabula_core::Rng::new(3));
+    assert!(end.turn() == Turn::Over && !end.stuck());
+    let chess = load("chess.kif");
+    assert!(chess.on_demand().contains(&"threatened_with_capture".to_string()), "{:?}", chess.on_demand());
+    let mut g = chess.clone();
+    let mut rng = tabula_core::Rng::new(5);
+    for _ in 0..30 {
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        assert!(!moves.is_empty());
+        g.play(rng.choose(&moves));
+    }
+    assert_eq!(g.ply(), 30);
+}
+
+/// A keyword relation cannot be left to demand: one too big is an error that names it,
+/// reached before the memory runs out.
+#[test]
+fn a_keyword_relation_too_big_is_an_error_not_an_exhausted_memory() {
+    let mut text = String::from("(role p) (init s) (<= terminal (true s)) (goal p 0)\n");
+    for i in 1..=20 {
+        text.push_str(&format!("(n {i}) "));
+    }
+    text.push_str("(<= (legal p (m ?a ?b ?c ?d ?e)) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e))");
+    let err = GdlGame::from_str(&text, "big".into(), 10).unwrap_err();
+    assert!(matches!(&err, LoadError::Eval(tabula_gdl::interp::EvalError::Runaway(rel, _)) if rel == "legal"), "{err}");
+}
+
+/// Recursive relations evaluated on demand reach their fixpoint: a chain of 300 nodes whose
+/// reachability relations (45,000 pairs each, too many to materialise) are defined by left
+/// recursion (`reach`), right recursion (`reach2`) and mutual recursion (`odd`, `even`),
+/// called with the first argument bound, negated, and through a static relation
+/// (`hasnext`) that cannot be materialised either. Each node also sits on a ring of 150,
+/// where `around` (every ring node reaches every other) is asked with both arguments bound:
+/// its calls form cycles, whose tables are only complete once the whole cycle is. From
+/// node k the legal moves are the nodes at an odd distance ahead; the game moves one node
+/// at a time and ends at the last node.
+#[test]
+fn recursive_relations_evaluated_on_demand_reach_their_fixpoint() {
+    const N: usize = 300;
+    let mut text = String::from(
+        "(role p) (init (at n0))
+         (<= (reach ?x ?y) (edge ?x ?y))
+         (<= (reach ?x ?y) (reach ?x ?z) (edge ?z ?y))
+         (<= (reach2 ?x ?y) (edge ?x ?y))
+         (<= (reach2 ?x ?y) (edge ?x ?z) (reach2 ?z ?y))
+         (<= (odd ?x ?y) (edge ?x ?y))
+         (<= (odd ?x ?y) (edge ?x ?z) (even ?z ?y))
+         (<= (even ?x ?y) (edge ?x ?z) (odd ?z ?y))
+         (<= (hasnext ?x) (reach2 ?x ?y))
+         (<= (around ?x ?y) (ring ?x ?y))
+         (<= (around ?x ?y) (ring ?x ?z) (around ?z ?y))
+         (<= (legal p (go ?y))
+             (true (at ?x)) (reach ?x ?y) (not (even ?x ?y)) (pos ?x ?rx) (pos ?y ?ry) (around ?rx ?ry))
+         (<= (next (at ?y)) (does p (go ?y)))
+         (<= terminal (true (at ?x)) (not (hasnext ?x)))
+         (goal p 100)\n",
     );
+    const RING: usize = 150;
+    for i in 0..N - 1 {
+        text.push_str(&format!("(edge n{i} n{}) ", i + 1));
+    }
+    for i in 0..N {
+        text.push_str(&format!("(pos n{i} r{}) ", i % RING));
+    }
+    for i in 0..RING {
+        text.push_str(&format!("(ring r{i} r{}) ", (i + 1) % RING));
+    }
+    let game = GdlGame::from_str(&text, "chain".into(), 1000).unwrap();
+    assert_eq!(game.on_demand(), ["around", "even", "hasnext", "odd", "reach", "reach2"]);
+    // Every node is visited, so calls made early (from node 0) are met again from nodes whose
+    // ring position comes after their target's.
+    let mut g = game.clone();
+    let mut k = 0;
+    while g.turn() != Turn::Over {
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut expected: Vec<String> = (k + 1..N).step_by(2).map(|j| format!("(go n{j})")).collect();
+        let mut got: Vec<String> = moves.iter().map(|m| g.format_move(*m)).collect();
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected, "at node {k}");
+        let next = format!("(go n{})", k + 1);
+        g.play(g.parse_move(&next).unwrap());
+        k += 1;
+    }
+    assert_eq!(k, N - 1);
+    assert!(!g.stuck());
 }

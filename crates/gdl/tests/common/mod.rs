@@ -29,10 +29,6 @@ pub fn kif_files() -> Vec<PathBuf> {
     files
 }
 
-/// Games whose bottom-up reference evaluation (the interpreter, built for clarity, not
-/// speed) needs minutes for a few plies.
-pub const SLOW_REFERENCE: &[&str] = &["gt_two_thirds_4p.kif", "gt_two_thirds_6p.kif", "laikLee_hex.kif", "sudoku.kif"];
-
 /// Grounding limits that keep a run over the whole collection quick.
 pub const QUICK_LIMITS: Limits = Limits { max_atoms: 20_000, max_rules: 60_000, max_steps: 100_000_000 };
 
