@@ -326,7 +326,7 @@ fn check_any(path: &std::path::Path, seed: u64) -> Outcome {
     let text = std::fs::read_to_string(path).unwrap();
     let max_plies = if HEAVY.contains(&name.as_str()) { 10 } else { 40 };
     match GdlGame::from_str(&text, "ref".into(), max_plies) {
-        Ok(game) => match compare(&name, &text, &game, 1, max_plies, seed) {
+        Ok(game) => match compare(&name, &text, &game, playouts(1), max_plies, seed) {
             Some(p) => Outcome::Agreed(p),
             None => Outcome::PrologSlow,
         },
@@ -336,7 +336,8 @@ fn check_any(path: &std::path::Path, seed: u64) -> Outcome {
 }
 
 /// Every game of the shared collection against SWI-Prolog through the reference reasoner:
-/// one random playout of up to 40 plies each (10 for the [`HEAVY`] ones).
+/// one random playout (`TABULA_GDL_PROLOG_PLAYOUTS`) of up to 40 plies each (10 for the
+/// [`HEAVY`] ones).
 #[test]
 fn every_game_of_the_collection_agrees_with_swi_prolog() {
     let (files, only) = collection("TABULA_GDL_PROLOG_ALL_ONLY");
