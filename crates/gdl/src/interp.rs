@@ -636,14 +636,9 @@ fn eval_stratum(
 }
 
 /// What a join reads (the facts so far) and writes (new ground terms, tables of calls).
-struct Ctx<'a> {
-    symbols: &'a Symbols,
-    static_db: &'a Db,
+struct Ctx<'a, 'e> {
+    env: &'a mut Env<'e>,
     db: &'a Db,
-    ground: &'a mut Ground,
-    demand: &'a mut HashMap<Sym, OnDemand>,
-    kept: &'a mut Tables,
-    fresh: &'a mut Tables,
     /// Calls being evaluated, innermost last.
     stack: Vec<Frame>,
     /// Tables finished inside a recursive component whose leader is still on the stack.
@@ -656,30 +651,17 @@ struct Ctx<'a> {
     limit: usize,
 }
 
-impl<'a> Ctx<'a> {
-    fn new(env: &'a mut Env, db: &'a Db, limit: usize) -> Ctx<'a> {
-        Ctx {
-            symbols: env.symbols,
-            static_db: env.static_db,
-            db,
-            ground: &mut *env.ground,
-            demand: &mut *env.demand,
-            kept: &mut *env.kept,
-            fresh: &mut *env.fresh,
-            stack: Vec::new(),
-            pending: Vec::new(),
-            changes: 0,
-            error: None,
-            limit,
-        }
+impl<'a, 'e> Ctx<'a, 'e> {
+    fn new(env: &'a mut Env<'e>, db: &'a Db, limit: usize) -> Ctx<'a, 'e> {
+        Ctx { env, db, stack: Vec::new(), pending: Vec::new(), changes: 0, error: None, limit }
     }
 
     fn facts(&self, rel: Sym) -> Option<&FactSet> {
-        self.db.rels.get(&rel).or_else(|| self.static_db.rels.get(&rel))
+        self.db.rels.get(&rel).or_else(|| self.env.static_db.rels.get(&rel))
     }
 
     fn tables(&mut self, keep: bool) -> &mut Tables {
-        if keep { self.kept } else { self.fresh }
+        if keep { self.env.kept } else { self.env.fresh }
     }
 
     /// The call `rel(key)` of a relation evaluated on demand, evaluated unless its table is
@@ -692,7 +674,7 @@ impl<'a> Ctx<'a> {
     /// negated call is always complete on return, since stratification keeps it from
     /// reaching any call on the stack.
     fn call(&mut self, rel: Sym, key: Box<[Option<Gid>]>) -> (bool, u32) {
-        let keep = self.demand[&rel].keep;
+        let keep = self.env.demand[&rel].keep;
         let mask: Box<[bool]> = key.iter().map(Option::is_some).collect();
         let tables = self.tables(keep);
         let id = match tables.index.get(&(rel, key.clone())) {
@@ -722,14 +704,14 @@ impl<'a> Ctx<'a> {
             let before = self.changes;
             for r in rules.iter() {
                 let mut b = vec![None; r.num_vars];
-                let terms = &self.ground.terms;
+                let terms = &self.env.ground.terms;
                 if !r.head.args.iter().zip(key.iter()).all(|(t, k)| k.is_none_or(|g| unify(terms, t, g, &mut b))) {
                     continue;
                 }
                 let mut out = Vec::new();
                 let cap = 4 * self.limit;
                 self.solve(r, 0, &mut b, &mut out, cap);
-                let name = self.symbols.name(rel);
+                let name = self.env.symbols.name(rel);
                 if out.len() >= cap && self.error.is_none() {
                     self.error = Some(EvalError::Runaway(name.to_string(), cap));
                 }
@@ -772,7 +754,7 @@ impl<'a> Ctx<'a> {
 
     /// The rules of `rel` scheduled for calls whose ground arguments are `mask`.
     fn scheduled(&mut self, rel: Sym, mask: Box<[bool]>) -> Arc<[Compiled]> {
-        let od = self.demand.get_mut(&rel).expect("a relation evaluated on demand");
+        let od = self.env.demand.get_mut(&rel).expect("a relation evaluated on demand");
         od.scheduled
             .entry(mask)
             .or_insert_with_key(|mask| {
@@ -811,7 +793,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         match &r.body[i] {
-            Literal::Pos(a) if self.demand.contains_key(&a.rel) => {
+            Literal::Pos(a) if self.env.demand.contains_key(&a.rel) => {
                 let key: Box<[Option<Gid>]> =
                     a.args.iter().map(|t| if is_bound(t, b) { self.instantiate(t, b) } else { None }).collect();
                 let table = self.call(a.rel, key);
@@ -823,20 +805,20 @@ impl<'a> Ctx<'a> {
                         break;
                     }
                     trial.copy_from_slice(b);
-                    if a.args.iter().zip(f.iter()).all(|(t, g)| unify(&self.ground.terms, t, *g, &mut trial)) {
+                    if a.args.iter().zip(f.iter()).all(|(t, g)| unify(&self.env.ground.terms, t, *g, &mut trial)) {
                         self.solve(r, i + 1, &mut trial, out, cap);
                     }
                 }
             }
             Literal::Pos(a) => {
-                let (db, static_db) = (self.db, self.static_db);
+                let (db, static_db) = (self.db, self.env.static_db);
                 let Some(facts) = db.rels.get(&a.rel).or_else(|| static_db.rels.get(&a.rel)) else { return };
                 let mut trial = b.to_vec();
                 let probe = self.probe_key(&a.args, b);
                 let mut selected = Vec::new();
                 let candidates: Box<dyn Iterator<Item = &Box<[Gid]>>> = match probe {
                     Some((shape, key)) => {
-                        facts.probe(shape, key, &self.ground.terms, &mut selected);
+                        facts.probe(shape, key, &self.env.ground.terms, &mut selected);
                         Box::new(selected.iter().map(|&i| &facts.list[i as usize]))
                     }
                     None => Box::new(facts.list.iter()),
@@ -849,7 +831,7 @@ impl<'a> Ctx<'a> {
                         continue;
                     }
                     trial.copy_from_slice(b);
-                    if a.args.iter().zip(f.iter()).all(|(t, g)| unify(&self.ground.terms, t, *g, &mut trial)) {
+                    if a.args.iter().zip(f.iter()).all(|(t, g)| unify(&self.env.ground.terms, t, *g, &mut trial)) {
                         self.solve(r, i + 1, &mut trial, out, cap);
                     }
                 }
@@ -857,7 +839,7 @@ impl<'a> Ctx<'a> {
             Literal::Neg(a) => {
                 let args: Option<Box<[Gid]>> = a.args.iter().map(|t| self.instantiate(t, b)).collect();
                 let Some(args) = args else { return };
-                let holds = if self.demand.contains_key(&a.rel) {
+                let holds = if self.env.demand.contains_key(&a.rel) {
                     let table = self.call(a.rel, args.iter().map(|g| Some(*g)).collect());
                     self.answer(table, 0).is_some()
                 } else {
@@ -877,7 +859,7 @@ impl<'a> Ctx<'a> {
                 let (x, y) = if is_bound(x, b) { (x, y) } else { (y, x) };
                 let Some(gx) = self.instantiate(x, b) else { return };
                 let mut nb = b.to_vec();
-                if unify(&self.ground.terms, y, gx, &mut nb) {
+                if unify(&self.env.ground.terms, y, gx, &mut nb) {
                     self.solve(r, i + 1, &mut nb, out, cap);
                 }
             }
@@ -905,10 +887,10 @@ impl<'a> Ctx<'a> {
     fn instantiate(&mut self, t: &Term, b: &[Option<Gid>]) -> Option<Gid> {
         match t {
             Term::Var(v) => b[*v as usize],
-            Term::Const(s) => Some(self.ground.intern(GTerm::Const(*s), self.symbols)),
+            Term::Const(s) => Some(self.env.ground.intern(GTerm::Const(*s), self.env.symbols)),
             Term::Fn(f, args) => {
                 let args: Box<[Gid]> = args.iter().map(|a| self.instantiate(a, b)).collect::<Option<_>>()?;
-                Some(self.ground.intern(GTerm::Fn(*f, args), self.symbols))
+                Some(self.env.ground.intern(GTerm::Fn(*f, args), self.env.symbols))
             }
         }
     }
