@@ -11,8 +11,8 @@
 //! the reference reasoner, which keeps no circuit, gives the crisp goal values of the
 //! position instead.
 
-use tabula_core::{Game, MAX_PLAYERS, Player, Turn};
-use tabula_search::Evaluator;
+use tabula_core::{Game, MAX_PLAYERS, Player, Rewards, Turn};
+use tabula_search::{Evaluator, MctsPolicy};
 
 use crate::{GdlGame, PropnetGame};
 
@@ -70,6 +70,25 @@ impl<G: GoalEstimate> Evaluator<G> for FuzzyGoals {
     }
 }
 
+/// MCTS knowledge for GDL games: uniformly random playouts, and where a playout is cut off
+/// (the agent's `cutoff`) the position's goal estimate ([`GoalEstimate`]) as its rewards,
+/// `0.5 + estimate / 2` per role. Without a cutoff it is plain UCT; the GGP player sets one
+/// when whole playouts would not fit in the play clock.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct GoalPolicy;
+
+impl<G: GoalEstimate + 'static> MctsPolicy<G> for GoalPolicy {
+    fn evaluate(&self, state: &G) -> Rewards {
+        let n = state.num_players();
+        let est = state.goal_estimates();
+        let mut r = Rewards::new(n);
+        for (i, e) in est.iter().enumerate().take(n) {
+            r.set(Player(i as u8), (0.5 + e / 2.0).clamp(0.0, 1.0));
+        }
+        r
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +110,22 @@ mod tests {
         assert!(x > start, "x with two in the top row: {x} vs {start} at the start");
         assert!(FuzzyGoals::value(&g, Player(1)) < 0);
         assert_eq!(FuzzyGoals.evaluate_for(&g, Player(1)), Some(-x));
+        // The MCTS policy's cut-off score leans the same way.
+        let r = GoalPolicy.evaluate(&g);
+        assert!(r.get(Player(0)) > 0.5 && r.get(Player(1)) < 0.5, "{r:?}");
+    }
+
+    /// The reference reasoner's estimate is the crisp goals: a finished tic-tac-toe game
+    /// won by x scores x above o.
+    #[test]
+    fn goal_policy_scores_crisp_goals_of_the_reference() {
+        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let mut g = GdlGame::from_file(&path).unwrap();
+        for mv in ["(mark 1 1)", "(mark 3 3)", "(mark 1 2)", "(mark 2 1)", "(mark 1 3)"] {
+            let m = g.parse_move(mv).unwrap();
+            g.play(m);
+        }
+        let r = GoalPolicy.evaluate(&g);
+        assert_eq!((r.get(Player(0)), r.get(Player(1))), (0.75, 0.25));
     }
 }

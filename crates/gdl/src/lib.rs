@@ -19,7 +19,7 @@ pub mod validate;
 
 use std::path::Path;
 
-pub use eval::{FuzzyGoals, GoalEstimate};
+pub use eval::{FuzzyGoals, GoalEstimate, GoalPolicy};
 pub use game::{CheckReport, GdlGame, GdlMove, PARAMS};
 pub use propnet::{PropnetError, PropnetGame, PropnetMove};
 pub use syntax::Description;

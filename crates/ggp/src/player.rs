@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tabula_core::{Agent, Game, Limits, NullReport, Player as Seat, Rng, Spec, SpecError, Turn};
-use tabula_gdl::{FuzzyGoals, GdlGame, GoalEstimate, PropnetGame};
-use tabula_search::{MaxnAgent, MctsAgent, ParanoidAgent, RandomAgent, RandomPolicy};
+use tabula_gdl::{FuzzyGoals, GdlGame, GoalEstimate, GoalPolicy, PropnetGame};
+use tabula_search::{MaxnAgent, MctsAgent, ParanoidAgent, RandomAgent};
 
 use crate::message::{CaseMap, Message, Term, rules_text};
 use crate::referee::{Referee, RefereeError};
@@ -64,7 +64,7 @@ pub const AGENT_NAMES: &[&str] = &["mcts", "random", "paranoid", "maxn"];
 impl AgentFactory for StandardAgents {
     fn build<G: GgpGame>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError> {
         match spec.name.as_str() {
-            "mcts" => Ok(Box::new(MctsAgent::<G, _>::from_spec(spec, RandomPolicy)?)),
+            "mcts" => Ok(Box::new(MctsAgent::<G, _>::from_spec(spec, GoalPolicy)?)),
             "random" => Ok(Box::new(RandomAgent::<G>::from_spec(spec)?)),
             "paranoid" => Ok(Box::new(ParanoidAgent::from_spec(spec, FuzzyGoals)?)),
             "maxn" => Ok(Box::new(MaxnAgent::from_spec(spec, FuzzyGoals)?)),
@@ -475,7 +475,7 @@ impl<F: AgentFactory> Worker<F> {
         let Some(old) = self.engine.take() else { return };
         let mut parts = old.into_parts();
         agent.new_game(&game);
-        let (_, slowest) = measure(&game, Duration::from_millis(50), &mut parts.rng);
+        let (_, slowest, _) = measure(&game, Duration::from_millis(50), &mut parts.rng);
         // The interpreter's (wider) margin stays until searches show the propnet needs less.
         parts.base_margin = base_margin(slowest, self.play_clock);
         if self.config.verbose {
@@ -537,16 +537,20 @@ impl<F: AgentFactory> Setup<F> {
         case: CaseMap,
         reasoner: &'static str,
     ) -> Result<(Box<dyn Engine>, MetaReport), PlayerError> {
-        let mut agent = self.factory.build::<G>(&self.config.agent)?;
-        agent.new_game(&game);
         // Measure: random playouts for a tenth of the time left, at most a second.
         let left = self.deadline.saturating_duration_since(Instant::now());
         let budget = (left / 10).clamp(Duration::from_millis(20), Duration::from_secs(1));
         let mut rng = Rng::new(0x6767_7000 ^ me as u64);
         let start = Instant::now();
-        let (playouts, slowest) = measure(&game, budget, &mut rng);
-        let playouts_per_sec = playouts / start.elapsed().as_secs_f64().max(1e-9);
-        // Searches check the clock between playouts: stop early enough for the slowest.
+        let (playouts, slowest, plies) = measure(&game, budget, &mut rng);
+        let elapsed = start.elapsed();
+        let playouts_per_sec = playouts / elapsed.as_secs_f64().max(1e-9);
+        let (spec, cut) = cut_playouts(&self.config.agent, playouts, plies, elapsed, self.play_clock);
+        let mut agent = self.factory.build::<G>(&spec)?;
+        agent.new_game(&game);
+        // Searches check the clock between playouts: stop early enough for the slowest (a
+        // cut-off playout takes about a twentieth of the play clock).
+        let slowest = if cut { slowest.min(self.play_clock / 10) } else { slowest };
         let think_margin = base_margin(slowest, self.play_clock);
         let report = MetaReport { reasoner, playouts_per_sec, slowest_playout: slowest, think_margin };
         let mut runner = Runner {
@@ -571,6 +575,23 @@ impl<F: AgentFactory> Setup<F> {
     }
 }
 
+/// The agent spec to search with, and whether its playouts are cut off: an `mcts` agent
+/// whose whole random playouts (measured: `playouts` of them, `plies` moves in all, in
+/// `elapsed`) would not fit ten times into the play clock gets a `cutoff` of the moves that
+/// fit into a twentieth of it, unless its spec sets one; the position reached is then scored
+/// by its goal estimate ([`GoalPolicy`]). Otherwise a single playout could outlast the
+/// clock, and the match thread would fall behind the manager.
+fn cut_playouts(spec: &Spec, playouts: f64, plies: u64, elapsed: Duration, play_clock: Duration) -> (Spec, bool) {
+    let secs = elapsed.as_secs_f64();
+    let per_playout = if playouts > 0.0 { secs / playouts } else { f64::INFINITY };
+    if spec.name != "mcts" || spec.get("cutoff").is_some() || per_playout * 10.0 <= play_clock.as_secs_f64() {
+        return (spec.clone(), false);
+    }
+    let plies_per_sec = plies as f64 / secs.max(1e-9);
+    let cutoff = ((plies_per_sec * play_clock.as_secs_f64() / 20.0) as u64).max(1);
+    (spec.clone().with("cutoff", cutoff), true)
+}
+
 /// The thinking margin a playout as slow as `slowest` calls for: twice its length plus room
 /// for the scheduler of a loaded machine, at most a third of the play clock.
 fn base_margin(slowest: Duration, play_clock: Duration) -> Duration {
@@ -578,11 +599,12 @@ fn base_margin(slowest: Duration, play_clock: Duration) -> Duration {
 }
 
 /// Random playouts from `game` for about `budget`: the number played (a fraction for one
-/// cut off by the budget) and the duration of the slowest (at least the time a cut-off one
-/// had run), which bounds how long a search may overrun its deadline.
-fn measure<G: Game>(game: &G, budget: Duration, rng: &mut Rng) -> (f64, Duration) {
+/// cut off by the budget), the duration of the slowest (at least the time a cut-off one
+/// had run), which bounds how long a search may overrun its deadline, and the moves played.
+fn measure<G: Game>(game: &G, budget: Duration, rng: &mut Rng) -> (f64, Duration, u64) {
     let start = Instant::now();
     let mut done = 0.0;
+    let mut plies = 0;
     let mut slowest = Duration::ZERO;
     let mut moves = Vec::new();
     let mut joint = Vec::new();
@@ -602,6 +624,7 @@ fn measure<G: Game>(game: &G, budget: Duration, rng: &mut Rng) -> (f64, Duration
                         break;
                     }
                     state.play(moves[rng.below(moves.len())]);
+                    plies += 1;
                 }
                 Turn::Simultaneous => {
                     joint.clear();
@@ -616,6 +639,7 @@ fn measure<G: Game>(game: &G, budget: Duration, rng: &mut Rng) -> (f64, Duration
                         break;
                     }
                     state.play_joint(&joint);
+                    plies += 1;
                 }
             }
         }
@@ -628,7 +652,7 @@ fn measure<G: Game>(game: &G, budget: Duration, rng: &mut Rng) -> (f64, Duration
             break;
         }
     }
-    (done, slowest)
+    (done, slowest, plies)
 }
 
 /// The match thread's state for a game of type `G`.
@@ -807,11 +831,31 @@ mod tests {
         let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
         let game = PropnetGame::from_file(&path).unwrap();
         let mut rng = Rng::new(1);
-        let (done, slowest) = measure(&game, Duration::from_millis(30), &mut rng);
+        let (done, slowest, plies) = measure(&game, Duration::from_millis(30), &mut rng);
         assert!(done > 0.0);
         assert!(slowest > Duration::ZERO);
+        assert!(plies as f64 >= 5.0 * done.floor(), "a tic-tac-toe game takes at least five moves");
         // A zero budget measures nothing.
-        assert_eq!(measure(&game, Duration::ZERO, &mut rng), (0.0, Duration::ZERO));
+        assert_eq!(measure(&game, Duration::ZERO, &mut rng), (0.0, Duration::ZERO, 0));
+    }
+
+    #[test]
+    fn playouts_too_slow_for_the_clock_are_cut_off() {
+        let clock = Duration::from_secs(2);
+        let mcts = Spec::parse("mcts(threads=1)").unwrap();
+        // 400 playouts of 10 moves in a second: whole playouts fit.
+        let (spec, cut) = cut_playouts(&mcts, 400.0, 4_000, Duration::from_secs(1), clock);
+        assert!(!cut && spec.get("cutoff").is_none());
+        // Half a playout of 200 moves in a second (chess through the interpreter): cut after
+        // the 10 moves that fit into a twentieth of the clock.
+        let (spec, cut) = cut_playouts(&mcts, 0.5, 100, Duration::from_secs(1), clock);
+        assert!(cut);
+        assert_eq!(spec.get("cutoff"), Some("10"));
+        // An explicit cutoff, or another agent, is left alone.
+        let set = Spec::parse("mcts(cutoff=3)").unwrap();
+        assert_eq!(cut_playouts(&set, 0.5, 100, Duration::from_secs(1), clock).0.get("cutoff"), Some("3"));
+        let random = Spec::parse("random").unwrap();
+        assert!(!cut_playouts(&random, 0.0, 0, Duration::from_secs(1), clock).1);
     }
 
     #[test]
