@@ -272,6 +272,7 @@ impl<F: AgentFactory> Player<F> {
             role,
             deadline,
             play_clock,
+            fallback: Arc::clone(&fallback),
         };
         let spawned = std::thread::Builder::new().name(format!("ggp-{id}")).spawn(move || match setup.build() {
             Ok((engine, report, pending)) => {
@@ -386,6 +387,9 @@ struct Setup<F> {
     role: String,
     deadline: Instant,
     play_clock: Duration,
+    /// Where the first move's fallback goes as soon as the rules are read, in case
+    /// preparing outlasts the start clock.
+    fallback: Arc<Mutex<Option<String>>>,
 }
 
 /// A match as its thread sees it, whatever the game type.
@@ -492,6 +496,11 @@ impl<F: AgentFactory> Setup<F> {
         let referee = Referee::new(&text)?;
         let me = referee.role_index(&self.role).ok_or_else(|| PlayerError::UnknownRole(self.role.clone()))?;
         let case = CaseMap::new(&self.rules);
+        let legal = referee.legal(me);
+        if !legal.is_empty() {
+            let pick = legal[Rng::new(0x6767_7001 ^ me as u64).below(legal.len())];
+            *lock(&self.fallback) = Some(case.restore(&referee.text(pick)));
+        }
         let spec = || "gdl(file=ggp)".to_string();
         if self.config.reasoner != Reasoner::Reference {
             // Compile on a thread of its own, so a grounding too big for the clock can be

@@ -234,3 +234,46 @@ async fn a_propnet_compiled_after_the_start_clock_takes_over_mid_match() {
     assert_eq!(player.handle(Message::Stop { id: "u.1".into(), moves: last }, Instant::now()).await, "done");
     assert_eq!(player.reasoner(), None);
 }
+
+/// Agents that are only built once the test opens the gate: preparing a match outlasts
+/// the start clock and the first play clock.
+struct GatedAgents(Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+
+impl tabula_ggp::AgentFactory for GatedAgents {
+    fn build<G: tabula_ggp::GgpGame>(
+        &self,
+        spec: &Spec,
+    ) -> Result<Box<dyn tabula_core::Agent<G>>, tabula_core::SpecError> {
+        let (open, cv) = &*self.0;
+        let mut open = open.lock().unwrap();
+        while !*open {
+            open = cv.wait(open).unwrap();
+        }
+        tabula_ggp::StandardAgents.build(spec)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_still_preparing_at_the_deadline_is_a_legal_one() {
+    use std::time::Instant;
+    let gate = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let mut config = PlayerConfig::new(Spec::parse("random").unwrap());
+    config.reasoner = tabula_ggp::Reasoner::Reference;
+    let player = Player::with_factory(config, GatedAgents(Arc::clone(&gate)));
+    let start = Message::Start {
+        id: "g.1".into(),
+        role: "xplayer".into(),
+        rules: parse_terms(&tictactoe()).unwrap(),
+        start_clock: Duration::ZERO,
+        play_clock: Duration::from_secs(1),
+    };
+    assert_eq!(player.handle(start, Instant::now()).await, "ready");
+    // The agent is not built yet, so the answer is the fallback published once the rules
+    // were read: a legal first move, not `nil`.
+    let mv = player.handle(Message::Play { id: "g.1".into(), moves: None }, Instant::now()).await;
+    let referee = Referee::new(&tictactoe()).unwrap();
+    assert!(referee.find_legal(0, &mv).is_some(), "{mv} is not a legal first move");
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    assert_eq!(player.handle(Message::Abort { id: "g.1".into() }, Instant::now()).await, "aborted");
+}
