@@ -17,7 +17,7 @@ use crate::game::{Go, Move};
 use crate::policy::{GoPolicy, Playouts, fills_own_eye};
 
 /// Go-specific keys `go_mcts` reads besides those of `mcts(...)`.
-const GO_KEYS: [&str; 4] = ["playout", "widen", "honest_pass", "lowlib"];
+const GO_KEYS: [&str; 3] = ["playout", "widen", "honest_pass"];
 
 /// Time kept back on every move for the protocol round trip and scheduling.
 pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
@@ -29,8 +29,7 @@ fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
 
 /// Builds the MCTS agent for Go from an `mcts(...)` spec: every key of the generic agent
 /// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|light`
-/// (default heavy), `widen=true|false` (progressive widening, default true) and
-/// `lowlib=true|false` (the heavy playouts' two-liberty rule, default false). Go defaults
+/// (default heavy) and `widen=true|false` (progressive widening, default true). Go defaults
 /// where the spec is silent: `rave=true`, `c=0.05`, `resign=0.08`. ([`go_agent`] also reads
 /// `honest_pass`.)
 ///
@@ -61,15 +60,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         Some(s) if s == "false" => false,
         Some(s) => return Err(bad(spec, "widen", &s, "must be true or false")),
     };
-    let low_liberties = match spec.get("lowlib").map(|s| s.trim().to_ascii_lowercase()) {
-        None => false,
-        Some(s) if s == "true" => true,
-        Some(s) if s == "false" => false,
-        Some(s) => return Err(bad(spec, "lowlib", &s, "must be true or false")),
-    };
-    let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
-        .with_widening(widen)
-        .with_low_liberties(low_liberties);
+    let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60)).with_widening(widen);
     Ok(MctsAgent::new(config, policy))
 }
 
@@ -207,9 +198,6 @@ impl Agent<Go> for GoAgent {
         }
         if !policy.widening_enabled() {
             spec = spec.with("widen", false);
-        }
-        if policy.low_liberties() {
-            spec = spec.with("lowlib", true);
         }
         spec.to_string()
     }

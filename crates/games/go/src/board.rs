@@ -427,29 +427,6 @@ impl Board {
         (self.lib_sum[g] / self.libs[g].max(1) as u32) as usize
     }
 
-    /// The two liberties of the group holding the stone on `p`, if it has exactly two.
-    pub(crate) fn two_liberties(&self, p: usize) -> Option<(usize, usize)> {
-        let mut found = [0usize; 2];
-        let mut n = 0;
-        let mut s = p;
-        loop {
-            for q in self.nbrs(s) {
-                if self.cells[q] == EMPTY && !found[..n].contains(&q) {
-                    if n == 2 {
-                        return None;
-                    }
-                    found[n] = q;
-                    n += 1;
-                }
-            }
-            s = self.next[s] as usize;
-            if s == p {
-                break;
-            }
-        }
-        (n == 2).then_some((found[0], found[1]))
-    }
-
     #[inline]
     pub(crate) fn next_stone(&self, s: usize) -> usize {
         self.next[s] as usize

@@ -6,8 +6,7 @@
 //! 1. atari escape: an own group next to the last move is in atari — capture a neighbouring
 //!    opponent group in atari, or extend on its liberty if that gives two liberties or more;
 //! 2. capture: an opponent group next to the last move is in atari — take it;
-//! 3. patterns: an empty point around the last move matches a 3x3 pattern (before them,
-//!    with `low_liberties`, two-liberty fights next to the last move);
+//! 3. patterns: an empty point around the last move matches a 3x3 pattern;
 //! 4. random: a light move, re-drawn a few times while it is a self-atari (a move after
 //!    which its own group has one liberty and that captures nothing).
 //!
@@ -271,10 +270,6 @@ pub struct HeavyPolicy<P: PatternHook = NoPatterns> {
     pub self_atari_retries: u32,
     /// Self-atari of a single stone is allowed (it is often a good throw-in).
     pub allow_single_self_atari: bool,
-    /// Two-liberty fights around the last move (after captures, before patterns): an own
-    /// group with two liberties extends to three or more; an opponent group with two is put
-    /// in atari where extending on its other liberty would not save it.
-    pub low_liberties: bool,
 }
 
 impl Default for HeavyPolicy<NoPatterns> {
@@ -286,7 +281,7 @@ impl Default for HeavyPolicy<NoPatterns> {
 impl<P: PatternHook> HeavyPolicy<P> {
     /// A policy with the given patterns and the usual settings.
     pub fn new(patterns: P) -> HeavyPolicy<P> {
-        HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true, low_liberties: false }
+        HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true }
     }
 
     /// Whether the side to move may play `p` (empty, not ko, not suicide, not an own eye).
@@ -375,42 +370,6 @@ impl<P: PatternHook> HeavyPolicy<P> {
             }
             if n > 0 {
                 return Some(Point(cands[rng.below(n)] as u16));
-            }
-            // 2b. Two-liberty fights next to the last move.
-            if self.low_liberties {
-                let mut seen = [usize::MAX; 5];
-                for (i, q) in board.nbrs(last).into_iter().chain([last]).enumerate() {
-                    let c = board.cell(q);
-                    if c != own && c != opp {
-                        continue;
-                    }
-                    let g = board.group_of(q);
-                    if seen.contains(&g) || board.group_in_atari(g) {
-                        continue;
-                    }
-                    seen[i] = g;
-                    let Some((a, b)) = board.two_liberties(q) else { continue };
-                    for (l, other) in [(a, b), (b, a)] {
-                        if n == cands.len() || cands[..n].contains(&l) || !Self::playable(board, color, l) {
-                            continue;
-                        }
-                        let good = if c == own {
-                            board.liberties_after(color, Point(l as u16), 3) >= 3
-                        } else {
-                            // After our stone on `l`, extending on `other` would leave the
-                            // group one liberty fewer than this count (which includes `l`).
-                            board.liberties_after(color, Point(l as u16), 2) >= 2
-                                && board.liberties_after(color.other(), Point(other as u16), 3) <= 2
-                        };
-                        if good {
-                            cands[n] = l;
-                            n += 1;
-                        }
-                    }
-                }
-                if n > 0 {
-                    return Some(Point(cands[rng.below(n)] as u16));
-                }
             }
             // 3. Patterns around the last move.
             for q in board.around(last) {

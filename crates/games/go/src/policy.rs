@@ -81,20 +81,6 @@ impl GoPolicy {
         self
     }
 
-    /// Turns the heavy playouts' two-liberty rule on or off (see
-    /// [`HeavyPolicy::low_liberties`]).
-    pub fn with_low_liberties(mut self, on: bool) -> GoPolicy {
-        let mut heavy = (*self.heavy).clone();
-        heavy.low_liberties = on;
-        self.heavy = Arc::new(heavy);
-        self
-    }
-
-    /// Whether the heavy playouts' two-liberty rule is on.
-    pub fn low_liberties(&self) -> bool {
-        self.heavy.low_liberties
-    }
-
     /// The playout flavour.
     pub fn playouts(&self) -> Playouts {
         self.playouts

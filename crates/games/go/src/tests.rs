@@ -330,40 +330,6 @@ fn heavy_policy_escapes_and_captures() {
 }
 
 #[test]
-fn heavy_policy_two_liberty_fights() {
-    let policy = HeavyPolicy { low_liberties: true, ..HeavyPolicy::default() };
-    let mut rng = tabula_core::Rng::new(5);
-    // White E4 leaves Black D4 with two liberties, D3 and D5: Black extends on one of them.
-    let mut g = go("go(size=7)");
-    play(&mut g, "D4 C4 A7 E4");
-    let libs = g.board().two_liberties(pt(&g, "D4").index()).unwrap();
-    let mut libs = [libs.0, libs.1];
-    libs.sort();
-    let mut want = [pt(&g, "D3").index(), pt(&g, "D5").index()];
-    want.sort();
-    assert_eq!(libs, want);
-    assert_eq!(g.board().two_liberties(pt(&g, "E4").index()), None, "three liberties");
-    for _ in 0..10 {
-        let mv = policy.choose(g.board(), &mut rng).unwrap();
-        assert!(mv == pt(&g, "D3") || mv == pt(&g, "D5"), "{mv:?}\n{g}");
-    }
-    // White A4 on the edge has two liberties, A3 and A5. Black A3 puts it in atari where
-    // extending to A5 gives only two liberties (A6 and the stone's own A3 gone): chosen;
-    // Black A5 would let it run out through A3 and B3: not chosen.
-    let mut g = go("go(size=7)");
-    play(&mut g, "B4 G7 B5 A4");
-    for _ in 0..10 {
-        assert_eq!(policy.choose(g.board(), &mut rng), Some(pt(&g, "A3")), "\n{g}");
-    }
-    // Off (the default), the rule does not fire: the first position's choices vary.
-    let off = HeavyPolicy::default();
-    let mut g = go("go(size=7)");
-    play(&mut g, "D4 C4 A7 E4");
-    let chosen: std::collections::HashSet<_> = (0..40).map(|_| off.choose(g.board(), &mut rng)).collect();
-    assert!(chosen.len() > 2, "{chosen:?}");
-}
-
-#[test]
 fn self_atari_detection() {
     let policy = HeavyPolicy::default();
     let mut g = go("go(size=7)");
