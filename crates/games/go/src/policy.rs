@@ -55,6 +55,8 @@ pub struct GoPolicy {
     counter: Arc<AtomicU64>,
     seed: u64,
     widen: bool,
+    /// Escapes from ladders that work get almost no prior.
+    ladders: bool,
 }
 
 impl Default for GoPolicy {
@@ -72,6 +74,7 @@ impl GoPolicy {
             counter: Arc::new(AtomicU64::new(0)),
             seed,
             widen: true,
+            ladders: false,
         }
     }
 
@@ -79,6 +82,18 @@ impl GoPolicy {
     pub fn with_widening(mut self, widen: bool) -> GoPolicy {
         self.widen = widen;
         self
+    }
+
+    /// Turns the ladder reading of the priors on or off: an escape from atari that a ladder
+    /// captures gets almost no prior.
+    pub fn with_ladders(mut self, on: bool) -> GoPolicy {
+        self.ladders = on;
+        self
+    }
+
+    /// Whether the priors read ladders.
+    pub fn ladders(&self) -> bool {
+        self.ladders
     }
 
     /// The playout flavour.
@@ -102,7 +117,7 @@ impl GoPolicy {
 
     /// The prior of one move for the side to move, in `0..=1`.
     pub fn move_prior(&self, state: &Go, mv: Move) -> f32 {
-        prior(state.board(), state.consecutive_passes(), &self.heavy.patterns, mv)
+        prior(state.board(), state.consecutive_passes(), &self.heavy.patterns, self.ladders, mv)
     }
 }
 
@@ -111,7 +126,7 @@ pub fn fills_own_eye(board: &Board, p: Point) -> bool {
     board.is_eye(board.to_move(), p)
 }
 
-fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, mv: Move) -> f32 {
+fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, ladders: bool, mv: Move) -> f32 {
     let size = b.size();
     let open = b.empty_count() as f32 / (size * size) as f32;
     let p = match mv {
@@ -132,16 +147,21 @@ fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, mv: Move) -> f32 {
     }
     let (own, opp) = (color.cell(), color.other().cell());
     let pi = p.index();
-    let (mut capture, mut escape) = (false, false);
+    let (mut capture, mut escape, mut stone) = (false, false, None);
     for n in b.nbrs(pi) {
         let c = b.cell(n);
         if c == opp && b.group_in_atari(b.group_of(n)) {
             capture = true;
         } else if c == own && b.group_in_atari(b.group_of(n)) {
             escape = true;
+            stone = Some(n);
         }
     }
     let libs = b.liberties_after(color, p, 3);
+    // Running out a ladder that works only adds stones to the capture.
+    if ladders && escape && !capture && libs == 2 && stone.is_some_and(|s| b.ladder_captures(Point(s as u16))) {
+        return 0.02;
+    }
     let mut h = 0.15f32;
     if capture {
         h += 0.5;
@@ -181,7 +201,7 @@ impl MctsPolicy<Go> for GoPolicy {
         priors.clear();
         let b = state.board();
         let passes = state.consecutive_passes();
-        priors.extend(moves.iter().map(|&mv| prior(b, passes, &self.heavy.patterns, mv)));
+        priors.extend(moves.iter().map(|&mv| prior(b, passes, &self.heavy.patterns, self.ladders, mv)));
     }
 
     fn widening(&self, visits: u32, children: usize) -> usize {
