@@ -17,7 +17,7 @@ use crate::game::{Go, Move};
 use crate::policy::{GoPolicy, Playouts, fills_own_eye};
 
 /// Go-specific keys `go_mcts` reads besides those of `mcts(...)`.
-const GO_KEYS: [&str; 4] = ["playout", "widen", "honest_pass", "ladders"];
+const GO_KEYS: [&str; 3] = ["playout", "widen", "honest_pass"];
 
 /// Time kept back on every move for the protocol round trip and scheduling.
 pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
@@ -60,13 +60,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         Some(s) if s == "false" => false,
         Some(s) => return Err(bad(spec, "widen", &s, "must be true or false")),
     };
-    let ladders = match spec.get("ladders").map(|s| s.trim().to_ascii_lowercase()) {
-        None => false,
-        Some(s) if s == "true" => true,
-        Some(s) if s == "false" => false,
-        Some(s) => return Err(bad(spec, "ladders", &s, "must be true or false")),
-    };
-    let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60)).with_widening(widen).with_ladders(ladders);
+    let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60)).with_widening(widen);
     Ok(MctsAgent::new(config, policy))
 }
 
@@ -204,9 +198,6 @@ impl Agent<Go> for GoAgent {
         }
         if !policy.widening_enabled() {
             spec = spec.with("widen", false);
-        }
-        if policy.ladders() {
-            spec = spec.with("ladders", true);
         }
         spec.to_string()
     }

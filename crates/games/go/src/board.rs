@@ -191,52 +191,6 @@ impl Clone for Board {
     }
 }
 
-/// One step of [`Board::ladder_captures`]: the defender (to move) has the group on `s` in
-/// atari; whether the attacker captures it.
-fn ladder_escape(b: &mut Board, s: usize, budget: &mut u32) -> bool {
-    if *budget == 0 {
-        return false;
-    }
-    *budget -= 1;
-    let defender = b.to_move;
-    let g = b.group_of(s);
-    // Capturing an attacking group in atari next to the defender breaks the ladder.
-    let opp = defender.other().cell();
-    let mut t = g;
-    loop {
-        for n in b.nbrs(t) {
-            if b.cells[n] == opp && b.group_in_atari(b.group_of(n)) {
-                return false;
-            }
-        }
-        t = b.next_stone(t);
-        if t == g {
-            break;
-        }
-    }
-    let l = b.atari_liberty(g);
-    if !b.is_legal_for(defender, Point(l as u16), false) {
-        return true;
-    }
-    b.play(Point(l as u16));
-    if b.group_in_atari(b.group_of(s)) {
-        return true;
-    }
-    let Some((x, y)) = b.two_liberties(s) else { return false };
-    let attacker = b.to_move;
-    for a in [x, y] {
-        if !b.is_legal_for(attacker, Point(a as u16), false) {
-            continue;
-        }
-        let mut c = b.clone();
-        c.play(Point(a as u16));
-        if c.cells[s] == defender.cell() && c.group_in_atari(c.group_of(s)) && ladder_escape(&mut c, s, budget) {
-            return true;
-        }
-    }
-    false
-}
-
 impl PartialEq for Board {
     fn eq(&self, other: &Board) -> bool {
         self.size == other.size
@@ -473,29 +427,6 @@ impl Board {
         (self.lib_sum[g] / self.libs[g].max(1) as u32) as usize
     }
 
-    /// The two liberties of the group holding the stone on `p`, if it has exactly two.
-    pub(crate) fn two_liberties(&self, p: usize) -> Option<(usize, usize)> {
-        let mut found = [0usize; 2];
-        let mut n = 0;
-        let mut s = p;
-        loop {
-            for q in self.nbrs(s) {
-                if self.cells[q] == EMPTY && !found[..n].contains(&q) {
-                    if n == 2 {
-                        return None;
-                    }
-                    found[n] = q;
-                    n += 1;
-                }
-            }
-            s = self.next[s] as usize;
-            if s == p {
-                break;
-            }
-        }
-        (n == 2).then_some((found[0], found[1]))
-    }
-
     #[inline]
     pub(crate) fn next_stone(&self, s: usize) -> usize {
         self.next[s] as usize
@@ -609,22 +540,6 @@ impl Board {
             }
         }
         true
-    }
-
-    /// Whether the group holding `stone`, in atari, is caught in a ladder: when its side
-    /// extends on its liberty (the side to move being irrelevant), the other side can keep it
-    /// in atari move after move until it is captured. The escaping side captures an
-    /// attacking group in atari whenever it can, which breaks the ladder; the reading gives
-    /// up (no ladder) after 300 positions.
-    pub fn ladder_captures(&self, stone: Point) -> bool {
-        let Some(color) = self.color_at(stone) else { return false };
-        if !self.group_in_atari(self.group[stone.index()] as usize) {
-            return false;
-        }
-        let mut b = self.clone();
-        b.set_to_move(color);
-        let mut budget = 300;
-        ladder_escape(&mut b, stone.index(), &mut budget)
     }
 
     /// Whether `p` is an eye of `color` in the playout sense: all four neighbours are

@@ -55,8 +55,6 @@ pub struct GoPolicy {
     counter: Arc<AtomicU64>,
     seed: u64,
     widen: bool,
-    /// Escapes from ladders that work get almost no prior.
-    ladders: bool,
 }
 
 impl Default for GoPolicy {
@@ -74,7 +72,6 @@ impl GoPolicy {
             counter: Arc::new(AtomicU64::new(0)),
             seed,
             widen: true,
-            ladders: false,
         }
     }
 
@@ -82,18 +79,6 @@ impl GoPolicy {
     pub fn with_widening(mut self, widen: bool) -> GoPolicy {
         self.widen = widen;
         self
-    }
-
-    /// Turns the ladder reading of the priors on or off: an escape from atari that a ladder
-    /// captures gets almost no prior.
-    pub fn with_ladders(mut self, on: bool) -> GoPolicy {
-        self.ladders = on;
-        self
-    }
-
-    /// Whether the priors read ladders.
-    pub fn ladders(&self) -> bool {
-        self.ladders
     }
 
     /// The playout flavour.
@@ -117,7 +102,7 @@ impl GoPolicy {
 
     /// The prior of one move for the side to move, in `0..=1`.
     pub fn move_prior(&self, state: &Go, mv: Move) -> f32 {
-        prior(state.board(), state.consecutive_passes(), &self.heavy.patterns, self.ladders, mv)
+        prior(state.board(), state.consecutive_passes(), &self.heavy.patterns, mv)
     }
 }
 
@@ -126,7 +111,7 @@ pub fn fills_own_eye(board: &Board, p: Point) -> bool {
     board.is_eye(board.to_move(), p)
 }
 
-fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, ladders: bool, mv: Move) -> f32 {
+fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, mv: Move) -> f32 {
     let size = b.size();
     let open = b.empty_count() as f32 / (size * size) as f32;
     let p = match mv {
@@ -147,21 +132,16 @@ fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, ladders: bool, mv: Mov
     }
     let (own, opp) = (color.cell(), color.other().cell());
     let pi = p.index();
-    let (mut capture, mut escape, mut stone) = (false, false, None);
+    let (mut capture, mut escape) = (false, false);
     for n in b.nbrs(pi) {
         let c = b.cell(n);
         if c == opp && b.group_in_atari(b.group_of(n)) {
             capture = true;
         } else if c == own && b.group_in_atari(b.group_of(n)) {
             escape = true;
-            stone = Some(n);
         }
     }
     let libs = b.liberties_after(color, p, 3);
-    // Running out a ladder that works only adds stones to the capture.
-    if ladders && escape && !capture && libs == 2 && stone.is_some_and(|s| b.ladder_captures(Point(s as u16))) {
-        return 0.02;
-    }
     let mut h = 0.15f32;
     if capture {
         h += 0.5;
@@ -201,7 +181,7 @@ impl MctsPolicy<Go> for GoPolicy {
         priors.clear();
         let b = state.board();
         let passes = state.consecutive_passes();
-        priors.extend(moves.iter().map(|&mv| prior(b, passes, &self.heavy.patterns, self.ladders, mv)));
+        priors.extend(moves.iter().map(|&mv| prior(b, passes, &self.heavy.patterns, mv)));
     }
 
     fn widening(&self, visits: u32, children: usize) -> usize {

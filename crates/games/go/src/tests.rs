@@ -330,29 +330,6 @@ fn heavy_policy_escapes_and_captures() {
 }
 
 #[test]
-fn ladders_are_read() {
-    // White A5 in atari on the edge: running along the edge is captured in the corner.
-    let mut g = go("go(size=9)");
-    play(&mut g, "B5 A5 A6");
-    assert!(g.board().ladder_captures(pt(&g, "A5")), "\n{g}");
-    // A white stone on B2 breaks the ladder: the runner connects to it.
-    let mut g = go("go(size=9)");
-    play(&mut g, "B5 A5 A6 B2");
-    assert!(!g.board().ladder_captures(pt(&g, "A5")), "\n{g}");
-    // Not in atari: no ladder to read.
-    let mut g = go("go(size=9)");
-    play(&mut g, "E5 D5");
-    assert!(!g.board().ladder_captures(pt(&g, "D5")));
-    // With ladder reading on, the prior of running out the working ladder is tiny.
-    let mut g = go("go(size=9)");
-    play(&mut g, "B5 A5 A6");
-    let run = Move::Play(pt(&g, "A4"));
-    let on = GoPolicy::default().with_ladders(true).move_prior(&g, run);
-    let off = GoPolicy::default().move_prior(&g, run);
-    assert!(on < 0.05 && off > 0.3, "{on} {off}");
-}
-
-#[test]
 fn self_atari_detection() {
     let policy = HeavyPolicy::default();
     let mut g = go("go(size=7)");
