@@ -14,10 +14,10 @@ use tabula_core::{Agent, AgentError, Choice, Clock, Limits, Player, Report, Spec
 use tabula_search::{MctsAgent, MctsConfig};
 
 use crate::game::{Go, Move};
-use crate::policy::{GoPolicy, Playouts, fills_own_eye};
+use crate::policy::{GoPolicy, Playouts, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 
 /// Go-specific keys `go_mcts` reads besides those of `mcts(...)`.
-const GO_KEYS: [&str; 3] = ["playout", "widen", "honest_pass"];
+const GO_KEYS: [&str; 5] = ["playout", "widen", "honest_pass", "widen_base", "widen_rate"];
 
 /// Time kept back on every move for the protocol round trip and scheduling.
 pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
@@ -29,7 +29,9 @@ fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
 
 /// Builds the MCTS agent for Go from an `mcts(...)` spec: every key of the generic agent
 /// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|light`
-/// (default heavy) and `widen=true|false` (progressive widening, default true). Go defaults
+/// (default heavy), `widen=true|false` (progressive widening, default true) and
+/// `widen_base`, `widen_rate` (its schedule, `base + rate * sqrt(visits)` children, default
+/// [`WIDEN_BASE`] and [`WIDEN_RATE`]). Go defaults
 /// where the spec is silent: `rave=true`, `c=0.05`, `resign=0.08`. ([`go_agent`] also reads
 /// `honest_pass`.)
 ///
@@ -60,7 +62,21 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         Some(s) if s == "false" => false,
         Some(s) => return Err(bad(spec, "widen", &s, "must be true or false")),
     };
-    let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60)).with_widening(widen);
+    let number = |key: &str, default: f64| -> Result<f64, SpecError> {
+        match spec.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| (0.0..=1000.0).contains(x))
+                .ok_or_else(|| bad(spec, key, v, "must be a number from 0 to 1000")),
+        }
+    };
+    let (base, rate) = (number("widen_base", WIDEN_BASE)?, number("widen_rate", WIDEN_RATE)?);
+    let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
+        .with_widening(widen)
+        .with_widening_schedule(base, rate);
     Ok(MctsAgent::new(config, policy))
 }
 
@@ -199,6 +215,13 @@ impl Agent<Go> for GoAgent {
         if !policy.widening_enabled() {
             spec = spec.with("widen", false);
         }
+        let (base, rate) = policy.widening_schedule();
+        if base != WIDEN_BASE {
+            spec = spec.with("widen_base", base);
+        }
+        if rate != WIDEN_RATE {
+            spec = spec.with("widen_rate", rate);
+        }
         spec.to_string()
     }
 
@@ -313,6 +336,10 @@ mod tests {
         assert_eq!(b.config().c, 1.0);
         assert!(go_mcts(&Spec::parse("mcts(playout=medium)").unwrap()).is_err());
         assert!(go_mcts(&Spec::parse("mcts(frobnicate=1)").unwrap()).is_err());
+        let w = go_mcts(&Spec::parse("mcts(widen_base=5,widen_rate=2)").unwrap()).unwrap();
+        assert_eq!(w.policy().widening_schedule(), (5.0, 2.0));
+        assert!(go_mcts(&Spec::parse("mcts(widen_rate=-1)").unwrap()).is_err());
+        assert!(go_mcts(&Spec::parse("mcts(widen_base=x)").unwrap()).is_err());
         let agent = go_agent(&Spec::parse("mcts(playout=light)").unwrap()).unwrap();
         assert!(agent.name().contains("playout=light"), "{}", agent.name());
     }
