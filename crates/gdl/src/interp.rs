@@ -289,8 +289,7 @@ struct Tables {
 /// The answers to one call.
 #[derive(Clone, Debug, Default)]
 struct Table {
-    answers: Vec<Box<[Gid]>>,
-    set: HashSet<Box<[Gid]>>,
+    answers: FactSet,
     /// All answers are in.
     complete: bool,
     /// Depth on the call stack while it is being evaluated.
@@ -675,7 +674,6 @@ impl<'a, 'e> Ctx<'a, 'e> {
     /// reaching any call on the stack.
     fn call(&mut self, rel: Sym, key: Box<[Option<Gid>]>) -> (bool, u32) {
         let keep = self.env.demand[&rel].keep;
-        let mask: Box<[bool]> = key.iter().map(Option::is_some).collect();
         let tables = self.tables(keep);
         let id = match tables.index.get(&(rel, key.clone())) {
             Some(&id) => id,
@@ -699,7 +697,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         let depth = self.stack.len();
         self.tables(keep).tables[id as usize].on_stack = Some(depth);
         self.stack.push(Frame { low: depth, reached: false, pending: self.pending.len() });
-        let rules = self.scheduled(rel, mask);
+        let rules = self.scheduled(rel, key.iter().map(Option::is_some).collect());
         loop {
             let before = self.changes;
             for r in rules.iter() {
@@ -718,12 +716,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let table = &mut self.tables(keep).tables[id as usize];
                 let mut added = 0;
                 for a in out {
-                    if table.set.insert(a.clone()) {
-                        table.answers.push(a);
-                        added += 1;
-                    }
+                    added += u64::from(table.answers.insert(a));
                 }
-                let too_big = table.answers.len() > self.limit;
+                let too_big = table.answers.list.len() > self.limit;
                 self.changes += added;
                 if too_big && self.error.is_none() {
                     self.error = Some(EvalError::Runaway(name.to_string(), self.limit));
@@ -776,7 +771,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
 
     /// The answer `j` of a table, if it has that many.
     fn answer(&mut self, (keep, id): (bool, u32), j: usize) -> Option<Box<[Gid]>> {
-        self.tables(keep).tables[id as usize].answers.get(j).cloned()
+        self.tables(keep).tables[id as usize].answers.list.get(j).cloned()
     }
 
     /// Appends to `out` the head of `r` for every way to satisfy its body from literal `i`
