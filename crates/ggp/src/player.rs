@@ -496,10 +496,8 @@ impl<F: AgentFactory> Setup<F> {
         let referee = Referee::new(&text)?;
         let me = referee.role_index(&self.role).ok_or_else(|| PlayerError::UnknownRole(self.role.clone()))?;
         let case = CaseMap::new(&self.rules);
-        let legal = referee.legal(me);
-        if !legal.is_empty() {
-            let pick = legal[Rng::new(0x6767_7001 ^ me as u64).below(legal.len())];
-            *lock(&self.fallback) = Some(case.restore(&referee.text(pick)));
+        if let Some(mv) = random_legal(&referee, me, &case, &mut Rng::new(0x6767_7001 ^ me as u64)) {
+            *lock(&self.fallback) = Some(mv);
         }
         let spec = || "gdl(file=ggp)".to_string();
         if self.config.reasoner != Reasoner::Reference {
@@ -599,6 +597,13 @@ fn cut_playouts(spec: &Spec, playouts: f64, plies: u64, elapsed: Duration, play_
     let plies_per_sec = plies as f64 / secs.max(1e-9);
     let cutoff = ((plies_per_sec * play_clock.as_secs_f64() / 20.0) as u64).max(1);
     (spec.clone().with("cutoff", cutoff), true)
+}
+
+/// A random legal move of role `me` in the referee's position, as the manager spells it, if
+/// the role has one.
+fn random_legal(referee: &Referee, me: usize, case: &CaseMap, rng: &mut Rng) -> Option<String> {
+    let legal = referee.legal(me);
+    (!legal.is_empty()).then(|| case.restore(&referee.text(legal[rng.below(legal.len())])))
 }
 
 /// The thinking margin a playout as slow as `slowest` calls for: twice its length plus room
@@ -734,12 +739,7 @@ impl<G: GgpGame> Runner<G> {
 
     /// A random legal move from the referee (which knows forced moves too).
     fn referee_fallback(&mut self) -> String {
-        let legal = self.referee.legal(self.me);
-        if legal.is_empty() {
-            return "nil".into();
-        }
-        let pick = legal[self.rng.below(legal.len())];
-        self.case.restore(&self.referee.text(pick))
+        random_legal(&self.referee, self.me, &self.case, &mut self.rng).unwrap_or_else(|| "nil".into())
     }
 
     /// Searches the current position until `until` (for whoever chooses), returning the
