@@ -125,6 +125,8 @@ pub struct Board {
     ko: u16,
     /// The point of the last stone played (0: the last move was a pass, or none yet).
     last: u16,
+    /// The point of the stone played before the last move (0: a pass, or none).
+    prev: u16,
     n_empty: u16,
     /// Stones captured by Black and by White (suicided stones count for the opponent).
     captures: [u32; 2],
@@ -149,6 +151,7 @@ impl Clone for Board {
             to_move: self.to_move,
             ko: self.ko,
             last: self.last,
+            prev: self.prev,
             n_empty: self.n_empty,
             captures: self.captures,
             hash: self.hash,
@@ -175,6 +178,7 @@ impl Clone for Board {
         self.to_move = source.to_move;
         self.ko = source.ko;
         self.last = source.last;
+        self.prev = source.prev;
         self.n_empty = source.n_empty;
         self.captures = source.captures;
         self.hash = source.hash;
@@ -216,6 +220,7 @@ impl Board {
             to_move: Color::Black,
             ko: 0,
             last: 0,
+            prev: 0,
             n_empty: 0,
             captures: [0, 0],
             hash: 0,
@@ -313,6 +318,13 @@ impl Board {
     #[inline]
     pub fn last_move(&self) -> Option<Point> {
         (self.last != 0).then_some(Point(self.last))
+    }
+
+    /// The point of the stone played before the last move (the side to move's own previous
+    /// move), unless that move was a pass.
+    #[inline]
+    pub fn previous_move(&self) -> Option<Point> {
+        (self.prev != 0).then_some(Point(self.prev))
     }
 
     /// The point the side to move may not play because of simple ko.
@@ -490,6 +502,29 @@ impl Board {
         n
     }
 
+    /// Up to `limit` distinct liberties of the group `g` (a stone of it).
+    pub(crate) fn group_liberties(&self, g: usize, limit: usize) -> usize {
+        let mut libs = [0usize; 8];
+        let limit = limit.min(libs.len());
+        let mut n = 0;
+        let mut s = g;
+        loop {
+            for q in self.nbrs(s) {
+                if self.cells[q] == EMPTY && !libs[..n].contains(&q) {
+                    libs[n] = q;
+                    n += 1;
+                    if n >= limit {
+                        return n;
+                    }
+                }
+            }
+            s = self.next[s] as usize;
+            if s == g {
+                return n;
+            }
+        }
+    }
+
     /// XOR of the stone keys of a group.
     pub(crate) fn group_hash(&self, g: usize) -> u64 {
         let c = if self.cells[g] == 1 { Color::Black } else { Color::White };
@@ -663,6 +698,7 @@ impl Board {
         }
         let color = self.to_move;
         let effect = self.place(color, p.index());
+        self.prev = self.last;
         self.last = p.0;
         self.to_move = color.other();
         effect
@@ -671,6 +707,7 @@ impl Board {
     /// Passes: the turn changes and the ko point is cleared.
     #[inline]
     pub fn pass(&mut self) {
+        self.prev = self.last;
         self.last = 0;
         self.ko = 0;
         self.to_move = self.to_move.other();
