@@ -14,10 +14,10 @@ use tabula_core::{Agent, AgentError, Choice, Clock, Limits, Player, Report, Spec
 use tabula_search::{MctsAgent, MctsConfig};
 
 use crate::game::{Go, Move};
-use crate::policy::{GoPolicy, Playouts, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
+use crate::policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 
 /// Go-specific keys `go_mcts` reads besides those of `mcts(...)`.
-const GO_KEYS: [&str; 5] = ["playout", "widen", "honest_pass", "widen_base", "widen_rate"];
+const GO_KEYS: [&str; 7] = ["playout", "widen", "honest_pass", "widen_base", "widen_rate", "prior", "patterns"];
 
 /// Time kept back on every move for the protocol round trip and scheduling.
 pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
@@ -31,7 +31,10 @@ fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
 /// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|light`
 /// (default heavy), `widen=true|false` (progressive widening, default true) and
 /// `widen_base`, `widen_rate` (its schedule, `base + rate * sqrt(visits)` children, default
-/// [`WIDEN_BASE`] and [`WIDEN_RATE`]). Go defaults
+/// [`WIDEN_BASE`] and [`WIDEN_RATE`]) and `prior=hand|model` (the tree's priors, see
+/// [`Priors`]; default model) and `patterns=classic|learned:G` (the heavy playouts' 3x3
+/// patterns: the classic shapes, or the built-in [`MoveModel`]'s of gamma `G` or more).
+/// Go defaults
 /// where the spec is silent: `rave=true`, `c=0.05`, `resign=0.08`. ([`go_agent`] also reads
 /// `honest_pass`.)
 ///
@@ -62,6 +65,21 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         Some(s) if s == "false" => false,
         Some(s) => return Err(bad(spec, "widen", &s, "must be true or false")),
     };
+    let priors = match spec.get("prior").map(|s| s.trim().to_ascii_lowercase()) {
+        None => Priors::Model,
+        Some(s) if s == "hand" => Priors::Hand,
+        Some(s) if s == "model" => Priors::Model,
+        Some(s) => return Err(bad(spec, "prior", &s, "must be hand or model")),
+    };
+    // `patterns=classic` or `patterns=learned:G`: the model's patterns of gamma G or more.
+    let patterns = match spec.get("patterns").map(|s| s.trim().to_ascii_lowercase()) {
+        None => None,
+        Some(s) if s == "classic" => None,
+        Some(s) => match s.strip_prefix("learned:").and_then(|g| g.parse::<f32>().ok()) {
+            Some(g) if g.is_finite() && g > 1.0 => Some(g),
+            _ => return Err(bad(spec, "patterns", &s, "must be classic or learned:G with a gamma G above 1")),
+        },
+    };
     let number = |key: &str, default: f64| -> Result<f64, SpecError> {
         match spec.get(key) {
             None => Ok(default),
@@ -76,7 +94,12 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let (base, rate) = (number("widen_base", WIDEN_BASE)?, number("widen_rate", WIDEN_RATE)?);
     let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
         .with_widening(widen)
-        .with_widening_schedule(base, rate);
+        .with_widening_schedule(base, rate)
+        .with_priors(priors);
+    let policy = match patterns {
+        Some(g) => policy.with_learned_patterns(g),
+        None => policy,
+    };
     Ok(MctsAgent::new(config, policy))
 }
 
@@ -215,6 +238,12 @@ impl Agent<Go> for GoAgent {
         if !policy.widening_enabled() {
             spec = spec.with("widen", false);
         }
+        if let Some(g) = policy.learned_patterns() {
+            spec = spec.with("patterns", format!("learned:{g}"));
+        }
+        if policy.prior_source() != Priors::Model {
+            spec = spec.with("prior", policy.prior_source().name());
+        }
         let (base, rate) = policy.widening_schedule();
         if base != WIDEN_BASE {
             spec = spec.with("widen_base", base);
@@ -283,6 +312,7 @@ impl Agent<Go> for GoAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::MoveModel;
 
     fn secs(s: f64) -> Duration {
         Duration::from_secs_f64(s)
@@ -340,6 +370,15 @@ mod tests {
         assert_eq!(w.policy().widening_schedule(), (5.0, 2.0));
         assert!(go_mcts(&Spec::parse("mcts(widen_rate=-1)").unwrap()).is_err());
         assert!(go_mcts(&Spec::parse("mcts(widen_base=x)").unwrap()).is_err());
+        let m = go_mcts(&Spec::parse("mcts(prior=model,patterns=learned:5)").unwrap()).unwrap();
+        assert_eq!(m.policy().prior_source(), Priors::Model);
+        assert_eq!(m.policy().learned_patterns(), Some(5.0));
+        assert_eq!(m.policy().playout_patterns().len(), MoveModel::builtin().pattern_set(5.0).len());
+        let d = go_mcts(&Spec::parse("mcts(prior=hand,patterns=classic)").unwrap()).unwrap();
+        assert_eq!((d.policy().prior_source(), d.policy().learned_patterns()), (Priors::Hand, None));
+        for bad in ["mcts(prior=x)", "mcts(patterns=learned:0.5)", "mcts(patterns=learned)", "mcts(patterns=big)"] {
+            assert!(go_mcts(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
+        }
         let agent = go_agent(&Spec::parse("mcts(playout=light)").unwrap()).unwrap();
         assert!(agent.name().contains("playout=light"), "{}", agent.name());
     }

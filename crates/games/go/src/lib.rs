@@ -38,6 +38,7 @@ mod board;
 mod game;
 pub mod gtp;
 mod heavy;
+mod model;
 mod policy;
 pub mod sgf_replay;
 
@@ -46,7 +47,10 @@ pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError,
 
 pub use agent::{GoAgent, SAFETY_MARGIN, expected_moves_left, go_agent, go_budget, go_mcts};
 pub use gtp::{GoEngine, gtp_engine, gtp_engine_with_limits, run_gtp};
-pub use policy::{GoPolicy, Playouts, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
+pub use model::{
+    DISTANCES, LINES, ModelError, ModelTrainer, MoveFeatures, MoveModel, Prediction, TACTICS, move_features,
+};
+pub use policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 pub use sgf_replay::{IllegalFlag, IllegalReason, ReplayError, ReplaySummary, replay_main_line, replay_tree};
 
 pub use heavy::{

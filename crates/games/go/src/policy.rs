@@ -8,15 +8,19 @@
 //! an own eye) or heavy ([`HeavyPolicy`] with the classic 3x3 patterns) — and scores it by
 //! area with komi. The tree itself still sees the full rules (superko, passes).
 //!
-//! Knowledge enters the tree as priors (progressive bias): captures, atari escapes, 3x3
-//! pattern matches and moves near the last one are favoured; self-ataris, first-line moves
-//! and filling an own eye are not, and passing is unlikely while the board is still open.
-//! Progressive widening considers the best-prior children first. RAVE uses the game's dense
+//! Knowledge enters the tree as priors (progressive bias): by default each move's strength
+//! under the [`MoveModel`] learned from expert games, over the strongest move's
+//! ([`Priors::Model`]); or hand-written rules ([`Priors::Hand`]: captures, atari escapes, 3x3
+//! pattern matches and moves near the last one favoured, self-ataris and first-line moves
+//! not). Filling an own eye gets no prior, and passing is unlikely while the board is still
+//! open. Progressive widening considers the best-prior children first, so the model's
+//! ranking decides which moves the tree sees at all: it puts the expert's move first twice
+//! as often as the hand-written rules. RAVE uses the game's dense
 //! [`move_index`](Game::move_index); since playouts run outside the search, only moves of the
 //! tree part of each simulation feed the AMAF statistics.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use tabula_core::{Game, Player, Rewards, Rng};
 use tabula_search::MctsPolicy;
@@ -24,6 +28,7 @@ use tabula_search::MctsPolicy;
 use crate::board::{Board, Color, Point};
 use crate::game::{Go, Move};
 use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, pattern_key};
+use crate::model::MoveModel;
 
 /// The playout flavour of a [`GoPolicy`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -40,6 +45,27 @@ impl Playouts {
         match self {
             Playouts::Light => "light",
             Playouts::Heavy => "heavy",
+        }
+    }
+}
+
+/// Where the tree's priors come from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Priors {
+    /// Hand-written rules: captures, atari escapes, the classic 3x3 shapes, nearness to the
+    /// last move, the edge.
+    Hand,
+    /// The [`MoveModel`] learned from expert games: each move's strength relative to the
+    /// strongest move of the position.
+    Model,
+}
+
+impl Priors {
+    /// The spec word.
+    pub fn name(self) -> &'static str {
+        match self {
+            Priors::Hand => "hand",
+            Priors::Model => "model",
         }
     }
 }
@@ -68,6 +94,9 @@ pub struct GoPolicy {
     /// Progressive widening considers `base + rate * sqrt(visits)` children.
     widen_base: f64,
     widen_rate: f64,
+    priors: Priors,
+    /// The gamma threshold of learned playout patterns (`None`: the classic shapes).
+    learned_patterns: Option<f32>,
 }
 
 impl Default for GoPolicy {
@@ -87,6 +116,8 @@ impl GoPolicy {
             widen: true,
             widen_base: WIDEN_BASE,
             widen_rate: WIDEN_RATE,
+            priors: Priors::Model,
+            learned_patterns: None,
         }
     }
 
@@ -109,6 +140,36 @@ impl GoPolicy {
         self
     }
 
+    /// Heavy playouts with the built-in [`MoveModel`]'s 3x3 patterns of gamma `min_gamma` or
+    /// more ([`MoveModel::pattern_set`]) instead of [`Pattern3x3::classic`].
+    pub fn with_learned_patterns(mut self, min_gamma: f32) -> GoPolicy {
+        let patterns = MoveModel::builtin().pattern_set(min_gamma);
+        self.heavy = Arc::new(HeavyPolicy { patterns, ..(*self.heavy).clone() });
+        self.learned_patterns = Some(min_gamma);
+        self
+    }
+
+    /// The gamma threshold of the learned playout patterns, or `None` for the classic ones.
+    pub fn learned_patterns(&self) -> Option<f32> {
+        self.learned_patterns
+    }
+
+    /// The heavy playouts' 3x3 patterns.
+    pub fn playout_patterns(&self) -> &Pattern3x3 {
+        &self.heavy.patterns
+    }
+
+    /// Sets where the tree's priors come from (default [`Priors::Model`]).
+    pub fn with_priors(mut self, priors: Priors) -> GoPolicy {
+        self.priors = priors;
+        self
+    }
+
+    /// Where the tree's priors come from.
+    pub fn prior_source(&self) -> Priors {
+        self.priors
+    }
+
     /// Progressive widening's schedule: `(base, rate)`.
     pub fn widening_schedule(&self) -> (f64, f64) {
         (self.widen_base, self.widen_rate)
@@ -128,10 +189,16 @@ impl GoPolicy {
         }
     }
 
-    /// The prior of one move for the side to move, in `0..=1`.
+    /// The hand-written prior of one move for the side to move, in `0..=1`.
     pub fn move_prior(&self, state: &Go, mv: Move) -> f32 {
-        prior(state.board(), state.consecutive_passes(), &self.heavy.patterns, mv)
+        prior(state.board(), state.consecutive_passes(), classic_patterns(), mv)
     }
+}
+
+/// The classic shapes the hand-written priors favour.
+fn classic_patterns() -> &'static Pattern3x3 {
+    static CLASSIC: OnceLock<Pattern3x3> = OnceLock::new();
+    CLASSIC.get_or_init(Pattern3x3::classic)
 }
 
 /// Whether playing `p` fills an eye of the side to move (see [`Board::is_eye`]).
@@ -143,15 +210,7 @@ fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, mv: Move) -> f32 {
     let size = b.size();
     let open = b.empty_count() as f32 / (size * size) as f32;
     let p = match mv {
-        Move::Pass => {
-            return if passes > 0 {
-                0.3
-            } else if open > 0.4 {
-                0.0
-            } else {
-                0.02
-            };
-        }
+        Move::Pass => return pass_prior(b, passes),
         Move::Play(p) => p,
     };
     let color = b.to_move();
@@ -200,6 +259,40 @@ fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, mv: Move) -> f32 {
     h.min(1.0)
 }
 
+/// The model's priors: each move's gamma over the strongest move's (own eyes 0, passes as
+/// in the hand-written rules).
+fn model_priors(b: &Board, passes: usize, model: &MoveModel, moves: &[Move], priors: &mut Vec<f32>) {
+    let color = b.to_move();
+    let mut best = 0.0f32;
+    for &mv in moves {
+        let g = match mv {
+            Move::Play(p) if !b.is_eye(color, p) => model.gamma_of(b, p),
+            _ => 0.0,
+        };
+        best = best.max(g);
+        priors.push(g);
+    }
+    let scale = if best > 0.0 { 1.0 / best } else { 0.0 };
+    for (pr, &mv) in priors.iter_mut().zip(moves) {
+        *pr = match mv {
+            Move::Pass => pass_prior(b, passes),
+            Move::Play(_) => *pr * scale,
+        };
+    }
+}
+
+fn pass_prior(b: &Board, passes: usize) -> f32 {
+    let size = b.size();
+    let open = b.empty_count() as f32 / (size * size) as f32;
+    if passes > 0 {
+        0.3
+    } else if open > 0.4 {
+        0.0
+    } else {
+        0.02
+    }
+}
+
 impl MctsPolicy<Go> for GoPolicy {
     fn has_priors(&self) -> bool {
         true
@@ -209,7 +302,10 @@ impl MctsPolicy<Go> for GoPolicy {
         priors.clear();
         let b = state.board();
         let passes = state.consecutive_passes();
-        priors.extend(moves.iter().map(|&mv| prior(b, passes, &self.heavy.patterns, mv)));
+        match self.priors {
+            Priors::Hand => priors.extend(moves.iter().map(|&mv| prior(b, passes, classic_patterns(), mv))),
+            Priors::Model => model_priors(b, passes, MoveModel::builtin(), moves, priors),
+        }
     }
 
     fn widening(&self, visits: u32, children: usize) -> usize {

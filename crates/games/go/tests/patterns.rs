@@ -91,3 +91,65 @@ fn harvested_patterns_prefer_real_shapes() {
         assert!(s.abs() <= 90.0);
     }
 }
+
+/// Expected top-1 hit of `priors` for the move at `played`: 1 / (moves tied at the maximum)
+/// when the move played is among them, else 0.
+fn top1_credit(priors: &[f32], played: usize) -> f64 {
+    let max = priors.iter().copied().fold(f32::MIN, f32::max);
+    if priors[played] < max {
+        return 0.0;
+    }
+    1.0 / priors.iter().filter(|&&p| p == max).count() as f64
+}
+
+#[test]
+fn the_learned_move_model_predicts_expert_moves_better_than_the_hand_rules() {
+    use tabula_go::{GoPolicy, Playouts, Priors};
+    use tabula_search::MctsPolicy;
+    // The built-in model was fitted to the 2001-2006 archives; these games are held out.
+    let path = shared_dir().join("data/sgf/kgs6d-kgs-19-2015.tar.gz");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let hand = GoPolicy::new(Playouts::Heavy, 1).with_priors(Priors::Hand);
+    let model = GoPolicy::new(Playouts::Heavy, 1).with_priors(Priors::Model);
+    let (mut positions, mut hand_hits, mut model_hits) = (0usize, 0.0f64, 0.0f64);
+    let (mut moves, mut hp, mut mp) = (Vec::new(), Vec::new(), Vec::new());
+    let mut games = 0;
+    for entry in archive.entries().expect("tar entries") {
+        if games >= 12 {
+            break;
+        }
+        let mut entry = entry.expect("tar entry");
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).expect("read sgf");
+        let text = String::from_utf8_lossy(&bytes);
+        if !text.contains("SZ[19]") || text.contains("AB[") {
+            continue;
+        }
+        let mut g = Go::new(19, Rules::default());
+        for (color, coord) in sgf_moves(&text) {
+            if g.to_move() != color || g.is_over() {
+                break;
+            }
+            let Some(p) = g.sgf_point(&coord) else { break };
+            g.legal_moves(&mut moves);
+            if let Some(at) = moves.iter().position(|&m| m == Move::Play(p)) {
+                hand.priors(&g, &moves, &mut hp);
+                model.priors(&g, &moves, &mut mp);
+                assert!(mp.iter().all(|x| (0.0..=1.0).contains(x)));
+                hand_hits += top1_credit(&hp, at);
+                model_hits += top1_credit(&mp, at);
+                positions += 1;
+            }
+            if g.play_checked(Move::Play(p)).is_err() {
+                break;
+            }
+        }
+        games += 1;
+    }
+    assert!(positions > 1500, "{positions} positions");
+    let (h, m) = (hand_hits / positions as f64, model_hits / positions as f64);
+    eprintln!("{positions} positions of {games} held-out games: top-1 hand {:.1}%, model {:.1}%", 100.0 * h, 100.0 * m);
+    assert!(m > 0.2, "the model predicts {:.1}% of the moves", 100.0 * m);
+    assert!(m > h + 0.05, "model {:.1}% against hand {:.1}%", 100.0 * m, 100.0 * h);
+}

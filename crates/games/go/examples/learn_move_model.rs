@@ -1,0 +1,159 @@
+//! Fits the Go move model (`tabula_go::MoveModel`) to game records and writes it as text.
+//!
+//! ```sh
+//! cargo run --release -p tabula-go --example learn_move_model -- \
+//!     --games 4000 --iterations 12 --test ../shared/data/sgf/kgs6d-kgs-19-2015.tar.gz --test-games 300 \
+//!     crates/games/go/data/move_model.txt \
+//!     ../shared/data/sgf/kgs6d-KGS2001.tar.gz ../shared/data/sgf/kgs6d-KGS2002.tar.gz \
+//!     ../shared/data/sgf/kgs6d-KGS2003.tar.gz ../shared/data/sgf/kgs6d-kgs-19-2006.tar.gz
+//! ```
+//!
+//! Reads 19x19 games from `.tar.gz` archives of SGF files (main lines; handicap stones and
+//! set-ups included), fits on up to `--games` of them, reports the prediction rate on the
+//! training positions and on `--test-games` games of the `--test` archive, and writes the
+//! model with those figures in its header. The built-in model is the output of the command
+//! above.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use tabula_go::sgf_replay::NodeMove;
+use tabula_go::{Board, ModelTrainer, Prediction, Rules, replay_main_line};
+
+struct Args {
+    out: PathBuf,
+    archives: Vec<PathBuf>,
+    games: usize,
+    iterations: usize,
+    test: Option<PathBuf>,
+    test_games: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let (mut games, mut iterations, mut test, mut test_games) = (4000, 12, None, 300);
+    let mut files = Vec::new();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+        match a.as_str() {
+            "--games" => games = value("--games")?.parse().map_err(|e| format!("--games: {e}"))?,
+            "--iterations" => iterations = value("--iterations")?.parse().map_err(|e| format!("--iterations: {e}"))?,
+            "--test" => test = Some(PathBuf::from(value("--test")?)),
+            "--test-games" => test_games = value("--test-games")?.parse().map_err(|e| format!("--test-games: {e}"))?,
+            s if s.starts_with("--") => return Err(format!("unknown option {s}")),
+            _ => files.push(PathBuf::from(a)),
+        }
+    }
+    if files.len() < 2 {
+        return Err(
+            "usage: learn_move_model [--games N] [--iterations K] [--test ARCHIVE] [--test-games N] OUT ARCHIVE..."
+                .into(),
+        );
+    }
+    let out = files.remove(0);
+    Ok(Args { out, archives: files, games, iterations, test, test_games })
+}
+
+/// Adds the positions of up to `limit` 19x19 games of `archive` to `trainer`; returns the
+/// games read.
+fn read_archive(archive: &PathBuf, trainer: &mut ModelTrainer, limit: usize) -> Result<usize, String> {
+    let file = std::fs::File::open(archive).map_err(|e| format!("{}: {e}", archive.display()))?;
+    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let mut games = 0;
+    let entries = tar.entries().map_err(|e| format!("{}: {e}", archive.display()))?;
+    for entry in entries {
+        if games >= limit {
+            break;
+        }
+        let mut entry = entry.map_err(|e| format!("{}: {e}", archive.display()))?;
+        if !entry.path().map(|p| p.extension().is_some_and(|e| e == "sgf")).unwrap_or(false) {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        if entry.read_to_end(&mut bytes).is_err() {
+            continue;
+        }
+        let Ok(collection) = tabula_sgf::parse_lenient(&bytes) else { continue };
+        for tree in &collection.games {
+            if games >= limit || tree.board_size() != (19, 19) {
+                continue;
+            }
+            let mut before: Option<Board> = None;
+            let replayed = replay_main_line(tree, &Rules::default(), |_, pos| {
+                if let (Some(NodeMove::Play(color, p)), Some(b)) = (pos.last_move(), before.as_ref())
+                    && b.to_move() == color
+                {
+                    trainer.observe(b, p);
+                }
+                before = Some(pos.board().clone());
+            });
+            if replayed.is_ok() {
+                games += 1;
+                if games % 250 == 0 {
+                    eprintln!("  {}: {games} games, {} positions", archive.display(), trainer.positions());
+                }
+            }
+        }
+    }
+    Ok(games)
+}
+
+fn show(p: &Prediction) -> String {
+    format!(
+        "{} positions, top-1 {:.1}%, top-5 {:.1}%, mean log-likelihood {:.3}",
+        p.positions,
+        100.0 * p.top1,
+        100.0 * p.top5,
+        p.log_likelihood
+    )
+}
+
+fn run() -> Result<(), String> {
+    let args = parse_args()?;
+    let mut train = ModelTrainer::new();
+    let mut games = 0;
+    let mut sources = Vec::new();
+    for a in &args.archives {
+        if games >= args.games {
+            break;
+        }
+        let n = read_archive(a, &mut train, args.games - games)?;
+        games += n;
+        sources.push(format!("{n} of {}", a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()));
+    }
+    eprintln!("training: {games} games, {} positions", train.positions());
+    let model = train.fit(args.iterations, |round, ll| eprintln!("  round {round}: mean log-likelihood {ll:.4}"));
+    let on_train = train.evaluate(&model);
+    eprintln!("on the training games: {}", show(&on_train));
+    let mut header = format!(
+        "tabula Go move model: Bradley-Terry gammas fitted by minorization-maximization ({} rounds)\n\
+         to {games} 19x19 games of the shared KGS collection ({})\n\
+         on the training games: {}",
+        args.iterations,
+        sources.join(", "),
+        show(&on_train)
+    );
+    if let Some(test) = &args.test {
+        let mut held = ModelTrainer::new();
+        let n = read_archive(test, &mut held, args.test_games)?;
+        let on_test = held.evaluate(&model);
+        let name = test.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        eprintln!("on {n} held-out games of {name}: {}", show(&on_test));
+        header.push_str(&format!("\non {n} held-out games of {name}: {}", show(&on_test)));
+    }
+    header.push_str("\nmade by: cargo run --release -p tabula-go --example learn_move_model (see its documentation)");
+    std::fs::write(&args.out, model.to_text(&header)).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    eprintln!("wrote {}", args.out.display());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("learn_move_model: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
