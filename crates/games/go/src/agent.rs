@@ -27,6 +27,16 @@ fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
     SpecError::BadValue { owner: spec.name.clone(), key: key.into(), value: value.into(), reason: reason.into() }
 }
 
+/// The value of `key`, one of the words of `options` (any case), or `default` when absent.
+fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> Result<T, SpecError> {
+    let Some(value) = spec.get(key) else { return Ok(default) };
+    let v = value.trim().to_ascii_lowercase();
+    options.iter().find(|(w, _)| *w == v).map(|&(_, t)| t).ok_or_else(|| {
+        let words: Vec<&str> = options.iter().map(|(w, _)| *w).collect();
+        bad(spec, key, value, &format!("must be {}", words.join(" or ")))
+    })
+}
+
 /// Builds the MCTS agent for Go from an `mcts(...)` spec: every key of the generic agent
 /// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|light`
 /// (default heavy), `widen=true|false` (progressive widening, default true) and
@@ -53,24 +63,9 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     if spec.get("resign").is_none() {
         config.resign = 0.08;
     }
-    let playouts = match spec.get("playout").map(|s| s.trim().to_ascii_lowercase()) {
-        None => Playouts::Heavy,
-        Some(s) if s == "heavy" => Playouts::Heavy,
-        Some(s) if s == "light" => Playouts::Light,
-        Some(s) => return Err(bad(spec, "playout", &s, "must be heavy or light")),
-    };
-    let widen = match spec.get("widen").map(|s| s.trim().to_ascii_lowercase()) {
-        None => true,
-        Some(s) if s == "true" => true,
-        Some(s) if s == "false" => false,
-        Some(s) => return Err(bad(spec, "widen", &s, "must be true or false")),
-    };
-    let priors = match spec.get("prior").map(|s| s.trim().to_ascii_lowercase()) {
-        None => Priors::Model,
-        Some(s) if s == "hand" => Priors::Hand,
-        Some(s) if s == "model" => Priors::Model,
-        Some(s) => return Err(bad(spec, "prior", &s, "must be hand or model")),
-    };
+    let playouts = word(spec, "playout", &[("heavy", Playouts::Heavy), ("light", Playouts::Light)], Playouts::Heavy)?;
+    let widen = word(spec, "widen", &[("true", true), ("false", false)], true)?;
+    let priors = word(spec, "prior", &[("model", Priors::Model), ("hand", Priors::Hand)], Priors::Model)?;
     // `patterns=classic` or `patterns=learned:G`: the model's patterns of gamma G or more.
     let patterns = match spec.get("patterns").map(|s| s.trim().to_ascii_lowercase()) {
         None => None,
@@ -108,12 +103,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
 /// # Errors
 /// An unknown key or a bad value.
 pub fn go_agent(spec: &Spec) -> Result<GoAgent, SpecError> {
-    let honest = match spec.get("honest_pass").map(|s| s.trim().to_ascii_lowercase()) {
-        None => true,
-        Some(s) if s == "true" => true,
-        Some(s) if s == "false" => false,
-        Some(s) => return Err(bad(spec, "honest_pass", &s, "must be true or false")),
-    };
+    let honest = word(spec, "honest_pass", &[("true", true), ("false", false)], true)?;
     Ok(GoAgent::new(go_mcts(spec)?).with_honest_pass(honest))
 }
 

@@ -5,7 +5,7 @@
 use std::io::Read;
 
 use tabula_core::{Game, Rng, testing::shared_dir};
-use tabula_go::{Color, Go, HeavyPolicy, Move, PatternStats, Rules};
+use tabula_go::{Color, Go, HeavyPolicy, Move, PatternStats, Point, Rules};
 
 /// Main-line `;B[xx]` / `;W[xx]` moves of an SGF game.
 fn sgf_moves(text: &str) -> Vec<(Color, String)> {
@@ -26,15 +26,15 @@ fn sgf_moves(text: &str) -> Vec<(Color, String)> {
     out
 }
 
-#[test]
-fn harvested_patterns_prefer_real_shapes() {
-    let path = shared_dir().join("data/sgf/kgs6d-KGS2002.tar.gz");
+/// Replays up to `limit` even 19x19 games of a shared archive, calling `visit` with the
+/// position before every stone played and its point; returns the games replayed.
+fn replay_games(archive: &str, limit: usize, mut visit: impl FnMut(&Go, Point)) -> usize {
+    let path = shared_dir().join(archive);
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
-    let mut stats = PatternStats::new();
     let mut games = 0;
     for entry in archive.entries().expect("tar entries") {
-        if games >= 25 {
+        if games >= limit {
             break;
         }
         let mut entry = entry.expect("tar entry");
@@ -54,7 +54,7 @@ fn harvested_patterns_prefer_real_shapes() {
             }
             let mv = match g.sgf_point(&coord) {
                 Some(p) => {
-                    stats.observe(g.board(), p);
+                    visit(&g, p);
                     Move::Play(p)
                 }
                 None => Move::Pass,
@@ -65,6 +65,13 @@ fn harvested_patterns_prefer_real_shapes() {
         }
         games += 1;
     }
+    games
+}
+
+#[test]
+fn harvested_patterns_prefer_real_shapes() {
+    let mut stats = PatternStats::new();
+    replay_games("data/sgf/kgs6d-KGS2002.tar.gz", 25, |g, p| stats.observe(g.board(), p));
     assert!(stats.moves() > 3000, "{} moves", stats.moves());
     // The empty 3x3 neighbourhood in the open is available everywhere and rarely chosen.
     let (played, seen) = stats.counts(0);
@@ -106,47 +113,22 @@ fn top1_credit(priors: &[f32], played: usize) -> f64 {
 fn the_learned_move_model_predicts_expert_moves_better_than_the_hand_rules() {
     use tabula_go::{GoPolicy, Playouts, Priors};
     use tabula_search::MctsPolicy;
-    // The built-in model was fitted to the 2001-2006 archives; these games are held out.
-    let path = shared_dir().join("data/sgf/kgs6d-kgs-19-2015.tar.gz");
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
     let hand = GoPolicy::new(Playouts::Heavy, 1).with_priors(Priors::Hand);
     let model = GoPolicy::new(Playouts::Heavy, 1).with_priors(Priors::Model);
     let (mut positions, mut hand_hits, mut model_hits) = (0usize, 0.0f64, 0.0f64);
     let (mut moves, mut hp, mut mp) = (Vec::new(), Vec::new(), Vec::new());
-    let mut games = 0;
-    for entry in archive.entries().expect("tar entries") {
-        if games >= 12 {
-            break;
+    // The built-in model was fitted to the 2001-2006 archives; these games are held out.
+    let games = replay_games("data/sgf/kgs6d-kgs-19-2015.tar.gz", 12, |g, p| {
+        g.legal_moves(&mut moves);
+        if let Some(at) = moves.iter().position(|&m| m == Move::Play(p)) {
+            hand.priors(g, &moves, &mut hp);
+            model.priors(g, &moves, &mut mp);
+            assert!(mp.iter().all(|x| (0.0..=1.0).contains(x)));
+            hand_hits += top1_credit(&hp, at);
+            model_hits += top1_credit(&mp, at);
+            positions += 1;
         }
-        let mut entry = entry.expect("tar entry");
-        let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).expect("read sgf");
-        let text = String::from_utf8_lossy(&bytes);
-        if !text.contains("SZ[19]") || text.contains("AB[") {
-            continue;
-        }
-        let mut g = Go::new(19, Rules::default());
-        for (color, coord) in sgf_moves(&text) {
-            if g.to_move() != color || g.is_over() {
-                break;
-            }
-            let Some(p) = g.sgf_point(&coord) else { break };
-            g.legal_moves(&mut moves);
-            if let Some(at) = moves.iter().position(|&m| m == Move::Play(p)) {
-                hand.priors(&g, &moves, &mut hp);
-                model.priors(&g, &moves, &mut mp);
-                assert!(mp.iter().all(|x| (0.0..=1.0).contains(x)));
-                hand_hits += top1_credit(&hp, at);
-                model_hits += top1_credit(&mp, at);
-                positions += 1;
-            }
-            if g.play_checked(Move::Play(p)).is_err() {
-                break;
-            }
-        }
-        games += 1;
-    }
+    });
     assert!(positions > 1500, "{positions} positions");
     let (h, m) = (hand_hits / positions as f64, model_hits / positions as f64);
     eprintln!("{positions} positions of {games} held-out games: top-1 hand {:.1}%, model {:.1}%", 100.0 * h, 100.0 * m);
