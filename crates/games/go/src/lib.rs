@@ -22,8 +22,12 @@
 //! [`Go::ownership`] and [`Go::estimate_dead`] turn light playouts into a dead-stone
 //! estimate for territory scoring.
 //!
+//! [`MoveModel`] rates every move the way strong players choose them (Coulom's
+//! Bradley-Terry model over 3x3 patterns, tactics, distances and lines, fitted to KGS games
+//! by [`ModelTrainer`]); it gives the tree its priors.
+//!
 //! Playing: [`GoPolicy`] brings this knowledge to the generic MCTS of `tabula-search`
-//! (board-level playouts as the evaluation, priors from tactics and patterns), [`go_mcts`]
+//! (board-level playouts as the evaluation, priors from the move model), [`go_mcts`]
 //! and [`go_agent`] build the player from an `mcts(...)` spec, [`GoAgent`] adds Go time
 //! management, and [`gtp`] speaks GTP with the Go commands ([`run_gtp`]).
 //!
