@@ -43,10 +43,9 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// `widen_base`, `widen_rate` (its schedule, `base + rate * sqrt(visits)` children, default
 /// [`WIDEN_BASE`] and [`WIDEN_RATE`]) and `prior=hand|model` (the tree's priors, see
 /// [`Priors`]; default model) and `patterns=classic|learned:G` (the heavy playouts' 3x3
-/// patterns: the classic shapes, or the built-in [`MoveModel`]'s of gamma `G` or more).
-/// Go defaults
-/// where the spec is silent: `rave=true`, `c=0.05`, `resign=0.08`. ([`go_agent`] also reads
-/// `honest_pass`.)
+/// patterns: the classic shapes, or the built-in [`MoveModel`](crate::MoveModel)'s of gamma `G` or more). Go
+/// defaults where the spec is silent: `rave=true`, `c=0.05`, `resign=0.08`. ([`go_agent`]
+/// also reads `honest_pass`.)
 ///
 /// # Errors
 /// An unknown key or a bad value.
