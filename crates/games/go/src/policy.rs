@@ -191,7 +191,7 @@ impl GoPolicy {
 
     /// The hand-written prior of one move for the side to move, in `0..=1`.
     pub fn move_prior(&self, state: &Go, mv: Move) -> f32 {
-        prior(state.board(), state.consecutive_passes(), classic_patterns(), mv)
+        hand_prior(state.board(), state.consecutive_passes(), mv)
     }
 }
 
@@ -206,7 +206,8 @@ pub fn fills_own_eye(board: &Board, p: Point) -> bool {
     board.is_eye(board.to_move(), p)
 }
 
-fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, mv: Move) -> f32 {
+/// The hand-written prior of `mv` (the classic shapes as its patterns).
+fn hand_prior(b: &Board, passes: usize, mv: Move) -> f32 {
     let size = b.size();
     let open = b.empty_count() as f32 / (size * size) as f32;
     let p = match mv {
@@ -238,7 +239,7 @@ fn prior(b: &Board, passes: usize, patterns: &Pattern3x3, mv: Move) -> f32 {
     }
     if libs <= 1 && !capture {
         h *= 0.15;
-    } else if patterns.accepts(pattern_key(b, color, p)) {
+    } else if classic_patterns().accepts(pattern_key(b, color, p)) {
         h += 0.25;
     }
     if let Some(last) = b.last_move()
@@ -303,7 +304,7 @@ impl MctsPolicy<Go> for GoPolicy {
         let b = state.board();
         let passes = state.consecutive_passes();
         match self.priors {
-            Priors::Hand => priors.extend(moves.iter().map(|&mv| prior(b, passes, classic_patterns(), mv))),
+            Priors::Hand => priors.extend(moves.iter().map(|&mv| hand_prior(b, passes, mv))),
             Priors::Model => model_priors(b, passes, MoveModel::builtin(), moves, priors),
         }
     }
