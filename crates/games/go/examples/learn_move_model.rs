@@ -9,7 +9,9 @@
 //! ```
 //!
 //! Reads 19x19 games from `.tar.gz` archives of SGF files (main lines; handicap stones and
-//! set-ups included), fits on up to `--games` of them, reports the prediction rate on the
+//! set-ups included). A first pass counts the spatial patterns around the moves played and
+//! keeps those seen at least `--spatial-min` times (0: no spatial patterns); the second fits
+//! the model on up to `--games` of them, reports the prediction rate on the
 //! training positions and on `--test-games` games of the `--test` archive, and writes the
 //! model with those figures in its header. The built-in model is the output of the command
 //! above.
@@ -19,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use tabula_go::sgf_replay::NodeMove;
-use tabula_go::{Board, ModelTrainer, Prediction, Rules, replay_main_line};
+use tabula_go::{Board, ModelTrainer, Prediction, Rules, SpatialCounter, SpatialDict, replay_main_line};
 
 struct Args {
     out: PathBuf,
@@ -28,11 +30,12 @@ struct Args {
     iterations: usize,
     test: Option<PathBuf>,
     test_games: usize,
+    spatial_min: u32,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let (mut games, mut iterations, mut test, mut test_games) = (4000, 12, None, 300);
+    let (mut games, mut iterations, mut test, mut test_games, mut spatial_min) = (4000, 12, None, 300, 10);
     let mut files = Vec::new();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
@@ -41,23 +44,29 @@ fn parse_args() -> Result<Args, String> {
             "--iterations" => iterations = value("--iterations")?.parse().map_err(|e| format!("--iterations: {e}"))?,
             "--test" => test = Some(PathBuf::from(value("--test")?)),
             "--test-games" => test_games = value("--test-games")?.parse().map_err(|e| format!("--test-games: {e}"))?,
+            "--spatial-min" => {
+                spatial_min = value("--spatial-min")?.parse().map_err(|e| format!("--spatial-min: {e}"))?
+            }
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             _ => files.push(PathBuf::from(a)),
         }
     }
     if files.len() < 2 {
-        return Err(
-            "usage: learn_move_model [--games N] [--iterations K] [--test ARCHIVE] [--test-games N] OUT ARCHIVE..."
-                .into(),
-        );
+        return Err("usage: learn_move_model [--games N] [--iterations K] [--spatial-min N] [--test ARCHIVE] \
+             [--test-games N] OUT ARCHIVE..."
+            .into());
     }
     let out = files.remove(0);
-    Ok(Args { out, archives: files, games, iterations, test, test_games })
+    Ok(Args { out, archives: files, games, iterations, test, test_games, spatial_min })
 }
 
-/// Adds the positions of up to `limit` 19x19 games of `archive` to `trainer`; returns the
-/// games read.
-fn read_archive(archive: &PathBuf, trainer: &mut ModelTrainer, limit: usize) -> Result<usize, String> {
+/// Gives `observe` every position (before the move) and move of up to `limit` 19x19 games of
+/// `archive`; returns the games read.
+fn read_archive(
+    archive: &PathBuf,
+    limit: usize,
+    mut observe: impl FnMut(&Board, tabula_go::Point),
+) -> Result<usize, String> {
     let file = std::fs::File::open(archive).map_err(|e| format!("{}: {e}", archive.display()))?;
     let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(file));
     let mut games = 0;
@@ -84,14 +93,14 @@ fn read_archive(archive: &PathBuf, trainer: &mut ModelTrainer, limit: usize) -> 
                 if let (Some(NodeMove::Play(color, p)), Some(b)) = (pos.last_move(), before.as_ref())
                     && b.to_move() == color
                 {
-                    trainer.observe(b, p);
+                    observe(b, p);
                 }
                 before = Some(pos.board().clone());
             });
             if replayed.is_ok() {
                 games += 1;
-                if games % 250 == 0 {
-                    eprintln!("  {}: {games} games, {} positions", archive.display(), trainer.positions());
+                if games % 500 == 0 {
+                    eprintln!("  {}: {games} games", archive.display());
                 }
             }
         }
@@ -111,14 +120,36 @@ fn show(p: &Prediction) -> String {
 
 fn run() -> Result<(), String> {
     let args = parse_args()?;
-    let mut train = ModelTrainer::new();
+    let dict = if args.spatial_min == 0 {
+        SpatialDict::new()
+    } else {
+        let mut counter = SpatialCounter::new();
+        let mut games = 0;
+        for a in &args.archives {
+            if games < args.games {
+                games += read_archive(a, args.games - games, |b, p| counter.observe(b, p))?;
+            }
+        }
+        let dict = counter.dictionary(args.spatial_min);
+        eprintln!(
+            "spatial patterns: {} distinct around the moves played, {} seen at least {} times",
+            counter.distinct(),
+            dict.len(),
+            args.spatial_min
+        );
+        dict
+    };
+    let spatial = dict.len();
+    let mut train = ModelTrainer::with_spatial(dict.clone());
     let mut games = 0;
     let mut sources = Vec::new();
     for a in &args.archives {
         if games >= args.games {
             break;
         }
-        let n = read_archive(a, &mut train, args.games - games)?;
+        let n = read_archive(a, args.games - games, |b, p| {
+            train.observe(b, p);
+        })?;
         games += n;
         sources.push(format!("{n} of {}", a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()));
     }
@@ -129,14 +160,18 @@ fn run() -> Result<(), String> {
     let mut header = format!(
         "tabula Go move model: Bradley-Terry gammas fitted by minorization-maximization ({} rounds)\n\
          to {games} 19x19 games of the shared KGS collection ({})\n\
+         with {spatial} spatial patterns, those seen at least {} times around the moves played\n\
          on the training games: {}",
         args.iterations,
         sources.join(", "),
+        args.spatial_min,
         show(&on_train)
     );
     if let Some(test) = &args.test {
-        let mut held = ModelTrainer::new();
-        let n = read_archive(test, &mut held, args.test_games)?;
+        let mut held = ModelTrainer::with_spatial(dict);
+        let n = read_archive(test, args.test_games, |b, p| {
+            held.observe(b, p);
+        })?;
         let on_test = held.evaluate(&model);
         let name = test.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         eprintln!("on {n} held-out games of {name}: {}", show(&on_test));

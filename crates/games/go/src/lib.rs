@@ -23,8 +23,9 @@
 //! estimate for territory scoring.
 //!
 //! [`MoveModel`] rates every move the way strong players choose them (Coulom's
-//! Bradley-Terry model over 3x3 patterns, tactics, distances and lines, fitted to KGS games
-//! by [`ModelTrainer`]); it gives the tree its priors.
+//! Bradley-Terry model over 3x3 patterns, large spatial patterns ([`SpatialDict`]), tactics,
+//! distances and lines, fitted to KGS games by [`ModelTrainer`]); it gives the tree its
+//! priors.
 //!
 //! Playing: [`GoPolicy`] brings this knowledge to the generic MCTS of `tabula-search`
 //! (board-level playouts as the evaluation, priors from the move model), [`go_mcts`]
@@ -45,6 +46,7 @@ mod heavy;
 mod model;
 mod policy;
 pub mod sgf_replay;
+mod spatial;
 
 pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
 pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
@@ -56,6 +58,9 @@ pub use model::{
 };
 pub use policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 pub use sgf_replay::{IllegalFlag, IllegalReason, ReplayError, ReplaySummary, replay_main_line, replay_tree};
+pub use spatial::{
+    MAX_DISTANCE, MIN_DISTANCE, SpatialCounter, SpatialDict, decode_states, encode_states, pattern_points,
+};
 
 pub use heavy::{
     HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, canonical_key, pattern_key, transform_key,

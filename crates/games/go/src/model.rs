@@ -16,7 +16,9 @@
 //! - `tactic`: capture, atari escape, self-atari, atari, extension of a two-liberty group;
 //! - `last`, `prev`: the distance to the last move and to the mover's own previous move
 //!   (Coulom's `dx + dy + max(dx, dy)`, in classes);
-//! - `line`: the distance to the nearest edge.
+//! - `line`: the distance to the nearest edge;
+//! - `spatial`: the largest pattern around the move (up to 72 points, see [`SpatialDict`])
+//!   frequent enough in the training games to have its own gamma, or none.
 //!
 //! [`ModelTrainer`] collects positions and fits the gammas by Coulom's
 //! minorization-maximization, one group at a time, with his prior of one virtual win and one
@@ -29,6 +31,7 @@ use std::sync::OnceLock;
 
 use crate::board::{Board, Color, EMPTY, Point};
 use crate::heavy::{Pattern3x3, canonical_key, pattern_key};
+use crate::spatial::{SpatialDict, decode_states, encode_states};
 
 /// Tactic classes (the first that applies): none, capture, atari escape, self-atari, atari,
 /// extension of an own two-liberty group to three liberties or more.
@@ -52,6 +55,8 @@ pub struct MoveFeatures {
     pub prev: u8,
     /// The line class, `0..LINES`.
     pub line: u8,
+    /// The largest spatial pattern in the model's dictionary, 0 for none.
+    pub spatial: u32,
 }
 
 impl MoveFeatures {
@@ -60,8 +65,9 @@ impl MoveFeatures {
         (self.tactic as u16) | (self.last as u16) << 3 | (self.prev as u16) << 6 | (self.line as u16) << 9
     }
 
-    fn unpack(pattern: u16, small: u16) -> MoveFeatures {
+    fn unpack(pattern: u16, small: u16, spatial: u32) -> MoveFeatures {
         MoveFeatures {
+            spatial,
             pattern,
             tactic: (small & 7) as u8,
             last: (small >> 3 & 7) as u8,
@@ -95,8 +101,9 @@ fn distance_class(board: &Board, p: Point, to: Option<Point>) -> u8 {
     }
 }
 
-/// The features of the empty point `p` as a move of the side to move on `board`.
-pub fn move_features(board: &Board, p: Point) -> MoveFeatures {
+/// The features of the empty point `p` as a move of the side to move on `board`, its
+/// spatial pattern looked up in `spatial`.
+pub fn move_features(board: &Board, spatial: &SpatialDict, p: Point) -> MoveFeatures {
     let color: Color = board.to_move();
     let pattern = canonical_table()[pattern_key(board, color, p) as usize];
     let (own, opp) = (color.cell(), color.other().cell());
@@ -145,6 +152,7 @@ pub fn move_features(board: &Board, p: Point) -> MoveFeatures {
         last: distance_class(board, p, board.last_move()),
         prev: distance_class(board, p, board.previous_move()),
         line,
+        spatial: spatial.lookup(board, color, p),
     }
 }
 
@@ -157,18 +165,15 @@ pub struct MoveModel {
     last: [f32; DISTANCES],
     prev: [f32; DISTANCES],
     line: [f32; LINES],
+    /// Indexed by spatial id; `spatial[0]` is for moves with no pattern in `dict`.
+    spatial: Vec<f32>,
+    dict: SpatialDict,
 }
 
 impl Default for MoveModel {
-    /// Every gamma 1: all moves equally likely.
+    /// Every gamma 1 and no spatial patterns: all moves equally likely.
     fn default() -> MoveModel {
-        MoveModel {
-            pattern: vec![1.0; 1 << 16],
-            tactic: [1.0; TACTICS],
-            last: [1.0; DISTANCES],
-            prev: [1.0; DISTANCES],
-            line: [1.0; LINES],
-        }
+        MoveModel::with_spatial(SpatialDict::new())
     }
 }
 
@@ -183,6 +188,29 @@ pub struct ModelError {
 }
 
 impl MoveModel {
+    /// Every gamma 1, with the spatial patterns of `dict`.
+    pub fn with_spatial(dict: SpatialDict) -> MoveModel {
+        MoveModel {
+            pattern: vec![1.0; 1 << 16],
+            tactic: [1.0; TACTICS],
+            last: [1.0; DISTANCES],
+            prev: [1.0; DISTANCES],
+            line: [1.0; LINES],
+            spatial: vec![1.0; dict.len() + 1],
+            dict,
+        }
+    }
+
+    /// The spatial patterns the model knows.
+    pub fn spatial_dict(&self) -> &SpatialDict {
+        &self.dict
+    }
+
+    /// The gamma of spatial pattern `id` (0: none in the dictionary).
+    pub fn spatial_gamma(&self, id: u32) -> f32 {
+        self.spatial.get(id as usize).copied().unwrap_or(1.0)
+    }
+
     /// The model fitted to the shared KGS collection (`data/move_model.txt`).
     pub fn builtin() -> &'static MoveModel {
         static MODEL: OnceLock<MoveModel> = OnceLock::new();
@@ -200,12 +228,19 @@ impl MoveModel {
             * self.last[f.last as usize]
             * self.prev[f.prev as usize]
             * self.line[f.line as usize]
+            * self.spatial_gamma(f.spatial)
     }
 
     /// The strength of the empty point `p` as a move of the side to move.
     #[inline]
     pub fn gamma_of(&self, board: &Board, p: Point) -> f32 {
-        self.gamma(move_features(board, p))
+        self.gamma(self.features(board, p))
+    }
+
+    /// The features of the empty point `p` as a move of the side to move.
+    #[inline]
+    pub fn features(&self, board: &Board, p: Point) -> MoveFeatures {
+        move_features(board, &self.dict, p)
     }
 
     /// The small groups' gammas by name: `tactic`, `last`, `prev`, `line`.
@@ -236,8 +271,11 @@ impl MoveModel {
         set
     }
 
-    /// The model as text: a line per small group, then one `KEY GAMMA` line (hexadecimal
-    /// canonical key) per pattern whose gamma is not 1.
+    /// The model as text, each gamma in the shortest form that reads back exactly: a line per
+    /// small group, then one `KEY GAMMA` line (hexadecimal canonical key) per 3x3 pattern
+    /// whose gamma is not 1, then `spatial none GAMMA` and one `spatial DISTANCE STATES
+    /// GAMMA` line per spatial pattern (its canonical states in hexadecimal, see
+    /// [`encode_states`]).
     pub fn to_text(&self, header: &str) -> String {
         let mut out = String::new();
         for line in header.lines() {
@@ -248,13 +286,19 @@ impl MoveModel {
         {
             let _ = write!(out, "{name}");
             for v in values {
-                let _ = write!(out, " {v:.5}");
+                let _ = write!(out, " {}", v);
             }
             out.push('\n');
         }
         for (key, &g) in self.pattern.iter().enumerate() {
             if g != 1.0 {
-                let _ = writeln!(out, "{key:04x} {g:.5}");
+                let _ = writeln!(out, "{key:04x} {}", g);
+            }
+        }
+        let _ = writeln!(out, "spatial none {}", self.spatial[0]);
+        for id in 1..=self.dict.len() as u32 {
+            if let Some((d, states)) = self.dict.pattern(id) {
+                let _ = writeln!(out, "spatial {d} {} {}", encode_states(states), self.spatial[id as usize]);
             }
         }
         out
@@ -285,6 +329,26 @@ impl MoveModel {
                 "line" => Some((3, &mut m.line)),
                 _ => None,
             };
+            if head == "spatial" {
+                let what = words.next().unwrap_or_default();
+                if what == "none" {
+                    m.spatial[0] = number(words.next().ok_or_else(|| err("`spatial none` without its gamma".into()))?)?;
+                } else {
+                    let d: usize = what.parse().map_err(|_| err(format!("`{what}` is not a pattern distance")))?;
+                    let digits = words.next().ok_or_else(|| err("a spatial pattern without its points".into()))?;
+                    let states = decode_states(d, digits).map_err(err)?;
+                    let gamma = number(words.next().ok_or_else(|| err("a spatial pattern without its gamma".into()))?)?;
+                    let id = m.dict.insert(d, &states).map_err(err)?;
+                    if id as usize != m.spatial.len() {
+                        return Err(err(format!("spatial pattern `{digits}` is listed twice")));
+                    }
+                    m.spatial.push(gamma);
+                }
+                if words.next().is_some() {
+                    return Err(err("more than a spatial pattern and its gamma".into()));
+                }
+                continue;
+            }
             if let Some((g, values)) = group {
                 let read: Vec<f32> = words.map(number).collect::<Result<_, _>>()?;
                 if read.len() != values.len() {
@@ -334,12 +398,19 @@ pub struct ModelTrainer {
     positions: Vec<(u32, u32)>,
     patterns: Vec<u16>,
     small: Vec<u16>,
+    spatial: Vec<u32>,
+    dict: SpatialDict,
 }
 
 impl ModelTrainer {
-    /// No positions yet.
+    /// No positions yet, and no spatial patterns.
     pub fn new() -> ModelTrainer {
         ModelTrainer::default()
+    }
+
+    /// No positions yet; moves get their spatial features from `dict`.
+    pub fn with_spatial(dict: SpatialDict) -> ModelTrainer {
+        ModelTrainer { dict, ..ModelTrainer::default() }
     }
 
     /// Records that the side to move on `board` played `played`. Every legal point is a
@@ -360,9 +431,10 @@ impl ModelTrainer {
             if p == played {
                 chosen = Some(self.patterns.len() - start);
             }
-            let f = move_features(board, p);
+            let f = move_features(board, &self.dict, p);
             self.patterns.push(f.pattern);
             self.small.push(f.pack());
+            self.spatial.push(f.spatial);
         }
         match chosen {
             Some(c) if self.patterns.len() - start >= 2 => {
@@ -372,6 +444,7 @@ impl ModelTrainer {
             _ => {
                 self.patterns.truncate(start);
                 self.small.truncate(start);
+                self.spatial.truncate(start);
                 false
             }
         }
@@ -390,17 +463,23 @@ impl ModelTrainer {
     }
 
     fn features(&self, c: usize) -> MoveFeatures {
-        MoveFeatures::unpack(self.patterns[c], self.small[c])
+        MoveFeatures::unpack(self.patterns[c], self.small[c], self.spatial[c])
     }
 
     /// Fits a model by minorization-maximization: `iterations` rounds, each updating the
-    /// five groups in turn; `progress` gets the round and the mean log-likelihood after it.
+    /// six groups in turn; `progress` gets the round and the mean log-likelihood after it.
     pub fn fit(&self, iterations: usize, mut progress: impl FnMut(usize, f64)) -> MoveModel {
-        let mut model = MoveModel::default();
+        let mut model = MoveModel::with_spatial(self.dict.clone());
         // Wins: how often each feature was in the team that was chosen.
-        let mut wins: [Vec<f64>; 5] =
-            [vec![0.0; 1 << 16], vec![0.0; TACTICS], vec![0.0; DISTANCES], vec![0.0; DISTANCES], vec![0.0; LINES]];
-        let mut present: [Vec<bool>; 5] = wins.clone().map(|w| vec![false; w.len()]);
+        let mut wins: [Vec<f64>; GROUPS] = [
+            vec![0.0; 1 << 16],
+            vec![0.0; TACTICS],
+            vec![0.0; DISTANCES],
+            vec![0.0; DISTANCES],
+            vec![0.0; LINES],
+            vec![0.0; self.dict.len() + 1],
+        ];
+        let mut present: [Vec<bool>; GROUPS] = wins.clone().map(|w| vec![false; w.len()]);
         for j in 0..self.positions.len() {
             let (start, chosen) = self.positions[j];
             let f = self.features(start as usize + chosen as usize);
@@ -415,7 +494,7 @@ impl ModelTrainer {
         }
         let mut strengths: Vec<f64> = Vec::new();
         for round in 0..iterations {
-            for group in 0..5 {
+            for group in 0..GROUPS {
                 let mut denom = vec![0.0f64; wins[group].len()];
                 for j in 0..self.positions.len() {
                     strengths.clear();
@@ -478,8 +557,11 @@ impl ModelTrainer {
     }
 }
 
-fn indices(f: MoveFeatures) -> [usize; 5] {
-    [f.pattern as usize, f.tactic as usize, f.last as usize, f.prev as usize, f.line as usize]
+/// Feature groups: the 3x3 pattern, tactic, last, prev, line, spatial.
+const GROUPS: usize = 6;
+
+fn indices(f: MoveFeatures) -> [usize; GROUPS] {
+    [f.pattern as usize, f.tactic as usize, f.last as usize, f.prev as usize, f.line as usize, f.spatial as usize]
 }
 
 fn group_values(m: &MoveModel, group: usize) -> &[f32] {
@@ -488,7 +570,8 @@ fn group_values(m: &MoveModel, group: usize) -> &[f32] {
         1 => &m.tactic,
         2 => &m.last,
         3 => &m.prev,
-        _ => &m.line,
+        4 => &m.line,
+        _ => &m.spatial,
     }
 }
 
@@ -498,7 +581,8 @@ fn group_values_mut(m: &mut MoveModel, group: usize) -> &mut [f32] {
         1 => &mut m.tactic,
         2 => &mut m.last,
         3 => &mut m.prev,
-        _ => &mut m.line,
+        4 => &mut m.line,
+        _ => &mut m.spatial,
     }
 }
 
@@ -520,10 +604,11 @@ mod tests {
         // has one liberty left, (2,4).
         let b = board(&[(2, 2), (2, 3), (3, 3), (8, 8), (1, 3)]);
         assert_eq!(b.to_move(), Color::White);
-        let escape = move_features(&b, b.point(2, 4).unwrap());
+        let none = SpatialDict::new();
+        let escape = move_features(&b, &none, b.point(2, 4).unwrap());
         assert_eq!(escape.tactic, 2, "extending out of atari");
         assert_eq!(escape.last, 2, "diagonal to the last move: {escape:?}");
-        let far = move_features(&b, b.point(6, 1).unwrap());
+        let far = move_features(&b, &none, b.point(6, 1).unwrap());
         assert_eq!((far.tactic, far.line), (0, 1));
         assert_eq!(far.prev, distance_class(&b, b.point(6, 1).unwrap(), b.point(8, 8)));
         assert_eq!(b.previous_move(), b.point(8, 8));
@@ -531,20 +616,37 @@ mod tests {
 
     #[test]
     fn the_text_form_round_trips_and_bad_files_are_errors() {
-        let mut m = MoveModel::default();
+        let b = board(&[(2, 2), (6, 6)]);
+        let mut counter = crate::spatial::SpatialCounter::new();
+        counter.observe(&b, b.point(3, 3).unwrap());
+        let mut m = MoveModel::with_spatial(counter.dictionary(1));
         m.tactic[1] = 30.0;
         m.last[1] = 5.5;
         m.pattern[canonical_key(0x1234) as usize] = 2.25;
+        m.spatial[0] = 0.75;
+        m.spatial[3] = 1.0 / 3.0;
+        m.spatial[7] = 1e-6;
         let text = m.to_text("a test model");
         assert!(text.starts_with("# a test model\n"));
-        assert_eq!(MoveModel::parse(&text).unwrap(), m);
-        assert_eq!(MoveModel::parse(&text).unwrap().pattern_gamma(0x1234), 2.25);
+        let back = MoveModel::parse(&text).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(back.pattern_gamma(0x1234), 2.25);
+        assert_eq!(back.spatial_dict().len(), 7);
+        let id = back.features(&b, b.point(3, 3).unwrap()).spatial;
+        assert_eq!(back.spatial_gamma(id), 1e-6, "the largest pattern, the seventh, is found");
+        let twice = format!("{text}{}", text.lines().last().unwrap());
+        assert!(MoveModel::parse(&twice).is_err(), "a spatial pattern listed twice");
         for bad in [
             "tactic 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1",
             "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nline 1 1 1 1 1",
             "tactic 1 1 1 1 1 -1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1",
             "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nzz 2",
             "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\n0040 2",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 000000000000",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 00000000000 2",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 3 000000000000 2",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 00000000000x 2",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial none",
         ] {
             assert!(MoveModel::parse(bad).is_err(), "{bad}");
         }

@@ -135,3 +135,44 @@ fn the_learned_move_model_predicts_expert_moves_better_than_the_hand_rules() {
     assert!(m > 0.2, "the model predicts {:.1}% of the moves", 100.0 * m);
     assert!(m > h + 0.05, "model {:.1}% against hand {:.1}%", 100.0 * m, 100.0 * h);
 }
+
+#[test]
+fn the_spatial_patterns_raise_the_models_prediction_rate() {
+    use tabula_go::MoveModel;
+    let full = MoveModel::builtin();
+    assert!(full.spatial_dict().len() > 1000, "{} spatial patterns", full.spatial_dict().len());
+    // The same gammas with the spatial patterns taken out of the text.
+    let text = full.to_text("");
+    let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with("spatial")).collect();
+    let small = MoveModel::parse(&kept.join("\n")).unwrap();
+    assert!(small.spatial_dict().is_empty());
+    assert_eq!(&MoveModel::parse(&text).unwrap(), full, "the text form round-trips");
+    let (mut positions, mut full_hits, mut small_hits, mut matched) = (0usize, 0.0f64, 0.0f64, 0usize);
+    let (mut moves, mut fp, mut sp) = (Vec::new(), Vec::new(), Vec::new());
+    let games = replay_games("data/sgf/kgs6d-kgs-19-2015.tar.gz", 12, |g, p| {
+        let b = g.board();
+        let color = b.to_move();
+        moves.clear();
+        moves.extend(b.points().filter(|&q| b.is_legal_for(color, q, false) && !b.is_eye(color, q)));
+        let Some(at) = moves.iter().position(|&q| q == p) else { return };
+        fp.clear();
+        fp.extend(moves.iter().map(|&q| full.gamma_of(b, q)));
+        sp.clear();
+        sp.extend(moves.iter().map(|&q| small.gamma_of(b, q)));
+        full_hits += top1_credit(&fp, at);
+        small_hits += top1_credit(&sp, at);
+        matched += (full.features(b, p).spatial != 0) as usize;
+        positions += 1;
+    });
+    assert!(positions > 1500, "{positions} positions");
+    let (f, s) = (full_hits / positions as f64, small_hits / positions as f64);
+    eprintln!(
+        "{positions} positions of {games} held-out games: top-1 with spatial patterns {:.1}%, without {:.1}%; \
+         the move played matched a spatial pattern {:.1}% of the time",
+        100.0 * f,
+        100.0 * s,
+        100.0 * matched as f64 / positions as f64
+    );
+    assert!(f > s + 0.02, "with spatial patterns {:.1}%, without {:.1}%", 100.0 * f, 100.0 * s);
+    assert!(matched * 2 > positions, "the move played matched a spatial pattern in {matched} of {positions}");
+}
