@@ -123,6 +123,10 @@ fn list() {
     for g in GAMES {
         println!("  {:<12} {} (engine: {})", g.name, g.about, g.engine);
         show(g.params);
+        if !g.mcts_params.is_empty() {
+            println!("    its mcts(...) player also reads:");
+            show(g.mcts_params);
+        }
     }
     println!("agents:");
     for a in AGENTS {

@@ -241,3 +241,17 @@ fn a_closed_output_pipe_ends_the_process_without_a_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn the_list_shows_each_games_own_player_keys() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula")).arg("list").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Go's player keys appear in Go's entry, before the agents.
+    let go = text.find("\n  go ").expect("a go entry");
+    let agents = text.find("\nagents:").expect("the agents");
+    for key in tabula_go::MCTS_PARAMS {
+        let at = text[go..].find(&format!("      {} (default {})", key.name, key.default)).map(|i| go + i);
+        assert!(at.is_some_and(|i| i < agents), "{} is not listed under go:\n{text}", key.name);
+    }
+}

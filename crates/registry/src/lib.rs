@@ -24,6 +24,8 @@ pub struct GameEntry {
     pub params: &'static [ParamInfo],
     /// The engine front ends use when none is named (`tabula play`'s opponent).
     pub engine: &'static str,
+    /// The keys this game's `mcts(...)` player reads besides the generic ones.
+    pub mcts_params: &'static [ParamInfo],
 }
 
 /// A registered agent.
@@ -44,36 +46,42 @@ pub const GAMES: &[GameEntry] = &[
         about: "tic-tac-toe on 3x3; moves a1..c3",
         params: tabula_tictactoe::PARAMS,
         engine: "alphabeta",
+        mcts_params: &[],
     },
     GameEntry {
         name: "connect4",
         about: "Connect Four, any board up to 64 cells; moves are column numbers",
         params: tabula_connect4::PARAMS,
         engine: "alphabeta(time_ms=1000)",
+        mcts_params: &[],
     },
     GameEntry {
         name: "othello",
         about: "Othello/Reversi, 8x8 or variant boards up to 10x10 with blocked squares; moves d3, pass",
         params: tabula_othello::PARAMS,
         engine: "alphabeta(time_ms=1000)",
+        mcts_params: &[],
     },
     GameEntry {
         name: "go",
         about: "Go on boards 2x2..25x25, Chinese/Japanese/Tromp-Taylor rules; moves D4, pass",
         params: tabula_go::PARAMS,
         engine: "mcts(time_ms=2000)",
+        mcts_params: tabula_go::MCTS_PARAMS,
     },
     GameEntry {
         name: "amazons",
         about: "the Game of the Amazons, boards 4x4..12x12; moves d1-d7/g7",
         params: tabula_amazons::PARAMS,
         engine: "alphabeta(time_ms=1000)",
+        mcts_params: &[],
     },
     GameEntry {
         name: "gdl",
         about: "any game described in GDL (KIF); moves are KIF terms such as (mark 1 2)",
         params: GDL_PARAMS,
         engine: "mcts(time_ms=1000)",
+        mcts_params: &[],
     },
 ];
 

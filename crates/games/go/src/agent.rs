@@ -10,14 +10,36 @@
 
 use std::time::Duration;
 
-use tabula_core::{Agent, AgentError, Choice, Clock, Limits, Player, Report, Spec, SpecError};
+use tabula_core::{Agent, AgentError, Choice, Clock, Limits, ParamInfo, Player, Report, Spec, SpecError};
 use tabula_search::{MctsAgent, MctsConfig};
 
 use crate::game::{Go, Move};
 use crate::policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 
-/// Go-specific keys `go_mcts` reads besides those of `mcts(...)`.
-const GO_KEYS: [&str; 7] = ["playout", "widen", "honest_pass", "widen_base", "widen_rate", "prior", "patterns"];
+/// The keys Go's `mcts(...)` player reads besides those of the generic agent ([`go_mcts`],
+/// [`go_agent`]), as `tabula list` shows them. Go also changes three generic defaults:
+/// `rave=true`, `c=0.05`, `resign=0.08`.
+pub const MCTS_PARAMS: &[ParamInfo] = &[
+    ParamInfo::new("playout", "heavy", "playout policy: heavy (captures, escapes, 3x3 shapes, no self-atari) or light"),
+    ParamInfo::new(
+        "prior",
+        "model",
+        "the tree's priors: model (learned from expert games) or hand (hand-written rules)",
+    ),
+    ParamInfo::new(
+        "patterns",
+        "classic",
+        "heavy playouts' 3x3 shapes: classic, or learned:G (the model's of gamma G > 1)",
+    ),
+    ParamInfo::new("widen", "true", "progressive widening: children by prior, base + rate * sqrt(visits) of them"),
+    ParamInfo::new("widen_base", "3", "progressive widening's base, 0..=1000"),
+    ParamInfo::new("widen_rate", "1.5", "progressive widening's rate, 0..=1000"),
+    ParamInfo::new("honest_pass", "true", "never end the game by a pass that loses once dead stones are removed"),
+];
+
+fn is_go_key(key: &str) -> bool {
+    MCTS_PARAMS.iter().any(|p| p.name == key)
+}
 
 /// Time kept back on every move for the protocol round trip and scheduling.
 pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
@@ -51,7 +73,7 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// An unknown key or a bad value.
 pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let mut generic = Spec::named(&spec.name);
-    generic.params = spec.params.iter().filter(|(k, _)| !GO_KEYS.contains(&k.as_str())).cloned().collect();
+    generic.params = spec.params.iter().filter(|(k, _)| !is_go_key(k)).cloned().collect();
     let mut config = MctsConfig::from_spec(&generic)?;
     if spec.get("rave").is_none() {
         config.rave = true;
@@ -370,6 +392,25 @@ mod tests {
         }
         let agent = go_agent(&Spec::parse("mcts(playout=light)").unwrap()).unwrap();
         assert!(agent.name().contains("playout=light"), "{}", agent.name());
+    }
+
+    #[test]
+    fn the_listed_keys_and_defaults_are_the_agents() {
+        // Every listed key spelled out at its listed default builds the same player as none.
+        let all: Vec<String> = MCTS_PARAMS.iter().map(|p| format!("{}={}", p.name, p.default)).collect();
+        let spelled = go_agent(&Spec::parse(&format!("mcts({})", all.join(","))).unwrap()).unwrap();
+        let plain = go_agent(&Spec::parse("mcts()").unwrap()).unwrap();
+        assert_eq!(spelled.name(), plain.name());
+        let (p, q) = (spelled.inner.policy(), plain.inner.policy());
+        assert_eq!(
+            (p.playouts(), p.prior_source(), p.learned_patterns(), p.widening_enabled(), p.widening_schedule()),
+            (q.playouts(), q.prior_source(), q.learned_patterns(), q.widening_enabled(), q.widening_schedule())
+        );
+        assert_eq!(spelled.honest_pass, plain.honest_pass);
+        // And each one is read: a value it cannot take is an error.
+        for p in MCTS_PARAMS {
+            assert!(go_agent(&Spec::parse(&format!("mcts({}=nonsense)", p.name)).unwrap()).is_err(), "{}", p.name);
+        }
     }
 }
 
