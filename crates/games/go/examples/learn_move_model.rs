@@ -2,19 +2,20 @@
 //!
 //! ```sh
 //! cargo run --release -p tabula-go --example learn_move_model -- \
-//!     --games 4000 --iterations 12 --test ../shared/data/sgf/kgs6d-kgs-19-2015.tar.gz --test-games 300 \
+//!     --games 12000 --iterations 12 --spatial-min 20 \
+//!     --test ../shared/data/sgf/kgs6d-kgs-19-2015.tar.gz --test-games 300 \
 //!     crates/games/go/data/move_model.txt \
 //!     ../shared/data/sgf/kgs6d-KGS2001.tar.gz ../shared/data/sgf/kgs6d-KGS2002.tar.gz \
 //!     ../shared/data/sgf/kgs6d-KGS2003.tar.gz ../shared/data/sgf/kgs6d-kgs-19-2006.tar.gz
 //! ```
 //!
-//! Reads 19x19 games from `.tar.gz` archives of SGF files (main lines; handicap stones and
-//! set-ups included). A first pass counts the spatial patterns around the moves played and
-//! keeps those seen at least `--spatial-min` times (0: no spatial patterns); the second fits
-//! the model on up to `--games` of them, reports the prediction rate on the
+//! Reads up to `--games` 19x19 games from `.tar.gz` archives of SGF files (main lines;
+//! handicap stones and set-ups included) twice. The first pass counts the spatial patterns
+//! around the moves played and keeps those seen at least `--spatial-min` times (default 20;
+//! 0: no spatial patterns); the second fits the model. It reports the prediction rate on the
 //! training positions and on `--test-games` games of the `--test` archive, and writes the
-//! model with those figures in its header. The built-in model is the output of the command
-//! above.
+//! model with those figures in its header. The fit is deterministic; the built-in model is
+//! the output of the command above.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -35,7 +36,7 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let (mut games, mut iterations, mut test, mut test_games, mut spatial_min) = (4000, 12, None, 300, 10);
+    let (mut games, mut iterations, mut test, mut test_games, mut spatial_min) = (4000, 12, None, 300, 20);
     let mut files = Vec::new();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));

@@ -286,13 +286,13 @@ impl MoveModel {
         {
             let _ = write!(out, "{name}");
             for v in values {
-                let _ = write!(out, " {}", v);
+                let _ = write!(out, " {v}");
             }
             out.push('\n');
         }
         for (key, &g) in self.pattern.iter().enumerate() {
             if g != 1.0 {
-                let _ = writeln!(out, "{key:04x} {}", g);
+                let _ = writeln!(out, "{key:04x} {g}");
             }
         }
         let _ = writeln!(out, "spatial none {}", self.spatial[0]);
@@ -642,14 +642,16 @@ mod tests {
             "tactic 1 1 1 1 1 -1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1",
             "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nzz 2",
             "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\n0040 2",
-            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 000000000000",
-            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 00000000000 2",
-            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 3 000000000000 2",
-            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 00000000000x 2",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 000000",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 00000 2",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 3 000000 2",
+            "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 00000x 2",
             "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial none",
         ] {
             assert!(MoveModel::parse(bad).is_err(), "{bad}");
         }
+        let good = "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 000000 2";
+        assert_eq!(MoveModel::parse(good).unwrap().spatial_dict().len(), 1);
     }
 
     #[test]
