@@ -371,6 +371,16 @@ impl Board {
         }
     }
 
+    /// A `size` board after `moves` (x, y from the top left), colours alternating from Black.
+    #[cfg(test)]
+    pub(crate) fn after(size: usize, moves: &[(usize, usize)]) -> Board {
+        let mut b = Board::new(size).unwrap_or_else(|| unreachable!("a test's board size"));
+        for &(x, y) in moves {
+            b.play(b.point(x, y).unwrap_or_else(|| unreachable!("a test's move")));
+        }
+        b
+    }
+
     /// The four neighbours of a point (border cells included).
     #[inline]
     pub(crate) fn nbrs(&self, p: usize) -> [usize; 4] {

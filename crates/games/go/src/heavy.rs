@@ -68,17 +68,24 @@ fn slot_of(dx: i32, dy: i32) -> usize {
     SLOTS.iter().position(|&s| s == (dx, dy)).unwrap_or_else(|| unreachable!("a neighbour offset"))
 }
 
+/// The offset `(dx, dy)` seen after symmetry `t` (0..8: rotations by a quarter turn, then
+/// the same reflected).
+pub(crate) fn transform_offset((dx, dy): (i32, i32), t: usize) -> (i32, i32) {
+    let (mut x, mut y) = (dx, dy);
+    for _ in 0..(t % 4) {
+        (x, y) = (-y, x);
+    }
+    if t >= 4 {
+        x = -x;
+    }
+    (x, y)
+}
+
 /// The key seen after applying symmetry `t` (0..8: rotations, then reflected rotations).
 pub fn transform_key(key: u16, t: usize) -> u16 {
     let mut out = 0u16;
-    for (i, &(dx, dy)) in SLOTS.iter().enumerate() {
-        let (mut x, mut y) = (dx, dy);
-        for _ in 0..(t % 4) {
-            (x, y) = (-y, x);
-        }
-        if t >= 4 {
-            x = -x;
-        }
+    for (i, &offset) in SLOTS.iter().enumerate() {
+        let (x, y) = transform_offset(offset, t);
         let code = (key >> (2 * i)) & 3;
         out |= code << (2 * slot_of(x, y));
     }

@@ -591,11 +591,7 @@ mod tests {
     use super::*;
 
     fn board(moves: &[(usize, usize)]) -> Board {
-        let mut b = Board::new(9).unwrap();
-        for &(x, y) in moves {
-            b.play(b.point(x, y).unwrap());
-        }
-        b
+        Board::after(9, moves)
     }
 
     #[test]

@@ -18,6 +18,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use crate::board::{BORDER, Board, Color, EMPTY, Point};
+use crate::heavy::transform_offset;
 
 /// The smallest spatial pattern's gridcular distance (12 points: the 3x3 square and the
 /// four points two lines straight out).
@@ -64,15 +65,9 @@ fn geometry() -> &'static Geometry {
         }
         let mut perm = [[0u8; POINTS]; 8];
         for (t, row) in perm.iter_mut().enumerate() {
-            for (i, &(dx, dy)) in list.iter().enumerate() {
-                let (mut x, mut y) = (dx, dy);
-                for _ in 0..(t % 4) {
-                    (x, y) = (-y, x);
-                }
-                if t >= 4 {
-                    x = -x;
-                }
-                row[i] = list.iter().position(|&o| o == (x, y)).unwrap_or_else(|| unreachable!("symmetric")) as u8;
+            for (i, &offset) in list.iter().enumerate() {
+                let image = transform_offset(offset, t);
+                row[i] = list.iter().position(|&o| o == image).unwrap_or_else(|| unreachable!("symmetric")) as u8;
             }
         }
         // SplitMix64 from a fixed seed: the same keys on every machine, so a dictionary's
@@ -319,11 +314,7 @@ mod tests {
     use super::*;
 
     fn board(moves: &[(usize, usize)]) -> Board {
-        let mut b = Board::new(19).unwrap();
-        for &(x, y) in moves {
-            b.play(b.point(x, y).unwrap());
-        }
-        b
+        Board::after(19, moves)
     }
 
     #[test]
