@@ -50,15 +50,21 @@ pub fn pattern_key(board: &Board, color: Color, p: Point) -> u16 {
     let own = color.cell();
     let mut key = 0u16;
     for (i, q) in board.around(p.index()).into_iter().enumerate() {
-        let code = match board.cell(q) {
-            EMPTY => 0,
-            BORDER => 3,
-            c if c == own => 1,
-            _ => 2,
-        };
-        key |= code << (2 * i);
+        key |= (point_code(board.cell(q), own) as u16) << (2 * i);
     }
     key
+}
+
+/// A cell's code in a pattern, seen by the side whose stones are `own`: 0 empty, 1 own
+/// stone, 2 opponent stone, 3 off the board.
+#[inline]
+pub(crate) fn point_code(cell: u8, own: u8) -> u8 {
+    match cell {
+        EMPTY => 0,
+        BORDER => 3,
+        c if c == own => 1,
+        _ => 2,
+    }
 }
 
 /// Grid positions (dx, dy) of the eight key slots.

@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use crate::board::{BORDER, Board, Color, EMPTY, Point};
-use crate::heavy::transform_offset;
+use crate::board::{Board, Color, Point};
+use crate::heavy::{point_code, transform_offset};
 
 /// The smallest spatial pattern's gridcular distance (12 points: the 3x3 square and the
 /// four points two lines straight out).
@@ -95,20 +95,23 @@ pub fn pattern_points(d: usize) -> usize {
     geometry().ends[d.min(MAX_DISTANCE)]
 }
 
+/// The number of points of a spatial pattern of distance `d`, or why there is none.
+fn points_of(d: usize) -> Result<usize, String> {
+    if (MIN_DISTANCE..=MAX_DISTANCE).contains(&d) {
+        Ok(pattern_points(d))
+    } else {
+        Err(format!("distance {d} is outside {MIN_DISTANCE}..={MAX_DISTANCE}"))
+    }
+}
+
 /// The state of the point at `offset` from `(x, y)`: 0 empty, 1 own, 2 opponent's, 3 off
 /// the board.
 #[inline]
 fn state(board: &Board, own: u8, x: usize, y: usize, (dx, dy): (i32, i32)) -> usize {
     let (qx, qy) = (x as i32 + dx, y as i32 + dy);
-    let size = board.size() as i32;
-    if qx < 0 || qy < 0 || qx >= size || qy >= size {
-        return 3;
-    }
-    match board.point(qx as usize, qy as usize).map(|q| board.cell(q.index())) {
-        Some(EMPTY) => 0,
-        Some(c) if c == own => 1,
-        Some(BORDER) | None => 3,
-        Some(_) => 2,
+    match (usize::try_from(qx), usize::try_from(qy)) {
+        (Ok(qx), Ok(qy)) => board.point(qx, qy).map_or(3, |q| point_code(board.cell(q.index()), own) as usize),
+        _ => 3,
     }
 }
 
@@ -124,22 +127,28 @@ fn states(board: &Board, color: Color, p: Point) -> Option<[u8; POINTS]> {
     Some(out)
 }
 
-/// The hash of the first `n` states seen through symmetry `t`.
+/// The hash of a pattern (the states of the first offsets, in order) seen through symmetry
+/// `t`: the hash of its image under `t`.
 fn hash(states: &[u8], t: usize) -> u64 {
     let g = geometry();
     states.iter().enumerate().fold(0, |h, (i, &s)| h ^ g.keys[g.perm[t][i] as usize][s as usize])
 }
 
-/// A pattern in the orientation whose hash is least: its canonical form and that hash.
-fn canonical(states: &[u8]) -> (Vec<u8>, u64) {
+/// The hashes of a pattern's eight symmetric images.
+fn image_hashes(states: &[u8]) -> [u64; 8] {
+    std::array::from_fn(|t| hash(states, t))
+}
+
+/// A pattern in the orientation whose hash is least (`images` are its [`image_hashes`]): its
+/// canonical form and that hash.
+fn canonical(states: &[u8], images: &[u64; 8]) -> (Vec<u8>, u64) {
     let g = geometry();
-    let t = (0..8).min_by_key(|&t| hash(states, t)).unwrap_or(0);
+    let t = (0..8).min_by_key(|&t| images[t]).unwrap_or(0);
     let mut out = vec![0u8; states.len()];
     for (i, &s) in states.iter().enumerate() {
         out[g.perm[t][i] as usize] = s;
     }
-    let h = hash(&out, 0);
-    (out, h)
+    (out, images[t])
 }
 
 /// A pattern's states as text: one hexadecimal digit per two points (the first point in the
@@ -153,10 +162,7 @@ pub fn encode_states(states: &[u8]) -> String {
 
 /// Reads the states of a distance-`d` pattern written by [`encode_states`].
 pub fn decode_states(d: usize, text: &str) -> Result<Vec<u8>, String> {
-    if !(MIN_DISTANCE..=MAX_DISTANCE).contains(&d) {
-        return Err(format!("distance {d} is outside {MIN_DISTANCE}..={MAX_DISTANCE}"));
-    }
-    let n = pattern_points(d);
+    let n = points_of(d)?;
     if text.len() != n.div_ceil(2) {
         return Err(format!("a distance-{d} pattern is {} hexadecimal digits, not `{text}`", n.div_ceil(2)));
     }
@@ -226,20 +232,19 @@ impl SpatialDict {
     /// returns its id, or an error when the states do not fit the distance. A pattern
     /// already held keeps its id.
     pub fn insert(&mut self, d: usize, states: &[u8]) -> Result<u32, String> {
-        if !(MIN_DISTANCE..=MAX_DISTANCE).contains(&d) {
-            return Err(format!("distance {d} is outside {MIN_DISTANCE}..={MAX_DISTANCE}"));
+        let n = points_of(d)?;
+        if states.len() != n || states.iter().any(|&s| s > 3) {
+            return Err(format!("a distance-{d} pattern needs {n} states 0..=3"));
         }
-        if states.len() != pattern_points(d) || states.iter().any(|&s| s > 3) {
-            return Err(format!("a distance-{d} pattern needs {} states 0..=3", pattern_points(d)));
-        }
-        let (canon, h) = canonical(states);
+        let images = image_hashes(states);
+        let (canon, h) = canonical(states, &images);
         if let Some(&id) = self.index.get(&h) {
             return Ok(id);
         }
         self.patterns.push((d as u8, canon));
         let id = self.patterns.len() as u32;
-        for t in 0..8 {
-            self.index.insert(hash(states, t), id);
+        for image in images {
+            self.index.insert(image, id);
         }
         Ok(id)
     }
@@ -285,7 +290,8 @@ impl SpatialCounter {
     pub fn observe(&mut self, board: &Board, played: Point) {
         let Some(all) = states(board, board.to_move(), played) else { return };
         for d in MIN_DISTANCE..=MAX_DISTANCE {
-            let (canon, h) = canonical(&all[..pattern_points(d)]);
+            let part = &all[..pattern_points(d)];
+            let (canon, h) = canonical(part, &image_hashes(part));
             self.counts.entry(h).or_insert((0, d as u8, canon)).0 += 1;
         }
     }
