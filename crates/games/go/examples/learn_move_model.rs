@@ -109,6 +109,25 @@ fn read_archive(
     Ok(games)
 }
 
+/// Gives `observe` the positions and moves of up to `limit` 19x19 games of `archives`, in
+/// order; returns how many games came from each archive that was read.
+fn read_archives(
+    archives: &[PathBuf],
+    limit: usize,
+    mut observe: impl FnMut(&Board, tabula_go::Point),
+) -> Result<Vec<(String, usize)>, String> {
+    let (mut games, mut sources) = (0, Vec::new());
+    for a in archives {
+        if games >= limit {
+            break;
+        }
+        let n = read_archive(a, limit - games, &mut observe)?;
+        games += n;
+        sources.push((a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), n));
+    }
+    Ok(sources)
+}
+
 fn show(p: &Prediction) -> String {
     format!(
         "{} positions, top-1 {:.1}%, top-5 {:.1}%, mean log-likelihood {:.3}",
@@ -125,12 +144,7 @@ fn run() -> Result<(), String> {
         SpatialDict::new()
     } else {
         let mut counter = SpatialCounter::new();
-        let mut games = 0;
-        for a in &args.archives {
-            if games < args.games {
-                games += read_archive(a, args.games - games, |b, p| counter.observe(b, p))?;
-            }
-        }
+        read_archives(&args.archives, args.games, |b, p| counter.observe(b, p))?;
         let dict = counter.dictionary(args.spatial_min);
         eprintln!(
             "spatial patterns: {} distinct around the moves played, {} seen at least {} times",
@@ -142,18 +156,11 @@ fn run() -> Result<(), String> {
     };
     let spatial = dict.len();
     let mut train = ModelTrainer::with_spatial(dict.clone());
-    let mut games = 0;
-    let mut sources = Vec::new();
-    for a in &args.archives {
-        if games >= args.games {
-            break;
-        }
-        let n = read_archive(a, args.games - games, |b, p| {
-            train.observe(b, p);
-        })?;
-        games += n;
-        sources.push(format!("{n} of {}", a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()));
-    }
+    let read = read_archives(&args.archives, args.games, |b, p| {
+        train.observe(b, p);
+    })?;
+    let games: usize = read.iter().map(|(_, n)| n).sum();
+    let sources: Vec<String> = read.iter().map(|(name, n)| format!("{n} of {name}")).collect();
     eprintln!("training: {games} games, {} positions", train.positions());
     let model = train.fit(args.iterations, |round, ll| eprintln!("  round {round}: mean log-likelihood {ll:.4}"));
     let on_train = train.evaluate(&model);
