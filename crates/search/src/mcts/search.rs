@@ -308,8 +308,10 @@ impl<G: Game> Worker<G> {
             }
             match turn {
                 Turn::Player(p) => {
-                    let k = policy.widening(node.visits(), count as usize).clamp(1, count as usize) as u32;
+                    // The root's own visits are added in batches: count those pending too, so
+                    // that the widening does not depend on when the batches were flushed.
                     let pending = if idx == 0 { self.root_pending } else { 0 };
+                    let k = policy.widening(node.visits() + pending, count as usize).clamp(1, count as usize) as u32;
                     let child = select(tree, idx, pending, first, k, set, set.rave, set.priors);
                     let c = tree.node(child);
                     let Some(d) = c.data() else { break self.rollout(set, policy) };
