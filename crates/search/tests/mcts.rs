@@ -386,6 +386,47 @@ fn policy_priors_widening_and_cutoff() {
     assert!(evals > 50 && moves >= 2 * evals, "{evals} evaluations, {moves} playout moves");
 }
 
+/// An evaluation that knows nothing of the position: the first player wins every other
+/// call. When recording, every win reports that the first player took the corner square 8
+/// in the playout behind it (and two entries no game could have: a move index out of bounds
+/// and a player who does not exist).
+#[derive(Clone, Default)]
+struct CornerWins {
+    calls: Arc<AtomicU64>,
+    record: bool,
+}
+
+impl MctsPolicy<TicTacToe> for CornerWins {
+    fn evaluate(&self, _state: &TicTacToe) -> Rewards {
+        let win = self.calls.fetch_add(1, Ordering::Relaxed).is_multiple_of(2);
+        Rewards::from_slice(if win { &[1.0, 0.0] } else { &[0.0, 1.0] })
+    }
+
+    fn evaluate_recording(&self, state: &TicTacToe, played: &mut Vec<(u8, u32)>) -> Rewards {
+        let r = self.evaluate(state);
+        if self.record && r.get(Player(0)) == 1.0 {
+            played.extend([(0, 8), (0, 1_000_000), (7, 3)]);
+        }
+        r
+    }
+}
+
+#[test]
+fn moves_reported_by_the_evaluation_feed_rave() {
+    let s = TicTacToe::new();
+    let corner = Square::new(8).unwrap();
+    let spec = Spec::parse("mcts(playouts=3000,cutoff=0,rave=true,equiv=1000000,early=false,seed=5)").unwrap();
+    let mut recording = MctsAgent::from_spec(&spec, CornerWins { record: true, ..CornerWins::default() }).unwrap();
+    let c = choose(&mut recording, &s, &Limits::none());
+    assert_eq!(c.mv, corner, "{:?}", c.info.root_moves);
+    // Without the reported moves nothing singles the corner out.
+    let mut silent = MctsAgent::from_spec(&spec, CornerWins::default()).unwrap();
+    let c = choose(&mut silent, &s, &Limits::none());
+    let top = c.info.root_moves.iter().map(|m| m.visits).max().unwrap();
+    let corner_visits = c.info.root_moves.iter().find(|m| m.mv == corner).map_or(0, |m| m.visits);
+    assert!(corner_visits < top / 2, "{:?}", c.info.root_moves);
+}
+
 /// Two rounds of a zero-sum 3x3 matrix game played simultaneously; the row player's reward
 /// is the mean of its two payoffs. The saddle point is (row 0, column 0).
 #[derive(Clone, Debug)]

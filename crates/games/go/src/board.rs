@@ -904,11 +904,18 @@ impl Board {
     ///
     /// This is the fast path for Monte Carlo search: no superko, no history, no allocation.
     pub fn playout(&mut self, rng: &mut Rng, max_moves: usize) -> i32 {
+        self.playout_recording(rng, max_moves, |_, _| {})
+    }
+
+    /// Like [`playout`](Board::playout), calling `record(colour, point)` before every stone
+    /// is played (for all-moves-as-first statistics).
+    pub fn playout_recording(&mut self, rng: &mut Rng, max_moves: usize, mut record: impl FnMut(Color, Point)) -> i32 {
         let mut passes = 0;
         let mut moves = 0;
         while passes < 2 && moves < max_moves {
             match self.random_light_move(rng) {
                 Some(p) => {
+                    record(self.to_move, p);
                     self.play(p);
                     passes = 0;
                 }

@@ -413,11 +413,24 @@ impl<P: PatternHook> HeavyPolicy<P> {
     /// Plays the policy's moves until two passes in a row or `max_moves` moves and returns
     /// the area difference Black minus White (no komi), like [`Board::playout`].
     pub fn playout(&self, board: &mut Board, rng: &mut Rng, max_moves: usize) -> i32 {
+        self.playout_recording(board, rng, max_moves, |_, _| {})
+    }
+
+    /// Like [`playout`](HeavyPolicy::playout), calling `record(colour, point)` before every
+    /// stone is played (for all-moves-as-first statistics).
+    pub fn playout_recording(
+        &self,
+        board: &mut Board,
+        rng: &mut Rng,
+        max_moves: usize,
+        mut record: impl FnMut(Color, Point),
+    ) -> i32 {
         let mut passes = 0;
         let mut moves = 0;
         while passes < 2 && moves < max_moves {
             match self.choose(board, rng) {
                 Some(p) => {
+                    record(board.to_move(), p);
                     board.play(p);
                     passes = 0;
                 }

@@ -16,8 +16,10 @@
 //! open. Progressive widening considers the best-prior children first, so the model's
 //! ranking decides which moves the tree sees at all: it puts the expert's move first twice
 //! as often as the hand-written rules. RAVE uses the game's dense
-//! [`move_index`](Game::move_index); since playouts run outside the search, only moves of the
-//! tree part of each simulation feed the AMAF statistics.
+//! [`move_index`](Game::move_index). The playouts run outside the search, so the policy
+//! reports their moves through [`MctsPolicy::evaluate_recording`]: the first stone played on
+//! each point joins the moves of the tree part of the simulation in the AMAF statistics, as in
+//! MoGo, Fuego and Pachi (`amaf=tree` keeps the tree's moves only).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -97,6 +99,8 @@ pub struct GoPolicy {
     priors: Priors,
     /// The gamma threshold of learned playout patterns (`None`: the classic shapes).
     learned_patterns: Option<f32>,
+    /// Whether the playouts' moves feed the tree's AMAF statistics (not only the tree's).
+    amaf_playouts: bool,
 }
 
 impl Default for GoPolicy {
@@ -118,7 +122,20 @@ impl GoPolicy {
             widen_rate: WIDEN_RATE,
             priors: Priors::Model,
             learned_patterns: None,
+            amaf_playouts: false,
         }
+    }
+
+    /// Lets the playouts' moves (the first stone on each point) feed the tree's RAVE
+    /// statistics as well as the moves of the tree part of each simulation (default off).
+    pub fn with_playout_amaf(mut self, on: bool) -> GoPolicy {
+        self.amaf_playouts = on;
+        self
+    }
+
+    /// Whether the playouts' moves feed the tree's RAVE statistics.
+    pub fn playout_amaf(&self) -> bool {
+        self.amaf_playouts
     }
 
     /// Turns progressive widening on or off (default on).
@@ -187,6 +204,35 @@ impl GoPolicy {
             Playouts::Light => state.playout(rng),
             Playouts::Heavy => state.playout_with(self.heavy.as_ref(), rng),
         }
+    }
+
+    /// Like [`playout`](GoPolicy::playout), appending the first stone played on each point as
+    /// `(player, dense move index)` to `played` (the player is the colour's index).
+    pub fn playout_recording(&self, state: &Go, rng: &mut Rng, played: &mut Vec<(u8, u32)>) -> f32 {
+        let mut board = state.board().clone();
+        let max = state.max_plies() as usize;
+        let from = played.len();
+        // One bit per board point (25x25 with its border needs 729).
+        let mut seen = [0u64; 12];
+        let record = |c: Color, p: Point| {
+            let i = p.index();
+            if let Some(w) = seen.get_mut(i / 64) {
+                let bit = 1u64 << (i % 64);
+                if *w & bit == 0 {
+                    *w |= bit;
+                    played.push((c as u8, i as u32));
+                }
+            }
+        };
+        let score = match self.playouts {
+            Playouts::Light => board.playout_recording(rng, max, record),
+            Playouts::Heavy => self.heavy.playout_recording(&mut board, rng, max, record),
+        };
+        let b = state.board();
+        for entry in &mut played[from..] {
+            entry.1 = b.dense_index(Point(entry.1 as u16)) as u32;
+        }
+        score as f32 - state.rules().komi
     }
 
     /// The hand-written prior of one move for the side to move, in `0..=1`.
@@ -282,6 +328,27 @@ fn model_priors(b: &Board, passes: usize, model: &MoveModel, moves: &[Move], pri
     }
 }
 
+impl GoPolicy {
+    /// A generator for one evaluation: the hook gets none of its own, so the seed, a shared
+    /// counter and the position seed it.
+    fn playout_rng(&self, state: &Go) -> Rng {
+        let k = self.counter.fetch_add(1, Ordering::Relaxed);
+        Rng::new(self.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ state.hash().rotate_left(17))
+    }
+}
+
+/// The rewards of a playout's score (Black's view, komi included): a win, a loss or a draw.
+fn rewards_of(score: f32) -> Rewards {
+    let winner = if score > 0.0 {
+        Some(Player(Color::Black as u8))
+    } else if score < 0.0 {
+        Some(Player(Color::White as u8))
+    } else {
+        None
+    };
+    Rewards::two_player(winner)
+}
+
 fn pass_prior(b: &Board, passes: usize) -> f32 {
     let size = b.size();
     let open = b.empty_count() as f32 / (size * size) as f32;
@@ -338,17 +405,16 @@ impl MctsPolicy<Go> for GoPolicy {
     }
 
     fn evaluate(&self, state: &Go) -> Rewards {
-        let k = self.counter.fetch_add(1, Ordering::Relaxed);
-        let mut rng = Rng::new(self.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ state.hash().rotate_left(17));
-        let score = self.playout(state, &mut rng);
-        let winner = if score > 0.0 {
-            Some(Player(Color::Black as u8))
-        } else if score < 0.0 {
-            Some(Player(Color::White as u8))
-        } else {
-            None
-        };
-        Rewards::two_player(winner)
+        let mut rng = self.playout_rng(state);
+        rewards_of(self.playout(state, &mut rng))
+    }
+
+    fn evaluate_recording(&self, state: &Go, played: &mut Vec<(u8, u32)>) -> Rewards {
+        if !self.amaf_playouts {
+            return self.evaluate(state);
+        }
+        let mut rng = self.playout_rng(state);
+        rewards_of(self.playout_recording(state, &mut rng, played))
     }
 }
 
@@ -383,6 +449,40 @@ mod tests {
         policy.priors(&g, &moves, &mut priors);
         assert_eq!(priors.len(), moves.len());
         assert!(priors.iter().all(|p| (0.0..=1.0).contains(p)));
+    }
+
+    #[test]
+    fn a_recorded_playout_reports_each_points_first_stone() {
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["E5", "C3", "G7"]);
+        for playouts in [Playouts::Light, Playouts::Heavy] {
+            let policy = GoPolicy::new(playouts, 3);
+            for seed in 0..20 {
+                let mut played = vec![(7, 7)];
+                let recorded = policy.playout_recording(&g, &mut Rng::new(seed), &mut played);
+                // The same generator gives the same playout and score without recording.
+                assert_eq!(recorded, policy.playout(&g, &mut Rng::new(seed)));
+                assert_eq!(played[0], (7, 7), "what was there before is kept");
+                let moves = &played[1..];
+                assert!(moves.len() > 30, "a playout from a nearly empty 9x9 board fills most of it");
+                let mut seen = [false; 81];
+                for &(player, index) in moves {
+                    assert!(player < 2 && index < 81, "({player}, {index})");
+                    assert!(!seen[index as usize], "point {index} recorded twice");
+                    seen[index as usize] = true;
+                }
+                // White moves first from this position (Black played last), then Black.
+                assert_eq!(moves[0].0, Color::White as u8);
+                assert_eq!(moves[1].0, Color::Black as u8);
+                // Without recording the policy's evaluation leaves `played` alone.
+                let mut untouched = Vec::new();
+                let _ = policy.evaluate_recording(&g, &mut untouched);
+                assert!(untouched.is_empty());
+                let mut all = Vec::new();
+                let _ = policy.clone().with_playout_amaf(true).evaluate_recording(&g, &mut all);
+                assert!(!all.is_empty());
+            }
+        }
     }
 
     #[test]

@@ -56,6 +56,15 @@ pub trait MctsPolicy<G: Game>: Clone + Send + Sync + 'static {
         }
         r
     }
+
+    /// Like [`evaluate`](MctsPolicy::evaluate), for a search with RAVE: a policy whose
+    /// evaluation is itself a playout may append that playout's moves to `played` as
+    /// `(player, move index)` pairs, and they then count as played in the simulation for the
+    /// AMAF statistics of every node on its path (the usual all-moves-as-first of Go
+    /// programs). The default records nothing.
+    fn evaluate_recording(&self, state: &G, _played: &mut Vec<(u8, u32)>) -> Rewards {
+        self.evaluate(state)
+    }
 }
 
 /// Plain UCT: no priors, no widening, uniformly random playouts to the end.

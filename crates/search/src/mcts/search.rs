@@ -452,6 +452,24 @@ impl<G: Game> Worker<G> {
         }
     }
 
+    /// The policy's evaluation of the scratch position where a playout is cut off; with RAVE,
+    /// the moves the policy reports behind it join the simulation's AMAF moves (an index
+    /// outside the game's bound counts for no child).
+    fn evaluate<P: MctsPolicy<G>>(&mut self, set: &Settings, policy: &P) -> Rewards {
+        if !set.rave || self.bound == 0 {
+            return policy.evaluate(&self.state);
+        }
+        let from = self.played.len();
+        let rewards = policy.evaluate_recording(&self.state, &mut self.played);
+        let bound = self.bound;
+        for entry in &mut self.played[from..] {
+            if entry.1 as usize >= bound {
+                entry.1 = NO_INDEX;
+            }
+        }
+        rewards
+    }
+
     /// Plays on from the scratch position with the policy's moves until the end or the cutoff.
     fn rollout<P: MctsPolicy<G>>(&mut self, set: &Settings, policy: &P) -> Rewards {
         let mut plies = 0u32;
@@ -461,7 +479,7 @@ impl<G: Game> Worker<G> {
                 return self.state.rewards();
             }
             if set.cutoff == Some(plies) {
-                return policy.evaluate(&self.state);
+                return self.evaluate(set, policy);
             }
             match turn {
                 Turn::Player(p) => {
