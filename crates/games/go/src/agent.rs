@@ -32,8 +32,8 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "heavy playouts' 3x3 shapes: classic, or learned:G (the model's of gamma G > 1)",
     ),
     ParamInfo::new("widen", "true", "progressive widening: children by prior, base + rate * sqrt(visits) of them"),
-    ParamInfo::new("widen_base", "3", "progressive widening's base, 0..=1000"),
-    ParamInfo::new("widen_rate", "1.5", "progressive widening's rate, 0..=1000"),
+    ParamInfo::new("widen_base", "1.5", "progressive widening's base, 0..=1000"),
+    ParamInfo::new("widen_rate", "0.7", "progressive widening's rate, 0..=1000"),
     ParamInfo::new(
         "amaf",
         "all",
