@@ -124,12 +124,12 @@ impl GoPolicy {
             widen_rate: WIDEN_RATE,
             priors: Priors::Model,
             learned_patterns: None,
-            amaf_playouts: false,
+            amaf_playouts: true,
         }
     }
 
     /// Lets the playouts' moves (the first stone on each point) feed the tree's RAVE
-    /// statistics as well as the moves of the tree part of each simulation (default off).
+    /// statistics as well as the moves of the tree part of each simulation (default on).
     pub fn with_playout_amaf(mut self, on: bool) -> GoPolicy {
         self.amaf_playouts = on;
         self
@@ -206,6 +206,13 @@ impl GoPolicy {
             Playouts::Light => state.playout(rng),
             Playouts::Heavy => state.playout_with(self.heavy.as_ref(), rng),
         }
+    }
+
+    /// A generator for one evaluation: the hook gets none of its own, so the seed, a shared
+    /// counter and the position seed it.
+    fn playout_rng(&self, state: &Go) -> Rng {
+        let k = self.counter.fetch_add(1, Ordering::Relaxed);
+        Rng::new(self.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ state.hash().rotate_left(17))
     }
 
     /// Like [`playout`](GoPolicy::playout), appending the first stone played on each point as
@@ -327,15 +334,6 @@ fn model_priors(b: &Board, passes: usize, model: &MoveModel, moves: &[Move], pri
             Move::Pass => pass_prior(b, passes),
             Move::Play(_) => *pr * scale,
         };
-    }
-}
-
-impl GoPolicy {
-    /// A generator for one evaluation: the hook gets none of its own, so the seed, a shared
-    /// counter and the position seed it.
-    fn playout_rng(&self, state: &Go) -> Rng {
-        let k = self.counter.fetch_add(1, Ordering::Relaxed);
-        Rng::new(self.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ state.hash().rotate_left(17))
     }
 }
 
@@ -476,12 +474,12 @@ mod tests {
                 // White moves first from this position (Black played last), then Black.
                 assert_eq!(moves[0].0, Color::White as u8);
                 assert_eq!(moves[1].0, Color::Black as u8);
-                // Without recording the policy's evaluation leaves `played` alone.
+                // With the tree's moves only the policy's evaluation leaves `played` alone.
                 let mut untouched = Vec::new();
-                let _ = policy.evaluate_recording(&g, &mut untouched);
+                let _ = policy.clone().with_playout_amaf(false).evaluate_recording(&g, &mut untouched);
                 assert!(untouched.is_empty());
                 let mut all = Vec::new();
-                let _ = policy.clone().with_playout_amaf(true).evaluate_recording(&g, &mut all);
+                let _ = policy.evaluate_recording(&g, &mut all);
                 assert!(!all.is_empty());
             }
         }
