@@ -909,11 +909,24 @@ impl Board {
 
     /// Like [`playout`](Board::playout), calling `record(colour, point)` before every stone
     /// is played (for all-moves-as-first statistics).
-    pub fn playout_recording(&mut self, rng: &mut Rng, max_moves: usize, mut record: impl FnMut(Color, Point)) -> i32 {
+    pub fn playout_recording(&mut self, rng: &mut Rng, max_moves: usize, record: impl FnMut(Color, Point)) -> i32 {
+        self.play_out(max_moves, |b| b.random_light_move(rng), record)
+    }
+
+    /// Plays the moves `next` picks (`None` passes) until two passes in a row or `max_moves`
+    /// moves, calling `record(colour, point)` before every stone, and returns the area
+    /// difference Black minus White (no komi): the loop of every playout policy.
+    #[inline]
+    pub fn play_out(
+        &mut self,
+        max_moves: usize,
+        mut next: impl FnMut(&Board) -> Option<Point>,
+        mut record: impl FnMut(Color, Point),
+    ) -> i32 {
         let mut passes = 0;
         let mut moves = 0;
         while passes < 2 && moves < max_moves {
-            match self.random_light_move(rng) {
+            match next(self) {
                 Some(p) => {
                     record(self.to_move, p);
                     self.play(p);

@@ -323,6 +323,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
     }
 
     /// The move the policy picks for the side to move, or `None` to pass.
+    #[inline]
     pub fn choose(&self, board: &Board, rng: &mut Rng) -> Option<Point> {
         let color = board.to_move();
         if let Some(last) = board.last_move() {
@@ -423,24 +424,8 @@ impl<P: PatternHook> HeavyPolicy<P> {
         board: &mut Board,
         rng: &mut Rng,
         max_moves: usize,
-        mut record: impl FnMut(Color, Point),
+        record: impl FnMut(Color, Point),
     ) -> i32 {
-        let mut passes = 0;
-        let mut moves = 0;
-        while passes < 2 && moves < max_moves {
-            match self.choose(board, rng) {
-                Some(p) => {
-                    record(board.to_move(), p);
-                    board.play(p);
-                    passes = 0;
-                }
-                None => {
-                    board.pass();
-                    passes += 1;
-                }
-            }
-            moves += 1;
-        }
-        board.playout_score()
+        board.play_out(max_moves, |b| self.choose(b, rng), record)
     }
 }
