@@ -202,10 +202,19 @@ impl GoPolicy {
     /// One playout from `state` to the end with this policy's playouts: the area score minus
     /// komi, Black's view.
     pub fn playout(&self, state: &Go, rng: &mut Rng) -> f32 {
-        match self.playouts {
-            Playouts::Light => state.playout(rng),
-            Playouts::Heavy => state.playout_with(self.heavy.as_ref(), rng),
-        }
+        self.play_out(state, rng, |_, _| {})
+    }
+
+    /// One playout of this policy's flavour on a copy of the board, `record` called before
+    /// every stone: the area score minus komi, Black's view.
+    fn play_out(&self, state: &Go, rng: &mut Rng, record: impl FnMut(Color, Point)) -> f32 {
+        let mut board = state.board().clone();
+        let max = state.max_plies() as usize;
+        let score = match self.playouts {
+            Playouts::Light => board.playout_recording(rng, max, record),
+            Playouts::Heavy => self.heavy.playout_recording(&mut board, rng, max, record),
+        };
+        score as f32 - state.rules().komi
     }
 
     /// A generator for one evaluation: the hook gets none of its own, so the seed, a shared
@@ -218,8 +227,6 @@ impl GoPolicy {
     /// Like [`playout`](GoPolicy::playout), appending the first stone played on each point as
     /// `(player, dense move index)` to `played` (the player is the colour's index).
     pub fn playout_recording(&self, state: &Go, rng: &mut Rng, played: &mut Vec<(u8, u32)>) -> f32 {
-        let mut board = state.board().clone();
-        let max = state.max_plies() as usize;
         let from = played.len();
         // One bit per board point (25x25 with its border needs 729).
         let mut seen = [0u64; 12];
@@ -233,15 +240,12 @@ impl GoPolicy {
                 }
             }
         };
-        let score = match self.playouts {
-            Playouts::Light => board.playout_recording(rng, max, record),
-            Playouts::Heavy => self.heavy.playout_recording(&mut board, rng, max, record),
-        };
+        let score = self.play_out(state, rng, record);
         let b = state.board();
         for entry in &mut played[from..] {
             entry.1 = b.dense_index(Point(entry.1 as u16)) as u32;
         }
-        score as f32 - state.rules().komi
+        score
     }
 
     /// The hand-written prior of one move for the side to move, in `0..=1`.
