@@ -427,6 +427,58 @@ fn moves_reported_by_the_evaluation_feed_rave() {
     assert!(corner_visits < top / 2, "{:?}", c.info.root_moves);
 }
 
+/// Priors that favour the centre over an evaluation that knows nothing (a win for each side
+/// in turn), with no widening: only the priors can single a move out.
+#[derive(Clone, Default)]
+struct CentreHunch {
+    calls: Arc<AtomicU64>,
+}
+
+impl MctsPolicy<TicTacToe> for CentreHunch {
+    fn has_priors(&self) -> bool {
+        true
+    }
+
+    fn priors(&self, _state: &TicTacToe, moves: &[Square], priors: &mut Vec<f32>) {
+        priors.clear();
+        priors.extend(moves.iter().map(|m| if m.index() == 4 { 1.0 } else { 0.1 }));
+    }
+
+    fn evaluate(&self, _state: &TicTacToe) -> Rewards {
+        let win = self.calls.fetch_add(1, Ordering::Relaxed).is_multiple_of(2);
+        Rewards::from_slice(if win { &[1.0, 0.0] } else { &[0.0, 1.0] })
+    }
+}
+
+#[test]
+fn priors_as_virtual_visits_last_longer_than_the_bias() {
+    let s = TicTacToe::new();
+    let centre = Square::new(4).unwrap();
+    let visits = |spec: &str| {
+        let mut a = MctsAgent::from_spec(&Spec::parse(spec).unwrap(), CentreHunch::default()).unwrap();
+        let c = choose(&mut a, &s, &Limits::none());
+        let of_centre = c.info.root_moves.iter().find(|m| m.mv == centre).map_or(0, |m| m.visits);
+        let most_other = c.info.root_moves.iter().filter(|m| m.mv != centre).map(|m| m.visits).max().unwrap();
+        (of_centre, most_other)
+    };
+    // Neither bias nor virtual visits: the centre is one move among nine.
+    let (centre_plain, other_plain) = visits("mcts(playouts=1800,cutoff=0,c=0.2,bias=0,early=false,seed=3)");
+    assert!(centre_plain < 2 * other_plain, "{centre_plain} vs {other_plain}");
+    // 100 won virtual visits for the centre, 10 for the others: the centre leads by far.
+    let (centre_virtual, other_virtual) =
+        visits("mcts(playouts=1800,cutoff=0,c=0.2,bias=0,prior_visits=100,prior_even=10,early=false,seed=3)");
+    assert!(centre_virtual > 4 * other_virtual, "{centre_virtual} vs {other_virtual}");
+    // Even visits alone weigh every move alike.
+    let (centre_even, other_even) =
+        visits("mcts(playouts=1800,cutoff=0,c=0.2,bias=0,prior_even=50,early=false,seed=3)");
+    assert!(centre_even < 2 * other_even, "{centre_even} vs {other_even}");
+    // The keys round-trip through the spec and are checked.
+    let config = MctsConfig::from_spec(&Spec::parse("mcts(prior_visits=40,prior_even=7)").unwrap()).unwrap();
+    assert_eq!((config.prior_visits, config.prior_even), (40.0, 7.0));
+    assert_eq!(MctsConfig::from_spec(&config.to_spec()).unwrap(), config);
+    assert!(MctsConfig::from_spec(&Spec::parse("mcts(prior_visits=-1)").unwrap()).is_err());
+}
+
 /// Two rounds of a zero-sum 3x3 matrix game played simultaneously; the row player's reward
 /// is the mean of its two payoffs. The saddle point is (row 0, column 0).
 #[derive(Clone, Debug)]

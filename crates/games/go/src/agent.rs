@@ -126,7 +126,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_widening(widen)
         .with_widening_schedule(base, rate)
         .with_priors(priors)
-        .with_playout_amaf(amaf_all);
+        .with_playout_amaf(amaf_all)
+        .with_prior_shares(config.prior_visits > 0.0);
     let policy = match patterns {
         Some(g) => policy.with_learned_patterns(g),
         None => policy,

@@ -103,6 +103,9 @@ pub struct GoPolicy {
     learned_patterns: Option<f32>,
     /// Whether the playouts' moves feed the tree's AMAF statistics (not only the tree's).
     amaf_playouts: bool,
+    /// Whether the model's priors are given as square roots of probabilities (for priors as
+    /// virtual experience) rather than as fractions of the best move's gamma.
+    prior_shares: bool,
 }
 
 impl Default for GoPolicy {
@@ -125,7 +128,22 @@ impl GoPolicy {
             priors: Priors::Model,
             learned_patterns: None,
             amaf_playouts: true,
+            prior_shares: false,
         }
+    }
+
+    /// Gives the model's priors as the square root of each move's probability under the model
+    /// (its gamma over the sum of all) instead of its gamma over the best move's: the form for
+    /// priors counted as virtual visits (`prior_visits`), where a position with many good
+    /// moves should spread its confidence among them.
+    pub fn with_prior_shares(mut self, on: bool) -> GoPolicy {
+        self.prior_shares = on;
+        self
+    }
+
+    /// Whether the model's priors are square roots of probabilities.
+    pub fn prior_shares(&self) -> bool {
+        self.prior_shares
     }
 
     /// Lets the playouts' moves (the first stone on each point) feed the tree's RAVE
@@ -319,23 +337,31 @@ fn hand_prior(b: &Board, passes: usize, mv: Move) -> f32 {
     h.min(1.0)
 }
 
-/// The model's priors: each move's gamma over the strongest move's (own eyes 0, passes as
-/// in the hand-written rules).
-fn model_priors(b: &Board, passes: usize, model: &MoveModel, moves: &[Move], priors: &mut Vec<f32>) {
+/// The model's priors (own eyes 0). As a progressive bias: each move's gamma over the
+/// strongest move's, passes as in the hand-written rules. As virtual experience (`shares`):
+/// the square root of each move's probability under the model, its gamma over the sum of
+/// all, as Pachi weighs its pattern priors; passes a tenth of the hand-written prior.
+fn model_priors(b: &Board, passes: usize, model: &MoveModel, moves: &[Move], shares: bool, priors: &mut Vec<f32>) {
     let color = b.to_move();
-    let mut best = 0.0f32;
+    let (mut best, mut sum) = (0.0f32, 0.0f32);
     for &mv in moves {
         let g = match mv {
             Move::Play(p) if !b.is_eye(color, p) => model.gamma_of(b, p),
             _ => 0.0,
         };
         best = best.max(g);
+        sum += g;
         priors.push(g);
     }
-    let scale = if best > 0.0 { 1.0 / best } else { 0.0 };
+    let (scale, pass_scale) = match (shares, best > 0.0) {
+        (_, false) => (0.0, 1.0),
+        (false, true) => (1.0 / best, 1.0),
+        (true, true) => (1.0 / sum, 0.1),
+    };
     for (pr, &mv) in priors.iter_mut().zip(moves) {
         *pr = match mv {
-            Move::Pass => pass_prior(b, passes),
+            Move::Pass => pass_prior(b, passes) * pass_scale,
+            Move::Play(_) if shares => (*pr * scale).sqrt(),
             Move::Play(_) => *pr * scale,
         };
     }
@@ -376,7 +402,7 @@ impl MctsPolicy<Go> for GoPolicy {
         let passes = state.consecutive_passes();
         match self.priors {
             Priors::Hand => priors.extend(moves.iter().map(|&mv| hand_prior(b, passes, mv))),
-            Priors::Model => model_priors(b, passes, MoveModel::builtin(), moves, priors),
+            Priors::Model => model_priors(b, passes, MoveModel::builtin(), moves, self.prior_shares, priors),
         }
     }
 
@@ -453,6 +479,31 @@ mod tests {
         policy.priors(&g, &moves, &mut priors);
         assert_eq!(priors.len(), moves.len());
         assert!(priors.iter().all(|p| (0.0..=1.0).contains(p)));
+    }
+
+    #[test]
+    fn prior_shares_are_square_roots_of_the_models_probabilities() {
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["E5", "C3", "G7", "D4"]);
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let (mut by_best, mut by_share) = (Vec::new(), Vec::new());
+        GoPolicy::default().priors(&g, &moves, &mut by_best);
+        GoPolicy::default().with_prior_shares(true).priors(&g, &moves, &mut by_share);
+        assert_eq!(by_share.len(), moves.len());
+        // The squares of the stone moves' priors are probabilities: they sum to one.
+        let mass: f32 = moves.iter().zip(&by_share).filter(|(m, _)| **m != Move::Pass).map(|(_, p)| p * p).sum();
+        assert!((mass - 1.0).abs() < 1e-3, "{mass}");
+        // The two forms rank the moves alike, and the best move's share is below one.
+        for i in 0..moves.len() {
+            for j in 0..moves.len() {
+                if moves[i] != Move::Pass && moves[j] != Move::Pass && by_best[i] > by_best[j] {
+                    assert!(by_share[i] > by_share[j], "{:?} {:?}", moves[i], moves[j]);
+                }
+            }
+        }
+        let top = by_share.iter().copied().fold(0.0f32, f32::max);
+        assert!(top > 0.0 && top < 1.0, "{top}");
     }
 
     #[test]

@@ -316,6 +316,8 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             rave_equiv: c.rave_equiv,
             priors: self.policy.has_priors(),
             bias: c.bias,
+            prior_visits: c.prior_visits,
+            prior_even: c.prior_even,
             cutoff: c.cutoff.or_else(|| self.policy.cutoff()),
             vloss: if single_tree_threads { c.virtual_loss } else { 0 },
             final_choice: c.final_choice,

@@ -79,6 +79,13 @@ pub struct MctsConfig {
     pub rave_equiv: f64,
     /// Weight of the progressive bias `H_i / (n_i + 1)` from the policy's priors.
     pub bias: f64,
+    /// Priors as virtual experience: a child of prior `H_i` starts with `prior_visits * H_i`
+    /// won visits (0: off). Unlike the progressive bias, which fades as `1 / n`, these count
+    /// until real visits outnumber them.
+    pub prior_visits: f64,
+    /// Virtual visits at half a win that every child starts with when priors are on (an
+    /// "even" prior that steadies the first values).
+    pub prior_even: f64,
     /// Playout length after which the policy's evaluation scores the position; `None` takes
     /// the policy's own cutoff.
     pub cutoff: Option<u32>,
@@ -120,6 +127,8 @@ impl Default for MctsConfig {
             rave: false,
             rave_equiv: 1000.0,
             bias: 1.0,
+            prior_visits: 0.0,
+            prior_even: 0.0,
             cutoff: None,
             threads: 1,
             parallel: Parallelism::Tree,
@@ -146,6 +155,8 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
     ParamInfo::new("rave", "false", "use RAVE/AMAF values (games with a move index)"),
     ParamInfo::new("equiv", "1000", "RAVE equivalence parameter k, 1..=1e9"),
     ParamInfo::new("bias", "1", "progressive bias weight for policy priors, 0..=1000"),
+    ParamInfo::new("prior_visits", "0", "won virtual visits per unit of prior a child starts with, 0..=1e6"),
+    ParamInfo::new("prior_even", "0", "virtual visits at half a win each child starts with, 0..=1e6"),
     ParamInfo::new("cutoff", "", "evaluate playouts after this many moves, 0.. (default: the policy's)"),
     ParamInfo::new("threads", "1", "search threads, 1..=256"),
     ParamInfo::new("parallel", "tree", "parallelism: tree (shared tree) or root (merged trees)"),
@@ -200,6 +211,8 @@ impl MctsConfig {
             rave: p.get_bool("rave")?,
             rave_equiv: p.get_in("equiv", 1.0..=1e9)?,
             bias: p.get_in("bias", 0.0..=1000.0)?,
+            prior_visits: p.get_in("prior_visits", 0.0..=1e6)?,
+            prior_even: p.get_in("prior_even", 0.0..=1e6)?,
             cutoff: p.get_opt("cutoff")?,
             threads: p.get_in("threads", 1..=256)?,
             parallel,
@@ -244,6 +257,12 @@ impl MctsConfig {
         }
         if self.bias != d.bias {
             s = s.with("bias", self.bias);
+        }
+        if self.prior_visits != d.prior_visits {
+            s = s.with("prior_visits", self.prior_visits);
+        }
+        if self.prior_even != d.prior_even {
+            s = s.with("prior_even", self.prior_even);
         }
         if let Some(c) = self.cutoff {
             s = s.with("cutoff", c);

@@ -10,8 +10,10 @@
 //!   ([`FinalChoice`]).
 //! - RAVE/AMAF through the game's dense [`move_index`](tabula_core::Game::move_index), with
 //!   the equivalence-parameter schedule `beta = sqrt(k / (3n + k))`.
-//! - Knowledge through [`MctsPolicy`]: priors as progressive bias, progressive widening, the
-//!   playout policy and an evaluation that cuts playouts short.
+//! - Knowledge through [`MctsPolicy`]: priors as progressive bias or as virtual experience
+//!   (a child starts with won visits in proportion to its prior, as Fuego and Pachi seed
+//!   theirs), progressive widening, the playout policy and an evaluation that cuts playouts
+//!   short.
 //! - Decoupled UCT at [`Turn::Simultaneous`](tabula_core::Turn::Simultaneous) turns: each
 //!   player picks its own move by its own statistics; children are keyed by the joint move.
 //! - Tree parallelism (one tree, atomic statistics, virtual loss) and root parallelism (one

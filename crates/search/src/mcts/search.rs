@@ -35,6 +35,8 @@ pub(crate) struct Settings {
     pub rave_equiv: f64,
     pub priors: bool,
     pub bias: f64,
+    pub prior_visits: f64,
+    pub prior_even: f64,
     pub cutoff: Option<u32>,
     pub vloss: u32,
     pub final_choice: FinalChoice,
@@ -655,8 +657,27 @@ fn select<M: Copy + Send + Sync>(
         }
         let (v, vl) = ch.counts();
         let n = v as f64 + vl as f64;
-        let bias = if priors { set.bias * ch.data().map_or(0.0, |d| d.prior as f64) / (n + 1.0) } else { 0.0 };
-        let score = if n == 0.0 {
+        let h = if priors { ch.data().map_or(0.0, |d| d.prior as f64) } else { 0.0 };
+        let bias = set.bias * h / (n + 1.0);
+        // Priors as virtual experience: `prior_even` visits at half a win, `prior_visits * h`
+        // won visits, merged with the real ones.
+        let (pn, pw) = if priors {
+            (set.prior_even + set.prior_visits * h, 0.5 * set.prior_even + set.prior_visits * h)
+        } else {
+            (0.0, 0.0)
+        };
+        let score = if pn > 0.0 {
+            let ne = n + pn;
+            let mean = (ch.value_sum() + pw) / ne;
+            let q = match if rave { ch.amaf() } else { (0, 0.0) } {
+                (an, aw) if an > 0 => {
+                    let beta = (set.rave_equiv / (3.0 * ne + set.rave_equiv)).sqrt();
+                    (1.0 - beta) * mean + beta * (aw / an as f64)
+                }
+                _ => mean,
+            };
+            q + explore / ne.sqrt() + bias
+        } else if n == 0.0 {
             let (an, aw) = if rave { ch.amaf() } else { (0, 0.0) };
             if an > 0 {
                 aw / an as f64 + explore + bias
