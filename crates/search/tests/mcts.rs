@@ -428,7 +428,7 @@ fn moves_reported_by_the_evaluation_feed_rave() {
 }
 
 /// Priors that favour the centre over an evaluation that knows nothing (a win for each side
-/// in turn), with no widening: only the priors can single a move out.
+/// in turn), with no widening.
 #[derive(Clone, Default)]
 struct CentreHunch {
     calls: Arc<AtomicU64>,
@@ -468,6 +468,10 @@ fn priors_as_virtual_visits_last_longer_than_the_bias() {
     let (centre_virtual, other_virtual) =
         visits("mcts(playouts=1800,cutoff=0,c=0.2,bias=0,prior_visits=100,prior_even=10,early=false,seed=3)");
     assert!(centre_virtual > 4 * other_virtual, "{centre_virtual} vs {other_virtual}");
+    // The same priors as a progressive bias (`bias=1`) fade after a few visits: the centre
+    // gets fewer visits than with the virtual ones.
+    let (centre_bias, _) = visits("mcts(playouts=1800,cutoff=0,c=0.2,bias=1,early=false,seed=3)");
+    assert!(centre_virtual > centre_bias, "{centre_virtual} vs {centre_bias}");
     // Even visits alone weigh every move alike.
     let (centre_even, other_even) =
         visits("mcts(playouts=1800,cutoff=0,c=0.2,bias=0,prior_even=50,early=false,seed=3)");
