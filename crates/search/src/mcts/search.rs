@@ -666,18 +666,9 @@ fn select<M: Copy + Send + Sync>(
         } else {
             (0.0, 0.0)
         };
-        let score = if pn > 0.0 {
-            let ne = n + pn;
-            let mean = (ch.value_sum() + pw) / ne;
-            let q = match if rave { ch.amaf() } else { (0, 0.0) } {
-                (an, aw) if an > 0 => {
-                    let beta = (set.rave_equiv / (3.0 * ne + set.rave_equiv)).sqrt();
-                    (1.0 - beta) * mean + beta * (aw / an as f64)
-                }
-                _ => mean,
-            };
-            q + explore / ne.sqrt() + bias
-        } else if n == 0.0 {
+        // Real and virtual visits together (exactly the real ones when priors add none).
+        let ne = n + pn;
+        let score = if ne == 0.0 {
             let (an, aw) = if rave { ch.amaf() } else { (0, 0.0) };
             if an > 0 {
                 aw / an as f64 + explore + bias
@@ -688,18 +679,14 @@ fn select<M: Copy + Send + Sync>(
                 }
             }
         } else {
-            let inv = 1.0 / n;
-            let mean = ch.value_sum() * inv;
-            let q = if rave {
-                let (an, aw) = ch.amaf();
-                if an > 0 {
-                    let beta = (set.rave_equiv / (3.0 * n + set.rave_equiv)).sqrt();
+            let inv = 1.0 / ne;
+            let mean = (ch.value_sum() + pw) * inv;
+            let q = match if rave { ch.amaf() } else { (0, 0.0) } {
+                (an, aw) if an > 0 => {
+                    let beta = (set.rave_equiv / (3.0 * ne + set.rave_equiv)).sqrt();
                     (1.0 - beta) * mean + beta * (aw / an as f64)
-                } else {
-                    mean
                 }
-            } else {
-                mean
+                _ => mean,
             };
             q + explore * inv.sqrt() + bias
         };
