@@ -2,7 +2,8 @@
 //! (uniform, no eye filling) and heavy ones (tactics, classic 3x3 patterns). Each playout
 //! refills one scratch board from the root with `clone_from`, as a search would.
 //!
-//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|all] [9|19]`.
+//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|all] [9|19]`
+//! (`tactics`: the heavy playouts with their ladder and two-liberty reading, not in `all`).
 //! A budget written `2000p` runs exactly 2000 playouts instead (for instruction counts under
 //! a profiler, which do not depend on the machine's load).
 
@@ -56,6 +57,7 @@ fn main() {
     };
     let only = std::env::args().nth(2).unwrap_or_default();
     let heavy = HeavyPolicy::new(Pattern3x3::classic());
+    let tactical = HeavyPolicy { tactics: true, ..heavy.clone() };
     let sizes: Vec<usize> = match std::env::args().nth(3).and_then(|s| s.parse().ok()) {
         Some(n) if (tabula_go::MIN_SIZE..=tabula_go::MAX_SIZE).contains(&n) => vec![n],
         _ => vec![9, 19],
@@ -66,8 +68,11 @@ fn main() {
         if only != "heavy" {
             measure("light", &go, budget, |b, rng| b.playout(rng, cap));
         }
-        if only != "light" {
+        if only != "light" && only != "tactics" {
             measure("heavy", &go, budget, |b, rng| heavy.playout(b, rng, cap));
+        }
+        if only == "tactics" {
+            measure("heavy+tactics", &go, budget, |b, rng| tactical.playout(b, rng, cap));
         }
     }
 }

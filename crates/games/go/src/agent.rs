@@ -31,6 +31,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "classic",
         "heavy playouts' 3x3 shapes: classic, or learned:G (the model's of gamma G > 1)",
     ),
+    ParamInfo::new(
+        "tactics",
+        "false",
+        "heavy playouts read ladders and fight over groups with two liberties (as Pachi's Moggy)",
+    ),
     ParamInfo::new("widen", "true", "progressive widening: children by prior, base + rate * sqrt(visits) of them"),
     ParamInfo::new("widen_base", "1.5", "progressive widening's base, 0..=1000"),
     ParamInfo::new("widen_rate", "0.7", "progressive widening's rate, 0..=1000"),
@@ -75,7 +80,8 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// `widen_base`, `widen_rate` (its schedule, `base + rate * sqrt(visits)` children, default
 /// [`WIDEN_BASE`] and [`WIDEN_RATE`]) and `prior=hand|model` (the tree's priors, see
 /// [`Priors`]; default model) and `patterns=classic|learned:G` (the heavy playouts' 3x3
-/// patterns: the classic shapes, or the built-in [`MoveModel`](crate::MoveModel)'s of gamma `G` or more). Go
+/// patterns: the classic shapes, or the built-in [`MoveModel`](crate::MoveModel)'s of gamma `G` or more) and
+/// `tactics=true|false` (ladder and two-liberty reading in the heavy playouts, default false). Go
 /// defaults where the spec is silent: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`. ([`go_agent`]
 /// also reads `honest_pass`.)
 ///
@@ -99,6 +105,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     }
     let playouts = word(spec, "playout", &[("heavy", Playouts::Heavy), ("light", Playouts::Light)], Playouts::Heavy)?;
     let widen = word(spec, "widen", &[("true", true), ("false", false)], true)?;
+    let tactics = word(spec, "tactics", &[("true", true), ("false", false)], false)?;
     let amaf_all = word(spec, "amaf", &[("tree", false), ("all", true)], true)?;
     let priors = word(spec, "prior", &[("model", Priors::Model), ("hand", Priors::Hand)], Priors::Model)?;
     // `patterns=classic` or `patterns=learned:G`: the model's patterns of gamma G or more.
@@ -127,6 +134,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_widening_schedule(base, rate)
         .with_priors(priors)
         .with_playout_amaf(amaf_all)
+        .with_tactics(tactics)
         .with_prior_shares(config.prior_visits > 0.0);
     let policy = match patterns {
         Some(g) => policy.with_learned_patterns(g),
@@ -280,6 +288,9 @@ impl Agent<Go> for GoAgent {
         if !policy.widening_enabled() {
             spec = spec.with("widen", false);
         }
+        if policy.tactics() {
+            spec = spec.with("tactics", true);
+        }
         if let Some(g) = policy.learned_patterns() {
             spec = spec.with("patterns", format!("learned:{g}"));
         }
@@ -426,6 +437,9 @@ mod tests {
         }
         let agent = go_agent(&Spec::parse("mcts(playout=light)").unwrap()).unwrap();
         assert!(agent.name().contains("playout=light"), "{}", agent.name());
+        let fights = go_agent(&Spec::parse("mcts(tactics=true)").unwrap()).unwrap();
+        assert!(fights.inner().policy().tactics() && fights.name().contains("tactics=true"), "{}", fights.name());
+        assert!(!agent.inner().policy().tactics() && !agent.name().contains("tactics"));
         let all = go_agent(&Spec::parse("mcts(amaf=all)").unwrap()).unwrap();
         assert!(all.inner().policy().playout_amaf() && !all.name().contains("amaf"), "{}", all.name());
         assert_eq!(all.inner().config().rave_equiv, RAVE_EQUIV);

@@ -195,6 +195,52 @@ impl Clone for Board {
     }
 }
 
+/// One step of [`Board::ladder_captures`] with the defender to move on `b`, its group on `s`
+/// in atari: whether the attacker captures it. `budget` bounds the positions read; `b` is a
+/// scratch copy (the defender's extension is played on it).
+fn ladder_escape(b: &mut Board, s: usize, budget: &mut u32) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let defender = b.to_move;
+    let g = b.group_of(s);
+    // Capturing an attacking group in atari next to the defender breaks the ladder.
+    let opp = defender.other().cell();
+    let mut t = g;
+    loop {
+        for n in b.nbrs(t) {
+            if b.cells[n] == opp && b.group_in_atari(b.group_of(n)) {
+                return false;
+            }
+        }
+        t = b.next_stone(t);
+        if t == g {
+            break;
+        }
+    }
+    let l = b.atari_liberty(g);
+    if !b.is_legal_for(defender, Point(l as u16), false) {
+        return true;
+    }
+    b.play(Point(l as u16));
+    match b.two_liberties(s) {
+        // One liberty: captured next; three or more: escaped.
+        None => b.group_in_atari(b.group_of(s)),
+        Some((x, y)) => {
+            let attacker = b.to_move;
+            [x, y].into_iter().any(|a| {
+                if !b.is_legal_for(attacker, Point(a as u16), false) {
+                    return false;
+                }
+                let mut chase = b.clone();
+                chase.play(Point(a as u16));
+                chase.group_in_atari(chase.group_of(s)) && ladder_escape(&mut chase, s, budget)
+            })
+        }
+    }
+}
+
 impl PartialEq for Board {
     fn eq(&self, other: &Board) -> bool {
         self.size == other.size
@@ -447,6 +493,44 @@ impl Board {
     #[inline]
     pub(crate) fn atari_liberty(&self, g: usize) -> usize {
         (self.lib_sum[g] / self.libs[g].max(1) as u32) as usize
+    }
+
+    /// The two liberties of the group holding the stone on `p`, if it has exactly two.
+    pub(crate) fn two_liberties(&self, p: usize) -> Option<(usize, usize)> {
+        let mut found = [0usize; 2];
+        let mut n = 0;
+        let mut s = p;
+        loop {
+            for q in self.nbrs(s) {
+                if self.cells[q] == EMPTY && !found[..n].contains(&q) {
+                    if n == 2 {
+                        return None;
+                    }
+                    found[n] = q;
+                    n += 1;
+                }
+            }
+            s = self.next[s] as usize;
+            if s == p {
+                break;
+            }
+        }
+        (n == 2).then_some((found[0], found[1]))
+    }
+
+    /// Whether the group holding `stone`, in atari, is caught in a ladder: when its side
+    /// extends on its liberty, the other side can keep it in atari move after move until it
+    /// is captured. The escaping side captures an attacking group in atari whenever it can,
+    /// which breaks the ladder; the reading gives up (no ladder) after `budget` positions.
+    pub fn ladder_captures(&self, stone: Point, budget: u32) -> bool {
+        let Some(color) = self.color_at(stone) else { return false };
+        if !self.group_in_atari(self.group[stone.index()] as usize) {
+            return false;
+        }
+        let mut b = self.clone();
+        b.set_to_move(color);
+        let mut budget = budget;
+        ladder_escape(&mut b, stone.index(), &mut budget)
     }
 
     #[inline]

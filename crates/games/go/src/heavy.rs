@@ -4,10 +4,15 @@
 //! programs of the Monte Carlo era made them "heavy" with a few local rules tried in order
 //! around the opponent's last move, falling back to a random move:
 //! 1. atari escape: an own group next to the last move is in atari — capture a neighbouring
-//!    opponent group in atari, or extend on its liberty if that gives two liberties or more;
+//!    opponent group in atari, or extend on its liberty if that gives two liberties or more
+//!    (with `tactics`, not when a ladder would capture it anyway);
 //! 2. capture: an opponent group next to the last move is in atari — take it;
-//! 3. patterns: an empty point around the last move matches a 3x3 pattern;
-//! 4. random: a light move, re-drawn a few times while it is a self-atari (a move after
+//! 3. with `tactics`, two-liberty fights next to the last move, as in Pachi's Moggy policy:
+//!    a group with two liberties that cannot connect out in two ways is put in atari (the
+//!    opponent's) or extended (one's own, unless the extension gains nothing), and an own
+//!    such group counter-ataris or captures the groups around it;
+//! 4. patterns: an empty point around the last move matches a 3x3 pattern;
+//! 5. random: a light move, re-drawn a few times while it is a self-atari (a move after
 //!    which its own group has one liberty and that captures nothing).
 //!
 //! Patterns come through [`PatternHook`]; [`Pattern3x3`] is a table of 3x3 neighbourhoods
@@ -273,6 +278,35 @@ impl PatternStats {
     }
 }
 
+/// Positions a playout's ladder reading may visit before it gives up (no ladder).
+const LADDER_BUDGET: u32 = 40;
+
+/// Whether the group `g` of `owner`, with the two liberties `libs`, cannot be put in danger: one
+/// liberty connects it to another group of `owner` with two liberties or more, and the other
+/// does too or leads on to a further empty point.
+fn safe_two_liberties(board: &Board, owner: Color, g: usize, libs: (usize, usize)) -> bool {
+    let own = owner.cell();
+    let connects = |l: usize| {
+        board
+            .nbrs(l)
+            .into_iter()
+            .any(|q| board.cell(q) == own && board.group_of(q) != g && board.group_liberties(board.group_of(q), 2) >= 2)
+    };
+    let opens = |l: usize, other: usize| board.nbrs(l).into_iter().any(|q| q != other && board.cell(q) == EMPTY);
+    let (a, b) = libs;
+    (connects(a) && (connects(b) || opens(b, a))) || (connects(b) && opens(a, b))
+}
+
+/// Whether `owner` extending its two-liberty group on `lib` gains nothing: the new stone
+/// touches no other stone of `owner` and has one empty neighbour, or two of which one is the
+/// group's other liberty `other`.
+fn hopeless_extension(board: &Board, owner: Color, lib: usize, other: usize) -> bool {
+    let nbrs = board.nbrs(lib);
+    let own = nbrs.iter().filter(|&&q| board.cell(q) == owner.cell()).count();
+    let empty = nbrs.iter().filter(|&&q| board.cell(q) == EMPTY).count();
+    own == 1 && (empty == 1 || (empty == 2 && nbrs.contains(&other)))
+}
+
 /// A heavy playout policy: tactical rules around the last move, a pattern hook, and
 /// self-atari avoidance for the random fallback.
 #[derive(Clone, Debug)]
@@ -283,6 +317,9 @@ pub struct HeavyPolicy<P: PatternHook = NoPatterns> {
     pub self_atari_retries: u32,
     /// Self-atari of a single stone is allowed (it is often a good throw-in).
     pub allow_single_self_atari: bool,
+    /// Fight tactics: escapes from atari are read as ladders, and groups with two liberties
+    /// next to the last move are attacked and defended (step 3 of the module docs).
+    pub tactics: bool,
 }
 
 impl Default for HeavyPolicy<NoPatterns> {
@@ -294,7 +331,7 @@ impl Default for HeavyPolicy<NoPatterns> {
 impl<P: PatternHook> HeavyPolicy<P> {
     /// A policy with the given patterns and the usual settings.
     pub fn new(patterns: P) -> HeavyPolicy<P> {
-        HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true }
+        HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true, tactics: false }
     }
 
     /// Whether the side to move may play `p` (empty, not ko, not suicide, not an own eye).
@@ -342,6 +379,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                     continue;
                 }
                 // Capture an opponent group in atari touching the group.
+                let before = n;
                 let mut s = g;
                 loop {
                     for q in board.nbrs(s) {
@@ -362,7 +400,13 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 if n < cands.len()
                     && !cands[..n].contains(&l)
                     && Self::playable(board, color, l)
-                    && board.liberties_after(color, Point(l as u16), 2) >= 2
+                    && match board.liberties_after(color, Point(l as u16), 3) {
+                        0 | 1 => false,
+                        // Running out a ladder only adds stones to the capture (unless a
+                        // counter-capture is at hand).
+                        2 => !self.tactics || n > before || !board.ladder_captures(Point(nb as u16), LADDER_BUDGET),
+                        _ => true,
+                    }
                 {
                     cands[n] = l;
                     n += 1;
@@ -385,7 +429,14 @@ impl<P: PatternHook> HeavyPolicy<P> {
             if n > 0 {
                 return Some(Point(cands[rng.below(n)] as u16));
             }
-            // 3. Patterns around the last move.
+            // 3. Two-liberty fights next to the last move.
+            if self.tactics {
+                n = self.two_liberty_moves(board, last, &mut cands);
+                if n > 0 {
+                    return Some(Point(cands[rng.below(n)] as u16));
+                }
+            }
+            // 4. Patterns around the last move.
             for q in board.around(last) {
                 if board.cell(q) == EMPTY
                     && self.patterns.accepts(pattern_key(board, color, Point(q as u16)))
@@ -400,7 +451,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 return Some(Point(cands[rng.below(n)] as u16));
             }
         }
-        // 4. A light random move, avoiding self-atari when possible.
+        // 5. A light random move, avoiding self-atari when possible.
         let mut mv = board.random_light_move(rng)?;
         for _ in 0..self.self_atari_retries {
             if !self.is_self_atari(board, color, mv) {
@@ -409,6 +460,96 @@ impl<P: PatternHook> HeavyPolicy<P> {
             mv = board.random_light_move(rng)?;
         }
         Some(mv)
+    }
+
+    /// The moves of the two-liberty step around `last` for the side to move, written to
+    /// `cands`; returns how many.
+    fn two_liberty_moves(&self, board: &Board, last: usize, cands: &mut [usize; 16]) -> usize {
+        let color = board.to_move();
+        let mut n = 0;
+        let mut seen = [usize::MAX; 5];
+        for (i, q) in [last].into_iter().chain(board.nbrs(last)).enumerate() {
+            let c = board.cell(q);
+            if c == EMPTY || c == BORDER {
+                continue;
+            }
+            let g = board.group_of(q);
+            if seen.contains(&g) {
+                continue;
+            }
+            seen[i] = g;
+            let Some(libs) = board.two_liberties(g) else { continue };
+            let owner = if c == color.cell() { color } else { color.other() };
+            if safe_two_liberties(board, owner, g, libs) {
+                continue;
+            }
+            self.fill_liberties(board, owner, libs, cands, &mut n);
+            if owner != color {
+                continue;
+            }
+            // The defender may also capture or counter-atari a group around its own.
+            let opp = color.other().cell();
+            let mut s = g;
+            loop {
+                for nb in board.nbrs(s) {
+                    if board.cell(nb) != opp {
+                        continue;
+                    }
+                    let h = board.group_of(nb);
+                    if board.group_in_atari(h) {
+                        let l = board.atari_liberty(h);
+                        if n < cands.len() && !cands[..n].contains(&l) && Self::playable(board, color, l) {
+                            cands[n] = l;
+                            n += 1;
+                        }
+                    } else if let Some(hl) = board.two_liberties(h) {
+                        self.fill_liberties(board, color.other(), hl, cands, &mut n);
+                    }
+                }
+                s = board.next_stone(s);
+                if s == g {
+                    break;
+                }
+            }
+        }
+        n
+    }
+
+    /// Adds to `cands` the liberties `libs` of a two-liberty group of `owner` that the side
+    /// to move should play: neither an escape that gains nothing nor a self-atari, and of
+    /// the two, the one that is not lumpy (three or more of the mover's stones and the edge
+    /// around it) when only one is.
+    fn fill_liberties(
+        &self,
+        board: &Board,
+        owner: Color,
+        libs: (usize, usize),
+        cands: &mut [usize; 16],
+        n: &mut usize,
+    ) {
+        let color = board.to_move();
+        let mut good = [usize::MAX; 2];
+        let mut neat = [false; 2];
+        for (i, (l, other)) in [(libs.0, libs.1), (libs.1, libs.0)].into_iter().enumerate() {
+            if !Self::playable(board, color, l)
+                || (color == owner && hopeless_extension(board, owner, l, other))
+                || self.is_self_atari(board, color, Point(l as u16))
+            {
+                continue;
+            }
+            good[i] = l;
+            let lumps =
+                board.nbrs(l).into_iter().filter(|&q| board.cell(q) == color.cell() || board.cell(q) == BORDER).count();
+            neat[i] = lumps < 3;
+        }
+        for i in 0..2 {
+            let l = good[i];
+            let other_better = good[1 - i] != usize::MAX && neat[1 - i] && !neat[i];
+            if l != usize::MAX && !other_better && *n < cands.len() && !cands[..*n].contains(&l) {
+                cands[*n] = l;
+                *n += 1;
+            }
+        }
     }
 
     /// Plays the policy's moves until two passes in a row or `max_moves` moves and returns

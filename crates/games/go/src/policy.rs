@@ -191,6 +191,19 @@ impl GoPolicy {
         self.learned_patterns
     }
 
+    /// Turns the heavy playouts' fight tactics on or off (default off): escapes from atari
+    /// read as ladders, two-liberty groups next to the last move attacked and defended
+    /// ([`HeavyPolicy::tactics`]).
+    pub fn with_tactics(mut self, on: bool) -> GoPolicy {
+        self.heavy = Arc::new(HeavyPolicy { tactics: on, ..(*self.heavy).clone() });
+        self
+    }
+
+    /// Whether the heavy playouts use their fight tactics.
+    pub fn tactics(&self) -> bool {
+        self.heavy.tactics
+    }
+
     /// The heavy playouts' 3x3 patterns.
     pub fn playout_patterns(&self) -> &Pattern3x3 {
         &self.heavy.patterns

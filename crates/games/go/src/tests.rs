@@ -330,6 +330,80 @@ fn heavy_policy_escapes_and_captures() {
 }
 
 #[test]
+fn ladders_are_read_as_gnu_go_reads_them() {
+    // White D4 in atari at D5 after Black E4: running out is a ladder (GNU Go's `defend D4`
+    // answers 0) unless a White stone stands on B7 (then `defend D4` answers D5).
+    let mut g = go("go(size=9)");
+    play(&mut g, "C4 D4 D3 pass E5 pass E4");
+    assert!(g.board().ladder_captures(pt(&g, "D4"), 200), "\n{g}");
+    let mut broken = go("go(size=9)");
+    play(&mut broken, "C4 D4 D3 B7 E5 pass E4");
+    assert!(!broken.board().ladder_captures(pt(&broken, "D4"), 200), "\n{broken}");
+    // A group not in atari is not a ladder, nor is an empty point; a budget of one position
+    // gives up at once.
+    assert!(!g.board().ladder_captures(pt(&g, "E4"), 200));
+    assert!(!g.board().ladder_captures(pt(&g, "A1"), 200));
+    assert!(!g.board().ladder_captures(pt(&g, "D4"), 1));
+
+    // The heavy playouts run out of atari; with their tactics, only where the ladder is broken.
+    let plain = HeavyPolicy::default();
+    let tactical = HeavyPolicy { tactics: true, ..HeavyPolicy::default() };
+    let mut rng = tabula_core::Rng::new(5);
+    let d5 = pt(&g, "D5");
+    let runs = |policy: &HeavyPolicy, g: &Go, rng: &mut tabula_core::Rng| {
+        (0..50).filter(|_| policy.choose(g.board(), rng) == Some(d5)).count()
+    };
+    assert_eq!(runs(&plain, &g, &mut rng), 50);
+    assert!(runs(&tactical, &g, &mut rng) <= 5, "only the random fallback may hit D5");
+    assert_eq!(runs(&tactical, &broken, &mut rng), 50);
+}
+
+#[test]
+fn heavy_tactics_attack_a_group_with_two_liberties() {
+    // White's E2 has two liberties (E1, F2) and no friend to connect to: Black ataris it on
+    // either. Without the tactics the answer is a random move.
+    let mut g = go("go(size=7)");
+    play(&mut g, "D2 pass E3 E2");
+    let tactical = HeavyPolicy { tactics: true, ..HeavyPolicy::default() };
+    let mut rng = tabula_core::Rng::new(8);
+    let (e1, f2) = (pt(&g, "E1"), pt(&g, "F2"));
+    let mut hits = [0; 2];
+    for _ in 0..40 {
+        let mv = tactical.choose(g.board(), &mut rng);
+        assert!(mv == Some(e1) || mv == Some(f2), "{mv:?}\n{g}");
+        hits[(mv == Some(f2)) as usize] += 1;
+    }
+    assert!(hits[0] > 0 && hits[1] > 0, "both ataris are drawn: {hits:?}");
+    let plain = HeavyPolicy::default();
+    let attacks =
+        (0..40).filter(|_| matches!(plain.choose(g.board(), &mut rng), Some(p) if p == e1 || p == f2)).count();
+    assert!(attacks < 20, "without tactics the choice is random: {attacks}");
+
+    // A White stone that can connect out on either liberty to a healthy group is left alone.
+    let mut safe = go("go(size=7)");
+    play(&mut safe, "D2 F1 E3 G2 pass E2");
+    assert_eq!(safe.board().liberties(pt(&safe, "E2")), 2, "\n{safe}");
+    let tried =
+        (0..40).filter(|_| matches!(tactical.choose(safe.board(), &mut rng), Some(p) if p == e1 || p == f2)).count();
+    assert!(tried < 20, "the miai group is not attacked: {tried}\n{safe}");
+}
+
+#[test]
+fn heavy_tactics_extend_a_group_with_two_liberties_where_it_gains() {
+    // White's C3 leaves Black's C1-C2 two liberties, D1 and D2. Extending on D1 gains
+    // nothing (its only other empty neighbour is D2); D2 gives three. White's groups have
+    // three liberties each, so there is nothing to counter-atari.
+    let mut g = go("go(size=7)");
+    play(&mut g, "C1 B1 C2 B2 pass C3");
+    assert_eq!(g.board().liberties(pt(&g, "C1")), 2, "\n{g}");
+    let tactical = HeavyPolicy { tactics: true, ..HeavyPolicy::default() };
+    let mut rng = tabula_core::Rng::new(9);
+    for _ in 0..20 {
+        assert_eq!(tactical.choose(g.board(), &mut rng), Some(pt(&g, "D2")), "\n{g}");
+    }
+}
+
+#[test]
 fn self_atari_detection() {
     let policy = HeavyPolicy::default();
     let mut g = go("go(size=7)");
@@ -377,8 +451,9 @@ fn pattern_keys_and_symmetries() {
 #[test]
 fn heavy_playouts_finish_and_score() {
     let mut rng = tabula_core::Rng::new(11);
-    let policy = HeavyPolicy::new(Pattern3x3::classic());
-    for size in [5, 9, 19] {
+    let plain = HeavyPolicy::new(Pattern3x3::classic());
+    let tactical = HeavyPolicy { tactics: true, ..plain.clone() };
+    for (size, policy) in [(5, &plain), (9, &plain), (19, &plain), (5, &tactical), (9, &tactical), (19, &tactical)] {
         let g = Go::new(size, Rules::default());
         for _ in 0..10 {
             let mut b = g.board().clone();
@@ -387,7 +462,7 @@ fn heavy_playouts_finish_and_score() {
             let (black, white) = b.area(&[]);
             assert_eq!(score, black as i32 - white as i32);
         }
-        let s = g.playout_with(&policy, &mut rng);
+        let s = g.playout_with(policy, &mut rng);
         assert!(s.abs() <= (size * size) as f32 + 8.0);
     }
 }
