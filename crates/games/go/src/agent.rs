@@ -17,8 +17,8 @@ use crate::game::{Go, Move};
 use crate::policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 
 /// The keys Go's `mcts(...)` player reads besides those of the generic agent ([`go_mcts`],
-/// [`go_agent`]), as `tabula list` shows them. Go also changes four generic defaults:
-/// `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`.
+/// [`go_agent`]), as `tabula list` shows them. Go also changes six generic defaults:
+/// `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`, `prior_visits=210`, `prior_even=14`.
 pub const MCTS_PARAMS: &[ParamInfo] = &[
     ParamInfo::new("playout", "heavy", "playout policy: heavy (captures, escapes, 3x3 shapes, no self-atari) or light"),
     ParamInfo::new(
@@ -37,8 +37,8 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "heavy playouts read ladders and fight over groups with two liberties (as Pachi's Moggy)",
     ),
     ParamInfo::new("widen", "true", "progressive widening: children by prior, base + rate * sqrt(visits) of them"),
-    ParamInfo::new("widen_base", "1.5", "progressive widening's base, 0..=1000"),
-    ParamInfo::new("widen_rate", "0.7", "progressive widening's rate, 0..=1000"),
+    ParamInfo::new("widen_base", "3", "progressive widening's base, 0..=1000"),
+    ParamInfo::new("widen_rate", "1.5", "progressive widening's rate, 0..=1000"),
     ParamInfo::new(
         "amaf",
         "all",
@@ -55,6 +55,15 @@ fn is_go_key(key: &str) -> bool {
 /// moves in the AMAF statistics, `k = 200` won 63.7% of 120 games on 9x9 and 30 of 33 on
 /// 19x19 against tree-only AMAF at the generic `k = 1000` (docs/BENCHMARKS.md).
 pub const RAVE_EQUIV: f64 = 200.0;
+
+/// Go's won virtual visits per unit of prior (`prior_visits`): with the model's priors as
+/// square roots of probabilities, Pachi's 9x9 weight. At 5,000 playouts per move on 9x9 it won
+/// 65.4% of 120 games against the priors as a progressive bias; 100 and 400 did worse against
+/// it (docs/BENCHMARKS.md).
+pub const PRIOR_VISITS: f64 = 210.0;
+
+/// Go's virtual visits at half a win for every child (`prior_even`), Pachi's 9x9 value.
+pub const PRIOR_EVEN: f64 = 14.0;
 
 /// Time kept back on every move for the protocol round trip and scheduling.
 pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
@@ -82,7 +91,8 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// [`Priors`]; default model) and `patterns=classic|learned:G` (the heavy playouts' 3x3
 /// patterns: the classic shapes, or the built-in [`MoveModel`](crate::MoveModel)'s of gamma `G` or more) and
 /// `tactics=true|false` (ladder and two-liberty reading in the heavy playouts, default false). Go
-/// defaults where the spec is silent: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`. ([`go_agent`]
+/// defaults where the spec is silent: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`,
+/// `prior_visits=210`, `prior_even=14` ([`PRIOR_VISITS`], [`PRIOR_EVEN`]). ([`go_agent`]
 /// also reads `honest_pass`.)
 ///
 /// # Errors
@@ -102,6 +112,12 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     }
     if spec.get("resign").is_none() {
         config.resign = 0.08;
+    }
+    if spec.get("prior_visits").is_none() {
+        config.prior_visits = PRIOR_VISITS;
+    }
+    if spec.get("prior_even").is_none() {
+        config.prior_even = PRIOR_EVEN;
     }
     let playouts = word(spec, "playout", &[("heavy", Playouts::Heavy), ("light", Playouts::Light)], Playouts::Heavy)?;
     let widen = word(spec, "widen", &[("true", true), ("false", false)], true)?;
@@ -279,6 +295,12 @@ impl Agent<Go> for GoAgent {
         if config.resign == generic.resign {
             spec = spec.with("resign", config.resign);
         }
+        if config.prior_visits == generic.prior_visits {
+            spec = spec.with("prior_visits", config.prior_visits);
+        }
+        if config.prior_even == generic.prior_even {
+            spec = spec.with("prior_even", config.prior_even);
+        }
         if !self.honest_pass {
             spec = spec.with("honest_pass", false);
         }
@@ -447,7 +469,18 @@ mod tests {
         assert!(!tree.inner().policy().playout_amaf() && tree.name().contains("amaf=tree"), "{}", tree.name());
         assert_eq!(tree.inner().config().rave_equiv, 1000.0);
         // The name builds the same agent again, also where a value is the generic default.
-        for spec in ["mcts(rave=false,c=0.7,resign=0,equiv=1000,amaf=tree)", "mcts(seed=3,widen_base=4)", "mcts()"] {
+        let plain = go_mcts(&Spec::parse("mcts()").unwrap()).unwrap();
+        assert_eq!((plain.config().prior_visits, plain.config().prior_even), (PRIOR_VISITS, PRIOR_EVEN));
+        assert!(plain.policy().prior_shares() && plain.policy().widening_schedule() == (WIDEN_BASE, WIDEN_RATE));
+        let bias = go_agent(&Spec::parse("mcts(prior_visits=0,prior_even=0)").unwrap()).unwrap();
+        assert!(!bias.inner().policy().prior_shares(), "no virtual visits: the priors are a progressive bias");
+        assert!(bias.name().contains("prior_visits=0") && bias.name().contains("prior_even=0"), "{}", bias.name());
+        for spec in [
+            "mcts(rave=false,c=0.7,resign=0,equiv=1000,amaf=tree)",
+            "mcts(seed=3,widen_base=4)",
+            "mcts(prior_visits=0,prior_even=0)",
+            "mcts()",
+        ] {
             let a = go_agent(&Spec::parse(spec).unwrap()).unwrap();
             let b = go_agent(&Spec::parse(&a.name()).unwrap()).unwrap();
             assert_eq!(a.inner().config(), b.inner().config(), "{spec} -> {}", a.name());

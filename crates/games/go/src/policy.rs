@@ -8,9 +8,11 @@
 //! an own eye) or heavy ([`HeavyPolicy`] with the classic 3x3 patterns) — and scores it by
 //! area with komi. The tree itself still sees the full rules (superko, passes).
 //!
-//! Knowledge enters the tree as priors (progressive bias): by default each move's strength
-//! under the [`MoveModel`] learned from expert games, over the strongest move's
-//! ([`Priors::Model`]); or hand-written rules ([`Priors::Hand`]: captures, atari escapes, 3x3
+//! Knowledge enters the tree as priors: by default each move's strength under the
+//! [`MoveModel`] learned from expert games ([`Priors::Model`]), which the Go agent counts as
+//! virtual visits (the square root of the move's probability under the model, times
+//! `prior_visits` won visits, as Pachi does) and a policy without `prior_visits` as a
+//! progressive bias (the move's gamma over the strongest move's); or hand-written rules ([`Priors::Hand`]: captures, atari escapes, 3x3
 //! pattern matches and moves near the last one favoured, self-ataris and first-line moves
 //! not). Filling an own eye gets no prior, and passing is unlikely while the board is still
 //! open. Progressive widening considers the best-prior children first, so the model's
@@ -74,15 +76,17 @@ impl Priors {
 
 /// Progressive widening's default base: children considered at a new node.
 ///
-/// With [`WIDEN_RATE`] measured head to head at 5,000 playouts per move on 9x9 (the playouts'
-/// moves in RAVE): `1.5 + 0.7 * sqrt(visits)` won 58.3% of 120 games against `2 + sqrt(visits)`,
-/// which won 57.9% against the earlier `3 + 1.5 * sqrt(visits)`; narrower still (`1 + 0.5 *
-/// sqrt(visits)`) did not win; no widening at all lost 31% in an earlier test
-/// (docs/BENCHMARKS.md).
-pub const WIDEN_BASE: f64 = 1.5;
+/// With [`WIDEN_RATE`] and the agent's priors as virtual visits ([`PRIOR_VISITS`](crate::PRIOR_VISITS)),
+/// `3 + 1.5 * sqrt(visits)` scored 35.5% of 100 games against Pachi on 9x9 at 1 s per move,
+/// where `1.5 + 0.7 * sqrt(visits)` scored 28.8% (33 games) and 26.5% (100 games, priors as
+/// a progressive bias), and 95.0% of 200 against GNU Go. Against tabula itself the narrower
+/// schedule wins (58.3% of 120 games at 5,000 playouts with the progressive bias): a narrow
+/// tree never sees the opponent's moves its priors rank low, and in self-play neither side
+/// plays them (docs/BENCHMARKS.md).
+pub const WIDEN_BASE: f64 = 3.0;
 
 /// Progressive widening's default rate: children added per square root of the visits.
-pub const WIDEN_RATE: f64 = 0.7;
+pub const WIDEN_RATE: f64 = 1.5;
 
 /// Go knowledge for [`tabula_search::MctsAgent`]: board-level playouts as the evaluation,
 /// priors from tactics and patterns, progressive widening.
@@ -562,10 +566,12 @@ mod tests {
             assert_eq!(r.winner(), Some(Player(1)), "komi 80.5 on 9x9: White always wins");
         }
         assert_eq!(MctsPolicy::<Go>::cutoff(&policy), Some(0));
-        assert_eq!(policy.widening(0, 80), 1);
-        assert_eq!(policy.widening(100, 80), 8);
-        assert_eq!(policy.widening(10_000, 80), 71);
-        assert_eq!(policy.widening(20_000, 80), 80);
+        // 3 + 1.5 * sqrt(visits) children, at most all of them.
+        assert_eq!(policy.widening(0, 80), 3);
+        assert_eq!(policy.widening(100, 80), 18);
+        assert_eq!(policy.widening(1_000, 80), 50);
+        assert_eq!(policy.widening(2_500, 80), 78);
+        assert_eq!(policy.widening(10_000, 80), 80);
         assert_eq!(policy.clone().with_widening(false).widening(0, 80), 80);
     }
 }
