@@ -65,7 +65,7 @@ fn main() {
     for size in sizes {
         let go = Go::new(size, Rules::default());
         let cap = go.max_plies() as usize;
-        if only != "heavy" {
+        if only != "heavy" && only != "tactics" {
             measure("light", &go, budget, |b, rng| b.playout(rng, cap));
         }
         if only != "light" && only != "tactics" {

@@ -339,6 +339,12 @@ fn ladders_are_read_as_gnu_go_reads_them() {
     let mut broken = go("go(size=9)");
     play(&mut broken, "C4 D4 D3 B7 E5 pass E4");
     assert!(!broken.board().ladder_captures(pt(&broken, "D4"), 200), "\n{broken}");
+    // The same shape in the middle of 19x19 runs to the corner (GNU Go: `defend K10` 0): a long
+    // reading, one board copy deep per step, that a small budget gives up on.
+    let mut long = go("go(size=19)");
+    play(&mut long, "J10 K10 K9 pass L11 pass L10");
+    assert!(long.board().ladder_captures(pt(&long, "K10"), 200), "\n{long}");
+    assert!(!long.board().ladder_captures(pt(&long, "K10"), 5));
     // A group not in atari is not a ladder, nor is an empty point; a budget of one position
     // gives up at once.
     assert!(!g.board().ladder_captures(pt(&g, "E4"), 200));
