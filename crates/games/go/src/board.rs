@@ -195,14 +195,22 @@ impl Clone for Board {
     }
 }
 
-/// One step of [`Board::ladder_captures`] with the defender to move on `b`, its group on `s`
-/// in atari: whether the attacker captures it. `budget` bounds the positions read; `b` is a
-/// scratch copy (the defender's extension is played on it).
-fn ladder_escape(b: &mut Board, s: usize, budget: &mut u32) -> bool {
+std::thread_local! {
+    /// Scratch boards for ladder reading, one per depth, reused from call to call so that a
+    /// reading allocates nothing and copies only the cells in use (see `Board::clone_from`).
+    static LADDER_BOARDS: std::cell::RefCell<Vec<Board>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// One step of [`Board::ladder_captures`] with the defender to move on `boards[d]`, its group
+/// on `s` in atari: whether the attacker captures it. `budget` bounds the positions read; the
+/// defender's extension is played on `boards[d]`, the attacker's replies on copies of it in
+/// `boards[d + 1]` (added the first time a reading goes that deep).
+fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32) -> bool {
     if *budget == 0 {
         return false;
     }
     *budget -= 1;
+    let b = &mut boards[d];
     let defender = b.to_move;
     let g = b.group_of(s);
     // Capturing an attacking group in atari next to the defender breaks the ladder.
@@ -224,21 +232,28 @@ fn ladder_escape(b: &mut Board, s: usize, budget: &mut u32) -> bool {
         return true;
     }
     b.play(Point(l as u16));
-    match b.two_liberties(s) {
+    let Some((x, y)) = b.two_liberties(s) else {
         // One liberty: captured next; three or more: escaped.
-        None => b.group_in_atari(b.group_of(s)),
-        Some((x, y)) => {
-            let attacker = b.to_move;
-            [x, y].into_iter().any(|a| {
-                if !b.is_legal_for(attacker, Point(a as u16), false) {
-                    return false;
-                }
-                let mut chase = b.clone();
-                chase.play(Point(a as u16));
-                chase.group_in_atari(chase.group_of(s)) && ladder_escape(&mut chase, s, budget)
-            })
+        return b.group_in_atari(b.group_of(s));
+    };
+    let attacker = b.to_move;
+    if boards.len() == d + 1 {
+        let copy = boards[d].clone();
+        boards.push(copy);
+    }
+    for a in [x, y] {
+        let (done, rest) = boards.split_at_mut(d + 1);
+        if !done[d].is_legal_for(attacker, Point(a as u16), false) {
+            continue;
+        }
+        let chase = &mut rest[0];
+        chase.clone_from(&done[d]);
+        chase.play(Point(a as u16));
+        if chase.group_in_atari(chase.group_of(s)) && ladder_escape(boards, d + 1, s, budget) {
+            return true;
         }
     }
+    false
 }
 
 impl PartialEq for Board {
@@ -527,10 +542,33 @@ impl Board {
         if !self.group_in_atari(self.group[stone.index()] as usize) {
             return false;
         }
-        let mut b = self.clone();
-        b.set_to_move(color);
-        let mut budget = budget;
-        ladder_escape(&mut b, stone.index(), &mut budget)
+        LADDER_BOARDS.with_borrow_mut(|boards| {
+            if boards.is_empty() {
+                boards.push(self.clone());
+            }
+            boards[0].clone_from(self);
+            boards[0].set_to_move(color);
+            let mut budget = budget;
+            ladder_escape(boards, 0, stone.index(), &mut budget)
+        })
+    }
+
+    /// Calls `f` with the group of every stone whose cell is `cell` next to a stone of the
+    /// group `g` (a group touching `g` in several places comes several times).
+    #[inline]
+    pub(crate) fn for_each_neighbour_group(&self, g: usize, cell: u8, mut f: impl FnMut(usize)) {
+        let mut s = g;
+        loop {
+            for q in self.nbrs(s) {
+                if self.cells[q] == cell {
+                    f(self.group_of(q));
+                }
+            }
+            s = self.next_stone(s);
+            if s == g {
+                break;
+            }
+        }
     }
 
     #[inline]

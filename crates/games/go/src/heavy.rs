@@ -307,6 +307,16 @@ fn hopeless_extension(board: &Board, owner: Color, lib: usize, other: usize) -> 
     own == 1 && (empty == 1 || (empty == 2 && nbrs.contains(&other)))
 }
 
+/// Adds the point `l` to the candidates `cands[..n]` if there is room, it is not there yet and
+/// `ok()` holds (asked last, as it is the dear part).
+#[inline]
+fn push_candidate(cands: &mut [usize; 16], n: &mut usize, l: usize, ok: impl FnOnce() -> bool) {
+    if *n < cands.len() && !cands[..*n].contains(&l) && ok() {
+        cands[*n] = l;
+        *n += 1;
+    }
+}
+
 /// A heavy playout policy: tactical rules around the last move, a pattern hook, and
 /// self-atari avoidance for the random fallback.
 #[derive(Clone, Debug)]
@@ -380,37 +390,24 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 }
                 // Capture an opponent group in atari touching the group.
                 let before = n;
-                let mut s = g;
-                loop {
-                    for q in board.nbrs(s) {
-                        if board.cell(q) == opp && board.group_in_atari(board.group_of(q)) {
-                            let l = board.atari_liberty(board.group_of(q));
-                            if n < cands.len() && !cands[..n].contains(&l) && Self::playable(board, color, l) {
-                                cands[n] = l;
-                                n += 1;
-                            }
-                        }
+                board.for_each_neighbour_group(g, opp, |h| {
+                    if board.group_in_atari(h) {
+                        let l = board.atari_liberty(h);
+                        push_candidate(&mut cands, &mut n, l, || Self::playable(board, color, l));
                     }
-                    s = board.next_stone(s);
-                    if s == g {
-                        break;
-                    }
-                }
+                });
                 let l = board.atari_liberty(g);
-                if n < cands.len()
-                    && !cands[..n].contains(&l)
-                    && Self::playable(board, color, l)
-                    && match board.liberties_after(color, Point(l as u16), 3) {
-                        0 | 1 => false,
-                        // Running out a ladder only adds stones to the capture (unless a
-                        // counter-capture is at hand).
-                        2 => !self.tactics || n > before || !board.ladder_captures(Point(nb as u16), LADDER_BUDGET),
-                        _ => true,
-                    }
-                {
-                    cands[n] = l;
-                    n += 1;
-                }
+                let countered = n > before;
+                push_candidate(&mut cands, &mut n, l, || {
+                    Self::playable(board, color, l)
+                        && match board.liberties_after(color, Point(l as u16), 3) {
+                            0 | 1 => false,
+                            // Running out a ladder only adds stones to the capture (unless a
+                            // counter-capture is at hand).
+                            2 => !self.tactics || countered || !board.ladder_captures(Point(nb as u16), LADDER_BUDGET),
+                            _ => true,
+                        }
+                });
             }
             if n > 0 {
                 return Some(Point(cands[rng.below(n)] as u16));
@@ -420,10 +417,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
             for q in board.nbrs(last).into_iter().chain([last]) {
                 if board.cell(q) == opp && board.group_in_atari(board.group_of(q)) {
                     let l = board.atari_liberty(board.group_of(q));
-                    if n < cands.len() && !cands[..n].contains(&l) && Self::playable(board, color, l) {
-                        cands[n] = l;
-                        n += 1;
-                    }
+                    push_candidate(&mut cands, &mut n, l, || Self::playable(board, color, l));
                 }
             }
             if n > 0 {
@@ -488,29 +482,14 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 continue;
             }
             // The defender may also capture or counter-atari a group around its own.
-            let opp = color.other().cell();
-            let mut s = g;
-            loop {
-                for nb in board.nbrs(s) {
-                    if board.cell(nb) != opp {
-                        continue;
-                    }
-                    let h = board.group_of(nb);
-                    if board.group_in_atari(h) {
-                        let l = board.atari_liberty(h);
-                        if n < cands.len() && !cands[..n].contains(&l) && Self::playable(board, color, l) {
-                            cands[n] = l;
-                            n += 1;
-                        }
-                    } else if let Some(hl) = board.two_liberties(h) {
-                        self.fill_liberties(board, color.other(), hl, cands, &mut n);
-                    }
+            board.for_each_neighbour_group(g, color.other().cell(), |h| {
+                if board.group_in_atari(h) {
+                    let l = board.atari_liberty(h);
+                    push_candidate(cands, &mut n, l, || Self::playable(board, color, l));
+                } else if let Some(hl) = board.two_liberties(h) {
+                    self.fill_liberties(board, color.other(), hl, cands, &mut n);
                 }
-                s = board.next_stone(s);
-                if s == g {
-                    break;
-                }
-            }
+            });
         }
         n
     }
@@ -545,9 +524,8 @@ impl<P: PatternHook> HeavyPolicy<P> {
         for i in 0..2 {
             let l = good[i];
             let other_better = good[1 - i] != usize::MAX && neat[1 - i] && !neat[i];
-            if l != usize::MAX && !other_better && *n < cands.len() && !cands[..*n].contains(&l) {
-                cands[*n] = l;
-                *n += 1;
+            if l != usize::MAX && !other_better {
+                push_candidate(cands, n, l, || true);
             }
         }
     }

@@ -340,11 +340,14 @@ fn ladders_are_read_as_gnu_go_reads_them() {
     play(&mut broken, "C4 D4 D3 B7 E5 pass E4");
     assert!(!broken.board().ladder_captures(pt(&broken, "D4"), 200), "\n{broken}");
     // The same shape in the middle of 19x19 runs to the corner (GNU Go: `defend K10` 0): a long
-    // reading, one board copy deep per step, that a small budget gives up on.
+    // reading, one scratch board deeper per step, that a small budget gives up on.
     let mut long = go("go(size=19)");
     play(&mut long, "J10 K10 K9 pass L11 pass L10");
     assert!(long.board().ladder_captures(pt(&long, "K10"), 200), "\n{long}");
     assert!(!long.board().ladder_captures(pt(&long, "K10"), 5));
+    // The scratch boards of the 19x19 reading serve the 9x9 one again.
+    assert!(g.board().ladder_captures(pt(&g, "D4"), 200), "\n{g}");
+    assert!(!broken.board().ladder_captures(pt(&broken, "D4"), 200), "\n{broken}");
     // A group not in atari is not a ladder, nor is an empty point; a budget of one position
     // gives up at once.
     assert!(!g.board().ladder_captures(pt(&g, "E4"), 200));
@@ -459,7 +462,8 @@ fn heavy_playouts_finish_and_score() {
     let mut rng = tabula_core::Rng::new(11);
     let plain = HeavyPolicy::new(Pattern3x3::classic());
     let tactical = HeavyPolicy { tactics: true, ..plain.clone() };
-    for (size, policy) in [(5, &plain), (9, &plain), (19, &plain), (5, &tactical), (9, &tactical), (19, &tactical)] {
+    let policies = [&plain, &tactical];
+    for (size, policy) in policies.into_iter().flat_map(|p| [(5, p), (9, p), (19, p)]) {
         let g = Go::new(size, Rules::default());
         for _ in 0..10 {
             let mut b = g.board().clone();
