@@ -2,8 +2,9 @@
 //! (uniform, no eye filling) and heavy ones (tactics, classic 3x3 patterns). Each playout
 //! refills one scratch board from the root with `clone_from`, as a search would.
 //!
-//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|all] [9|19]`
-//! (`tactics`: the heavy playouts with their ladder and two-liberty reading, not in `all`).
+//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|nakade|all] [9|19]`
+//! (`tactics`: the heavy playouts with their ladder and two-liberty reading, `nakade`: with
+//! their nakade rules; neither is in `all`).
 //! A budget written `2000p` runs exactly 2000 playouts instead (for instruction counts under
 //! a profiler, which do not depend on the machine's load).
 
@@ -58,6 +59,8 @@ fn main() {
     let only = std::env::args().nth(2).unwrap_or_default();
     let heavy = HeavyPolicy::new(Pattern3x3::classic());
     let tactical = HeavyPolicy { tactics: true, ..heavy.clone() };
+    let nakade = HeavyPolicy { nakade: true, ..heavy.clone() };
+    let extra = only == "tactics" || only == "nakade";
     let sizes: Vec<usize> = match std::env::args().nth(3).and_then(|s| s.parse().ok()) {
         Some(n) if (tabula_go::MIN_SIZE..=tabula_go::MAX_SIZE).contains(&n) => vec![n],
         _ => vec![9, 19],
@@ -65,14 +68,17 @@ fn main() {
     for size in sizes {
         let go = Go::new(size, Rules::default());
         let cap = go.max_plies() as usize;
-        if only != "heavy" && only != "tactics" {
+        if only != "heavy" && !extra {
             measure("light", &go, budget, |b, rng| b.playout(rng, cap));
         }
-        if only != "light" && only != "tactics" {
+        if only != "light" && !extra {
             measure("heavy", &go, budget, |b, rng| heavy.playout(b, rng, cap));
         }
         if only == "tactics" {
             measure("heavy+tactics", &go, budget, |b, rng| tactical.playout(b, rng, cap));
+        }
+        if only == "nakade" {
+            measure("heavy+nakade", &go, budget, |b, rng| nakade.playout(b, rng, cap));
         }
     }
 }

@@ -36,6 +36,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "false",
         "heavy playouts read ladders and fight over groups with two liberties (as Pachi's Moggy)",
     ),
+    ParamInfo::new(
+        "nakade",
+        "false",
+        "heavy playouts take the vital point of small eye spaces and fill them to dead shapes",
+    ),
     ParamInfo::new("widen", "true", "progressive widening: children by prior, base + rate * sqrt(visits) of them"),
     ParamInfo::new("widen_base", "3", "progressive widening's base, 0..=1000"),
     ParamInfo::new("widen_rate", "1.5", "progressive widening's rate, 0..=1000"),
@@ -90,7 +95,8 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// [`WIDEN_BASE`] and [`WIDEN_RATE`]) and `prior=hand|model` (the tree's priors, see
 /// [`Priors`]; default model) and `patterns=classic|learned:G` (the heavy playouts' 3x3
 /// patterns: the classic shapes, or the built-in [`MoveModel`](crate::MoveModel)'s of gamma `G` or more) and
-/// `tactics=true|false` (ladder and two-liberty reading in the heavy playouts, default false). Go
+/// `tactics=true|false` (ladder and two-liberty reading in the heavy playouts, default false) and
+/// `nakade=true|false` (vital points and dead-shape fills of small eye spaces, default false). Go
 /// defaults where the spec is silent: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`,
 /// `prior_visits=210`, `prior_even=14` ([`PRIOR_VISITS`], [`PRIOR_EVEN`]). ([`go_agent`]
 /// also reads `honest_pass`.)
@@ -122,6 +128,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let playouts = word(spec, "playout", &[("heavy", Playouts::Heavy), ("light", Playouts::Light)], Playouts::Heavy)?;
     let widen = word(spec, "widen", &[("true", true), ("false", false)], true)?;
     let tactics = word(spec, "tactics", &[("true", true), ("false", false)], false)?;
+    let nakade = word(spec, "nakade", &[("true", true), ("false", false)], false)?;
     let amaf_all = word(spec, "amaf", &[("tree", false), ("all", true)], true)?;
     let priors = word(spec, "prior", &[("model", Priors::Model), ("hand", Priors::Hand)], Priors::Model)?;
     // `patterns=classic` or `patterns=learned:G`: the model's patterns of gamma G or more.
@@ -151,6 +158,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_priors(priors)
         .with_playout_amaf(amaf_all)
         .with_tactics(tactics)
+        .with_nakade(nakade)
         .with_prior_shares(config.prior_visits > 0.0);
     let policy = match patterns {
         Some(g) => policy.with_learned_patterns(g),
@@ -313,6 +321,9 @@ impl Agent<Go> for GoAgent {
         if policy.tactics() {
             spec = spec.with("tactics", true);
         }
+        if policy.nakade() {
+            spec = spec.with("nakade", true);
+        }
         if let Some(g) = policy.learned_patterns() {
             spec = spec.with("patterns", format!("learned:{g}"));
         }
@@ -462,6 +473,9 @@ mod tests {
         let fights = go_agent(&Spec::parse("mcts(tactics=true)").unwrap()).unwrap();
         assert!(fights.inner().policy().tactics() && fights.name().contains("tactics=true"), "{}", fights.name());
         assert!(!agent.inner().policy().tactics() && !agent.name().contains("tactics"));
+        let nakade = go_agent(&Spec::parse("mcts(nakade=true)").unwrap()).unwrap();
+        assert!(nakade.inner().policy().nakade() && nakade.name().contains("nakade=true"), "{}", nakade.name());
+        assert!(!agent.inner().policy().nakade() && !agent.name().contains("nakade"));
         let all = go_agent(&Spec::parse("mcts(amaf=all)").unwrap()).unwrap();
         assert!(all.inner().policy().playout_amaf() && !all.name().contains("amaf"), "{}", all.name());
         assert_eq!(all.inner().config().rave_equiv, RAVE_EQUIV);

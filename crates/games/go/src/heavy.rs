@@ -6,14 +6,18 @@
 //! 1. atari escape: an own group next to the last move is in atari — capture a neighbouring
 //!    opponent group in atari, or extend on its liberty if that gives two liberties or more
 //!    (with `tactics`, not when a ladder would capture it anyway);
-//! 2. capture: an opponent group next to the last move is in atari — take it;
+//! 2. capture: an opponent group next to the last move is in atari — take it; with `nakade`,
+//!    then the vital point of a small eye space the last move made or shrank (straight or bent
+//!    three, pyramid four, crossed or bulky five, rabbity six: shapes that die when the
+//!    attacker takes that point first);
 //! 3. with `tactics`, two-liberty fights next to the last move, as in Pachi's Moggy policy:
 //!    a group with two liberties that cannot connect out in two ways is put in atari (the
 //!    opponent's) or extended (one's own, unless the extension gains nothing), and an own
 //!    such group counter-ataris or captures the groups around it;
 //! 4. patterns: an empty point around the last move matches a 3x3 pattern;
 //! 5. random: a light move, re-drawn a few times while it is a self-atari (a move after
-//!    which its own group has one liberty and that captures nothing).
+//!    which its own group has one liberty and that captures nothing; with `nakade`, not when
+//!    the group fills the opponent's eye space and its capture leaves a dead shape there).
 //!
 //! Patterns come through [`PatternHook`]; [`Pattern3x3`] is a table of 3x3 neighbourhoods
 //! (the eight points around an empty point, seen from the side to move), closed under the
@@ -307,6 +311,132 @@ fn hopeless_extension(board: &Board, owner: Color, lib: usize, other: usize) -> 
     own == 1 && (empty == 1 || (empty == 2 && nbrs.contains(&other)))
 }
 
+/// The largest eye space the nakade rules judge.
+const NAKADE_MAX: usize = 6;
+
+/// How a set of at most [`NAKADE_MAX`] points (an eye space, or the stones that will leave
+/// one when captured) fares against an attacker: `Some(Some(v))` when it dies if the attacker
+/// takes `v` first (straight and bent three, pyramid four, crossed and bulky five, rabbity
+/// six), `Some(None)` when it is dead anyway (one to two points, square four), `None` when it
+/// can make two eyes. Shapes are told apart by how many neighbours in the set each point has.
+fn nakade_shape(board: &Board, points: &[usize]) -> Option<Option<usize>> {
+    let n = points.len();
+    if n <= 2 {
+        return Some(None);
+    }
+    let mut degree = [0u8; NAKADE_MAX];
+    for (i, &p) in points.iter().enumerate() {
+        degree[i] = board.nbrs(p).iter().filter(|q| points.contains(q)).count() as u8;
+    }
+    let mut sorted = degree;
+    sorted[..n].sort_unstable();
+    let vital = || {
+        let top = (0..n).max_by_key(|&i| degree[i]).unwrap_or(0);
+        Some(Some(points[top]))
+    };
+    match &sorted[..n] {
+        [1, 1, 2] | [1, 1, 1, 3] | [1, 1, 1, 1, 4] | [1, 2, 2, 2, 3] | [1, 1, 2, 2, 2, 4] => vital(),
+        [2, 2, 2, 2] => Some(None),
+        _ => None,
+    }
+}
+
+/// The empty region around the empty point `e`, if it has at most [`NAKADE_MAX`] points and
+/// only stones of one colour (and the edge) around it: its points and that colour's cell.
+fn small_eye_space(board: &Board, e: usize, region: &mut [usize; NAKADE_MAX]) -> Option<(usize, u8)> {
+    region[0] = e;
+    let mut n = 1;
+    let mut owner = EMPTY;
+    let mut i = 0;
+    while i < n {
+        for q in board.nbrs(region[i]) {
+            match board.cell(q) {
+                BORDER => {}
+                EMPTY => {
+                    if !region[..n].contains(&q) {
+                        if n == NAKADE_MAX {
+                            return None;
+                        }
+                        region[n] = q;
+                        n += 1;
+                    }
+                }
+                c if owner == EMPTY || owner == c => owner = c,
+                _ => return None,
+            }
+        }
+        i += 1;
+    }
+    (owner != EMPTY).then_some((n, owner))
+}
+
+/// The attacker's reply when the last move, on `last`, made or shrank an eye space of its own
+/// side next to it that dies if the side to move takes its vital point first.
+fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
+    let mut region = [0usize; NAKADE_MAX];
+    let color = board.to_move();
+    for e in board.nbrs(last) {
+        if board.cell(e) != EMPTY {
+            continue;
+        }
+        let Some((n, owner)) = small_eye_space(board, e, &mut region) else { continue };
+        if owner == color.cell() {
+            continue;
+        }
+        if let Some(Some(v)) = nakade_shape(board, &region[..n])
+            && HeavyPolicy::<NoPatterns>::playable(board, color, v)
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Whether a `color` stone on the empty point `p`, a self-atari joining own stones, fills the
+/// opponent's eye space so that the capture leaves a dead shape: the group it makes has at
+/// most [`NAKADE_MAX`] stones touching nothing but the opponent's stones, the edge and its last
+/// liberty, which touches nothing but the group, the opponent's stones and the edge.
+fn nakade_fill(board: &Board, color: Color, p: usize) -> bool {
+    let own = color.cell();
+    let mut stones = [0usize; NAKADE_MAX];
+    stones[0] = p;
+    let mut n = 1;
+    let mut liberty = None;
+    for q in board.nbrs(p) {
+        match board.cell(q) {
+            EMPTY => liberty = Some(q),
+            c if c == own => {
+                let g = board.group_of(q);
+                if stones[..n].iter().any(|&s| board.cell(s) == own && board.group_of(s) == g) {
+                    continue;
+                }
+                let mut s = g;
+                loop {
+                    if n == NAKADE_MAX {
+                        return false;
+                    }
+                    stones[n] = s;
+                    n += 1;
+                    s = board.next_stone(s);
+                    if s == g {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // The group's one liberty (it is a self-atari), found next to the new stone or the others.
+    let liberty = liberty
+        .or_else(|| stones[1..n].iter().flat_map(|&s| board.nbrs(s)).find(|&q| q != p && board.cell(q) == EMPTY));
+    let Some(l) = liberty else { return false };
+    let enclosed = board.nbrs(l).into_iter().all(|q| {
+        let c = board.cell(q);
+        q == p || (c != EMPTY && (c != own || stones[..n].contains(&q)))
+    });
+    enclosed && nakade_shape(board, &stones[..n]).is_some()
+}
+
 /// Adds the point `l` to the candidates `cands[..n]` if there is room, it is not there yet and
 /// `ok()` holds (asked last, as it is the dear part).
 #[inline]
@@ -330,6 +460,9 @@ pub struct HeavyPolicy<P: PatternHook = NoPatterns> {
     /// Fight tactics: escapes from atari are read as ladders, and groups with two liberties
     /// next to the last move are attacked and defended (step 3 of the module docs).
     pub tactics: bool,
+    /// Nakade: the vital point of a small eye space next to the last move is taken, and a
+    /// self-atari that leaves a dead shape when captured is allowed (step 2 of the module docs).
+    pub nakade: bool,
 }
 
 impl Default for HeavyPolicy<NoPatterns> {
@@ -341,7 +474,7 @@ impl Default for HeavyPolicy<NoPatterns> {
 impl<P: PatternHook> HeavyPolicy<P> {
     /// A policy with the given patterns and the usual settings.
     pub fn new(patterns: P) -> HeavyPolicy<P> {
-        HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true, tactics: false }
+        HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true, tactics: false, nakade: false }
     }
 
     /// Whether the side to move may play `p` (empty, not ko, not suicide, not an own eye).
@@ -366,7 +499,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 return false;
             }
         }
-        true
+        !(self.nakade && nakade_fill(board, color, p.index()))
     }
 
     /// The move the policy picks for the side to move, or `None` to pass.
@@ -422,6 +555,12 @@ impl<P: PatternHook> HeavyPolicy<P> {
             }
             if n > 0 {
                 return Some(Point(cands[rng.below(n)] as u16));
+            }
+            // The vital point of an eye space that the last move made or shrank.
+            if self.nakade
+                && let Some(v) = nakade_reply(board, last)
+            {
+                return Some(Point(v as u16));
             }
             // 3. Two-liberty fights next to the last move.
             if self.tactics {
@@ -546,5 +685,58 @@ impl<P: PatternHook> HeavyPolicy<P> {
         record: impl FnMut(Color, Point),
     ) -> i32 {
         board.play_out(max_moves, |b| self.choose(b, rng), record)
+    }
+}
+
+#[cfg(test)]
+mod nakade_tests {
+    use super::*;
+
+    /// The verdict of [`nakade_shape`] on points given as rows of text (`x` in the set), with the
+    /// vital point as (column, row) from the top left.
+    fn judge(rows: &[&str]) -> Option<Option<(usize, usize)>> {
+        let board = Board::new(9).unwrap();
+        let mut points = Vec::new();
+        for (y, row) in rows.iter().enumerate() {
+            for (x, c) in row.chars().enumerate() {
+                if c == 'x' {
+                    points.push(board.point(x + 2, y + 2).unwrap().index());
+                }
+            }
+        }
+        nakade_shape(&board, &points).map(|v| {
+            v.map(|v| {
+                let (x, y) = board.coords(Point(v as u16)).unwrap();
+                (x - 2, y - 2)
+            })
+        })
+    }
+
+    #[test]
+    fn killable_shapes_have_their_vital_points() {
+        assert_eq!(judge(&["xxx"]), Some(Some((1, 0))), "straight three");
+        assert_eq!(judge(&["xx", ".x"]), Some(Some((1, 0))), "bent three");
+        assert_eq!(judge(&["xxx", ".x."]), Some(Some((1, 0))), "pyramid four");
+        assert_eq!(judge(&[".x.", "xxx", ".x."]), Some(Some((1, 1))), "crossed five");
+        assert_eq!(judge(&["xx.", "xxx"]), Some(Some((1, 1))), "bulky five");
+        assert_eq!(judge(&[".x.", "xxx", "xx."]), Some(Some((1, 1))), "rabbity six");
+    }
+
+    #[test]
+    fn dead_and_living_shapes_are_told_apart() {
+        assert_eq!(judge(&["x"]), Some(None));
+        assert_eq!(judge(&["xx"]), Some(None));
+        assert_eq!(judge(&["xx", "xx"]), Some(None), "square four");
+        for (rows, name) in [
+            (&["xxxx"][..], "straight four"),
+            (&["xxx", "x.."][..], "bent four"),
+            (&["xx.", ".xx"][..], "zigzag four"),
+            (&["xxx", ".x.", ".x."][..], "T five"),
+            (&["x.x", "xxx"][..], "U five"),
+            (&["xxx", "xxx"][..], "two by three"),
+            (&["xxxxx"][..], "straight five"),
+        ] {
+            assert_eq!(judge(rows), None, "{name}");
+        }
     }
 }

@@ -208,6 +208,19 @@ impl GoPolicy {
         self.heavy.tactics
     }
 
+    /// Turns the heavy playouts' nakade rules on or off (default off): the vital point of a
+    /// small eye space next to the last move is taken, and self-ataris that fill the
+    /// opponent's eye space to a dead shape are played ([`HeavyPolicy::nakade`]).
+    pub fn with_nakade(mut self, on: bool) -> GoPolicy {
+        self.heavy = Arc::new(HeavyPolicy { nakade: on, ..(*self.heavy).clone() });
+        self
+    }
+
+    /// Whether the heavy playouts use their nakade rules.
+    pub fn nakade(&self) -> bool {
+        self.heavy.nakade
+    }
+
     /// The heavy playouts' 3x3 patterns.
     pub fn playout_patterns(&self) -> &Pattern3x3 {
         &self.heavy.patterns

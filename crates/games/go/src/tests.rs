@@ -458,11 +458,59 @@ fn pattern_keys_and_symmetries() {
 }
 
 #[test]
+fn nakade_takes_the_vital_point_and_fills_dead_shapes() {
+    let plain = HeavyPolicy::default();
+    let nakade = HeavyPolicy { nakade: true, ..HeavyPolicy::default() };
+    let mut rng = tabula_core::Rng::new(23);
+    // White closes a straight three in the corner (A1 B1 C1) with D1, then a pyramid four
+    // (A1 B1 C1 B2): Black takes the vital point B1 at once. White's straight four lives:
+    // it has no vital point, and nothing is played inside it by rule.
+    for (moves, vital) in [
+        ("pass A2 pass B2 pass C2 pass D2 pass D1", Some("B1")),
+        ("pass A2 pass C2 pass B3 pass D1", Some("B1")),
+        ("pass A2 pass B2 pass C2 pass D2 pass E2 pass E1", None),
+    ] {
+        let mut g = go("go(size=7)");
+        play(&mut g, moves);
+        let picks: Vec<_> = (0..30).map(|_| nakade.choose(g.board(), &mut rng)).collect();
+        match vital {
+            Some(v) => {
+                assert!(picks.iter().all(|&m| m == Some(pt(&g, v))), "{picks:?}\n{g}");
+                let plain_picks = (0..30).filter(|_| plain.choose(g.board(), &mut rng) == Some(pt(&g, v))).count();
+                assert!(plain_picks < 30, "\n{g}");
+            }
+            None => assert!(picks.iter().any(|&m| m != picks[0]), "{picks:?}\n{g}"),
+        }
+    }
+    // Black has B1 inside White's straight three: A1 is a self-atari of two stones, but one
+    // that leaves White a two-point eye space when captured, so with nakade it may be played.
+    let mut g = go("go(size=7)");
+    play(&mut g, "pass A2 pass B2 pass C2 pass D2 pass D1 B1 pass");
+    assert!(plain.is_self_atari(g.board(), Color::Black, pt(&g, "A1")));
+    assert!(!nakade.is_self_atari(g.board(), Color::Black, pt(&g, "A1")), "\n{g}");
+    // Open on the right (no White D1), the space is not closed: still a self-atari.
+    let mut open = go("go(size=7)");
+    play(&mut open, "pass A2 pass B2 pass C2 pass D2 B1 pass");
+    assert!(nakade.is_self_atari(open.board(), Color::Black, pt(&open, "A1")), "\n{open}");
+    // Three stones filling a straight four leave a straight three, which dies; four filling a
+    // straight five leave a straight four, which lives: that stays a self-atari.
+    let mut four = go("go(size=9)");
+    play(&mut four, "pass A2 pass B2 pass C2 pass D2 pass E1 B1 pass C1 pass");
+    assert!(!nakade.is_self_atari(four.board(), Color::Black, pt(&four, "A1")), "\n{four}");
+    let mut five = go("go(size=9)");
+    play(&mut five, "pass A2 pass B2 pass C2 pass D2 pass E2 pass F1 B1 pass C1 pass D1 pass");
+    for p in ["A1", "E1"] {
+        assert!(nakade.is_self_atari(five.board(), Color::Black, pt(&five, p)), "{p}\n{five}");
+    }
+}
+
+#[test]
 fn heavy_playouts_finish_and_score() {
     let mut rng = tabula_core::Rng::new(11);
     let plain = HeavyPolicy::new(Pattern3x3::classic());
     let tactical = HeavyPolicy { tactics: true, ..plain.clone() };
-    let policies = [&plain, &tactical];
+    let nakade = HeavyPolicy { nakade: true, ..plain.clone() };
+    let policies = [&plain, &tactical, &nakade];
     for (size, policy) in policies.into_iter().flat_map(|p| [(5, p), (9, p), (19, p)]) {
         let g = Go::new(size, Rules::default());
         for _ in 0..10 {
