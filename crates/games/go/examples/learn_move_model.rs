@@ -15,7 +15,9 @@
 //! 0: no spatial patterns); the second fits the model. It reports the prediction rate on the
 //! training positions and on `--test-games` games of the `--test` archive, and writes the
 //! model with those figures in its header. The fit is deterministic; the built-in model is
-//! the output of the command above.
+//! the output of the command above. With `--ladders` the model reads ladders
+//! (`MoveModel::reads_ladders`): an atari escape that a ladder captures is a tactic class of
+//! its own; an agent uses such a model with `mcts(model=FILE)`.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -32,12 +34,14 @@ struct Args {
     test: Option<PathBuf>,
     test_games: usize,
     spatial_min: u32,
+    ladders: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let (mut games, mut iterations, mut test, mut test_games, mut spatial_min) = (4000, 12, None, 300, 20);
     let mut files = Vec::new();
+    let mut ladders = false;
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -48,17 +52,18 @@ fn parse_args() -> Result<Args, String> {
             "--spatial-min" => {
                 spatial_min = value("--spatial-min")?.parse().map_err(|e| format!("--spatial-min: {e}"))?
             }
+            "--ladders" => ladders = true,
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             _ => files.push(PathBuf::from(a)),
         }
     }
     if files.len() < 2 {
-        return Err("usage: learn_move_model [--games N] [--iterations K] [--spatial-min N] [--test ARCHIVE] \
-             [--test-games N] OUT ARCHIVE..."
+        return Err("usage: learn_move_model [--games N] [--iterations K] [--spatial-min N] [--ladders] \
+             [--test ARCHIVE] [--test-games N] OUT ARCHIVE..."
             .into());
     }
     let out = files.remove(0);
-    Ok(Args { out, archives: files, games, iterations, test, test_games, spatial_min })
+    Ok(Args { out, archives: files, games, iterations, test, test_games, spatial_min, ladders })
 }
 
 /// Gives `observe` every position (before the move) and move of up to `limit` 19x19 games of
@@ -155,7 +160,7 @@ fn run() -> Result<(), String> {
         dict
     };
     let spatial = dict.len();
-    let mut train = ModelTrainer::with_spatial(dict.clone());
+    let mut train = ModelTrainer::with_spatial(dict.clone()).reading_ladders(args.ladders);
     let read = read_archives(&args.archives, args.games, |b, p| {
         train.observe(b, p);
     })?;
@@ -168,15 +173,16 @@ fn run() -> Result<(), String> {
     let mut header = format!(
         "tabula Go move model: Bradley-Terry gammas fitted by minorization-maximization ({} rounds)\n\
          to {games} 19x19 games of the shared KGS collection ({})\n\
-         with {spatial} spatial patterns, those seen at least {} times around the moves played\n\
+         with {spatial} spatial patterns, those seen at least {} times around the moves played{}\n\
          on the training games: {}",
         args.iterations,
         sources.join(", "),
         args.spatial_min,
+        if args.ladders { ", reading atari escapes as ladders" } else { "" },
         show(&on_train)
     );
     if let Some(test) = &args.test {
-        let mut held = ModelTrainer::with_spatial(dict);
+        let mut held = ModelTrainer::with_spatial(dict).reading_ladders(args.ladders);
         let n = read_archive(test, args.test_games, |b, p| {
             held.observe(b, p);
         })?;

@@ -27,6 +27,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "the tree's priors: model (learned from expert games) or hand (hand-written rules)",
     ),
     ParamInfo::new(
+        "model",
+        "builtin",
+        "the move model of the priors: builtin, or a file written by the learn_move_model example",
+    ),
+    ParamInfo::new(
         "patterns",
         "classic",
         "heavy playouts' 3x3 shapes: classic, or learned:G (the model's of gamma G > 1)",
@@ -93,8 +98,10 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// (default heavy), `widen=true|false` (progressive widening, default true) and
 /// `widen_base`, `widen_rate` (its schedule, `base + rate * sqrt(visits)` children, default
 /// [`WIDEN_BASE`] and [`WIDEN_RATE`]) and `prior=hand|model` (the tree's priors, see
-/// [`Priors`]; default model) and `patterns=classic|learned:G` (the heavy playouts' 3x3
-/// patterns: the classic shapes, or the built-in [`MoveModel`](crate::MoveModel)'s of gamma `G` or more) and
+/// [`Priors`]; default model) and `model=builtin|FILE` (that model: the built-in
+/// [`MoveModel`](crate::MoveModel) or one read from a file, see [`MoveModel::parse`](crate::MoveModel::parse))
+/// and `patterns=classic|learned:G` (the heavy playouts' 3x3 patterns: the classic shapes, or
+/// the model's of gamma `G` or more) and
 /// `tactics=true|false` (ladder and two-liberty reading in the heavy playouts, default false) and
 /// `nakade=true|false` (vital points and dead-shape fills of small eye spaces, default false). Go
 /// defaults where the spec is silent: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`,
@@ -160,6 +167,14 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_tactics(tactics)
         .with_nakade(nakade)
         .with_prior_shares(config.prior_visits > 0.0);
+    let policy = match spec.get("model").map(str::trim) {
+        None | Some("builtin") => policy,
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|e| bad(spec, "model", file, &e.to_string()))?;
+            let model = crate::MoveModel::parse(&text).map_err(|e| bad(spec, "model", file, &e.to_string()))?;
+            policy.with_model(file, model)
+        }
+    };
     let policy = match patterns {
         Some(g) => policy.with_learned_patterns(g),
         None => policy,
@@ -323,6 +338,9 @@ impl Agent<Go> for GoAgent {
         }
         if policy.nakade() {
             spec = spec.with("nakade", true);
+        }
+        if let Some(file) = policy.model_file() {
+            spec = spec.with("model", file);
         }
         if let Some(g) = policy.learned_patterns() {
             spec = spec.with("patterns", format!("learned:{g}"));
@@ -512,9 +530,10 @@ mod tests {
         assert_eq!(spelled.name(), plain.name());
         let (p, q) = (spelled.inner.policy(), plain.inner.policy());
         assert_eq!(
-            (p.playouts(), p.prior_source(), p.learned_patterns(), p.widening_enabled(), p.widening_schedule()),
-            (q.playouts(), q.prior_source(), q.learned_patterns(), q.widening_enabled(), q.widening_schedule())
+            (p.playouts(), p.prior_source(), p.model_file(), p.learned_patterns(), p.widening_enabled()),
+            (q.playouts(), q.prior_source(), q.model_file(), q.learned_patterns(), q.widening_enabled())
         );
+        assert_eq!(p.widening_schedule(), q.widening_schedule());
         assert_eq!(spelled.honest_pass, plain.honest_pass);
         // And each one is read: a value it cannot take is an error.
         for p in MCTS_PARAMS {

@@ -537,6 +537,8 @@ impl Board {
     /// extends on its liberty, the other side can keep it in atari move after move until it
     /// is captured. The escaping side captures an attacking group in atari whenever it can,
     /// which breaks the ladder; the reading gives up (no ladder) after `budget` positions.
+    /// The reading plays on scratch boards kept by the calling thread and reused by its later
+    /// readings: one board per step of the deepest reading so far (about 15 KB each).
     pub fn ladder_captures(&self, stone: Point, budget: u32) -> bool {
         let Some(color) = self.color_at(stone) else { return false };
         if !self.group_in_atari(self.group[stone.index()] as usize) {

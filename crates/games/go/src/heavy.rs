@@ -282,8 +282,9 @@ impl PatternStats {
     }
 }
 
-/// Positions a playout's ladder reading may visit before it gives up (no ladder).
-const LADDER_BUDGET: u32 = 40;
+/// Positions a ladder reading of the playouts or of the move model may visit before it gives
+/// up (no ladder).
+pub(crate) const LADDER_BUDGET: u32 = 40;
 
 /// Whether the group `g` of `owner`, with the two liberties `libs`, cannot be put in danger: one
 /// liberty connects it to another group of `owner` with two liberties or more, and the other

@@ -57,7 +57,8 @@ pub use agent::{
 };
 pub use gtp::{GoEngine, gtp_engine, gtp_engine_with_limits, run_gtp};
 pub use model::{
-    DISTANCES, LINES, ModelError, ModelTrainer, MoveFeatures, MoveModel, Prediction, TACTICS, move_features,
+    BASE_TACTICS, DISTANCES, LINES, ModelError, ModelTrainer, MoveFeatures, MoveModel, Prediction, TACTICS,
+    move_features,
 };
 pub use policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 pub use sgf_replay::{IllegalFlag, IllegalReason, ReplayError, ReplaySummary, replay_main_line, replay_tree};

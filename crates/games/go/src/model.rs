@@ -13,7 +13,8 @@
 //! product of its features' gammas, and the probability that it is chosen is its strength
 //! divided by the sum over every legal move. The groups:
 //! - `pattern`: the 3x3 neighbourhood (colours and the board's edge), up to symmetry;
-//! - `tactic`: capture, atari escape, self-atari, atari, extension of a two-liberty group;
+//! - `tactic`: capture, atari escape, self-atari, atari, extension of a two-liberty group,
+//!   and in a model that reads ladders an atari escape that a ladder captures;
 //! - `last`, `prev`: the distance to the last move and to the mover's own previous move
 //!   (Coulom's `dx + dy + max(dx, dy)`, in classes);
 //! - `line`: the distance to the nearest edge;
@@ -30,12 +31,17 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use crate::board::{Board, Color, EMPTY, Point};
-use crate::heavy::{Pattern3x3, canonical_key, pattern_key};
+use crate::heavy::{LADDER_BUDGET, Pattern3x3, canonical_key, pattern_key};
 use crate::spatial::{SpatialDict, decode_states, encode_states};
 
 /// Tactic classes (the first that applies): none, capture, atari escape, self-atari, atari,
-/// extension of an own two-liberty group to three liberties or more.
-pub const TACTICS: usize = 6;
+/// extension of an own two-liberty group to three liberties or more, and, in a model that
+/// reads ladders ([`MoveModel::reads_ladders`]), an atari escape that a ladder captures.
+/// That last class splits the escapes a strong player tells apart at a glance and a 3x3
+/// pattern cannot: run out of a broken ladder, never out of a working one.
+pub const TACTICS: usize = 7;
+/// The tactic classes of a model that does not read ladders: all but the last.
+pub const BASE_TACTICS: usize = 6;
 /// Distance classes to a move: none (a pass, or no move yet), then `dx + dy + max(dx, dy)`
 /// of 2, 3, 4, 5-6, 7-9 and 10 or more.
 pub const DISTANCES: usize = 7;
@@ -102,12 +108,15 @@ fn distance_class(board: &Board, p: Point, to: Option<Point>) -> u8 {
 }
 
 /// The features of the empty point `p` as a move of the side to move on `board`, its
-/// spatial pattern looked up in `spatial`.
-pub fn move_features(board: &Board, spatial: &SpatialDict, p: Point) -> MoveFeatures {
+/// spatial pattern looked up in `spatial`; with `ladders`, an atari escape that leaves two
+/// liberties is read out as a ladder (tactic class 6 when the ladder captures).
+pub fn move_features(board: &Board, spatial: &SpatialDict, p: Point, ladders: bool) -> MoveFeatures {
     let color: Color = board.to_move();
     let pattern = canonical_table()[pattern_key(board, color, p) as usize];
     let (own, opp) = (color.cell(), color.other().cell());
-    let (mut capture, mut escape, mut atari, mut two_libs) = (false, false, false, false);
+    let (mut capture, mut atari, mut two_libs) = (false, false, false);
+    // A stone of an own group in atari.
+    let mut escape = None;
     for n in board.nbrs(p.index()) {
         let c = board.cell(n);
         if c == EMPTY || (c != own && c != opp) {
@@ -118,7 +127,7 @@ pub fn move_features(board: &Board, spatial: &SpatialDict, p: Point) -> MoveFeat
             if c == opp {
                 capture = true;
             } else {
-                escape = true;
+                escape = Some(Point(n as u16));
             }
         } else if board.group_liberties(g, 3) == 2 {
             if c == opp {
@@ -131,8 +140,10 @@ pub fn move_features(board: &Board, spatial: &SpatialDict, p: Point) -> MoveFeat
     let libs = board.liberties_after(color, p, 3);
     let tactic = if capture {
         1
-    } else if escape && libs >= 2 {
-        2
+    } else if let Some(s) = escape
+        && libs >= 2
+    {
+        if ladders && libs == 2 && board.ladder_captures(s, LADDER_BUDGET) { 6 } else { 2 }
     } else if libs <= 1 {
         3
     } else if atari {
@@ -168,6 +179,8 @@ pub struct MoveModel {
     /// Indexed by spatial id; `spatial[0]` is for moves with no pattern in `dict`.
     spatial: Vec<f32>,
     dict: SpatialDict,
+    /// Whether atari escapes are read out as ladders (the last tactic class).
+    ladders: bool,
 }
 
 impl Default for MoveModel {
@@ -198,7 +211,20 @@ impl MoveModel {
             line: [1.0; LINES],
             spatial: vec![1.0; dict.len() + 1],
             dict,
+            ladders: false,
         }
+    }
+
+    /// Whether the model reads ladders: its tactic classes tell an atari escape that a ladder
+    /// captures from one that gets away (a `tactic` line of [`TACTICS`] values, not
+    /// [`BASE_TACTICS`]).
+    pub fn reads_ladders(&self) -> bool {
+        self.ladders
+    }
+
+    /// The tactic classes in use.
+    fn tactics(&self) -> &[f32] {
+        &self.tactic[..if self.ladders { TACTICS } else { BASE_TACTICS }]
     }
 
     /// The spatial patterns the model knows.
@@ -240,13 +266,13 @@ impl MoveModel {
     /// The features of the empty point `p` as a move of the side to move.
     #[inline]
     pub fn features(&self, board: &Board, p: Point) -> MoveFeatures {
-        move_features(board, &self.dict, p)
+        move_features(board, &self.dict, p, self.ladders)
     }
 
     /// The small groups' gammas by name: `tactic`, `last`, `prev`, `line`.
     pub fn group(&self, name: &str) -> Option<&[f32]> {
         match name {
-            "tactic" => Some(&self.tactic),
+            "tactic" => Some(self.tactics()),
             "last" => Some(&self.last),
             "prev" => Some(&self.prev),
             "line" => Some(&self.line),
@@ -282,7 +308,7 @@ impl MoveModel {
             let _ = writeln!(out, "# {line}");
         }
         for (name, values) in
-            [("tactic", &self.tactic[..]), ("last", &self.last), ("prev", &self.prev), ("line", &self.line)]
+            [("tactic", self.tactics()), ("last", &self.last), ("prev", &self.prev), ("line", &self.line)]
         {
             let _ = write!(out, "{name}");
             for v in values {
@@ -351,8 +377,21 @@ impl MoveModel {
             }
             if let Some((g, values)) = group {
                 let read: Vec<f32> = words.map(number).collect::<Result<_, _>>()?;
+                if g == 0 && read.len() == BASE_TACTICS {
+                    values[..BASE_TACTICS].copy_from_slice(&read);
+                    seen[g] = true;
+                    continue;
+                }
+                if g == 0 && read.len() == TACTICS {
+                    m.ladders = true;
+                }
                 if read.len() != values.len() {
-                    return Err(err(format!("`{head}` needs {} values, found {}", values.len(), read.len())));
+                    let needs = if g == 0 {
+                        format!("{BASE_TACTICS} values ({TACTICS} in a model that reads ladders)")
+                    } else {
+                        format!("{} values", values.len())
+                    };
+                    return Err(err(format!("`{head}` needs {needs}, found {}", read.len())));
                 }
                 values.copy_from_slice(&read);
                 seen[g] = true;
@@ -400,6 +439,7 @@ pub struct ModelTrainer {
     small: Vec<u16>,
     spatial: Vec<u32>,
     dict: SpatialDict,
+    ladders: bool,
 }
 
 impl ModelTrainer {
@@ -411,6 +451,13 @@ impl ModelTrainer {
     /// No positions yet; moves get their spatial features from `dict`.
     pub fn with_spatial(dict: SpatialDict) -> ModelTrainer {
         ModelTrainer { dict, ..ModelTrainer::default() }
+    }
+
+    /// Reads atari escapes out as ladders (see [`MoveModel::reads_ladders`]) in the positions
+    /// observed from now on and in the model fitted. Set it before the first observation.
+    pub fn reading_ladders(mut self, ladders: bool) -> ModelTrainer {
+        self.ladders = ladders;
+        self
     }
 
     /// Records that the side to move on `board` played `played`. Every legal point is a
@@ -431,7 +478,7 @@ impl ModelTrainer {
             if p == played {
                 chosen = Some(self.patterns.len() - start);
             }
-            let f = move_features(board, &self.dict, p);
+            let f = move_features(board, &self.dict, p, self.ladders);
             self.patterns.push(f.pattern);
             self.small.push(f.pack());
             self.spatial.push(f.spatial);
@@ -470,6 +517,7 @@ impl ModelTrainer {
     /// six groups in turn; `progress` gets the round and the mean log-likelihood after it.
     pub fn fit(&self, iterations: usize, mut progress: impl FnMut(usize, f64)) -> MoveModel {
         let mut model = MoveModel::with_spatial(self.dict.clone());
+        model.ladders = self.ladders;
         // Wins: how often each feature was in the team that was chosen.
         let mut wins: [Vec<f64>; GROUPS] = [
             vec![0.0; 1 << 16],
@@ -601,10 +649,10 @@ mod tests {
         let b = board(&[(2, 2), (2, 3), (3, 3), (8, 8), (1, 3)]);
         assert_eq!(b.to_move(), Color::White);
         let none = SpatialDict::new();
-        let escape = move_features(&b, &none, b.point(2, 4).unwrap());
+        let escape = move_features(&b, &none, b.point(2, 4).unwrap(), true);
         assert_eq!(escape.tactic, 2, "extending out of atari");
         assert_eq!(escape.last, 2, "diagonal to the last move: {escape:?}");
-        let far = move_features(&b, &none, b.point(6, 1).unwrap());
+        let far = move_features(&b, &none, b.point(6, 1).unwrap(), true);
         assert_eq!((far.tactic, far.line), (0, 1));
         assert_eq!(far.prev, distance_class(&b, b.point(6, 1).unwrap(), b.point(8, 8)));
         assert_eq!(b.previous_move(), b.point(8, 8));
@@ -633,6 +681,8 @@ mod tests {
         let twice = format!("{text}{}", text.lines().last().unwrap());
         assert!(MoveModel::parse(&twice).is_err(), "a spatial pattern listed twice");
         for bad in [
+            // Neither the six tactic classes nor the seven of a model that reads ladders.
+            "tactic 1 1 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1",
             "tactic 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1",
             "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nline 1 1 1 1 1",
             "tactic 1 1 1 1 1 -1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1",
@@ -648,6 +698,13 @@ mod tests {
         }
         let good = "tactic 1 1 1 1 1 1\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\nspatial 4 000000 2";
         assert_eq!(MoveModel::parse(good).unwrap().spatial_dict().len(), 1);
+        assert!(!MoveModel::parse(good).unwrap().reads_ladders());
+        // Seven tactic values: a model that reads ladders, and it writes seven back.
+        let ladders = MoveModel::parse(&good.replacen("tactic 1 1 1 1 1 1", "tactic 1 1 1 1 1 1 0.25", 1)).unwrap();
+        assert!(ladders.reads_ladders());
+        assert_eq!(ladders.group("tactic").unwrap().len(), TACTICS);
+        assert_eq!(MoveModel::parse(&ladders.to_text("")).unwrap(), ladders);
+        assert_eq!(m.group("tactic").unwrap().len(), BASE_TACTICS);
     }
 
     #[test]

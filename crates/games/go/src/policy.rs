@@ -110,6 +110,8 @@ pub struct GoPolicy {
     /// Whether the model's priors are given as square roots of probabilities (for priors as
     /// virtual experience) rather than as fractions of the best move's gamma.
     prior_shares: bool,
+    /// A move model read from a file, with the file's name (`None`: the built-in model).
+    model: Option<Arc<(String, MoveModel)>>,
 }
 
 impl Default for GoPolicy {
@@ -133,7 +135,25 @@ impl GoPolicy {
             learned_patterns: None,
             amaf_playouts: true,
             prior_shares: false,
+            model: None,
         }
+    }
+
+    /// Takes the tree's priors (and learned playout patterns set after this) from `model`,
+    /// read from the file `file`, instead of the built-in [`MoveModel`].
+    pub fn with_model(mut self, file: impl Into<String>, model: MoveModel) -> GoPolicy {
+        self.model = Some(Arc::new((file.into(), model)));
+        self
+    }
+
+    /// The move model of the priors: one read from a file, or the built-in one.
+    pub fn move_model(&self) -> &MoveModel {
+        self.model.as_ref().map_or_else(|| MoveModel::builtin(), |m| &m.1)
+    }
+
+    /// The file the move model was read from, `None` for the built-in model.
+    pub fn model_file(&self) -> Option<&str> {
+        self.model.as_ref().map(|m| m.0.as_str())
     }
 
     /// Gives the model's priors as the square root of each move's probability under the model
@@ -181,10 +201,10 @@ impl GoPolicy {
         self
     }
 
-    /// Heavy playouts with the built-in [`MoveModel`]'s 3x3 patterns of gamma `min_gamma` or
-    /// more ([`MoveModel::pattern_set`]) instead of [`Pattern3x3::classic`].
+    /// Heavy playouts with the move model's 3x3 patterns of gamma `min_gamma` or more
+    /// ([`MoveModel::pattern_set`]) instead of [`Pattern3x3::classic`].
     pub fn with_learned_patterns(mut self, min_gamma: f32) -> GoPolicy {
-        let patterns = MoveModel::builtin().pattern_set(min_gamma);
+        let patterns = self.move_model().pattern_set(min_gamma);
         self.heavy = Arc::new(HeavyPolicy { patterns, ..(*self.heavy).clone() });
         self.learned_patterns = Some(min_gamma);
         self
@@ -432,7 +452,7 @@ impl MctsPolicy<Go> for GoPolicy {
         let passes = state.consecutive_passes();
         match self.priors {
             Priors::Hand => priors.extend(moves.iter().map(|&mv| hand_prior(b, passes, mv))),
-            Priors::Model => model_priors(b, passes, MoveModel::builtin(), moves, self.prior_shares, priors),
+            Priors::Model => model_priors(b, passes, self.move_model(), moves, self.prior_shares, priors),
         }
     }
 

@@ -368,6 +368,67 @@ fn ladders_are_read_as_gnu_go_reads_them() {
 }
 
 #[test]
+fn a_move_model_that_reads_ladders_tells_working_ladders_from_broken_ones() {
+    let none = crate::SpatialDict::new();
+    let tactic = |g: &Go, p: &str, ladders| crate::move_features(g.board(), &none, pt(g, p), ladders).tactic;
+    // White D4 in atari: running out at D5 is caught in a ladder, unless White's B7 breaks it.
+    let mut g = go("go(size=9)");
+    play(&mut g, "C4 D4 D3 pass E5 pass E4");
+    assert_eq!(tactic(&g, "D5", true), 6, "\n{g}");
+    assert_eq!(tactic(&g, "D5", false), 2, "a model without ladders sees an escape");
+    let mut broken = go("go(size=9)");
+    play(&mut broken, "C4 D4 D3 B7 E5 pass E4");
+    assert_eq!(tactic(&broken, "D5", true), 2, "\n{broken}");
+    // The built-in model does not read ladders.
+    assert!(!crate::MoveModel::builtin().reads_ladders());
+    assert_eq!(crate::MoveModel::builtin().features(g.board(), pt(&g, "D5")).tactic, 2);
+}
+
+#[test]
+fn an_agent_takes_its_priors_from_a_model_file() {
+    use tabula_core::Agent;
+    use tabula_search::MctsPolicy;
+    // A model that reads ladders and knows nothing else: every gamma 1, but a quarter for an
+    // escape that a ladder captures.
+    let text = "tactic 1 1 1 1 1 1 0.25\nlast 1 1 1 1 1 1 1\nprev 1 1 1 1 1 1 1\nline 1 1 1 1 1\n";
+    let dir = std::env::temp_dir().join(format!("tabula-go-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ladders.txt");
+    std::fs::write(&file, text).unwrap();
+    let path = file.to_str().unwrap();
+    let agent = go_agent(&Spec::parse(&format!("mcts(model=\"{path}\")")).unwrap()).unwrap();
+    let policy = agent.inner().policy();
+    assert_eq!(policy.model_file(), Some(path));
+    assert!(policy.move_model().reads_ladders());
+    // The name builds the same agent again.
+    let again = go_agent(&Spec::parse(&agent.name()).unwrap()).unwrap();
+    assert_eq!(again.name(), agent.name());
+    assert_eq!(again.inner().policy().model_file(), Some(path));
+    // Running out of the ladder gets a lower prior than a quiet move, which it does not with
+    // the built-in model.
+    let mut g = go("go(size=9)");
+    play(&mut g, "C4 D4 D3 pass E5 pass E4");
+    let moves = [Move::Play(pt(&g, "D5")), Move::Play(pt(&g, "H8"))];
+    let mut priors = Vec::new();
+    policy.priors(&g, &moves, &mut priors);
+    assert!(priors[0] < 0.75 * priors[1], "{priors:?}");
+    go_agent(&Spec::parse("mcts()").unwrap()).unwrap().inner().policy().priors(&g, &moves, &mut priors);
+    assert!(priors[0] > priors[1], "the built-in model favours the escape: {priors:?}");
+    // A missing file or a malformed one is an error that names the key.
+    let missing = dir.join("missing.txt");
+    let Err(err) = go_agent(&Spec::parse(&format!("mcts(model=\"{}\")", missing.display())).unwrap()) else {
+        panic!("a missing model file is an error")
+    };
+    assert!(err.to_string().contains("model"), "{err}");
+    std::fs::write(&file, "tactic 1 1\n").unwrap();
+    let Err(err) = go_agent(&Spec::parse(&format!("mcts(model=\"{path}\")")).unwrap()) else {
+        panic!("a malformed model file is an error")
+    };
+    assert!(err.to_string().contains("line"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn heavy_tactics_attack_a_group_with_two_liberties() {
     // White's E2 has two liberties (E1, F2) and no friend to connect to: Black ataris it on
     // either. Without the tactics the answer is a random move.
