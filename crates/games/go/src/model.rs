@@ -377,14 +377,8 @@ impl MoveModel {
             }
             if let Some((g, values)) = group {
                 let read: Vec<f32> = words.map(number).collect::<Result<_, _>>()?;
-                if g == 0 && read.len() == BASE_TACTICS {
-                    values[..BASE_TACTICS].copy_from_slice(&read);
-                    seen[g] = true;
-                    continue;
-                }
-                if g == 0 && read.len() == TACTICS {
-                    m.ladders = true;
-                }
+                // Six tactic values, or seven in a model that reads ladders.
+                let values = if g == 0 && read.len() == BASE_TACTICS { &mut values[..BASE_TACTICS] } else { values };
                 if read.len() != values.len() {
                     let needs = if g == 0 {
                         format!("{BASE_TACTICS} values ({TACTICS} in a model that reads ladders)")
@@ -392,6 +386,9 @@ impl MoveModel {
                         format!("{} values", values.len())
                     };
                     return Err(err(format!("`{head}` needs {needs}, found {}", read.len())));
+                }
+                if g == 0 {
+                    m.ladders = read.len() == TACTICS;
                 }
                 values.copy_from_slice(&read);
                 seen[g] = true;
