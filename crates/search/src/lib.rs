@@ -16,4 +16,4 @@ pub use random::{RANDOM_PARAMS, RandomAgent};
 pub use alphabeta::{
     ALPHABETA_PARAMS, AlphaBetaAgent, MAXN_PARAMS, MaxnAgent, PARANOID_PARAMS, ParanoidAgent, Solved, solve,
 };
-pub use mcts::{FinalChoice, MCTS_PARAMS, MctsAgent, MctsConfig, MctsPolicy, Parallelism, RandomPolicy};
+pub use mcts::{FinalChoice, MCTS_PARAMS, MctsAgent, MctsConfig, MctsPolicy, Parallelism, RandomPolicy, RaveBeta};

@@ -9,7 +9,7 @@ use tabula_core::{
     Agent, AgentError, Game, Limits, MoveParseError, NullReport, Player, Rewards, Rng, SearchInfo, Spec, Turn,
     splitmix64,
 };
-use tabula_search::{FinalChoice, MctsAgent, MctsConfig, MctsPolicy, Parallelism, RandomAgent, RandomPolicy};
+use tabula_search::{FinalChoice, MctsAgent, MctsConfig, MctsPolicy, Parallelism, RandomAgent, RandomPolicy, RaveBeta};
 use tabula_tictactoe::{Square, TicTacToe};
 
 fn agent<G: Game>(spec: &str) -> MctsAgent<G, RandomPolicy> {
@@ -63,11 +63,16 @@ fn tictactoe_never_loses_to_random() {
 
 #[test]
 fn tictactoe_rave_never_loses_to_random() {
-    let mut mcts = agent::<TicTacToe>("mcts(playouts=2000,rave=true,equiv=300,seed=3)");
-    let mut random = RandomAgent::new(Some(4));
-    for g in 0..50 {
-        let r = play_vs_random(&TicTacToe::new(), &mut mcts, &mut random, g % 2 == 1);
-        assert!(r >= 0.5, "MCTS with RAVE lost game {g}");
+    for spec in [
+        "mcts(playouts=2000,rave=true,equiv=300,seed=3)",
+        "mcts(playouts=2000,rave=true,equiv=3000,rave_beta=mse,rave_distance=3,seed=3)",
+    ] {
+        let mut mcts = agent::<TicTacToe>(spec);
+        let mut random = RandomAgent::new(Some(4));
+        for g in 0..50 {
+            let r = play_vs_random(&TicTacToe::new(), &mut mcts, &mut random, g % 2 == 1);
+            assert!(r >= 0.5, "{spec} lost game {g}");
+        }
     }
 }
 
@@ -276,7 +281,7 @@ fn stop_flag_and_time_limits_end_the_search() {
 fn spec_round_trip_and_errors() {
     let spec = "mcts(playouts=20000,c=0.5,fpu=0.9,expand=2,final=robust-max,rave=true,equiv=500,bias=2,\
                 cutoff=10,threads=2,parallel=root,vloss=1,seed=7,reuse=false,resign=0.05,max_nodes=100000,early=false,\
-                time_ms=1500,solver=false)";
+                time_ms=1500,solver=false,rave_beta=mse,rave_distance=3)";
     let cfg = MctsConfig::from_spec(&Spec::parse(spec).unwrap()).unwrap();
     assert_eq!(cfg.playouts, Some(20000));
     assert_eq!(cfg.final_choice, FinalChoice::RobustMax);
@@ -284,6 +289,7 @@ fn spec_round_trip_and_errors() {
     assert_eq!(cfg.fpu, Some(0.9));
     assert_eq!(cfg.cutoff, Some(10));
     assert!(cfg.rave && !cfg.reuse && !cfg.early_stop && !cfg.solver);
+    assert_eq!((cfg.rave_beta, cfg.rave_distance), (RaveBeta::Mse, 3));
     let again = MctsConfig::from_spec(&cfg.to_spec()).unwrap();
     assert_eq!(again, cfg);
     let a = agent::<TicTacToe>("mcts");
@@ -300,6 +306,8 @@ fn spec_round_trip_and_errors() {
         "mcts(rave=maybe)",
         "mcts(resign=1.5)",
         "mcts(solver=perhaps)",
+        "mcts(rave_beta=linear)",
+        "mcts(rave_distance=17)",
     ] {
         assert!(MctsConfig::from_spec(&Spec::parse(bad).unwrap()).is_err(), "{bad} should be rejected");
     }

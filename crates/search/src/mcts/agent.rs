@@ -314,6 +314,8 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             expand: c.expand.max(1),
             rave: c.rave && state.move_index_bound() > 0,
             rave_equiv: c.rave_equiv,
+            rave_beta: c.rave_beta,
+            rave_distance: c.rave_distance,
             priors: self.policy.has_priors(),
             bias: c.bias,
             prior_visits: c.prior_visits,

@@ -53,6 +53,28 @@ impl Parallelism {
     }
 }
 
+/// How RAVE's weight `beta` falls as a child's own visits `n` (real and virtual) grow.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum RaveBeta {
+    /// `beta = sqrt(k / (3n + k))`, the schedule of Gelly and Silver's first paper (2007).
+    #[default]
+    Sqrt,
+    /// `beta = r / (r + n + n r / k)` with `r` the child's AMAF count: the minimum-MSE
+    /// schedule of Gelly and Silver (2011), as Pachi and Fuego use it, which trusts the AMAF
+    /// value longer where it has many more observations than the child's own mean.
+    Mse,
+}
+
+impl RaveBeta {
+    /// The spec word.
+    pub fn name(self) -> &'static str {
+        match self {
+            RaveBeta::Sqrt => "sqrt",
+            RaveBeta::Mse => "mse",
+        }
+    }
+}
+
 /// Playouts when neither a playout count nor a time is given.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 
@@ -75,8 +97,15 @@ pub struct MctsConfig {
     pub final_choice: FinalChoice,
     /// Use RAVE (all-moves-as-first) values, for games with a dense move index.
     pub rave: bool,
-    /// RAVE equivalence parameter `k`: `beta = sqrt(k / (3n + k))`.
+    /// RAVE equivalence parameter `k` of the [`RaveBeta`] schedule.
     pub rave_equiv: f64,
+    /// How RAVE's weight falls with a child's visits.
+    pub rave_beta: RaveBeta,
+    /// Extra AMAF weight for moves played early in the playout (Pachi's `distance_rave`):
+    /// a move first played at position `f` of a playout of length `L` counted from the
+    /// node's own move at `s` weighs `1 + d (L - f) / (L - s + 1)` (integer division), so
+    /// with `d = 3` the earliest moves count three times. 0 weighs every move once.
+    pub rave_distance: u32,
     /// Weight of the progressive bias `H_i / (n_i + 1)` from the policy's priors.
     pub bias: f64,
     /// Priors as virtual experience: a child of prior `H_i` starts with `prior_visits * H_i`
@@ -126,6 +155,8 @@ impl Default for MctsConfig {
             final_choice: FinalChoice::Robust,
             rave: false,
             rave_equiv: 1000.0,
+            rave_beta: RaveBeta::Sqrt,
+            rave_distance: 0,
             bias: 1.0,
             prior_visits: 0.0,
             prior_even: 0.0,
@@ -154,6 +185,16 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
     ParamInfo::new("final", "robust", "final move: max, robust, robust-max or secure"),
     ParamInfo::new("rave", "false", "use RAVE/AMAF values (games with a move index)"),
     ParamInfo::new("equiv", "1000", "RAVE equivalence parameter k, 1..=1e9"),
+    ParamInfo::new(
+        "rave_beta",
+        "sqrt",
+        "RAVE weight: sqrt (sqrt(k / (3n + k))) or mse (r / (r + n + n r / k), r the AMAF count)",
+    ),
+    ParamInfo::new(
+        "rave_distance",
+        "0",
+        "extra AMAF weight (up to this) for moves played early in the playout, 0..=16",
+    ),
     ParamInfo::new("bias", "1", "progressive bias weight for policy priors, 0..=1000"),
     ParamInfo::new("prior_visits", "0", "won virtual visits per unit of prior a child starts with, 0..=1e6"),
     ParamInfo::new("prior_even", "0", "virtual visits at half a win each child starts with, 0..=1e6"),
@@ -197,6 +238,10 @@ impl MctsConfig {
             "secure" => FinalChoice::Secure,
             _ => FinalChoice::Robust,
         };
+        let rave_beta = match p.get_choice("rave_beta", &["sqrt", "mse"])? {
+            "mse" => RaveBeta::Mse,
+            _ => RaveBeta::Sqrt,
+        };
         let parallel = match p.get_choice("parallel", &["tree", "root"])? {
             "root" => Parallelism::Root,
             _ => Parallelism::Tree,
@@ -210,6 +255,8 @@ impl MctsConfig {
             final_choice,
             rave: p.get_bool("rave")?,
             rave_equiv: p.get_in("equiv", 1.0..=1e9)?,
+            rave_beta,
+            rave_distance: p.get_in("rave_distance", 0..=16)?,
             bias: p.get_in("bias", 0.0..=1000.0)?,
             prior_visits: p.get_in("prior_visits", 0.0..=1e6)?,
             prior_even: p.get_in("prior_even", 0.0..=1e6)?,
@@ -254,6 +301,12 @@ impl MctsConfig {
         }
         if self.rave_equiv != d.rave_equiv {
             s = s.with("equiv", self.rave_equiv);
+        }
+        if self.rave_beta != d.rave_beta {
+            s = s.with("rave_beta", self.rave_beta.name());
+        }
+        if self.rave_distance != d.rave_distance {
+            s = s.with("rave_distance", self.rave_distance);
         }
         if self.bias != d.bias {
             s = s.with("bias", self.bias);

@@ -9,7 +9,8 @@
 //!   special; the final move is the max, robust, robust-max or secure child
 //!   ([`FinalChoice`]).
 //! - RAVE/AMAF through the game's dense [`move_index`](tabula_core::Game::move_index), with
-//!   the equivalence-parameter schedule `beta = sqrt(k / (3n + k))`.
+//!   the equivalence-parameter schedule `beta = sqrt(k / (3n + k))` or the minimum-MSE one
+//!   ([`RaveBeta`]), and optionally more weight for moves played early in the playout.
 //! - Knowledge through [`MctsPolicy`]: priors as progressive bias or as virtual experience
 //!   (a child starts with won visits in proportion to its prior, as Fuego and Pachi seed
 //!   theirs), progressive widening, the playout policy and an evaluation that cuts playouts
@@ -32,5 +33,5 @@ mod search;
 mod tree;
 
 pub use agent::MctsAgent;
-pub use config::{DEFAULT_PLAYOUTS, FinalChoice, MCTS_PARAMS, MctsConfig, Parallelism};
+pub use config::{DEFAULT_PLAYOUTS, FinalChoice, MCTS_PARAMS, MctsConfig, Parallelism, RaveBeta};
 pub use policy::{MctsPolicy, RandomPolicy};

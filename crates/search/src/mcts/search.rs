@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use tabula_core::{Game, MAX_PLAYERS, Player, Rewards, Rng, Turn};
 
-use super::config::FinalChoice;
+use super::config::{FinalChoice, RaveBeta};
 use super::policy::MctsPolicy;
 use super::tree::{NO_INDEX, NodeData, Proof, Tree, fixed};
 
@@ -33,6 +33,8 @@ pub(crate) struct Settings {
     pub expand: u32,
     pub rave: bool,
     pub rave_equiv: f64,
+    pub rave_beta: RaveBeta,
+    pub rave_distance: u32,
     pub priors: bool,
     pub bias: f64,
     pub prior_visits: f64,
@@ -115,6 +117,8 @@ pub(crate) struct Worker<G: Game> {
     /// Every move of the playout, tree part first: `(player, move index)`.
     played: Vec<(u8, u32)>,
     marks: Vec<u32>,
+    /// Where in `played` each marked move was first played (valid where `marks` is current).
+    first_at: Vec<u32>,
     stamp: u32,
     bound: usize,
     players: usize,
@@ -141,6 +145,7 @@ impl<G: Game> Worker<G> {
             rave_path: Vec::with_capacity(128),
             played: Vec::with_capacity(512),
             marks: Vec::new(),
+            first_at: Vec::new(),
             stamp: 0,
             bound: 0,
             players: 0,
@@ -163,6 +168,8 @@ impl<G: Game> Worker<G> {
         if self.marks.len() != size {
             self.marks.clear();
             self.marks.resize(size, 0);
+            self.first_at.clear();
+            self.first_at.resize(size, 0);
             self.stamp = 0;
         }
     }
@@ -542,15 +549,21 @@ impl<G: Game> Worker<G> {
             self.stamp = 1;
         }
         let bound = self.bound;
-        let mut marked_from = self.played.len();
+        let len = self.played.len();
+        let distance = set.rave_distance as usize;
+        let mut marked_from = len;
         for &(node, p, pos) in self.rave_path.iter().rev() {
             let pos = pos as usize;
             if p as usize >= self.players {
                 continue;
             }
-            for &(q, mi) in &self.played[pos..marked_from] {
+            // Backwards, so that a move played twice keeps its earliest position.
+            for j in (pos..marked_from).rev() {
+                let (q, mi) = self.played[j];
                 if mi != NO_INDEX && (q as usize) < self.players {
-                    self.marks[q as usize * bound + mi as usize] = self.stamp;
+                    let k = q as usize * bound + mi as usize;
+                    self.marks[k] = self.stamp;
+                    self.first_at[k] = j as u32;
                 }
             }
             marked_from = pos;
@@ -562,7 +575,8 @@ impl<G: Game> Worker<G> {
                     && d.index != NO_INDEX
                     && self.marks[base + d.index as usize] == self.stamp
                 {
-                    ch.add_amaf(fr[p as usize]);
+                    let at = self.first_at[base + d.index as usize] as usize;
+                    ch.add_amaf(fr[p as usize], amaf_weight(distance, len, pos, at));
                 }
             }
         }
@@ -621,6 +635,26 @@ fn prove_terminal<M: Copy>(node: &super::tree::Node<M>, mover: u8, r: &Rewards) 
         node.set_proof(Proof { win: true, plies: 0 });
     } else if mine == 0.0 && theirs == 1.0 {
         node.set_proof(Proof { win: false, plies: 0 });
+    }
+}
+
+/// The weight of an AMAF observation: a move first played at `at` of a playout of `len`
+/// moves, counted for the node whose own move is at `pos`, weighs
+/// `1 + distance * (len - at) / (len - pos + 1)`, so earlier moves weigh more.
+#[inline]
+fn amaf_weight(distance: usize, len: usize, pos: usize, at: usize) -> u32 {
+    if distance == 0 {
+        return 1;
+    }
+    (1 + distance * len.saturating_sub(at) / (len - pos + 1)) as u32
+}
+
+/// RAVE's weight for a child with `n` visits (real and virtual) and `r` AMAF observations.
+#[inline]
+fn rave_beta(set: &Settings, n: f64, r: f64) -> f64 {
+    match set.rave_beta {
+        RaveBeta::Sqrt => (set.rave_equiv / (3.0 * n + set.rave_equiv)).sqrt(),
+        RaveBeta::Mse => r / (r + n + n * r / set.rave_equiv),
     }
 }
 
@@ -683,7 +717,7 @@ fn select<M: Copy + Send + Sync>(
             let mean = (ch.value_sum() + pw) * inv;
             let q = match if rave { ch.amaf() } else { (0, 0.0) } {
                 (an, aw) if an > 0 => {
-                    let beta = (set.rave_equiv / (3.0 * ne + set.rave_equiv)).sqrt();
+                    let beta = rave_beta(set, ne, an as f64);
                     (1.0 - beta) * mean + beta * (aw / an as f64)
                 }
                 _ => mean,
@@ -775,7 +809,58 @@ fn robust_max_agrees<M: Copy + Send + Sync>(tree: &Tree<M>, set: &Settings) -> b
 
 #[cfg(test)]
 mod tests {
-    use super::fast_ln;
+    use super::*;
+
+    fn settings(rave_beta: RaveBeta, rave_equiv: f64) -> Settings {
+        Settings {
+            c: 0.0,
+            fpu: None,
+            expand: 1,
+            rave: true,
+            rave_equiv,
+            rave_beta,
+            rave_distance: 0,
+            priors: false,
+            bias: 0.0,
+            prior_visits: 0.0,
+            prior_even: 0.0,
+            cutoff: None,
+            vloss: 0,
+            final_choice: FinalChoice::Robust,
+            early_stop: false,
+            root_simultaneous: false,
+            solver: false,
+            solver_stop: false,
+        }
+    }
+
+    #[test]
+    fn amaf_weights_fall_with_the_distance_played() {
+        // Without a distance every observation weighs one.
+        assert!((0..40).all(|at| amaf_weight(0, 40, 0, at) == 1));
+        // Pachi's three: the node's own move and the next ones weigh three, the last ones one.
+        assert_eq!(amaf_weight(3, 40, 0, 0), 3);
+        assert_eq!(amaf_weight(3, 40, 0, 39), 1);
+        assert_eq!(amaf_weight(3, 40, 10, 10), 3);
+        let weights: Vec<u32> = (10..40).map(|at| amaf_weight(3, 40, 10, at)).collect();
+        assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{weights:?}");
+        assert!(weights.contains(&2));
+    }
+
+    #[test]
+    fn rave_beta_schedules() {
+        let sqrt = settings(RaveBeta::Sqrt, 200.0);
+        assert!((rave_beta(&sqrt, 0.0, 5.0) - 1.0).abs() < 1e-12);
+        assert!((rave_beta(&sqrt, 200.0, 5.0) - 0.5).abs() < 1e-12);
+        // The AMAF count does not move the square-root schedule.
+        assert_eq!(rave_beta(&sqrt, 50.0, 5.0), rave_beta(&sqrt, 50.0, 5000.0));
+        let mse = settings(RaveBeta::Mse, 3000.0);
+        assert!((rave_beta(&mse, 0.0, 10.0) - 1.0).abs() < 1e-12);
+        // r / (r + n + n r / k): 1000 / (1000 + 1000 + 1000 * 1000 / 3000) = 3 / 7.
+        assert!((rave_beta(&mse, 1000.0, 1000.0) - 3.0 / 7.0).abs() < 1e-12);
+        // More AMAF observations, more trust in them.
+        assert!(rave_beta(&mse, 100.0, 5000.0) > rave_beta(&mse, 100.0, 500.0));
+    }
 
     #[test]
     fn fast_ln_is_close() {

@@ -150,12 +150,12 @@ impl<M: Copy> Node<M> {
         }
     }
 
-    /// Adds one AMAF observation.
+    /// Adds one AMAF observation counted `weight` times.
     #[inline]
-    pub fn add_amaf(&self, reward: u64) {
-        self.amaf_n.fetch_add(1, Ordering::Relaxed);
+    pub fn add_amaf(&self, reward: u64, weight: u32) {
+        self.amaf_n.fetch_add(weight, Ordering::Relaxed);
         if reward > 0 {
-            self.amaf_w.fetch_add(reward, Ordering::Relaxed);
+            self.amaf_w.fetch_add(reward * weight as u64, Ordering::Relaxed);
         }
     }
 
