@@ -116,9 +116,9 @@ pub(crate) struct Worker<G: Game> {
     rave_path: Vec<(u32, u8, u32)>,
     /// Every move of the playout, tree part first: `(player, move index)`.
     played: Vec<(u8, u32)>,
-    marks: Vec<u32>,
-    /// Where in `played` each marked move was first played (valid where `marks` is current).
-    first_at: Vec<u32>,
+    /// Per `(player, move index)`: the stamp of the playout that marked it and where in
+    /// `played` that playout first played it.
+    marks: Vec<(u32, u32)>,
     stamp: u32,
     bound: usize,
     players: usize,
@@ -145,7 +145,6 @@ impl<G: Game> Worker<G> {
             rave_path: Vec::with_capacity(128),
             played: Vec::with_capacity(512),
             marks: Vec::new(),
-            first_at: Vec::new(),
             stamp: 0,
             bound: 0,
             players: 0,
@@ -167,9 +166,7 @@ impl<G: Game> Worker<G> {
         let size = self.bound * self.players;
         if self.marks.len() != size {
             self.marks.clear();
-            self.marks.resize(size, 0);
-            self.first_at.clear();
-            self.first_at.resize(size, 0);
+            self.marks.resize(size, (0, 0));
             self.stamp = 0;
         }
     }
@@ -545,7 +542,7 @@ impl<G: Game> Worker<G> {
         }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
-            self.marks.fill(0);
+            self.marks.fill((0, 0));
             self.stamp = 1;
         }
         let bound = self.bound;
@@ -561,9 +558,7 @@ impl<G: Game> Worker<G> {
             for j in (pos..marked_from).rev() {
                 let (q, mi) = self.played[j];
                 if mi != NO_INDEX && (q as usize) < self.players {
-                    let k = q as usize * bound + mi as usize;
-                    self.marks[k] = self.stamp;
-                    self.first_at[k] = j as u32;
+                    self.marks[q as usize * bound + mi as usize] = (self.stamp, j as u32);
                 }
             }
             marked_from = pos;
@@ -573,10 +568,10 @@ impl<G: Game> Worker<G> {
                 let ch = tree.node(c);
                 if let Some(d) = ch.data()
                     && d.index != NO_INDEX
-                    && self.marks[base + d.index as usize] == self.stamp
+                    && let (stamp, at) = self.marks[base + d.index as usize]
+                    && stamp == self.stamp
                 {
-                    let at = self.first_at[base + d.index as usize] as usize;
-                    ch.add_amaf(fr[p as usize], amaf_weight(distance, len, pos, at));
+                    ch.add_amaf(fr[p as usize], amaf_weight(distance, len, pos, at as usize));
                 }
             }
         }
