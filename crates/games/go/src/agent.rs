@@ -18,7 +18,8 @@ use crate::policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_ow
 
 /// The keys Go's `mcts(...)` player reads besides those of the generic agent ([`go_mcts`],
 /// [`go_agent`]), as `tabula list` shows them. Go also changes six generic defaults:
-/// `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`, `prior_visits=210`, `prior_even=14`.
+/// `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`, `prior_visits=210`, `prior_even=14`,
+/// and [`go_agent`] sets `rave_distance` by board size ([`default_rave_distance`]).
 pub const MCTS_PARAMS: &[ParamInfo] = &[
     ParamInfo::new("playout", "heavy", "playout policy: heavy (captures, escapes, 3x3 shapes, no self-atari) or light"),
     ParamInfo::new(
@@ -75,6 +76,21 @@ pub const PRIOR_VISITS: f64 = 210.0;
 /// Go's virtual visits at half a win for every child (`prior_even`), Pachi's 9x9 value.
 pub const PRIOR_EVEN: f64 = 14.0;
 
+/// Go's RAVE weight for early moves (`rave_distance`, Pachi's `distance_rave`) on boards up
+/// to [`RAVE_DISTANCE_MAX_SIZE`]: 3 won 54.5% of 400 games on 9x9 against 0 at equal playouts
+/// and raised the score against Pachi from 35.5% to 42.5% (docs/BENCHMARKS.md).
+pub const RAVE_DISTANCE: u32 = 3;
+
+/// The largest board on which [`RAVE_DISTANCE`] is the default; larger boards keep 0, the
+/// setting their results in docs/BENCHMARKS.md were measured with.
+pub const RAVE_DISTANCE_MAX_SIZE: usize = 13;
+
+/// The `rave_distance` a Go player uses on a board of `size` when its spec does not say:
+/// [`RAVE_DISTANCE`] up to [`RAVE_DISTANCE_MAX_SIZE`], 0 above.
+pub fn default_rave_distance(size: usize) -> u32 {
+    if size <= RAVE_DISTANCE_MAX_SIZE { RAVE_DISTANCE } else { 0 }
+}
+
 /// Time kept back on every move for the protocol round trip and scheduling.
 pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
 const MIN_BUDGET: Duration = Duration::from_millis(10);
@@ -106,7 +122,7 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// `nakade=true|false` (vital points and dead-shape fills of small eye spaces, default false). Go
 /// defaults where the spec is silent: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`,
 /// `prior_visits=210`, `prior_even=14` ([`PRIOR_VISITS`], [`PRIOR_EVEN`]). ([`go_agent`]
-/// also reads `honest_pass`.)
+/// also reads `honest_pass`, and sets `rave_distance` by board size where the spec is silent.)
 ///
 /// # Errors
 /// An unknown key or a bad value.
@@ -183,12 +199,15 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
 }
 
 /// Builds a [`GoAgent`] (the agent of [`go_mcts`] with Go time management) from a spec.
+/// Where the spec has no `rave_distance`, the agent takes [`default_rave_distance`] of each
+/// board it plays on.
 ///
 /// # Errors
 /// An unknown key or a bad value.
 pub fn go_agent(spec: &Spec) -> Result<GoAgent, SpecError> {
     let honest = word(spec, "honest_pass", &[("true", true), ("false", false)], true)?;
-    Ok(GoAgent::new(go_mcts(spec)?).with_honest_pass(honest))
+    let by_size = spec.get("rave_distance").is_none();
+    Ok(GoAgent::new(go_mcts(spec)?).with_honest_pass(honest).with_rave_distance_by_size(by_size))
 }
 
 /// The expected number of moves the side to move still has to play in `state`: about half
@@ -252,12 +271,21 @@ pub fn go_budget(clock: &Clock, moves_left: u32) -> (Duration, Duration) {
 pub struct GoAgent {
     inner: MctsAgent<Go, GoPolicy>,
     honest_pass: bool,
+    /// Whether `rave_distance` follows the board size ([`default_rave_distance`]).
+    rave_distance_by_size: bool,
 }
 
 impl GoAgent {
-    /// Wraps an MCTS agent (honest passing on).
+    /// Wraps an MCTS agent (honest passing on, its `rave_distance` kept as configured).
     pub fn new(inner: MctsAgent<Go, GoPolicy>) -> GoAgent {
-        GoAgent { inner, honest_pass: true }
+        GoAgent { inner, honest_pass: true, rave_distance_by_size: false }
+    }
+
+    /// Lets `rave_distance` follow the board of each search ([`default_rave_distance`])
+    /// instead of the configured value.
+    pub fn with_rave_distance_by_size(mut self, on: bool) -> GoAgent {
+        self.rave_distance_by_size = on;
+        self
     }
 
     /// Turns honest passing on or off.
@@ -306,6 +334,12 @@ impl Agent<Go> for GoAgent {
         // The generic name leaves out a value equal to the generic default, which is not
         // Go's default: spell those out so that the name builds this agent again.
         let (config, generic) = (self.inner.config(), MctsConfig::default());
+        if self.rave_distance_by_size {
+            // Set by the board, not by the spec: the name stays the same on every board.
+            spec.params.retain(|(k, _)| k != "rave_distance");
+        } else if config.rave_distance == generic.rave_distance {
+            spec = spec.with("rave_distance", config.rave_distance);
+        }
         if !config.rave {
             spec = spec.with("rave", false);
         }
@@ -368,6 +402,9 @@ impl Agent<Go> for GoAgent {
         limits: &Limits,
         report: Report<'_, Move>,
     ) -> Result<Choice<Move>, AgentError> {
+        if self.rave_distance_by_size {
+            self.inner.set_rave_distance(default_rave_distance(state.size()));
+        }
         let mut limits = GoAgent::limits_for(state, limits);
         if self.honest_pass && state.consecutive_passes() > 0 {
             // Leave room for the dead-stone check after the search.
@@ -511,6 +548,8 @@ mod tests {
             "mcts(rave=false,c=0.7,resign=0,equiv=1000,amaf=tree)",
             "mcts(seed=3,widen_base=4)",
             "mcts(prior_visits=0,prior_even=0)",
+            "mcts(rave_distance=0)",
+            "mcts(rave_distance=5)",
             "mcts()",
         ] {
             let a = go_agent(&Spec::parse(spec).unwrap()).unwrap();
@@ -547,6 +586,34 @@ mod play_tests {
     use super::*;
     use crate::board::Color;
     use tabula_core::NullReport;
+
+    #[test]
+    fn rave_distance_follows_the_board_unless_given() {
+        let mut report = NullReport::callback();
+        let limits = Limits::none();
+        let mut agent = go_agent(&Spec::parse("mcts(playouts=20,seed=1)").unwrap()).unwrap();
+        let name = agent.name();
+        assert!(!name.contains("rave_distance"), "{name}");
+        // Without `new_game` between boards on purpose: a tree of another board, whose empty
+        // position may share the hash, is never taken for this one.
+        for (size, expected) in [(9, RAVE_DISTANCE), (19, 0), (13, RAVE_DISTANCE), (14, 0)] {
+            let g = Go::new(size, crate::game::Rules::default());
+            agent.choose(&g, Player(0), &limits, &mut report).unwrap();
+            assert_eq!(agent.inner().config().rave_distance, expected, "{size}x{size}");
+            assert_eq!(agent.name(), name, "the name does not change with the board");
+        }
+        // A given value holds on every board, and the name says so, 0 too.
+        for given in [0, 5] {
+            let mut fixed =
+                go_agent(&Spec::parse(&format!("mcts(playouts=20,rave_distance={given})")).unwrap()).unwrap();
+            assert!(fixed.name().contains(&format!("rave_distance={given}")), "{}", fixed.name());
+            for size in [9, 19] {
+                let g = Go::new(size, crate::game::Rules::default());
+                fixed.choose(&g, Player(0), &limits, &mut report).unwrap();
+                assert_eq!(fixed.inner().config().rave_distance, given);
+            }
+        }
+    }
 
     #[test]
     fn passes_instead_of_filling_its_own_eyes() {

@@ -117,6 +117,12 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         &self.config
     }
 
+    /// Sets RAVE's extra weight for early moves (the `rave_distance` key) for the searches
+    /// from now on; the trees kept for reuse stay valid, since it only weighs new results.
+    pub fn set_rave_distance(&mut self, distance: u32) {
+        self.config.rave_distance = distance;
+    }
+
     /// The policy.
     pub fn policy(&self) -> &P {
         &self.policy
@@ -193,7 +199,10 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
         if tree.root().visits() == 0 {
             return None;
         }
-        let same = |a: &G, b: &G| a.hash() == b.hash() && a.ply() == b.ply();
+        // The move index bound too: positions of different boards (two empty Go boards of
+        // different sizes) may share a hash, and a tree's move indices fit its own board only.
+        let same =
+            |a: &G, b: &G| a.hash() == b.hash() && a.ply() == b.ply() && a.move_index_bound() == b.move_index_bound();
         if let Some(f) = &self.followed
             && same(f, state)
             && let Some(idx) = self.follow(tree, root_state)
