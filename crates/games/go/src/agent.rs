@@ -561,6 +561,14 @@ mod tests {
     }
 
     #[test]
+    fn debug_output_stays_short() {
+        // The policy's pattern tables and move model are summed up, not printed whole.
+        let agent = go_mcts(&Spec::parse("mcts(patterns=learned:5)").unwrap()).unwrap();
+        let text = format!("{:?}", agent.policy());
+        assert!(text.contains("Pattern3x3") && text.len() < 4000, "{} characters: {text}", text.len());
+    }
+
+    #[test]
     fn the_listed_keys_and_defaults_are_the_agents() {
         // Every listed key spelled out at its listed default builds the same player as none.
         let all: Vec<String> = MCTS_PARAMS.iter().map(|p| format!("{}={}", p.name, p.default)).collect();

@@ -108,10 +108,17 @@ pub fn transform_key(key: u16, t: usize) -> u16 {
 }
 
 /// A set of 3x3 patterns as a 65,536-bit table, closed under the symmetries of the square.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Pattern3x3 {
     bits: Vec<u64>,
     len: usize,
+}
+
+impl std::fmt::Debug for Pattern3x3 {
+    /// How many patterns the set holds, not its 65,536 bits.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pattern3x3").field("len", &self.len).finish()
+    }
 }
 
 impl Default for Pattern3x3 {

@@ -27,7 +27,7 @@
 //! gamma 1). [`MoveModel::builtin`] is the model fitted to the shared KGS collection by
 //! `examples/learn_move_model.rs`, kept as text in `data/move_model.txt`.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::sync::OnceLock;
 
 use crate::board::{Board, Color, EMPTY, Point};
@@ -168,7 +168,7 @@ pub fn move_features(board: &Board, spatial: &SpatialDict, p: Point, ladders: bo
 }
 
 /// A fitted move model: one strength (gamma) per feature.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct MoveModel {
     /// Indexed by canonical 3x3 key; 1 for patterns never seen.
     pattern: Vec<f32>,
@@ -181,6 +181,22 @@ pub struct MoveModel {
     dict: SpatialDict,
     /// Whether atari escapes are read out as ladders (the last tactic class).
     ladders: bool,
+}
+
+impl fmt::Debug for MoveModel {
+    /// The small tables in full; of the two pattern tables (thousands of gammas) only how
+    /// many patterns they hold.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MoveModel")
+            .field("patterns_3x3", &self.pattern.iter().filter(|&&g| g != 1.0).count())
+            .field("spatial_patterns", &self.spatial.len().saturating_sub(1))
+            .field("tactic", &self.tactic)
+            .field("last", &self.last)
+            .field("prev", &self.prev)
+            .field("line", &self.line)
+            .field("ladders", &self.ladders)
+            .finish()
+    }
 }
 
 impl Default for MoveModel {
@@ -653,6 +669,15 @@ mod tests {
         assert_eq!((far.tactic, far.line), (0, 1));
         assert_eq!(far.prev, distance_class(&b, b.point(6, 1).unwrap(), b.point(8, 8)));
         assert_eq!(b.previous_move(), b.point(8, 8));
+    }
+
+    #[test]
+    fn debug_output_counts_the_pattern_tables() {
+        let m = MoveModel::builtin();
+        let text = format!("{m:?}");
+        let spatial = format!("spatial_patterns: {}", m.spatial.len() - 1);
+        assert!(m.spatial.len() > 100 && text.contains(&spatial), "{text}");
+        assert!(text.len() < 1500, "{} characters", text.len());
     }
 
     #[test]
