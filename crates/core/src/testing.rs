@@ -8,7 +8,7 @@
 //! everything.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::game::{Game, Player, Turn, Undo};
 use crate::rng::Rng;
@@ -212,20 +212,60 @@ pub fn random_game<G: Game>(start: &G, rng: &mut Rng) -> G {
     }
 }
 
-/// The `shared/` data folder next to the project root: `$TABULA_SHARED` if set, else the
-/// first `shared` folder with a `data` subfolder found walking up from this crate.
-pub fn shared_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("TABULA_SHARED") {
-        return PathBuf::from(dir);
+/// The repository's root folder (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A fixture of the repository's `testdata/` folder, which every clone has.
+pub fn fixture(rel: impl AsRef<Path>) -> PathBuf {
+    repo_root().join("testdata").join(rel)
+}
+
+/// The corpus data folder, which is not part of the repository: `$TABULA_DATA` if set, else
+/// `../shared/data` next to the repository's root.
+pub fn data_dir() -> PathBuf {
+    match std::env::var_os("TABULA_DATA") {
+        Some(dir) => PathBuf::from(dir),
+        None => repo_root().join("../shared/data"),
     }
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let candidate = dir.join("shared");
-        if candidate.join("data").is_dir() {
-            return candidate;
-        }
-        if !dir.pop() {
-            panic!("no shared/ data folder found above {}; set TABULA_SHARED", env!("CARGO_MANIFEST_DIR"));
-        }
+}
+
+/// The corpus `rel` (a file or folder under [`data_dir`]) for a corpus-wide test, or `None`
+/// when it is absent, and the test should return at once.
+///
+/// Either way the call is recorded for the test script's summary: when `TABULA_CORPUS_LOG`
+/// names a folder, one file per test is written there, saying `ran` or `missing` and the
+/// path. With `TABULA_REQUIRE_CORPUS=1` a missing corpus panics instead.
+#[track_caller]
+pub fn corpus(rel: impl AsRef<Path>) -> Option<PathBuf> {
+    let path = data_dir().join(rel);
+    let found = path.exists();
+    let caller = std::panic::Location::caller();
+    if let Some(log) = std::env::var_os("TABULA_CORPUS_LOG") {
+        let thread = std::thread::current();
+        let test = match thread.name() {
+            Some(name) if name != "main" => name.to_string(),
+            _ => format!("line{}", caller.line()),
+        };
+        let id: String = format!("{}--{test}", caller.file())
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .collect();
+        let what = if found { "ran" } else { "missing" };
+        // A marker that cannot be written is noticed by the script as a missing count.
+        let _ = std::fs::create_dir_all(&log);
+        let _ = std::fs::write(PathBuf::from(log).join(id), format!("{what} {}\n", path.display()));
     }
+    if found {
+        return Some(path);
+    }
+    let required = std::env::var_os("TABULA_REQUIRE_CORPUS").is_some_and(|v| v == "1");
+    assert!(
+        !required,
+        "corpus {} is missing (TABULA_REQUIRE_CORPUS=1): set TABULA_DATA to the corpus data folder",
+        path.display()
+    );
+    eprintln!("{}: corpus {} not found, test not run (set TABULA_DATA)", caller.file(), path.display());
+    None
 }
