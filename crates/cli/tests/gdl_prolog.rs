@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 #[test]
 fn the_program_answers_queries_in_swi_prolog() {
-    let kif = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+    let kif = tabula_core::testing::fixture("gdl/ticTacToe.kif");
     let file = std::env::temp_dir().join(format!("tabula-cli-prolog-{}.pl", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
         .args(["gdl", "prolog"])

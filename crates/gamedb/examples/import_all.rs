@@ -1,4 +1,4 @@
-//! Imports every KGS game of the shared data into a database (a new one in the temporary
+//! Imports every KGS game of `$TABULA_DATA/sgf` into a database (a new one in the temporary
 //! directory unless a file is given; an existing file is resumed) and times a few position searches.
 //!
 //! `cargo run --release -p tabula-gamedb --example import_all [DB_FILE]`
@@ -9,8 +9,7 @@ use std::time::Instant;
 use tabula_gamedb::{Database, Filter, ImportOptions, Position, import};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/sgf");
-    let data = std::env::var_os("TABULA_SHARED").map_or(data, |d| PathBuf::from(d).join("data/sgf"));
+    let data = tabula_core::testing::data_dir().join("sgf");
     let data = data.canonicalize().map_err(|e| format!("{}: {e}", data.display()))?;
     let tmp = std::env::temp_dir().join(format!("tabula-gamedb-{}.db", std::process::id()));
     let db_path = std::env::args_os().nth(1).map_or(tmp, PathBuf::from);

@@ -2,7 +2,7 @@
 use std::time::Instant;
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "../shared/data/gdl".into());
+    let dir = std::env::args().nth(1).map_or_else(|| tabula_core::testing::data_dir().join("gdl"), Into::into);
     let mut entries: Vec<_> =
         std::fs::read_dir(&dir).expect("folder").filter_map(|e| e.ok()).map(|e| e.path()).collect();
     entries.sort();

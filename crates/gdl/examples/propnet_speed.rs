@@ -1,7 +1,7 @@
 //! Random playouts per second with the compiled reasoner and with the reference reasoner.
 //!
 //! `cargo run --release -p tabula-gdl --example propnet_speed -- [--propnet-only] [SECONDS] FILE.kif...`
-//! (default: tic-tac-toe, connect four 9x6 and breakthrough from the shared collection,
+//! (default: tic-tac-toe, connect four 9x6 and breakthrough from the GDL collection in `$TABULA_DATA`,
 //! one second per reasoner and game). `--propnet-only` skips the reference interpreter,
 //! whose single random game can take minutes on the larger games.
 
@@ -38,7 +38,7 @@ fn main() {
         None => 1.0,
     };
     let files: Vec<PathBuf> = if args.is_empty() {
-        let dir = testing::shared_dir().join("data/gdl");
+        let dir = testing::data_dir().join("gdl");
         ["ticTacToe.kif", "connectFour_9x6.kif", "breakthrough.kif"].iter().map(|f| dir.join(f)).collect()
     } else {
         args.iter().map(PathBuf::from).collect()

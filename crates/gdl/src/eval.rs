@@ -97,7 +97,7 @@ mod tests {
     /// its winning goal than its opponent.
     #[test]
     fn fuzzy_goals_grade_tictactoe() {
-        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let path = tabula_core::testing::fixture("gdl/ticTacToe.kif");
         let mut g = PropnetGame::from_file(&path).unwrap();
         let start = FuzzyGoals::value(&g, Player(0));
         assert_eq!(start, -FuzzyGoals::value(&g, Player(1)), "antisymmetric");
@@ -119,7 +119,7 @@ mod tests {
     /// won by x scores x above o.
     #[test]
     fn goal_policy_scores_crisp_goals_of_the_reference() {
-        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let path = tabula_core::testing::fixture("gdl/ticTacToe.kif");
         let mut g = GdlGame::from_file(&path).unwrap();
         for mv in ["(mark 1 1)", "(mark 3 3)", "(mark 1 2)", "(mark 2 1)", "(mark 1 3)"] {
             let m = g.parse_move(mv).unwrap();

@@ -104,10 +104,22 @@ fn white_forces_mate() {
 }
 
 #[test]
+fn no_standard_game_of_the_project_is_touched() {
+    let dir = testing::fixture("gdl");
+    assert_eq!(standard_games_in(&dir), 5);
+}
+
+#[test]
 fn no_standard_game_of_the_collection_is_touched() {
-    let dir = testing::shared_dir().join("data/gdl");
+    let Some(dir) = testing::corpus("gdl") else { return };
+    let seen = standard_games_in(&dir);
+    assert!(seen >= 200, "only {seen} games read");
+}
+
+/// Checks that no game of `dir` that parses is taken for the dialect; returns how many.
+fn standard_games_in(dir: &std::path::Path) -> usize {
     let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).expect("shared GDL collection") {
+    for entry in std::fs::read_dir(dir).expect("GDL games") {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "kif") {
             continue;
@@ -117,7 +129,7 @@ fn no_standard_game_of_the_collection_is_touched() {
         let ext = dialect::detect(&exprs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(ext.is_standard(), "{}: taken for the dialect: {ext:?}", path.display());
     }
-    assert!(seen >= 200, "only {seen} games read");
+    seen
 }
 
 #[test]

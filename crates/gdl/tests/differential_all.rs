@@ -1,5 +1,5 @@
-//! The compiled reasoner against the reference reasoner on every game of the shared
-//! collection: random playouts with both side by side, legal moves, next states, hashes,
+//! The compiled reasoner against the reference reasoner on every game of the repository and,
+//! as a corpus test, on every game of the GDL collection: random playouts with both side by side, legal moves, next states, hashes,
 //! terminal and goals compared at every ply.
 //!
 //! Each game gets `TABULA_GDL_DIFF_PLAYOUTS` playouts (default 2) of at most
@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{QUICK_LIMITS, collection, differential_with, env_or, for_each_game};
+use common::{QUICK_LIMITS, collection, differential_with, env_or, for_each_game, gdl_corpus, project_games};
 use tabula_gdl::propnet::Limits;
 use tabula_gdl::{LoadError, PropnetError};
 
@@ -27,9 +27,22 @@ enum Outcome {
     TooBig(String),
 }
 
+/// Every game of the repository, with the default grounding limits: all of them ground.
+#[test]
+fn compiled_and_reference_reasoners_agree_on_every_project_game() {
+    let files = project_games();
+    let outcomes = for_each_game(&files, |i, path, name| {
+        let plies = differential_with(path, 5, 200, 1000 + i as u64, Limits::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        (plies, format!("agree over {plies} plies"))
+    });
+    assert!(outcomes.iter().all(|(_, p)| *p > 0), "a game compared no plies: {outcomes:?}");
+}
+
 #[test]
 fn compiled_and_reference_reasoners_agree_on_every_game() {
-    let (files, only) = collection("TABULA_GDL_DIFF_ONLY");
+    let Some(dir) = gdl_corpus() else { return };
+    let (files, only) = collection(&dir, "TABULA_GDL_DIFF_ONLY");
     let playouts = env_or("TABULA_GDL_DIFF_PLAYOUTS", 2);
     let plies = env_or("TABULA_GDL_DIFF_PLIES", 40) as u32;
     let full = std::env::var_os("TABULA_GDL_DIFF_FULL").is_some();

@@ -1,19 +1,44 @@
-//! GDL games from the shared collection: every file parses and validates (or is listed with
-//! the rule it breaks), and small games pass the conformance suite.
+//! GDL games: the project's own games (`testdata/gdl`) parse, validate, play to the end and
+//! pass the conformance suite; every file of the GDL collection (a corpus test) parses and
+//! validates (or is listed with the rule it breaks) and plays to the end.
 
 mod common;
 
-use common::{collection, for_each_game, gdl_dir, kif_files};
+use std::path::Path;
+
+use common::{collection, for_each_game, games_dir, gdl_corpus, kif_files, project_games};
 use tabula_core::{Game, Turn, testing};
 use tabula_gdl::{GdlGame, LoadError, kif, syntax, validate};
 
+fn load_from(dir: &Path, name: &str) -> GdlGame {
+    GdlGame::from_file(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 fn load(name: &str) -> GdlGame {
-    GdlGame::from_file(&gdl_dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    load_from(&games_dir(), name)
+}
+
+/// Every game of the repository is valid GDL (after expanding the board dialect) and plays
+/// random games to the end, with no role left without a legal move.
+#[test]
+fn every_project_game_validates_and_plays_to_the_end() {
+    let files = project_games();
+    assert!(files.len() >= 8, "{files:?}");
+    for (i, path) in files.iter().enumerate() {
+        let name = path.display();
+        for seed in 0..5 {
+            let r = tabula_gdl::check_file(path, 7 + 10 * i as u64 + seed).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(r.problems.is_empty(), "{name}: {:?}", r.problems);
+            let (plies, _) = r.playout.expect("a valid game is played");
+            assert!(plies > 0 && plies < 1000 && !r.stuck, "{name}: {plies} plies, stuck: {}", r.stuck);
+        }
+    }
 }
 
 #[test]
 fn every_game_parses_and_validates() {
-    let files = kif_files();
+    let Some(dir) = gdl_corpus() else { return };
+    let files = kif_files(&dir);
     assert!(files.len() >= 200, "expected the shared GDL collection, found {} files", files.len());
     let mut invalid = Vec::new();
     for f in &files {
@@ -50,7 +75,8 @@ fn every_game_parses_and_validates() {
 /// left without a legal move. `TABULA_GDL_CHECK_ONLY=FILE.kif` runs one game.
 #[test]
 fn every_valid_game_plays_a_random_game_to_the_end() {
-    let (files, only) = collection("TABULA_GDL_CHECK_ONLY");
+    let Some(dir) = gdl_corpus() else { return };
+    let (files, only) = collection(&dir, "TABULA_GDL_CHECK_ONLY");
     let outcomes = for_each_game(&files, |i, path, name| {
         let r = tabula_gdl::check_file(path, 7 + i as u64).unwrap_or_else(|e| panic!("{name}: {e}"));
         if !r.problems.is_empty() {
@@ -84,8 +110,26 @@ fn tic_tac_toe_conforms_and_plays_like_tic_tac_toe() {
 
 #[test]
 fn n_player_and_simultaneous_games_conform() {
+    let g = load("threePlayerNim.kif");
+    assert_eq!(g.num_players(), 3);
+    let r = testing::conformance(&g, 20, 200, 3);
+    assert_eq!(r.games, 20);
+    assert!(r.wins.iter().filter(|&&w| w > 0).count() >= 2, "{r:?}");
+    let g = load("simultaneousRace.kif");
+    assert_eq!(g.turn(), Turn::Simultaneous);
+    let r = testing::conformance(&g, 20, 200, 3);
+    assert_eq!(r.games, 20);
+    for name in ["chainRace.kif", "connectFour.kif"] {
+        let r = testing::conformance(&load(name), 3, 200, 5);
+        assert_eq!(r.games, 3, "{name}");
+    }
+}
+
+#[test]
+fn n_player_and_simultaneous_games_of_the_collection_conform() {
+    let Some(dir) = gdl_corpus() else { return };
     for name in ["3pffa.kif", "4pttc.kif", "2pffa.kif"] {
-        let g = load(name);
+        let g = load_from(&dir, name);
         let r = testing::conformance(&g, 5, 200, 3);
         assert_eq!(r.games, 5, "{name}");
     }
@@ -109,11 +153,12 @@ fn moves_read_back_and_bad_input_is_refused() {
 /// ever asked about single squares. Both games then play to the end.
 #[test]
 fn relations_too_big_to_materialise_are_evaluated_on_demand() {
-    let sudoku = load("sudoku.kif");
+    let Some(dir) = gdl_corpus() else { return };
+    let sudoku = load_from(&dir, "sudoku.kif");
     assert!(sudoku.on_demand().contains(&"exactlyfirst".to_string()), "{:?}", sudoku.on_demand());
     let end = testing::random_game(&sudoku, &mut tabula_core::Rng::new(3));
     assert!(end.turn() == Turn::Over && !end.stuck());
-    let chess = load("chess.kif");
+    let chess = load_from(&dir, "chess.kif");
     assert!(chess.on_demand().contains(&"threatened_with_capture".to_string()), "{:?}", chess.on_demand());
     let mut g = chess.clone();
     let mut rng = tabula_core::Rng::new(5);

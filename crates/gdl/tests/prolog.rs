@@ -1,8 +1,8 @@
 //! The reasoners against an independent one: each game translated to Prolog
 //! ([`tabula_gdl::prolog`]) and run by SWI-Prolog, top-down with tabling, compared with
 //! tabula's reference interpreter along random playouts — every role's legal moves, goals,
-//! terminal and the next state at every ply — on every game of the collection, and with the
-//! compiled reasoner on a few games.
+//! terminal and the next state at every ply — on the project's games, on every game of the
+//! GDL collection (corpus tests), and with the compiled reasoner on a few games.
 //!
 //! SWI-Prolog must be installed (`scripts/install-test-tools.sh`, Debian package
 //! `swi-prolog-nox`); the test fails without it. `TABULA_SWIPL` may name the binary.
@@ -13,12 +13,12 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{collection, env_or, for_each_game, gdl_dir, legal_texts};
+use common::{collection, env_or, for_each_game, gdl_corpus, legal_texts, project_games};
 use tabula_core::{Game, Player, Rng, Turn};
 use tabula_gdl::kif;
 use tabula_gdl::prolog::{DRIVER, ground_term, translate};
@@ -233,9 +233,10 @@ fn compare<G: Reasoner>(name: &str, text: &str, game: &G, playouts: usize, max_p
     Some(plies)
 }
 
-fn check_reference(file: &str, playouts: usize) {
-    let path = gdl_dir().join(file);
-    let text = std::fs::read_to_string(&path).unwrap();
+fn check_reference(path: &Path, playouts: usize) {
+    let file = path.file_name().unwrap().to_string_lossy().to_string();
+    let file = file.as_str();
+    let text = std::fs::read_to_string(path).unwrap();
     let game = GdlGame::from_str(&text, "ref".into(), 200).unwrap_or_else(|e| panic!("{file}: {e}"));
     let started = std::time::Instant::now();
     let plies =
@@ -267,20 +268,31 @@ const GAMES: &[&str] = &[
     "madBishops.kif",
 ];
 
+/// Both reasoners on every game of the repository.
 #[test]
-fn reference_agrees_with_swi_prolog() {
-    if let Ok(only) = std::env::var("TABULA_GDL_PROLOG_ONLY") {
-        check_reference(&only, playouts(2));
-        return;
-    }
-    for file in GAMES {
-        check_reference(file, playouts(2));
+fn both_reasoners_agree_with_swi_prolog_on_the_project_games() {
+    for path in project_games() {
+        check_reference(&path, playouts(3));
+        check_compiled(&path, playouts(2));
     }
 }
 
-fn check_compiled(file: &str, playouts: usize) {
-    let path = gdl_dir().join(file);
-    let text = std::fs::read_to_string(&path).unwrap();
+#[test]
+fn reference_agrees_with_swi_prolog() {
+    let Some(dir) = gdl_corpus() else { return };
+    if let Ok(only) = std::env::var("TABULA_GDL_PROLOG_ONLY") {
+        check_reference(&dir.join(only), playouts(2));
+        return;
+    }
+    for file in GAMES {
+        check_reference(&dir.join(file), playouts(2));
+    }
+}
+
+fn check_compiled(path: &Path, playouts: usize) {
+    let file = path.file_name().unwrap().to_string_lossy().to_string();
+    let file = file.as_str();
+    let text = std::fs::read_to_string(path).unwrap();
     let limits = tabula_gdl::propnet::Limits::default();
     let game = PropnetGame::from_str(&text, "fast".into(), 200, limits).unwrap_or_else(|e| panic!("{file}: {e}"));
     let started = std::time::Instant::now();
@@ -294,8 +306,9 @@ fn check_compiled(file: &str, playouts: usize) {
 /// collection-wide test's.
 #[test]
 fn compiled_reasoner_agrees_with_swi_prolog() {
+    let Some(dir) = gdl_corpus() else { return };
     for file in ["hex.kif", "reversi.kif", "quarto.kif"] {
-        check_compiled(file, playouts(1));
+        check_compiled(&dir.join(file), playouts(1));
     }
 }
 
@@ -321,7 +334,7 @@ const HEAVY: &[&str] = &[
     "chineseCheckers6.kif",
 ];
 
-fn check_any(path: &std::path::Path, seed: u64) -> Outcome {
+fn check_any(path: &Path, seed: u64) -> Outcome {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let text = std::fs::read_to_string(path).unwrap();
     let max_plies = if HEAVY.contains(&name.as_str()) { 10 } else { 40 };
@@ -340,7 +353,8 @@ fn check_any(path: &std::path::Path, seed: u64) -> Outcome {
 /// [`HEAVY`] ones).
 #[test]
 fn every_game_of_the_collection_agrees_with_swi_prolog() {
-    let (files, only) = collection("TABULA_GDL_PROLOG_ALL_ONLY");
+    let Some(dir) = gdl_corpus() else { return };
+    let (files, only) = collection(&dir, "TABULA_GDL_PROLOG_ALL_ONLY");
     let outcomes = for_each_game(&files, |i, path, _| {
         let outcome = check_any(path, 100 + i as u64);
         let what = match &outcome {

@@ -1,16 +1,31 @@
 //! Differential tests: the compiled reasoner agrees with the reference reasoner on legal
-//! moves, next states, hashes, terminal and goals along random playouts of real games.
+//! moves, next states, hashes, terminal and goals along random playouts of the project's
+//! games, and of a few games of the GDL collection (corpus tests).
 
 mod common;
 
-use common::{differential, gdl_dir};
+use std::path::Path;
+
+use common::{differential, games_dir, gdl_corpus};
 use tabula_core::{Game, Rng, Spec, Turn, testing};
 use tabula_gdl::propnet::Limits;
 use tabula_gdl::{PropnetError, PropnetGame};
 
-fn check(name: &str, games: usize, max_plies: u32) {
-    let plies = differential(name, games, max_plies, 7).unwrap_or_else(|e| panic!("{name}: {e}"));
+fn check_in(dir: &Path, name: &str, games: usize, max_plies: u32) {
+    let plies = differential(&dir.join(name), games, max_plies, 7).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(plies > 0, "{name}: no plies played");
+}
+
+fn check(name: &str, games: usize, max_plies: u32) {
+    check_in(&games_dir(), name, games, max_plies);
+}
+
+fn tictactoe() -> std::path::PathBuf {
+    games_dir().join("ticTacToe.kif")
+}
+
+fn connect_four() -> String {
+    std::fs::read_to_string(games_dir().join("connectFour.kif")).unwrap()
 }
 
 #[test]
@@ -20,24 +35,33 @@ fn tictactoe_agrees() {
 
 #[test]
 fn connect_four_agrees() {
-    check("connectFour_9x6.kif", 4, 1000);
+    check("connectFour.kif", 4, 1000);
 }
 
 #[test]
-fn breakthrough_agrees() {
-    check("breakthrough.kif", 1, 60);
+fn deep_recursion_agrees() {
+    check("chainRace.kif", 10, 1000);
 }
 
 #[test]
 fn multiplayer_and_simultaneous_games_agree() {
+    for name in ["threePlayerNim.kif", "simultaneousRace.kif"] {
+        check(name, 10, 200);
+    }
+}
+
+#[test]
+fn games_of_the_collection_agree() {
+    let Some(dir) = gdl_corpus() else { return };
+    check_in(&dir, "breakthrough.kif", 1, 60);
     for name in ["3pffa.kif", "2pffa.kif", "biddingTicTacToe.kif", "nineBoardTicTacToe.kif"] {
-        check(name, 2, 200);
+        check_in(&dir, name, 2, 200);
     }
 }
 
 #[test]
 fn single_moves_fill_in_the_joint_and_playouts_end() {
-    let game = PropnetGame::from_file(&gdl_dir().join("ticTacToe.kif")).unwrap();
+    let game = PropnetGame::from_file(&tictactoe()).unwrap();
     assert_eq!(game.num_players(), 2);
     assert!(matches!(game.turn(), Turn::Player(_)));
     let mut moves = Vec::new();
@@ -54,13 +78,13 @@ fn single_moves_fill_in_the_joint_and_playouts_end() {
 
 #[test]
 fn conformance_on_tictactoe() {
-    let game = PropnetGame::from_file(&gdl_dir().join("ticTacToe.kif")).unwrap();
+    let game = PropnetGame::from_file(&tictactoe()).unwrap();
     testing::conformance(&game, 20, 20, 11);
 }
 
 #[test]
 fn spec_with_reasoner_parameter() {
-    let file = gdl_dir().join("ticTacToe.kif");
+    let file = tictactoe();
     let spec = Spec::parse(&format!("gdl(file={},reasoner=propnet)", file.display())).unwrap();
     let game = PropnetGame::from_spec(&spec).unwrap();
     assert_eq!(game.num_players(), 2);
@@ -72,7 +96,7 @@ fn spec_with_reasoner_parameter() {
 
 #[test]
 fn size_limit_is_an_error() {
-    let text = std::fs::read_to_string(gdl_dir().join("connectFour_9x6.kif")).unwrap();
+    let text = connect_four();
     let small = Limits { max_atoms: 50, max_rules: 50, ..Limits::default() };
     let err = PropnetGame::from_str(&text, "x".into(), 100, small).unwrap_err();
     assert!(matches!(err, PropnetError::TooBig(_)), "{err}");
@@ -80,7 +104,7 @@ fn size_limit_is_an_error() {
 
 #[test]
 fn step_budget_is_an_error() {
-    let text = std::fs::read_to_string(gdl_dir().join("connectFour_9x6.kif")).unwrap();
+    let text = connect_four();
     let tight = Limits { max_steps: 1_000, ..Limits::default() };
     let err = PropnetGame::from_str(&text, "x".into(), 100, tight).unwrap_err();
     assert!(matches!(&err, PropnetError::TooBig(why) if why.contains("join steps")), "{err}");
@@ -113,17 +137,28 @@ const REACH: &str = "
 /// what the reference reasoner gives.
 #[test]
 fn states_in_any_order_agree() {
+    let chain = std::fs::read_to_string(games_dir().join("chainRace.kif")).unwrap();
+    states_in_any_order_agree_on(&[
+        ("reach", REACH.to_string()),
+        ("connectFour", connect_four()),
+        ("chainRace", chain),
+    ]);
+}
+
+#[test]
+fn states_in_any_order_agree_on_breakthrough() {
+    let Some(dir) = gdl_corpus() else { return };
+    let text = std::fs::read_to_string(dir.join("breakthrough.kif")).unwrap();
+    states_in_any_order_agree_on(&[("breakthrough", text)]);
+}
+
+fn states_in_any_order_agree_on(games: &[(&str, String)]) {
     use common::{facts, legal_texts};
     use tabula_core::Player;
     use tabula_gdl::GdlGame;
-    let games = [
-        ("reach", REACH.to_string()),
-        ("connectFour_9x6", std::fs::read_to_string(gdl_dir().join("connectFour_9x6.kif")).unwrap()),
-        ("breakthrough", std::fs::read_to_string(gdl_dir().join("breakthrough.kif")).unwrap()),
-    ];
     for (name, text) in games {
-        let reference = GdlGame::from_str(&text, "ref".into(), 200).unwrap();
-        let fast = PropnetGame::from_str(&text, "fast".into(), 200, Limits::default()).unwrap();
+        let reference = GdlGame::from_str(text, "ref".into(), 200).unwrap();
+        let fast = PropnetGame::from_str(text, "fast".into(), 200, Limits::default()).unwrap();
         let mut rng = Rng::new(5);
         // States of a few random playouts, both reasoners side by side.
         let mut pairs = Vec::new();
@@ -162,7 +197,7 @@ fn states_in_any_order_agree() {
             }
             reaches += usize::from(r.rewards().as_slice()[0] > 0.0);
         }
-        if name == "reach" {
+        if *name == "reach" {
             assert!(reaches > 0, "the recursive goal was never reached");
         }
     }

@@ -837,7 +837,7 @@ mod tests {
 
     #[test]
     fn measuring_plays_whole_games_and_reports_the_slowest() {
-        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let path = tabula_core::testing::fixture("gdl/ticTacToe.kif");
         let game = PropnetGame::from_file(&path).unwrap();
         let mut rng = Rng::new(1);
         let (done, slowest, plies) = measure(&game, Duration::from_millis(30), &mut rng);

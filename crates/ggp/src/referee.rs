@@ -136,7 +136,7 @@ mod tests {
     use super::*;
 
     fn tictactoe() -> Referee {
-        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let path = tabula_core::testing::fixture("gdl/ticTacToe.kif");
         Referee::new(&std::fs::read_to_string(path).unwrap()).unwrap()
     }
 

@@ -11,7 +11,7 @@ use tabula_ggp::{Player, PlayerConfig, Referee, serve};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn tictactoe() -> String {
-    std::fs::read_to_string(tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif")).unwrap()
+    std::fs::read_to_string(tabula_core::testing::fixture("gdl/ticTacToe.kif")).unwrap()
 }
 
 async fn spawn_player(agent: &str) -> PlayerUrl {

@@ -456,7 +456,7 @@ mod tests {
 
     #[test]
     fn gdl_games_load_from_a_file_spec() {
-        let path = tabula_core::testing::shared_dir().join("data/gdl/ticTacToe.kif");
+        let path = tabula_core::testing::fixture("gdl/ticTacToe.kif");
         let (spec, n) = with_game(&format!("gdl(file={})", path.display()), Describe).unwrap();
         assert!(spec.contains("ticTacToe.kif"), "{spec}");
         assert_eq!(n, 2);

@@ -1,15 +1,24 @@
-//! The conformance files of shared/data/sgf-conformance: expected trees and decoded text.
+//! The conformance files of `$TABULA_DATA/sgf-conformance` (corpus tests): expected trees and
+//! decoded text. The repository's own cases are read by the `cases` tests.
 
 use std::collections::HashMap;
 
-use tabula_core::testing::shared_dir;
+use std::path::PathBuf;
+
+use tabula_core::testing::{corpus, data_dir};
 use tabula_sgf::{
     CharsetSource, Collection, GameTree, GoMove, Issue, Mode, ParseOptions, Point, parse, parse_lenient, parse_strict,
     write_collection,
 };
 
+/// The conformance corpus for the calling test, or `None` when it is absent.
+#[track_caller]
+fn conformance() -> Option<PathBuf> {
+    corpus("sgf-conformance")
+}
+
 fn bytes(rel: &str) -> Vec<u8> {
-    let path = shared_dir().join("data/sgf-conformance").join(rel);
+    let path = data_dir().join("sgf-conformance").join(rel);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -53,6 +62,7 @@ const CJK_FILES: &[(&str, &str, &str)] = &[
 
 #[test]
 fn declared_legacy_encodings_decode_to_the_reference_text() {
+    let Some(_) = conformance() else { return };
     let reference = reference_texts();
     for (file, encoding, lang) in CJK_FILES {
         let c = read(&format!("libsgfcplusplus/{file}"));
@@ -67,6 +77,7 @@ fn declared_legacy_encodings_decode_to_the_reference_text() {
 
 #[test]
 fn unicode_files_decode_to_the_reference_text() {
+    let Some(_) = conformance() else { return };
     let reference = reference_texts();
     assert_eq!(reference.len(), 10);
     for file in ["encoding-utf8-withbom.sgf", "encoding-utf16-withbom.sgf", "encoding-utf16-nobom.sgf"] {
@@ -78,6 +89,7 @@ fn unicode_files_decode_to_the_reference_text() {
 
 #[test]
 fn western_encodings() {
+    let Some(_) = conformance() else { return };
     let common = "Ää Àà Ââ Åå Ææ Çç Èè Éé Êê Ëë Îî Ïï Ññ Öö Ôô Øø ß Üü Ùù Ûû ÿ ¿¡ «»";
     let cases: &[(&str, &[&str])] = &[
         ("encoding-western-isolatin1.sgf", &[common]),
@@ -96,6 +108,7 @@ fn western_encodings() {
 /// Without `CA`, detection finds the encoding of the longer CJK and Cyrillic samples.
 #[test]
 fn undeclared_legacy_encodings_are_detected() {
+    let Some(_) = conformance() else { return };
     let reference = reference_texts();
     for (file, _, lang) in CJK_FILES {
         let raw = bytes(&format!("libsgfcplusplus/{file}"));
@@ -114,6 +127,7 @@ fn undeclared_legacy_encodings_are_detected() {
 
 #[test]
 fn sabaki_encodings() {
+    let Some(_) = conformance() else { return };
     let cases = [
         ("sabaki/japanese.sgf", "井山 裕太", "山下 敬吾", "囲碁 is fun"),
         ("sabaki/chinese.sgf", "古力", "柯洁", "围棋 is fun"),
@@ -177,6 +191,7 @@ fn same_tree_except_root(a: &GameTree, b: &GameTree, skip: &[&str]) -> Result<()
 
 #[test]
 fn sgfc_escaping_matches_its_result() {
+    let Some(_) = conformance() else { return };
     let src = read("sgfc/escaping.sgf");
     let expected = read("sgfc/escaping-result.sgf");
     assert_eq!(src.games.len(), 1);
@@ -189,6 +204,7 @@ fn sgfc_escaping_matches_its_result() {
 
 #[test]
 fn sgfc_mixed_encodings_match_their_result() {
+    let Some(_) = conformance() else { return };
     let src = read("sgfc/mixed-encoding.sgf");
     let expected = read("sgfc/mixed-encoding-result.sgf");
     assert_eq!(src.games.len(), 5);
@@ -201,6 +217,7 @@ fn sgfc_mixed_encodings_match_their_result() {
 
 #[test]
 fn sgfc_test_files_read_leniently_and_fail_strictly() {
+    let Some(_) = conformance() else { return };
     for file in ["sgfc/test.sgf", "sgfc/strict.sgf", "sgfc/reorder.sgf"] {
         let raw = bytes(file);
         let lenient = parse_lenient(&raw).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -218,6 +235,7 @@ fn sgfc_test_files_read_leniently_and_fail_strictly() {
 
 #[test]
 fn sgfc_results_are_strict_fixed_points_of_the_writer() {
+    let Some(_) = conformance() else { return };
     for file in ["sgfc/test-result.sgf", "sgfc/reorder-result.sgf", "sgfc/strict-result.sgf"] {
         let c = read(file);
         let written = write_collection(&c.games);
@@ -229,6 +247,7 @@ fn sgfc_results_are_strict_fixed_points_of_the_writer() {
 
 #[test]
 fn compressed_point_lists() {
+    let Some(_) = conformance() else { return };
     let c = read("libsgfcplusplus/compressed-point-list.sgf");
     assert_eq!(c.games.len(), 2);
     let nodes: Vec<_> = c.games[0].main_line().collect();
@@ -242,6 +261,7 @@ fn compressed_point_lists() {
 
 #[test]
 fn deep_game_trees() {
+    let Some(_) = conformance() else { return };
     let c = read("libsgfcplusplus/deep-game-tree.sgf");
     let lens: Vec<usize> = c.games.iter().map(|g| g.main_line().count()).collect();
     // An introduction, then trees of 1000, 2000 and 5000 nodes after their root and comment,
@@ -252,6 +272,7 @@ fn deep_game_trees() {
 
 #[test]
 fn ff3_long_property_names() {
+    let Some(_) = conformance() else { return };
     let c = read("gogui/verbose-property-names.sgf");
     let root = c.games[0].root();
     assert_eq!(root.text("PB"), Some("Robin Upton"));
@@ -265,6 +286,7 @@ fn ff3_long_property_names() {
 
 #[test]
 fn ff4_example_file() {
+    let Some(_) = conformance() else { return };
     for file in ["gogui/ff4_ex.sgf", "sgf-parse/ff4_ex.sgf"] {
         let c = read(file);
         assert_eq!(c.games.len(), 2, "{file}");
@@ -281,6 +303,7 @@ fn ff4_example_file() {
 
 #[test]
 fn fox_server_komi() {
+    let Some(_) = conformance() else { return };
     let komi = |file: &str| read(&format!("sabaki-pr16-fox/{file}")).games[0].root().real("KM");
     assert_eq!(komi("fox_go_server_japanese.sgf"), Some(6.5));
     assert_eq!(komi("fox_go_server_komi.sgf"), Some(3.75));
@@ -300,6 +323,7 @@ fn fox_server_komi() {
 
 #[test]
 fn kombilo_collections() {
+    let Some(_) = conformance() else { return };
     let c = read("kombilo/contlist.sgf");
     assert_eq!(c.games.len(), 7);
     for file in ["kombilo/1600JSTP06.sgf", "kombilo/under-the-stones.sgf"] {
@@ -310,6 +334,7 @@ fn kombilo_collections() {
 
 #[test]
 fn gogui_oddities() {
+    let Some(_) = conformance() else { return };
     for file in [
         "gogui/invalidmove.sgf",
         "gogui/size-after-invalid-points.sgf",
@@ -334,7 +359,7 @@ fn gogui_oddities() {
 /// Every conformance file reads leniently and survives a round trip.
 #[test]
 fn every_conformance_file_round_trips() {
-    let root = shared_dir().join("data/sgf-conformance");
+    let Some(root) = conformance() else { return };
     let mut count = 0;
     for dir in std::fs::read_dir(&root).expect("dir") {
         let dir = dir.expect("entry").path();

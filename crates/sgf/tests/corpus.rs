@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use tabula_core::testing::shared_dir;
+use tabula_core::testing::{corpus, fixture};
 use tabula_sgf::{GoMove, parse_lenient, write_collection};
 
 /// Counts `B`/`W` properties of the main line straight from the bytes: every node before the
@@ -96,11 +96,20 @@ fn check_archive(path: &std::path::Path) -> (usize, usize) {
     (games, moves)
 }
 
+/// The repository's sample of 500 KGS games (handicaps, resignations, time-outs, passes,
+/// games without a result or without moves).
+#[test]
+fn every_game_of_the_kgs_sample_reads_without_losing_moves() {
+    let (games, moves) = check_archive(&fixture("sgf/kgs-sample.tar.gz"));
+    assert_eq!(games, 500);
+    assert!(moves > 50_000, "{moves}");
+}
+
 #[test]
 fn every_kgs_game_reads_without_losing_moves() {
-    let dir = shared_dir().join("data/sgf");
+    let Some(dir) = corpus("sgf") else { return };
     let mut archives: Vec<_> = std::fs::read_dir(&dir)
-        .expect("shared/data/sgf")
+        .expect("$TABULA_DATA/sgf")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".tar.gz"))
         .collect();

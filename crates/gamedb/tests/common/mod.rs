@@ -10,9 +10,10 @@ use tabula_gamedb::Position;
 use tabula_go::{Go, Move, Rules, Superko};
 use tabula_sgf::Color;
 
-/// Writes the first `n` SGF members of the 2001 archive into `dir`, returning their bytes.
+/// Writes the first `n` SGF members of the repository's KGS sample (500 games, the first
+/// 100 of them from January 2001) into `dir`, returning their bytes.
 pub fn extract(dir: &Path, n: usize) -> Vec<(String, Vec<u8>)> {
-    let path = tabula_core::testing::shared_dir().join("data/sgf/kgs6d-KGS2001.tar.gz");
+    let path = tabula_core::testing::fixture("sgf/kgs-sample.tar.gz");
     let file = std::fs::File::open(&path).expect("archive present");
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
     let mut out = Vec::new();

@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use tabula_core::{Game, Rng, testing::shared_dir};
+use tabula_core::{Game, Rng, testing::fixture};
 use tabula_go::{Color, Go, IllegalMove, Move, Point, RuleSet, Rules, Superko, fixed_handicap_points};
 
 fn gnugo_path() -> PathBuf {
@@ -396,8 +396,7 @@ fn sgf_moves(text: &str) -> Vec<(Color, String)> {
 
 #[test]
 fn real_games_agree_with_gnugo() {
-    let dir = shared_dir().join("data/sgf");
-    let path = dir.join("kgs6d-KGS2003.tar.gz");
+    let path = fixture("sgf/kgs-sample.tar.gz");
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
     let mut gtp = Gtp::start(&["--chinese-rules", "--positional-superko", "--komi", "7.5"]);

@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use tabula_core::{Game, Rng, testing::shared_dir};
+use tabula_core::{Game, Rng, testing::fixture};
 use tabula_go::{Color, Go, HeavyPolicy, Move, PatternStats, Point, Rules};
 
 /// Main-line `;B[xx]` / `;W[xx]` moves of an SGF game.
@@ -26,10 +26,11 @@ fn sgf_moves(text: &str) -> Vec<(Color, String)> {
     out
 }
 
-/// Replays up to `limit` even 19x19 games of a shared archive, calling `visit` with the
-/// position before every stone played and its point; returns the games replayed.
-fn replay_games(archive: &str, limit: usize, mut visit: impl FnMut(&Go, Point)) -> usize {
-    let path = shared_dir().join(archive);
+/// Replays up to `limit` even 19x19 games of the repository's KGS sample taken from the
+/// archive named `from`, calling `visit` with the position before every stone played and
+/// its point; returns the games replayed.
+fn replay_games(from: &str, limit: usize, mut visit: impl FnMut(&Go, Point)) -> usize {
+    let path = fixture("sgf/kgs-sample.tar.gz");
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
     let mut games = 0;
@@ -38,7 +39,10 @@ fn replay_games(archive: &str, limit: usize, mut visit: impl FnMut(&Go, Point)) 
             break;
         }
         let mut entry = entry.expect("tar entry");
-        if !entry.path().map(|p| p.extension().is_some_and(|e| e == "sgf")).unwrap_or(false) {
+        let wanted = entry
+            .path()
+            .is_ok_and(|p| p.extension().is_some_and(|e| e == "sgf") && p.parent().is_some_and(|d| d.ends_with(from)));
+        if !wanted {
             continue;
         }
         let mut bytes = Vec::new();
@@ -71,7 +75,7 @@ fn replay_games(archive: &str, limit: usize, mut visit: impl FnMut(&Go, Point)) 
 #[test]
 fn harvested_patterns_prefer_real_shapes() {
     let mut stats = PatternStats::new();
-    replay_games("data/sgf/kgs6d-KGS2002.tar.gz", 25, |g, p| stats.observe(g.board(), p));
+    replay_games("kgs6d-KGS2002", 25, |g, p| stats.observe(g.board(), p));
     assert!(stats.moves() > 3000, "{} moves", stats.moves());
     // The empty 3x3 neighbourhood in the open is available everywhere and rarely chosen.
     let (played, seen) = stats.counts(0);
@@ -118,7 +122,7 @@ fn the_learned_move_model_predicts_expert_moves_better_than_the_hand_rules() {
     let (mut positions, mut hand_hits, mut model_hits) = (0usize, 0.0f64, 0.0f64);
     let (mut moves, mut hp, mut mp) = (Vec::new(), Vec::new(), Vec::new());
     // The built-in model was fitted to the 2001-2006 archives; these games are held out.
-    let games = replay_games("data/sgf/kgs6d-kgs-19-2015.tar.gz", 12, |g, p| {
+    let games = replay_games("kgs6d-kgs-19-2015", 12, |g, p| {
         g.legal_moves(&mut moves);
         if let Some(at) = moves.iter().position(|&m| m == Move::Play(p)) {
             hand.priors(g, &moves, &mut hp);
@@ -149,7 +153,7 @@ fn the_spatial_patterns_raise_the_models_prediction_rate() {
     assert_eq!(&MoveModel::parse(&text).unwrap(), full, "the text form round-trips");
     let (mut positions, mut full_hits, mut small_hits, mut matched) = (0usize, 0.0f64, 0.0f64, 0usize);
     let (mut moves, mut fp, mut sp) = (Vec::new(), Vec::new(), Vec::new());
-    let games = replay_games("data/sgf/kgs6d-kgs-19-2015.tar.gz", 12, |g, p| {
+    let games = replay_games("kgs6d-kgs-19-2015", 12, |g, p| {
         let b = g.board();
         let color = b.to_move();
         moves.clear();

@@ -1,10 +1,11 @@
 //! The SGF bridge: positions per node (variations, set-up in mid-game, handicap, passes,
 //! captures), illegal moves flagged without losing the record, deep lines without recursion,
-//! and every main line of the shared KGS corpus replayed on the Go rules.
+//! and every main line of the repository's KGS sample and (a corpus test) of the whole KGS
+//! collection replayed on the Go rules.
 
 use std::io::Read;
 
-use tabula_core::testing::shared_dir;
+use tabula_core::testing::{corpus, fixture};
 use tabula_go::sgf_replay::{self, IllegalReason, NodeMove, Position, ReplayError};
 use tabula_go::{Color, Rules};
 use tabula_sgf::{GameTree, NodeId, parse_lenient};
@@ -221,10 +222,18 @@ fn replay_archive(path: &std::path::Path) -> (usize, usize, usize) {
 }
 
 #[test]
+fn every_main_line_of_the_kgs_sample_replays_on_the_go_rules() {
+    let (games, moves, flagged) = replay_archive(&fixture("sgf/kgs-sample.tar.gz"));
+    assert_eq!(games, 500);
+    assert!(moves > 50_000, "{moves}");
+    assert!(flagged <= 1, "{flagged} games with illegal moves");
+}
+
+#[test]
 fn every_kgs_main_line_replays_on_the_go_rules() {
-    let dir = shared_dir().join("data/sgf");
+    let Some(dir) = corpus("sgf") else { return };
     let mut archives: Vec<_> = std::fs::read_dir(&dir)
-        .expect("shared/data/sgf")
+        .expect("$TABULA_DATA/sgf")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".tar.gz"))
         .collect();

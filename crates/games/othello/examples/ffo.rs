@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if files.is_empty() {
-        files.push(tabula_core::testing::shared_dir().join("data/othello/fforum-1-19.obf").display().to_string());
+        files.push(tabula_core::testing::fixture("othello/fforum-1-19.obf").display().to_string());
     }
     let (mut total_nodes, mut total_time, mut wrong) = (0u64, 0.0f64, 0);
     let cpu_start = cpu_seconds();

@@ -587,7 +587,7 @@ pub fn solve_wld(pos: &Othello) -> Result<Solution, SolveError> {
 mod tests {
     use super::*;
     use crate::obf;
-    use tabula_core::{Game, Player, Rng, Spec, testing::shared_dir};
+    use tabula_core::{Game, Player, Rng, Spec, testing::fixture};
 
     /// Plain minimax over the Game interface: the reference for small endgames.
     fn minimax(g: &Othello) -> i32 {
@@ -651,7 +651,7 @@ mod tests {
 
     #[test]
     fn solves_ffo_1_to_19() {
-        let problems = obf::read_file(shared_dir().join("data/othello/fforum-1-19.obf")).unwrap();
+        let problems = obf::read_file(fixture("othello/fforum-1-19.obf")).unwrap();
         assert_eq!(problems.len(), 19);
         let mut solver = Solver::new(problems[0].position.as_small().unwrap(), 20);
         for p in &problems {
@@ -666,7 +666,7 @@ mod tests {
 
     #[test]
     fn node_limited_solves_give_up_without_spoiling_the_table() {
-        let problems = obf::read_file(shared_dir().join("data/othello/fforum-1-19.obf")).unwrap();
+        let problems = obf::read_file(fixture("othello/fforum-1-19.obf")).unwrap();
         let mut solver = Solver::new(problems[0].position.as_small().unwrap(), 16);
         for p in problems.iter().take(6) {
             let pos = p.position.as_small().unwrap();

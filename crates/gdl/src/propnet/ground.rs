@@ -946,9 +946,21 @@ mod tests {
     /// The approximation with every rule split has the same atoms in the game's relations.
     #[test]
     fn splitting_every_rule_keeps_the_approximation() {
-        let dir = tabula_core::testing::shared_dir().join("data/gdl");
+        let connect4 = std::fs::read_to_string(tabula_core::testing::fixture("gdl/connectFour.kif")).unwrap();
+        splitting_keeps_the_approximation_of(&[MARKS, &connect4]);
+    }
+
+    /// [`splitting_every_rule_keeps_the_approximation`] on a game of the GDL collection (a
+    /// corpus test).
+    #[test]
+    fn splitting_every_rule_keeps_the_approximation_of_racer() {
+        let Some(dir) = tabula_core::testing::corpus("gdl") else { return };
         let racer = std::fs::read_to_string(dir.join("racer.kif")).unwrap();
-        for text in [MARKS, &racer] {
+        splitting_keeps_the_approximation_of(&[&racer]);
+    }
+
+    fn splitting_keeps_the_approximation_of(texts: &[&str]) {
+        for &text in texts {
             let desc = crate::load_str(text).unwrap();
             let program = approximation_program(&desc);
             let mut symbols = desc.symbols.clone();

@@ -1538,8 +1538,19 @@ mod tests {
     /// the timing picks for a net, computes the same states over the same playouts.
     #[test]
     fn forms_agree() {
-        let dir = tabula_core::testing::shared_dir().join("data/gdl");
-        for game in ["ticTacToe.kif", "breakthrough.kif", "connect5.kif", "pentagoSuicide.kif"] {
+        let dir = tabula_core::testing::fixture("gdl");
+        forms_agree_in(&dir, &["ticTacToe.kif", "connectFour.kif", "chainRace.kif", "threePlayerNim.kif"]);
+    }
+
+    /// [`forms_agree`] on larger games of the GDL collection (a corpus test).
+    #[test]
+    fn forms_agree_on_games_of_the_collection() {
+        let Some(dir) = tabula_core::testing::corpus("gdl") else { return };
+        forms_agree_in(&dir, &["breakthrough.kif", "connect5.kif", "pentagoSuicide.kif"]);
+    }
+
+    fn forms_agree_in(dir: &std::path::Path, games: &[&str]) {
+        for game in games {
             let text = std::fs::read_to_string(dir.join(game)).unwrap();
             let desc = crate::load_str(&text).unwrap();
             let mut net = Net::build(&super::super::ground::ground(&desc, Default::default()).unwrap());

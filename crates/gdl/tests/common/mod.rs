@@ -13,15 +13,33 @@ use tabula_core::{Game, Player, Rng, Turn, testing};
 use tabula_gdl::propnet::Limits;
 use tabula_gdl::{GdlGame, PropnetError, PropnetGame};
 
-/// The shared GDL collection.
-pub fn gdl_dir() -> PathBuf {
-    testing::shared_dir().join("data/gdl")
+/// The games written for the project (`testdata/gdl`), which every clone has.
+pub fn games_dir() -> PathBuf {
+    testing::fixture("gdl")
 }
 
-/// The `.kif` files of the shared collection, sorted by name.
-pub fn kif_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(gdl_dir())
-        .unwrap()
+/// Every GDL game of the repository: those of `testdata/gdl`, the crate's board-dialect
+/// example and its test data, sorted by name.
+pub fn project_games() -> Vec<PathBuf> {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = [games_dir(), crate_dir.join("games"), crate_dir.join("tests/data")]
+        .iter()
+        .flat_map(|dir| kif_files(dir))
+        .collect();
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    files
+}
+
+/// The GDL collection (`$TABULA_DATA/gdl`) for a corpus test, or `None` when it is absent.
+#[track_caller]
+pub fn gdl_corpus() -> Option<PathBuf> {
+    testing::corpus("gdl")
+}
+
+/// The `.kif` files of a folder, sorted by name.
+pub fn kif_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "kif"))
         .collect();
@@ -37,10 +55,10 @@ pub fn env_or(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// The collection's files, or only the one named by environment variable `only_var`
-/// (returned too, so a test can skip its whole-collection assertions).
-pub fn collection(only_var: &str) -> (Vec<PathBuf>, Option<String>) {
-    let mut files = kif_files();
+/// The files of the collection in `dir`, or only the one named by environment variable
+/// `only_var` (returned too, so a test can skip its whole-collection assertions).
+pub fn collection(dir: &Path, only_var: &str) -> (Vec<PathBuf>, Option<String>) {
+    let mut files = kif_files(dir);
     let only = std::env::var(only_var).ok();
     if let Some(only) = &only {
         files.retain(|f| f.file_name().is_some_and(|n| n.to_string_lossy() == only.as_str()));
@@ -93,10 +111,11 @@ pub fn facts(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// Plays `games` random playouts of at most `max_plies` plies with both reasoners side by
-/// side, asserting they agree at every step. Returns the number of plies compared.
-pub fn differential(name: &str, games: usize, max_plies: u32, seed: u64) -> Result<usize, PropnetError> {
-    differential_with(&gdl_dir().join(name), games, max_plies, seed, Limits::default())
+/// Plays `games` random playouts of at most `max_plies` plies of the game at `path` with
+/// both reasoners side by side, asserting they agree at every step. Returns the number of
+/// plies compared.
+pub fn differential(path: &Path, games: usize, max_plies: u32, seed: u64) -> Result<usize, PropnetError> {
+    differential_with(path, games, max_plies, seed, Limits::default())
 }
 
 /// [`differential`] on any file, with explicit grounding limits.
