@@ -352,7 +352,7 @@ fn board_sizes_outside_1_to_52_are_invalid() {
         }
         let (t, issues) = one(&src);
         assert!(issues.contains(&Issue::InvalidValue), "SZ[{bad}]: {issues:?}");
-        let why = t.checked_board_size().expect_err(&bad);
+        let why = t.checked_board_size().expect_err(bad);
         assert!(why.contains(&format!("SZ[{bad}]")), "{why}");
     }
     for good in ["1", "9", "19", "52", "19:13"] {

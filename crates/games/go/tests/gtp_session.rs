@@ -494,7 +494,7 @@ fn analysis_session(start: Go, playouts: u32, input: &str) -> Vec<String> {
 fn lz_analyze_matches_leela_zero_for_the_colour_asked() {
     let r = analysis_session(start(9), 300, "play b E5\n1 lz-analyze b 1\n");
     let answer = ok(&r[1]);
-    let last = answer.lines().filter(|l| l.starts_with("info ")).last().unwrap_or_else(|| panic!("{r:?}"));
+    let last = answer.lines().rfind(|l| l.starts_with("info ")).unwrap_or_else(|| panic!("{r:?}"));
     let infos = parse_lz_line(last);
     assert!(!infos.is_empty(), "{last}");
     for (i, info) in infos.iter().enumerate() {
