@@ -36,6 +36,9 @@ enum DbCommand {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Seconds to wait while another process (another import) holds the database.
+        #[arg(long, default_value_t = 600.0)]
+        wait: f64,
     },
     /// Count the canonical 3x3 or 5x5 patterns played into across the collection (colours from
     /// the mover's view, reduced over the 8 symmetries) and write them as CSV, most frequent first.
@@ -197,7 +200,7 @@ fn find(database: &Database, memory: Option<&MemoryIndex>, spec: &Spec) -> Resul
     let start = Instant::now();
     let filter = &spec.filter;
     let searched: Option<(Vec<Hit>, Vec<Continuation>, String)> = if let Some(path) = &spec.sgf {
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bytes = read_sgf_file(path)?;
         let position = Position::from_sgf(&bytes, spec.move_number)?;
         let r = match memory.filter(|m| m.size() == position.size) {
             Some(m) => m.search_position(database, &position, filter)?,
@@ -243,6 +246,29 @@ fn find(database: &Database, memory: Option<&MemoryIndex>, spec: &Spec) -> Resul
         None => database.search_games(filter, usize::MAX)?.into_iter().map(|g| g.id).collect(),
     };
     Ok(Found { searched, games, elapsed_ms: start.elapsed().as_secs_f64() * 1000.0 })
+}
+
+/// The longest request line `db query` reads; a longer one is answered with an error.
+const MAX_REQUEST_BYTES: u64 = 1 << 20;
+
+/// The largest SGF file a search reads a position from.
+const MAX_SGF_BYTES: u64 = 64 << 20;
+
+/// Reads the SGF file a search names: a regular file of at most [`MAX_SGF_BYTES`] (a request
+/// line can name any path, `/dev/zero` included).
+fn read_sgf_file(path: &std::path::Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let meta = file.metadata().with_context(|| format!("cannot read {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("{} is not a file", path.display());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_SGF_BYTES + 1).read_to_end(&mut bytes).with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.len() as u64 > MAX_SGF_BYTES {
+        bail!("{} is larger than {} MiB", path.display(), MAX_SGF_BYTES >> 20);
+    }
+    Ok(bytes)
 }
 
 fn sgf_point(p: Option<(u8, u8)>) -> String {
@@ -415,9 +441,41 @@ fn ensure_loaded(database: &Database, memory: &mut Vec<MemoryIndex>, n: u8) -> R
     Ok(())
 }
 
+/// The answer to one request line of `db query` (one line of JSON, without its newline): the
+/// search's answer, or `{"error": ...}` for a request that cannot be run. Only a failure to
+/// write the JSON is an error.
+pub(crate) fn answer_line(database: &Database, memory: &mut Vec<MemoryIndex>, line: &str) -> Result<String> {
+    let mut id = None;
+    let found = parse_request(line).and_then(|(request_id, spec)| {
+        id = request_id;
+        // Patterns and positions are searched in memory; the size is known for a pattern
+        // here, and for a position once its file is read (`find` falls back to the
+        // database for a size not loaded).
+        if spec.pattern.is_some() {
+            ensure_loaded(database, memory, spec.board)?;
+        }
+        let found = find(database, memory.iter().find(|m| m.size() == spec.board), &spec)?;
+        Ok((found, spec.limit))
+    });
+    Ok(match found {
+        Ok((found, limit)) => {
+            let mut summaries = Vec::new();
+            let answer = Answer { id, ..answer(database, &found, limit, &mut summaries) };
+            serde_json::to_string(&answer)?
+        }
+        Err(e) => {
+            let mut error = serde_json::json!({ "error": format!("{e:#}") });
+            if let (Some(id), Some(obj)) = (id, error.as_object_mut()) {
+                obj.insert("id".into(), id);
+            }
+            serde_json::to_string(&error)?
+        }
+    })
+}
+
 /// `db query`: answers request lines until standard input ends.
 fn serve(db: &std::path::Path, board: u8) -> Result<()> {
-    use std::io::{BufRead, Write};
+    use std::io::{BufRead, Read, Write};
     let database = Database::open(db)?;
     let mut memory: Vec<MemoryIndex> = Vec::new();
     ensure_loaded(&database, &mut memory, board)?;
@@ -426,41 +484,38 @@ fn serve(db: &std::path::Path, board: u8) -> Result<()> {
     let mut bytes = Vec::new();
     loop {
         bytes.clear();
-        if input.read_until(b'\n', &mut bytes).context("cannot read standard input")? == 0 {
+        let read = (&mut input).take(MAX_REQUEST_BYTES + 1).read_until(b'\n', &mut bytes);
+        if read.context("cannot read standard input")? == 0 {
             break;
         }
-        // A line that is not UTF-8 is answered like any other bad request.
-        let line = String::from_utf8_lossy(&bytes);
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut id = None;
-        let found = parse_request(&line).and_then(|(request_id, spec)| {
-            id = request_id;
-            // Patterns and positions are searched in memory; the size is known for a pattern
-            // here, and for a position once its file is read (`find` falls back to the
-            // database for a size not loaded).
-            if spec.pattern.is_some() {
-                ensure_loaded(&database, &mut memory, spec.board)?;
-            }
-            let found = find(&database, memory.iter().find(|m| m.size() == spec.board), &spec)?;
-            Ok((found, spec.limit))
-        });
-        let mut out = std::io::BufWriter::new(stdout.lock());
-        match found {
-            Ok((found, limit)) => {
-                let mut summaries = Vec::new();
-                let answer = Answer { id, ..answer(&database, &found, limit, &mut summaries) };
-                serde_json::to_writer(&mut out, &answer)?;
-            }
-            Err(e) => {
-                let mut error = serde_json::json!({ "error": format!("{e:#}") });
-                if let (Some(id), Some(obj)) = (id, error.as_object_mut()) {
-                    obj.insert("id".into(), id);
+        let answer = if bytes.len() as u64 > MAX_REQUEST_BYTES && !bytes.ends_with(b"\n") {
+            // Skip the rest of the overlong line without keeping it.
+            loop {
+                let buf = input.fill_buf().context("cannot read standard input")?;
+                match buf.iter().position(|&b| b == b'\n') {
+                    Some(i) => {
+                        input.consume(i + 1);
+                        break;
+                    }
+                    None if buf.is_empty() => break,
+                    None => {
+                        let n = buf.len();
+                        input.consume(n);
+                    }
                 }
-                serde_json::to_writer(&mut out, &error)?;
             }
-        }
+            serde_json::json!({ "error": format!("request line longer than {} KiB", MAX_REQUEST_BYTES >> 10) })
+                .to_string()
+        } else {
+            // A line that is not UTF-8 is answered like any other bad request.
+            let line = String::from_utf8_lossy(&bytes);
+            if line.trim().is_empty() {
+                continue;
+            }
+            answer_line(&database, &mut memory, &line)?
+        };
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        out.write_all(answer.as_bytes())?;
         writeln!(out)?;
         out.flush()?;
     }
@@ -478,12 +533,16 @@ fn date(text: &str) -> Result<u32> {
 /// Runs `tabula db`.
 pub fn run(args: DbArgs) -> Result<()> {
     match args.command {
-        DbCommand::Import { paths, db, batch, quiet } => {
+        DbCommand::Import { paths, db, batch, quiet, wait } => {
             if batch == 0 {
                 bail!("--batch must be at least 1");
             }
+            let Ok(busy_timeout) = std::time::Duration::try_from_secs_f64(wait) else {
+                bail!("--wait must be a number of seconds, 0 or more");
+            };
             let start = Instant::now();
-            let s = import(&paths, &db, &ImportOptions { batch_size: batch, progress: !quiet, max_batches: None })?;
+            let options = ImportOptions { batch_size: batch, progress: !quiet, max_batches: None, busy_timeout };
+            let s = import(&paths, &db, &options)?;
             println!(
                 "{} source(s) read ({} already imported): {} game(s) imported ({} stopped at an illegal move), {} duplicate(s), {} rejected; {} positions indexed in {:.1} s",
                 s.sources,

@@ -1,6 +1,7 @@
 //! `tabula sgf check` and `tabula sgf fmt`: validate and rewrite SGF game records.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
@@ -31,9 +32,14 @@ enum SgfCommand {
     Fmt {
         /// The file.
         file: PathBuf,
-        /// Replace the file instead of printing.
+        /// Replace the file instead of printing. Refused when reading dropped any of its
+        /// content (garbage, undecodable bytes), unless `--backup` keeps the original.
         #[arg(long)]
         in_place: bool,
+        /// With `--in-place`: keep the original as FILE.bak (which must not exist yet), and
+        /// replace the file even if reading dropped some of its content.
+        #[arg(long, requires = "in_place")]
+        backup: bool,
     },
 }
 
@@ -75,7 +81,7 @@ pub fn run(args: SgfArgs) -> Result<()> {
             }
             Ok(())
         }
-        SgfCommand::Fmt { file, in_place } => {
+        SgfCommand::Fmt { file, in_place, backup } => {
             let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
             let f = tabula_sgf::format(&bytes, &ParseOptions::default())
                 .with_context(|| format!("cannot read {}", file.display()))?;
@@ -83,13 +89,63 @@ pub fn run(args: SgfArgs) -> Result<()> {
                 eprintln!("{}: {d}", file.display());
             }
             if in_place {
-                let tmp = file.with_extension("sgf.tmp");
-                std::fs::write(&tmp, &f.text).with_context(|| format!("cannot write {}", tmp.display()))?;
-                std::fs::rename(&tmp, &file).with_context(|| format!("cannot replace {}", file.display()))?;
+                replace_file(&file, &bytes, &f, backup)?;
             } else {
                 print!("{}", f.text);
             }
             Ok(())
         }
     }
+}
+
+/// Replaces `file` (whose content is `original`) by the formatted text: refused when reading
+/// dropped content unless a backup is kept; the backup is written first, and the new text goes
+/// to a temporary file in the same folder that is then renamed over the file, so the file is
+/// at every moment either the old one or the new one.
+fn replace_file(file: &Path, original: &[u8], f: &tabula_sgf::Formatted, backup: bool) -> Result<()> {
+    if f.lost > 0 && !backup {
+        bail!(
+            "{} not rewritten: reading it dropped content in {} place(s) (see the warnings); \
+             rewrite it with --backup to keep the original as {}",
+            file.display(),
+            f.lost,
+            backup_path(file).display()
+        );
+    }
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if backup {
+        let bak = backup_path(file);
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&bak)
+            .with_context(|| format!("cannot create the backup {}", bak.display()))?;
+        out.write_all(original)
+            .and_then(|_| out.sync_all())
+            .with_context(|| format!("cannot write the backup {}", bak.display()))?;
+    }
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tabula-fmt-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    if let Ok(meta) = std::fs::metadata(file) {
+        // Keep the file's permissions (best effort).
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.write_all(f.text.as_bytes())
+        .and_then(|_| tmp.as_file().sync_all())
+        .with_context(|| format!("cannot write a temporary file in {}", dir.display()))?;
+    tmp.persist(file).map_err(|e| e.error).with_context(|| format!("cannot replace {}", file.display()))?;
+    Ok(())
+}
+
+/// Where `--backup` keeps the original: `FILE.bak`.
+fn backup_path(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(".bak");
+    PathBuf::from(name)
 }

@@ -8,6 +8,7 @@
 //! rebuilt after every import and kept consistent with the SQLite file by hand.
 
 use std::path::Path;
+use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, params_from_iter, types::Value as SqlValue};
 use tabula_go::Go;
@@ -64,14 +65,30 @@ CREATE TABLE IF NOT EXISTS positions (
 ";
 
 /// Opens (optionally creating) a connection with the pragmas the importer wants.
-pub(crate) fn open_connection(path: &Path, create: bool) -> Result<Connection, Error> {
+/// How long a connection waits for a lock another process holds (an import writing a batch)
+/// before it gives up with [`Error::Locked`].
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Whether an SQLite error means another connection holds the lock.
+pub(crate) fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+}
+
+pub(crate) fn open_connection(path: &Path, create: bool, busy_timeout: Duration) -> Result<Connection, Error> {
     let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
     if create {
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
     }
     let conn = Connection::open_with_flags(path, flags)
         .map_err(|e| Error::Open { path: path.to_path_buf(), reason: e.to_string() })?;
-    let bad = |e: rusqlite::Error| Error::Open { path: path.to_path_buf(), reason: e.to_string() };
+    let bad = |e: rusqlite::Error| {
+        if is_busy(&e) {
+            Error::Locked { path: path.to_path_buf(), waited: busy_timeout }
+        } else {
+            Error::Open { path: path.to_path_buf(), reason: e.to_string() }
+        }
+    };
+    conn.busy_timeout(busy_timeout).map_err(bad)?;
     // The first statement reads the header: a file that is not SQLite fails here.
     conn.pragma_update(None, "journal_mode", "WAL").map_err(bad)?;
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(bad)?;
@@ -107,7 +124,8 @@ fn check_schema(conn: &Connection) -> Result<(), String> {
     Ok(())
 }
 
-/// Creates the tables of a new database, or checks those of an existing one.
+/// Creates the tables of a new database, or checks those of an existing one (inside a write
+/// transaction, so that two imports starting on a new file at once create it once).
 pub(crate) fn create_schema(conn: &Connection) -> Result<(), Error> {
     let has_meta: bool = conn
         .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| {
@@ -363,7 +381,7 @@ impl Database {
         if !path.is_file() {
             return Err(Error::Open { path: path.to_path_buf(), reason: "no such file".into() });
         }
-        Ok(Database { conn: open_connection(path, false)? })
+        Ok(Database { conn: open_connection(path, false, BUSY_TIMEOUT)? })
     }
 
     /// The underlying connection, for ad-hoc queries.

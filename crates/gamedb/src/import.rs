@@ -11,13 +11,14 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::Error;
-use crate::db::{create_schema, open_connection};
+use crate::db::{create_schema, is_busy, open_connection};
 use crate::record::{Outcome, Record, SIGNATURE_MOVES, build_record, pack_moves, pack_points};
 
 /// Options of an import.
@@ -30,6 +31,9 @@ pub struct ImportOptions {
     /// Stop after this many batches have been written (to split an import into parts, and to test
     /// resuming); `None` imports everything.
     pub max_batches: Option<usize>,
+    /// How long to wait for the database while another process (another import) holds it,
+    /// before giving up with [`Error::Locked`]. The wait is announced once on standard error.
+    pub busy_timeout: Duration,
 }
 
 impl Default for ImportOptions {
@@ -37,7 +41,7 @@ impl Default for ImportOptions {
         // Each commit rewrites every index page its batch touched (position keys are spread
         // over the whole index), so larger batches import much faster; an interruption loses
         // at most one batch.
-        ImportOptions { batch_size: 4000, progress: false, max_batches: None }
+        ImportOptions { batch_size: 4000, progress: false, max_batches: None, busy_timeout: Duration::from_secs(600) }
     }
 }
 
@@ -161,6 +165,7 @@ fn parse_source(bytes: &[u8]) -> Parsed {
 /// Writes batches as they fill.
 struct Writer<'a> {
     conn: &'a mut Connection,
+    path: &'a Path,
     known: HashSet<(String, u64)>,
     options: &'a ImportOptions,
     summary: ImportSummary,
@@ -195,8 +200,10 @@ impl Writer<'_> {
         }
         let batch = std::mem::take(&mut self.batch);
         let parsed: Vec<Parsed> = batch.par_iter().map(|s| parse_source(&s.bytes)).collect();
-        let tx = self.conn.transaction()?;
+        let tx = begin_write(self.conn, self.path, self.options.busy_timeout, &self.bar)?;
         {
+            // Another import may have stored some of these sources since this one started.
+            let mut known_source = tx.prepare_cached("SELECT 1 FROM sources WHERE name = ?1 AND hash = ?2")?;
             let mut ins_source = tx.prepare_cached("INSERT INTO sources (name, hash, games) VALUES (?1, ?2, ?3)")?;
             let mut ins_game = tx.prepare_cached(
                 "INSERT INTO games (source, idx, status, reason, duplicate_of, fault_move, black, white, black_rank, \
@@ -215,6 +222,10 @@ impl Writer<'_> {
             // one sweep instead of at random places.
             let mut rows: Vec<(i64, i64, u32, u8)> = Vec::new();
             for (source, parsed) in batch.iter().zip(parsed) {
+                if known_source.exists(params![source.name, source.hash as i64])? {
+                    self.summary.skipped_sources += 1;
+                    continue;
+                }
                 let records = match parsed {
                     Ok(r) => r,
                     Err(why) => {
@@ -379,6 +390,45 @@ impl Writer<'_> {
     }
 }
 
+/// Starts the batch's write transaction, waiting (up to the busy timeout) while another
+/// process holds the database. The write lock is taken at once (`BEGIN IMMEDIATE`): a
+/// transaction that started reading could not wait for a writer without failing.
+fn begin_write<'c>(
+    conn: &'c Connection,
+    path: &Path,
+    timeout: Duration,
+    bar: &ProgressBar,
+) -> Result<Transaction<'c>, Error> {
+    let started = Instant::now();
+    let mut announced = false;
+    // Short waits inside SQLite, so that the wait can be announced once.
+    conn.busy_timeout(timeout.min(Duration::from_millis(200)))?;
+    let tx = loop {
+        match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
+            Ok(tx) => break tx,
+            Err(e) if is_busy(&e) => {
+                let waited = started.elapsed();
+                if waited >= timeout {
+                    return Err(Error::Locked { path: path.to_path_buf(), waited });
+                }
+                if !announced {
+                    announced = true;
+                    bar.suspend(|| {
+                        eprintln!(
+                            "waiting for another process that holds {} (up to {} s)",
+                            path.display(),
+                            timeout.as_secs_f64()
+                        )
+                    });
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    tx.busy_timeout(timeout)?;
+    Ok(tx)
+}
+
 /// Imports SGF files, `.tar.gz` / `.tgz` / `.tar` archives and directories holding them into the
 /// database at `db_path` (created if missing).
 ///
@@ -389,13 +439,28 @@ impl Writer<'_> {
 /// [`crate::record::signature`]: signature moves and move count); games too short to reach the
 /// first signature move must also have the same players and date, since many different records
 /// of a few moves coincide. Sources already imported (same name and content hash) are skipped.
+///
+/// While another process holds the database, the import waits up to
+/// [`ImportOptions::busy_timeout`], then fails with [`Error::Locked`].
 pub fn import(paths: &[PathBuf], db_path: &Path, options: &ImportOptions) -> Result<ImportSummary, Error> {
+    import_into(paths, db_path, options).map_err(|e| match e {
+        Error::Sql(s) if is_busy(&s) => Error::Locked { path: db_path.to_path_buf(), waited: options.busy_timeout },
+        e => e,
+    })
+}
+
+fn import_into(paths: &[PathBuf], db_path: &Path, options: &ImportOptions) -> Result<ImportSummary, Error> {
     let mut inputs = Vec::new();
     for p in paths {
         collect_inputs(p, &mut inputs)?;
     }
-    let mut conn = open_connection(db_path, true)?;
-    create_schema(&conn)?;
+    let mut conn = open_connection(db_path, true, options.busy_timeout)?;
+    let bar = if options.progress { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
+    {
+        let tx = begin_write(&conn, db_path, options.busy_timeout, &bar)?;
+        create_schema(&tx)?;
+        tx.commit()?;
+    }
     let mut known = HashSet::new();
     {
         let mut stmt = conn.prepare("SELECT name, hash FROM sources")?;
@@ -404,13 +469,20 @@ pub fn import(paths: &[PathBuf], db_path: &Path, options: &ImportOptions) -> Res
             known.insert(row?);
         }
     }
-    let bar = if options.progress { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
     if options.progress
         && let Ok(style) = ProgressStyle::with_template("{spinner} {pos} files {per_sec} {elapsed} {msg}")
     {
         bar.set_style(style);
     }
-    let mut w = Writer { conn: &mut conn, known, options, summary: ImportSummary::default(), batch: Vec::new(), bar };
+    let mut w = Writer {
+        conn: &mut conn,
+        path: db_path,
+        known,
+        options,
+        summary: ImportSummary::default(),
+        batch: Vec::new(),
+        bar,
+    };
     for (path, kind, name) in inputs {
         let path = path.as_path();
         let file = File::open(path).map_err(io_err(path))?;

@@ -60,8 +60,8 @@ mod scan;
 use std::path::PathBuf;
 
 pub use db::{
-    Continuation, Counts, Database, Filter, GameSummary, Hit, Position, SCHEMA_NAME, SCHEMA_VERSION, SearchResult,
-    WinnerFilter,
+    BUSY_TIMEOUT, Continuation, Counts, Database, Filter, GameSummary, Hit, Position, SCHEMA_NAME, SCHEMA_VERSION,
+    SearchResult, WinnerFilter,
 };
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
 pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery};
@@ -85,6 +85,14 @@ pub enum Error {
         path: PathBuf,
         /// Why.
         reason: String,
+    },
+    /// Another process (an import) held the database for longer than the wait allowed.
+    #[error("{} is held by another process (waited {} s); try again when it has finished", .path.display(), .waited.as_secs_f64())]
+    Locked {
+        /// The database file.
+        path: PathBuf,
+        /// How long this process waited.
+        waited: std::time::Duration,
     },
     /// A database operation failed.
     #[error("database error: {0}")]

@@ -220,7 +220,13 @@ pub fn build_record(tree: &GameTree) -> Record {
         rec.outcome = Outcome::Rejected(format!("not a Go game (GM[{gm}])"));
         return rec;
     }
-    let (w, h) = tree.board_size();
+    let (w, h) = match tree.checked_board_size() {
+        Ok(size) => size,
+        Err(why) => {
+            rec.outcome = Outcome::Rejected(why);
+            return rec;
+        }
+    };
     if w != h {
         rec.outcome = Outcome::Rejected(format!("board {w}x{h} is not square"));
         return rec;

@@ -10,7 +10,7 @@ use tabula_gamedb::{Database, Error, Filter, ImportOptions, Position, WinnerFilt
 use tabula_sgf::Color;
 
 fn options(batch: usize, max_batches: Option<usize>) -> ImportOptions {
-    ImportOptions { batch_size: batch, progress: false, max_batches }
+    ImportOptions { batch_size: batch, progress: false, max_batches, ..ImportOptions::default() }
 }
 
 /// Every row of every table, as text, in a fixed order.
@@ -315,4 +315,36 @@ fn unreadable_and_rejected_games_are_accounted_for() {
     assert_eq!(reasons.len(), 2);
     assert!(reasons[0].starts_with("unreadable file"), "{reasons:?}");
     assert!(reasons[1].contains("GM[2]"), "{reasons:?}");
+}
+
+/// A game whose `SZ` is not a board size is rejected with that reason, never stored as 19x19.
+#[test]
+fn games_with_impossible_board_sizes_are_rejected() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    for (name, sz) in [("zero.sgf", "0"), ("negative.sgf", "-5"), ("huge.sgf", "99")] {
+        std::fs::write(dir.join(name), format!("(;GM[1]SZ[{sz}];B[dd];W[pp];B[dp])")).unwrap();
+    }
+    std::fs::write(dir.join("ok.sgf"), b"(;GM[1]SZ[19];B[dd];W[pp];B[dp])").unwrap();
+    let db = tmp.path().join("x.db");
+    let s = import(&[dir], &db, &ImportOptions::default()).expect("import");
+    assert_eq!((s.sources, s.imported, s.rejected), (4, 1, 3), "{s:?}");
+    let db = Database::open(&db).unwrap();
+    let mut st = db.connection().prepare("SELECT source, status, reason, size FROM games ORDER BY source").unwrap();
+    let rows: Vec<(String, String, Option<String>, Option<i64>)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for (source, status, reason, size) in &rows {
+        if source.ends_with("ok.sgf") {
+            assert_eq!((status.as_str(), *size), ("ok", Some(19)));
+            continue;
+        }
+        assert_eq!(status, "rejected", "{source}");
+        assert_eq!(*size, None, "{source}");
+        let reason = reason.as_deref().unwrap_or_default();
+        assert!(reason.contains("is not a board size"), "{source}: {reason}");
+    }
 }

@@ -88,7 +88,7 @@ fn pattern_search_matches_brute_force() {
     std::fs::create_dir(&input).expect("mkdir");
     let files = extract(&input, GAMES);
     let db_path = tmp.path().join("games.db");
-    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None };
+    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None, ..ImportOptions::default() };
     import(std::slice::from_ref(&input), &db_path, &options).expect("import");
     let db = Database::open(&db_path).expect("open");
     let mut games: Vec<(i64, Vec<Position>)> = Vec::new();
@@ -279,7 +279,7 @@ fn sequence_search_matches_brute_force() {
     std::fs::create_dir(&input).expect("mkdir");
     extract(&input, GAMES);
     let db_path = tmp.path().join("games.db");
-    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None };
+    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None, ..ImportOptions::default() };
     import(std::slice::from_ref(&input), &db_path, &options).expect("import");
     let db = Database::open(&db_path).expect("open");
     let ids: Vec<i64> = {
@@ -354,7 +354,7 @@ fn bad_queries_are_errors() {
     std::fs::create_dir(&input).expect("mkdir");
     extract(&input, 3);
     let db_path = tmp.path().join("games.db");
-    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None };
+    let options = ImportOptions { batch_size: 50, progress: false, max_batches: None, ..ImportOptions::default() };
     import(std::slice::from_ref(&input), &db_path, &options).expect("import");
     let db = Database::open(&db_path).expect("open");
     let p = Pattern::parse("X..\n...").unwrap();

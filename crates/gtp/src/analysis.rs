@@ -1,10 +1,11 @@
 //! Analysis output in the format GUIs read (Leela Zero's `lz-analyze`).
 //!
-//! One line carries every root move: `info move D4 visits 120 winrate 5312 prior 830
-//! order 0 pv D4 Q16 info move ...`. Win rates and priors are in units of 1/10000 for the
-//! side to move. Sabaki, Lizzie and KaTrain draw their candidate-move overlays from it.
-//! The same lines read back ([`parse_lz_analyze_line`]) turn an external engine's analysis
-//! into the [`SearchInfo`] stream every front end reads.
+//! One line carries every root move that has visits, best first: `info move D4 visits 120
+//! winrate 5312 prior 830 lcb 5021 order 0 pv D4 Q16 info move ...`, the fields in Leela
+//! Zero's order. Win rates, priors and lower confidence bounds are integers in units of
+//! 1/10000 for the side to move. Sabaki, Lizzie and KaTrain draw their candidate-move
+//! overlays from it. The same lines read back ([`parse_lz_analyze_line`]) turn an external
+//! engine's analysis into the [`SearchInfo`] stream every front end reads.
 
 use std::fmt::Write as _;
 
@@ -13,21 +14,35 @@ use tabula_core::{MoveStat, SearchInfo};
 use crate::{GtpGame, GtpMove};
 
 /// Formats one `lz-analyze` line from a search report of `root`: one `info` block per root
-/// move (or a single block from the principal variation when the agent reports no per-move
-/// statistics). Empty when there is nothing to show.
+/// move with visits, in the agent's order (or a single block from the principal variation
+/// when the agent reports no per-move statistics). Empty when there is nothing to show.
 pub fn lz_analyze_line<G: GtpGame>(root: &G, info: &SearchInfo<G::Move>) -> String {
     let mut line = String::new();
     if info.root_moves.is_empty() {
-        if let Some(&mv) = info.pv.first() {
+        if let Some(&mv) = info.pv.first()
+            && info.nodes > 0
+        {
             push_block(&mut line, root, mv, info.nodes, info.win_rate, None, 0, &info.pv);
         }
         return line;
     }
-    for (order, stat) in info.root_moves.iter().enumerate() {
+    // Leela Zero sends only moves that were searched; the order counts those.
+    for (order, stat) in info.root_moves.iter().filter(|s| s.visits > 0).enumerate() {
         let pv: &[G::Move] = if stat.pv.is_empty() { std::slice::from_ref(&stat.mv) } else { &stat.pv };
         push_block(&mut line, root, stat.mv, stat.visits, stat.win_rate, stat.prior, order, pv);
     }
     line
+}
+
+/// A lower confidence bound of a win rate seen over `visits` playouts: the normal
+/// approximation two standard errors below it, with the variance of a win/loss outcome.
+/// Leela Zero writes 0 below two visits, as it does.
+pub fn win_rate_lcb(win_rate: f64, visits: u64) -> f64 {
+    if visits < 2 {
+        return 0.0;
+    }
+    let w = win_rate.clamp(0.0, 1.0);
+    (w - 2.0 * (w * (1.0 - w) / visits as f64).sqrt()).max(0.0)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -45,9 +60,11 @@ fn push_block<G: GtpGame>(
         line.push(' ');
     }
     let per_10k = |x: f64| (x.clamp(0.0, 1.0) * 10000.0).round() as u32;
+    let win_rate = win_rate.unwrap_or(0.5);
     let _ = write!(line, "info move {} visits {visits}", root.format_gtp_move(mv));
-    let _ = write!(line, " winrate {}", per_10k(win_rate.unwrap_or(0.5)));
+    let _ = write!(line, " winrate {}", per_10k(win_rate));
     let _ = write!(line, " prior {}", per_10k(prior.unwrap_or(0.0)));
+    let _ = write!(line, " lcb {}", per_10k(win_rate_lcb(win_rate, visits)));
     let _ = write!(line, " order {order} pv");
     line.push_str(&format_pv(root, pv));
 }

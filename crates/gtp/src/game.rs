@@ -72,9 +72,19 @@ pub trait GtpGame: Game {
     }
 
     /// A move that is always legal and only hands the turn over (Go's pass), if the game has
-    /// one. `play` and `genmove` for the side not to move insert it first, as GTP allows
-    /// either colour to move at any time; without it they fail.
+    /// one. `play` and `genmove` for the side not to move insert it first when the game has
+    /// no [`gtp_hand_over`](GtpGame::gtp_hand_over), as GTP allows either colour to move at
+    /// any time; without either they fail.
     fn gtp_pass_move(&self) -> Option<Self::Move> {
+        None
+    }
+
+    /// This position with the other side to move and nothing played, for games where a
+    /// colour may meaningfully move twice in a row (GTP v2 accepts consecutive moves of one
+    /// colour: controllers set positions up that way). `play`, `genmove` and the analysis
+    /// commands for the side not to move use it rather than inserting a pass, which could end
+    /// the game. `None` (the default) when the game has no such position.
+    fn gtp_hand_over(&self) -> Option<Self> {
         None
     }
 
@@ -135,8 +145,9 @@ pub struct GameEngine<G: GtpGame> {
     start: G,
     state: G,
     history: Vec<(G, G::Move)>,
-    /// For each history entry: whether it is a pass inserted to let a colour move out of turn.
-    inserted: Vec<bool>,
+    /// For each history entry: how it was played (in turn, or out of turn after an inserted
+    /// pass or a hand-over).
+    inserted: Vec<Inserted<G>>,
     agent: Box<dyn Agent<G>>,
     time: TimeSystem,
     clocks: [Option<SideClock>; 2],
@@ -144,6 +155,26 @@ pub struct GameEngine<G: GtpGame> {
     registry: Option<GameRegistry<G>>,
     allow_resign: bool,
     moves: Vec<G::Move>,
+    /// The position before a hand-over whose move is about to be pushed.
+    pending_hand_over: Option<G>,
+}
+
+/// How a move came into the history.
+enum Inserted<G> {
+    /// In turn.
+    No,
+    /// A pass inserted to let the other colour move.
+    Pass,
+    /// Played out of turn after [`GtpGame::gtp_hand_over`]; holds the position before it.
+    HandOver(G),
+}
+
+/// How a colour that is not to move gets to move.
+enum OutOfTurn<G: GtpGame> {
+    /// The game's pass move is played first.
+    Pass(G::Move),
+    /// The turn is handed over; holds the position before.
+    HandOver(G),
 }
 
 fn seconds(text: &str) -> Result<Duration, GtpError> {
@@ -169,6 +200,7 @@ impl<G: GtpGame> GameEngine<G> {
             registry: None,
             allow_resign: true,
             moves: Vec::new(),
+            pending_hand_over: None,
         }
     }
 
@@ -260,46 +292,50 @@ impl<G: GtpGame> GameEngine<G> {
     /// Plays `mv` for `player` after checking it is legal; when `player` is not to move,
     /// first plays the game's pass move for the other side if it has one.
     pub fn play_checked(&mut self, player: Player, mv: G::Move) -> Result<(), GtpError> {
-        if self.state.is_over() {
+        let (pos, how) = self.position_for(player).ok_or_else(GtpError::illegal_move)?;
+        pos.legal_moves(&mut self.moves);
+        if !self.moves.contains(&mv) {
             return Err(GtpError::illegal_move());
         }
-        if self.state.current_player() != player {
-            let pass = self.state.gtp_pass_move().ok_or_else(GtpError::illegal_move)?;
-            self.state.legal_moves(&mut self.moves);
-            if !self.moves.contains(&pass) {
-                return Err(GtpError::illegal_move());
-            }
-            let mut after = self.state.clone();
-            after.play(pass);
-            after.legal_moves(&mut self.moves);
-            if after.is_over() || after.current_player() != player || !self.moves.contains(&mv) {
-                return Err(GtpError::illegal_move());
-            }
-            self.push_move(pass, true);
-        } else {
-            self.state.legal_moves(&mut self.moves);
-            if !self.moves.contains(&mv) {
-                return Err(GtpError::illegal_move());
-            }
-        }
-        self.push_move(mv, false);
+        self.push_out_of_turn(how, pos);
+        self.push_move(mv, Inserted::No);
         Ok(())
     }
 
-    fn push_move(&mut self, mv: G::Move, inserted: bool) {
+    /// Brings the state to `pos`, the position `position_for` found for an out-of-turn move.
+    fn push_out_of_turn(&mut self, how: Option<OutOfTurn<G>>, pos: G) {
+        match how {
+            None => {}
+            Some(OutOfTurn::Pass(pass)) => self.push_move(pass, Inserted::Pass),
+            Some(OutOfTurn::HandOver(before)) => {
+                self.state = pos;
+                // The move that follows records the position before the hand-over.
+                self.pending_hand_over = Some(before);
+            }
+        }
+    }
+
+    fn push_move(&mut self, mv: G::Move, inserted: Inserted<G>) {
         let before = self.state.clone();
         self.state.play(mv);
         self.agent.observe(&before, &[mv]);
         self.history.push((before, mv));
+        let inserted = match (inserted, self.pending_hand_over.take()) {
+            (Inserted::No, Some(original)) => Inserted::HandOver(original),
+            (inserted, _) => inserted,
+        };
         self.inserted.push(inserted);
     }
 
-    /// Takes back the last move (with the pass inserted before it, if any); the agent is
-    /// brought back in step by replaying the game.
+    /// Takes back the last move (with the pass inserted before it, if any, or back to the
+    /// colour to move before a hand-over); the agent is brought back in step by replaying the
+    /// game.
     pub fn undo_move(&mut self) -> Result<(), GtpError> {
         let (mut before, _) = self.history.pop().ok_or_else(GtpError::cannot_undo)?;
-        self.inserted.pop();
-        if self.inserted.last() == Some(&true) {
+        if let Some(Inserted::HandOver(original)) = self.inserted.pop() {
+            before = original;
+        }
+        if matches!(self.inserted.last(), Some(Inserted::Pass)) {
             self.inserted.pop();
             if let Some((b, _)) = self.history.pop() {
                 before = b;
@@ -322,19 +358,29 @@ impl<G: GtpGame> GameEngine<G> {
         }
     }
 
-    /// The position in which `player` moves: the current one, or after the game's pass move
-    /// when the other side is to move (`None` when neither works).
-    fn position_for(&self, player: Player) -> Option<(G, Option<G::Move>)> {
+    /// The position in which `player` moves: the current one, or when the other side is to
+    /// move the game's hand-over or else the position after its pass move (`None` when none
+    /// works).
+    fn position_for(&self, player: Player) -> Option<(G, Option<OutOfTurn<G>>)> {
         if self.state.is_over() {
             return None;
         }
         if self.state.current_player() == player {
             return Some((self.state.clone(), None));
         }
+        if let Some(after) = self.state.gtp_hand_over() {
+            let ok = !after.is_over() && after.current_player() == player;
+            return ok.then(|| (after, Some(OutOfTurn::HandOver(self.state.clone()))));
+        }
         let pass = self.state.gtp_pass_move()?;
+        let mut legal = Vec::new();
+        self.state.legal_moves(&mut legal);
+        if !legal.contains(&pass) {
+            return None;
+        }
         let mut after = self.state.clone();
         after.play(pass);
-        (!after.is_over() && after.current_player() == player).then_some((after, Some(pass)))
+        (!after.is_over() && after.current_player() == player).then_some((after, Some(OutOfTurn::Pass(pass))))
     }
 
     /// Lets the agent choose a move for `color`, reporting progress to `report`. Returns the
@@ -348,7 +394,7 @@ impl<G: GtpGame> GameEngine<G> {
         report: &mut dyn FnMut(&G, &SearchInfo<G::Move>),
     ) -> Result<String, GtpError> {
         let player = self.player(color);
-        let Some((pos, pass)) = self.position_for(player) else {
+        let Some((pos, how)) = self.position_for(player) else {
             if self.state.is_over() {
                 return Ok("pass".to_string());
             }
@@ -374,10 +420,8 @@ impl<G: GtpGame> GameEngine<G> {
         }
         let text = pos.format_gtp_move(choice.mv);
         if play {
-            if let Some(pass) = pass {
-                self.push_move(pass, true);
-            }
-            self.push_move(choice.mv, false);
+            self.push_out_of_turn(how, pos);
+            self.push_move(choice.mv, Inserted::No);
         }
         Ok(text)
     }

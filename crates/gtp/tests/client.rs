@@ -414,7 +414,10 @@ fn analysis_streams_from_the_engine() {
     // before the move: two of its three reports unless it stalled for half a second.
     assert!((2..=3).contains(&infos.len()), "{}", infos.len());
     let last = infos.last().unwrap();
-    assert_eq!(last.root_moves.len(), 8, "every empty square");
+    // Three of the eight empty squares have visits; like Leela Zero, moves without visits
+    // are not listed.
+    assert_eq!(last.root_moves.len(), 3, "every searched square");
+    assert!(last.root_moves.iter().all(|m| m.visits > 0));
     assert_eq!(last.root_moves[0].visits, 3);
     assert_eq!(last.root_moves[0].win_rate, Some(0.6));
     assert_eq!(state.format_move(choice.mv), "a1");

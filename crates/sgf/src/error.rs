@@ -36,7 +36,7 @@ pub enum Issue {
     /// Structural problem of the tree (variation without a root, move and set-up mixed).
     Structure,
     /// Legal `FF[4]` but suspicious game content, reported in strict mode only (successive moves of
-    /// one colour, set-up stones inside the main line, handicap mismatch, several games in a file).
+    /// one colour, set-up stones inside the main line, a move in the root node, handicap mismatch).
     Suspicious,
 }
 

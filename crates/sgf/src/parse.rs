@@ -62,6 +62,10 @@ pub struct Collection {
     pub diagnostics: Vec<Diagnostic>,
     /// Diagnostics beyond the limit, counted but not kept.
     pub suppressed: usize,
+    /// Deviations (kept or not) where input was dropped: bytes that belong to no property
+    /// (garbage, a stray `)`, an identifier without a value) or a repeated property's value. A
+    /// rewrite from this collection loses them.
+    pub dropped: usize,
 }
 
 impl Collection {
@@ -104,11 +108,11 @@ pub fn parse(bytes: &[u8], options: &ParseOptions) -> Result<Collection, SgfErro
     if parser.games.is_empty() {
         return Err(SgfError::NoGameTree);
     }
-    let Parser { games, diags, suppressed, .. } = parser;
+    let Parser { games, diags, suppressed, dropped, .. } = parser;
     if options.mode == Mode::Strict && !diags.is_empty() {
         return Err(SgfError::Strict(diags));
     }
-    Ok(Collection { games, diagnostics: diags, suppressed })
+    Ok(Collection { games, diagnostics: diags, suppressed, dropped })
 }
 
 struct Parser<'s> {
@@ -118,6 +122,7 @@ struct Parser<'s> {
     max_diags: usize,
     diags: Vec<Diagnostic>,
     suppressed: usize,
+    dropped: usize,
     lines: Option<Vec<usize>>,
     games: Vec<GameTree>,
     /// Raw spans (source offsets) of the current tree's values, indexed like `tree.values`.
@@ -144,6 +149,7 @@ impl<'s> Parser<'s> {
             max_diags: options.max_diagnostics,
             diags: Vec::new(),
             suppressed: 0,
+            dropped: 0,
             lines: None,
             games: Vec::new(),
             raw: Vec::new(),
@@ -156,6 +162,9 @@ impl<'s> Parser<'s> {
     }
 
     fn diag(&mut self, offset: usize, issue: Issue, message: impl FnOnce() -> String) {
+        if matches!(issue, Issue::Garbage | Issue::ExtraParen | Issue::MissingValue) {
+            self.dropped += 1;
+        }
         if self.diags.len() >= self.max_diags {
             self.suppressed += 1;
             return;
@@ -269,6 +278,9 @@ impl<'s> Parser<'s> {
         let mut seen_tree = false;
         if implicit {
             let Some(first) = memchr(b';', s) else { return };
+            if s[..first].iter().any(|&b| !is_blank(b)) {
+                self.diag(0, Issue::Garbage, || "data before the first game tree".into());
+            }
             self.diag(first, Issue::MissingSemicolon, || "game tree without '('".into());
             self.pos = first;
             self.read_tree(first, true);
@@ -300,6 +312,9 @@ impl<'s> Parser<'s> {
                     self.pos = open + 1;
                     continue;
                 }
+            }
+            if !seen_tree && s[..open].iter().any(|&b| !is_blank(b)) {
+                self.diag(0, Issue::Garbage, || "data before the first game tree".into());
             }
             self.pos = open + 1;
             self.read_tree(open, false);
@@ -471,6 +486,7 @@ impl<'s> Parser<'s> {
                 }
                 tree.props[d].values_len += values_len;
             } else {
+                self.dropped += 1;
                 self.diag(start, Issue::DuplicateProperty, || format!("property {name} repeated; later value dropped"));
             }
             return;
@@ -626,7 +642,9 @@ impl<'s> Parser<'s> {
                     } else {
                         (&text[..v.colon as usize], Some(&text[v.colon as usize + 1..]))
                     };
-                    if !value_ok(info.shape, parts, go_points, size, values.len()) {
+                    if !value_ok(info.shape, parts, go_points, size, values.len())
+                        || info.ident == "SZ" && !size_ok(parts, go_points)
+                    {
                         bad.get_or_insert(p.values_start as usize + k);
                     }
                 }
@@ -647,21 +665,22 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// Checks of game semantics that strict mode reports (as SGFC's strict mode does): a handicap
-    /// that differs from the number of set-up black stones, set-up stones on the main line after the
-    /// root, two successive moves of the same colour, and more than one game per file.
     fn node_offset(&self, node: crate::tree::NodeId) -> usize {
         self.node_offsets.get(node.0 as usize).map_or(0, |&o| o as usize)
     }
 
+    /// Checks of game semantics that strict mode reports (as SGFC's strict mode does): a handicap
+    /// that differs from the number of set-up black stones, set-up stones on the main line after the
+    /// root, a move in the root node, and two successive moves of the same colour. A collection of several game trees is
+    /// valid `FF[4]` and is not reported.
     fn strict_checks(&mut self, tree: &GameTree, tree_start: usize) {
-        if !self.games.is_empty() {
-            self.diag(tree_start, Issue::Suspicious, || "file contains more than one game tree".into());
-        }
         if tree.game_type() != 1 {
             return;
         }
         let root = tree.root();
+        if root.raw_move().is_some() {
+            self.diag(tree_start, Issue::Suspicious, || "move in the root node".into());
+        }
         if let Some(ha) = root.number("HA") {
             let stones = root.setup().black.len() as i64;
             if ha >= 2 && stones != ha || ha < 2 && stones > 0 && ha != 0 {
@@ -760,6 +779,13 @@ fn single_ok(t: ValueType, s: &str, go_points: bool, size: (u8, u8)) -> bool {
         ValueType::Point | ValueType::Stone => !go_points || Point::parse(s.trim()).is_some_and(|p| p.on_board(size)),
         ValueType::Move => !go_points || crate::types::parse_go_move(s, size).is_some(),
     }
+}
+
+/// Whether an `SZ` value is a board size: at least 1, and at most 52 in Go (the largest
+/// board its point letters reach).
+fn size_ok((a, b): (&str, Option<&str>), go_points: bool) -> bool {
+    let ok = |t: &str| parse_number(t).is_some_and(|n| n >= 1 && (!go_points || n <= 52));
+    ok(a) && b.is_none_or(ok)
 }
 
 fn value_ok(shape: Shape, (a, b): (&str, Option<&str>), go_points: bool, size: (u8, u8), count: usize) -> bool {

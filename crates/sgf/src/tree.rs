@@ -367,16 +367,26 @@ impl GameTree {
     }
 
     /// The board size (`SZ`) as (columns, rows); 19x19 when missing or invalid.
+    ///
+    /// Readers that must not guess (a database, an engine loading a record) use
+    /// [`checked_board_size`](GameTree::checked_board_size) instead.
     pub fn board_size(&self) -> (u8, u8) {
-        let Some(v) = self.root().first_value("SZ") else { return (19, 19) };
+        self.checked_board_size().unwrap_or((19, 19))
+    }
+
+    /// The board size (`SZ`) as (columns, rows): 19x19 when `SZ` is missing, an error naming
+    /// the value when it is not a size of 1 to 52 (the largest board SGF coordinates reach).
+    pub fn checked_board_size(&self) -> Result<(u8, u8), String> {
+        let Some(v) = self.root().first_value("SZ") else { return Ok((19, 19)) };
         let parse = |s: &str| s.trim().parse::<u8>().ok().filter(|n| (1..=52).contains(n));
-        match v.parts() {
-            (a, None) => parse(a).map(|n| (n, n)).unwrap_or((19, 19)),
-            (a, Some(b)) => match (parse(a), parse(b)) {
-                (Some(a), Some(b)) => (a, b),
-                _ => (19, 19),
-            },
-        }
+        let size = match v.parts() {
+            (a, None) => parse(a).map(|n| (n, n)),
+            (a, Some(b)) => parse(a).zip(parse(b)),
+        };
+        size.ok_or_else(|| {
+            let shown: String = v.text().chars().take(20).collect();
+            format!("SZ[{shown}] is not a board size (1 to 52)")
+        })
     }
 }
 

@@ -129,15 +129,20 @@ pub struct Formatted {
     pub diagnostics: Vec<Diagnostic>,
     /// Number of game trees.
     pub games: usize,
+    /// Places where the text does not hold all of the input: input dropped while reading (see
+    /// [`Collection::dropped`]) and game trees whose bytes did not all decode in their encoding.
+    /// A rewrite in place must not replace a file when this is not zero.
+    pub lost: usize,
 }
 
 /// Reads `bytes` and rewrites them canonically (see the module documentation).
 pub fn format(bytes: &[u8], options: &ParseOptions) -> Result<Formatted, SgfError> {
-    let Collection { mut games, diagnostics, .. } = parse(bytes, options)?;
+    let Collection { mut games, diagnostics, dropped, .. } = parse(bytes, options)?;
     for g in &mut games {
         normalize(g);
     }
-    Ok(Formatted { text: write_collection(&games), diagnostics, games: games.len() })
+    let lost = dropped + games.iter().filter(|g| g.charset.lossy).count();
+    Ok(Formatted { text: write_collection(&games), diagnostics, games: games.len(), lost })
 }
 
 #[cfg(test)]

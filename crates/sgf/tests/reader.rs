@@ -339,3 +339,39 @@ fn truncated_records_keep_their_complete_moves() {
         }
     }
 }
+
+/// `SZ` must name a board: at least 1, and at most 52 in Go; strict mode refuses anything else,
+/// lenient mode reports it, and `checked_board_size` says why instead of guessing 19x19.
+#[test]
+fn board_sizes_outside_1_to_52_are_invalid() {
+    for bad in ["0", "-5", "99", "53", "19:0", "0:19"] {
+        let src = format!("(;FF[4]GM[1]SZ[{bad}];B[aa])");
+        match parse_strict(src.as_bytes()) {
+            Err(SgfError::Strict(d)) => assert!(d.iter().any(|d| d.issue == Issue::InvalidValue), "SZ[{bad}]: {d:?}"),
+            other => panic!("strict mode accepted SZ[{bad}]: {:?}", other.map(|c| c.diagnostics)),
+        }
+        let (t, issues) = one(&src);
+        assert!(issues.contains(&Issue::InvalidValue), "SZ[{bad}]: {issues:?}");
+        let why = t.checked_board_size().expect_err(bad);
+        assert!(why.contains(&format!("SZ[{bad}]")), "{why}");
+    }
+    for good in ["1", "9", "19", "52", "19:13"] {
+        let src = format!("(;FF[4]GM[1]SZ[{good}])");
+        assert!(parse_strict(src.as_bytes()).is_ok(), "SZ[{good}]");
+        assert!(parse_lenient(src.as_bytes()).expect("lenient").games[0].checked_board_size().is_ok());
+    }
+    // Other games may have larger boards, never empty ones.
+    assert!(parse_strict(b"(;FF[4]GM[99]SZ[99])").is_ok());
+    assert!(parse_strict(b"(;FF[4]GM[99]SZ[0])").is_err());
+    // Without SZ a Go board is 19x19.
+    assert_eq!(parse_strict(b"(;FF[4]GM[1])").expect("strict").games[0].checked_board_size(), Ok((19, 19)));
+}
+
+/// A collection of several game trees is valid FF[4]: strict mode reads every game.
+#[test]
+fn strict_mode_reads_collections() {
+    let src = "(;FF[4]GM[1]SZ[9];B[ee];W[cc])\n(;FF[4]GM[1]SZ[19];B[pd];W[dp])\n";
+    let c = parse_strict(src.as_bytes()).expect("a two-game collection is valid");
+    assert_eq!(c.games.len(), 2);
+    assert_eq!(c.games[1].board_size(), (19, 19));
+}

@@ -468,6 +468,15 @@ impl Go {
         Ok(())
     }
 
+    /// Gives the turn to the other colour without a move, as when a position is set up with
+    /// one colour moving twice in a row (GTP `play` out of turn): the simple-ko point and the
+    /// count of passes in a row are cleared, the stones and the superko history stay.
+    pub fn hand_over(&mut self) {
+        self.board.set_to_move(self.board.to_move().other());
+        self.passes = 0;
+        self.record();
+    }
+
     /// The board.
     #[inline]
     pub fn board(&self) -> &Board {

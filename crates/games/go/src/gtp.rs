@@ -41,6 +41,9 @@ use crate::heavy::{HeavyPolicy, Pattern3x3};
 /// The GTP engine for Go.
 pub type GoEngine = Engine<GameEngine<Go>>;
 
+/// The largest komi `komi` accepts, either way (as `go(komi=...)` does).
+const MAX_KOMI: f64 = 1000.0;
+
 /// Share of playouts a group's stones must survive in for it to count as alive.
 const SURVIVAL_THRESHOLD: f32 = 0.5;
 
@@ -66,8 +69,8 @@ impl GtpGame for Go {
     }
 
     fn gtp_set_komi(&mut self, komi: f64) -> Result<(), GtpError> {
-        if !komi.is_finite() || komi.abs() > 1000.0 {
-            return Err(GtpError::new("komi not a float"));
+        if !komi.is_finite() || komi.abs() > MAX_KOMI {
+            return Err(GtpError::new(format!("komi {komi} out of range: -{MAX_KOMI} to {MAX_KOMI}")));
         }
         self.set_komi(komi as f32);
         Ok(())
@@ -75,6 +78,14 @@ impl GtpGame for Go {
 
     fn gtp_pass_move(&self) -> Option<Move> {
         Some(Move::Pass)
+    }
+
+    /// A colour may move twice in a row when a controller sets a position up: the turn is
+    /// handed over ([`Go::hand_over`]) instead of inserting a pass, which could end the game.
+    fn gtp_hand_over(&self) -> Option<Go> {
+        let mut after = self.clone();
+        after.hand_over();
+        Some(after)
     }
 
     fn parse_gtp_move(&self, text: &str) -> Result<GtpMove<Move>, MoveParseError> {
@@ -422,9 +433,10 @@ fn color_word(c: Color) -> &'static str {
 }
 
 /// Builds the start position an SGF game tree describes (size, komi, setup stones and
-/// handicap of its root) and its main-line moves.
+/// handicap of its root) and its main-line moves; a size that is not a board (`SZ[99]`) or a
+/// move that is not a point of the board is an error.
 pub fn game_from_sgf(tree: &GameTree, template: &Go) -> Result<(Go, Vec<(Color, Move)>), String> {
-    let (w, h) = tree.board_size();
+    let (w, h) = tree.checked_board_size()?;
     if w != h {
         return Err(format!("board {w}x{h} is not square"));
     }
@@ -476,7 +488,11 @@ pub fn game_from_sgf(tree: &GameTree, template: &Go) -> Result<(Go, Vec<(Color, 
             start.setup(&[], &[], to_move).map_err(|e| e.to_string())?;
         }
         first = false;
-        if let Some((c, m)) = node.go_move((w, h)) {
+        if let Some((c, raw)) = node.raw_move() {
+            let Some((_, m)) = node.go_move((w, h)) else {
+                let shown: String = raw.text().chars().take(20).collect();
+                return Err(format!("move {} {}[{shown}] is not a point of the board", moves.len() + 1, c.ident()));
+            };
             let color = if c == tabula_sgf::Color::White { Color::White } else { Color::Black };
             let mv = match m {
                 GoMove::Pass => Move::Pass,

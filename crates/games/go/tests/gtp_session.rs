@@ -362,3 +362,147 @@ fn random_commands_never_break_the_engine() {
     assert!(r.len() >= 140, "{} answers", r.len());
     assert!(r.iter().all(|s| s.starts_with('=') || s.starts_with('?')), "{r:?}");
 }
+
+/// GTP v2 accepts consecutive moves of one colour (controllers set positions up that way):
+/// they neither end the game nor record a pass, and `undo` goes back to the colour to move
+/// before. `komi` refuses what it cannot hold with a precise message.
+#[test]
+fn a_colour_may_move_twice_in_a_row() {
+    let r = session(
+        start(9),
+        20,
+        "1 play b pass\n2 play b D4\n3 play b E5\n4 undo\n5 undo\n6 play w C3\n7 printsgf\n\
+         8 play w pass\n9 play w pass\n10 play w G7\n11 komi -1e9\n12 komi 1e3\n13 komi -2.5e2\n",
+    );
+    for (i, answer) in r.iter().enumerate().take(6) {
+        assert!(answer.starts_with(&format!("={}", i + 1)), "{r:?}");
+    }
+    let sgf: String = ok(&r[6]).split_whitespace().collect();
+    assert!(sgf.contains(";B[];W[cg]"), "undo went back to White to move after Black's pass: {sgf}");
+    assert!(r[7].starts_with("=8") && r[8].starts_with("=9"), "{r:?}");
+    assert!(r[9].starts_with("=10"), "two passes of one colour do not end the game: {r:?}");
+    assert_eq!(err(&r[10]), "komi -1000000000 out of range: -1000 to 1000");
+    assert!(r[11].starts_with("=12") && r[12].starts_with("=13"), "{r:?}");
+}
+
+/// `loadsgf` of a record whose size is not a board, or whose move is not on the board,
+/// answers an error and leaves the position as it was.
+#[test]
+fn loadsgf_refuses_records_it_cannot_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.sgf");
+    std::fs::write(&huge, "(;GM[1]FF[4]SZ[99];B[aa];W[bb];B[cc])").unwrap();
+    let off = dir.path().join("off.sgf");
+    std::fs::write(&off, "(;GM[1]FF[4]SZ[9];B[ee];W[zz];B[cc])").unwrap();
+    let r = session(
+        start(9),
+        20,
+        &format!("1 play b E5\n2 loadsgf {}\n3 loadsgf {}\n4 printsgf\n", huge.display(), off.display()),
+    );
+    let why = err(&r[1]);
+    assert!(why.starts_with("cannot load file") && why.contains("SZ[99]"), "{why}");
+    let why = err(&r[2]);
+    assert!(why.starts_with("cannot load file") && why.contains("W[zz]"), "{why}");
+    let sgf = ok(&r[3]);
+    assert!(sgf.contains("SZ[9]") && sgf.contains(";B[ee])"), "the position is unchanged: {sgf}");
+}
+
+/// One `info` block of an `lz-analyze` line, read the way Lizzie and Sabaki read Leela Zero's
+/// output: `key value` pairs in Leela Zero's order, integers for the rates, `pv` to the end.
+#[derive(Debug)]
+struct Info {
+    mv: String,
+    visits: u64,
+    winrate: u32,
+    order: usize,
+    pv: Vec<String>,
+}
+
+fn parse_lz_line(line: &str) -> Vec<Info> {
+    let mut out = Vec::new();
+    for block in line.split("info ").filter(|b| !b.trim().is_empty()) {
+        let t: Vec<&str> = block.split_whitespace().collect();
+        let keys: Vec<&str> = t.iter().step_by(2).take(7).copied().collect();
+        assert_eq!(keys, ["move", "visits", "winrate", "prior", "lcb", "order", "pv"], "{block}");
+        let int = |i: usize| -> u32 { t[i].parse().unwrap_or_else(|_| panic!("{} is not an integer: {block}", t[i])) };
+        let (winrate, prior, lcb) = (int(5), int(7), int(9));
+        assert!(winrate <= 10000 && prior <= 10000 && lcb <= winrate, "{block}");
+        out.push(Info {
+            mv: t[1].to_string(),
+            visits: t[3].parse().expect("visits"),
+            winrate,
+            order: t[11].parse().expect("order"),
+            pv: t[13..].iter().map(|s| s.to_string()).collect(),
+        });
+    }
+    out
+}
+
+/// Commands, then an input that stays open (as a GUI's does while it shows the analysis)
+/// until the output has shown an `info` line: then the input ends.
+struct OpenInput {
+    commands: std::io::Cursor<Vec<u8>>,
+    shown: std::sync::mpsc::Receiver<()>,
+}
+
+impl std::io::Read for OpenInput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.commands.read(buf)?;
+        if n == 0 {
+            // A safety net only: the analysis shows its line long before.
+            let _ = self.shown.recv_timeout(std::time::Duration::from_secs(120));
+        }
+        Ok(n)
+    }
+}
+
+/// The engine's output, telling the input once an `info` line was written.
+struct WatchedOutput {
+    text: Vec<u8>,
+    shown: Option<std::sync::mpsc::Sender<()>>,
+}
+
+impl std::io::Write for WatchedOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.text.extend_from_slice(buf);
+        if self.text.windows(10).any(|w| w == b"info move ")
+            && let Some(tx) = self.shown.take()
+        {
+            let _ = tx.send(());
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs `input` with the input kept open until an analysis line was shown.
+fn analysis_session(start: Go, playouts: u32, input: &str) -> Vec<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let input = std::io::BufReader::new(OpenInput { commands: Cursor::new(input.as_bytes().to_vec()), shown: rx });
+    let mut out = WatchedOutput { text: Vec::new(), shown: Some(tx) };
+    tabula_go::run_gtp(start, agent(playouts), input, &mut out).unwrap();
+    let text = String::from_utf8(out.text).unwrap();
+    text.split("\n\n").filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+/// `lz-analyze b` with White to move analyses Black's moves in this position (as Leela Zero
+/// does), lists only searched moves, and numbers them from 0 in order.
+#[test]
+fn lz_analyze_matches_leela_zero_for_the_colour_asked() {
+    let r = analysis_session(start(9), 300, "play b E5\n1 lz-analyze b 1\n");
+    let answer = ok(&r[1]);
+    let last = answer.lines().rfind(|l| l.starts_with("info ")).unwrap_or_else(|| panic!("{r:?}"));
+    let infos = parse_lz_line(last);
+    assert!(!infos.is_empty(), "{last}");
+    for (i, info) in infos.iter().enumerate() {
+        assert_eq!(info.order, i, "{last}");
+        assert!(info.visits > 0, "moves without visits are not listed: {last}");
+        assert_eq!(info.pv.first(), Some(&info.mv), "{last}");
+        assert_ne!(info.mv, "E5", "{last}");
+    }
+    let best = &infos[0];
+    assert!(best.mv != "pass" && best.winrate < 10000, "Black does not end the game by passing: {last}");
+}
