@@ -373,12 +373,23 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
                 match tabula_gdl::PropnetGame::from_str(&text, spec.to_string(), max_plies, limits) {
                     Ok(g) => return Ok(visitor.visit(g, &agents)),
                     // `auto` falls back to the interpreter when the grounded network is too big.
-                    Err(e) if reasoner == "propnet" => return Err(bad(e.to_string())),
+                    Err(tabula_gdl::PropnetError::Load(e)) if reasoner == "propnet" => return Err(bad(e.to_string())),
+                    Err(e) if reasoner == "propnet" => {
+                        return Err(SpecError::Unavailable {
+                            owner: "gdl".into(),
+                            reason: format!("the propnet of {file} cannot be built: {e} (try reasoner=reference)"),
+                        });
+                    }
                     Err(_) => {}
                 }
             }
-            let g =
-                tabula_gdl::GdlGame::from_str(&text, spec.to_string(), max_plies).map_err(|e| bad(e.to_string()))?;
+            let g = tabula_gdl::GdlGame::from_str(&text, spec.to_string(), max_plies).map_err(|e| match e {
+                tabula_gdl::LoadError::Eval(e) => SpecError::Unavailable {
+                    owner: "gdl".into(),
+                    reason: format!("cannot evaluate the rules of {file}: {e}"),
+                },
+                e => bad(e.to_string()),
+            })?;
             Ok(visitor.visit(g, &agents))
         }
         other => Err(SpecError::UnknownName {
