@@ -298,5 +298,9 @@ pub struct CheckReport {
     pub warnings: Vec<Problem>,
     /// Whether the fast reasoner built (when asked): its base propositions, inputs and
     /// gates and the build time, or why not.
-    pub propnet: Option<Result<((usize, usize, usize), std::time::Duration), String>>,
+    pub propnet: Option<Result<PropnetBuild, String>>,
 }
+
+/// A propnet that built: its base propositions, input propositions and gates, and the
+/// build time.
+pub type PropnetBuild = ((usize, usize, usize), std::time::Duration);

@@ -20,7 +20,7 @@ pub mod validate;
 use std::path::Path;
 
 pub use eval::{FuzzyGoals, GoalEstimate, GoalPolicy};
-pub use game::{CheckReport, GdlGame, GdlMove, PARAMS};
+pub use game::{CheckReport, GdlGame, GdlMove, PARAMS, PropnetBuild};
 pub use propnet::{PropnetError, PropnetGame, PropnetMove};
 pub use syntax::Description;
 pub use validate::{Problem, validate, warnings};

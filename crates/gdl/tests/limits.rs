@@ -33,7 +33,7 @@ fn reference(text: &str, max_plies: u32) -> GdlGame {
 
 #[test]
 fn terms_growing_every_move_are_refused_by_the_propnet_and_bounded_in_the_reference() {
-    let err = propnet(GROW, Limits::default()).err().expect("no propnet for an unbounded term").to_string();
+    let err = propnet(GROW, Limits::default()).expect_err("no propnet for an unbounded term").to_string();
     assert!(err.contains("nested more than 100 levels"), "{err}");
     // The reference plays the game to its end.
     let mut g = reference(GROW, 1000);
@@ -67,7 +67,7 @@ fn a_grounding_past_the_memory_cap_is_refused() {
         (<= (d3 (f ?x ?y)) (d2 ?x) (d2 ?y)) (<= (d4 (f ?x ?y)) (d3 ?x) (d3 ?y))
         (<= (d5 (f ?x ?y)) (d4 ?x) (d4 ?y)) (<= (legal p stay) (d5 ?x) (true s0))";
     let cap = Limits { max_bytes: 64 << 20, ..Limits::default() };
-    let err = propnet(expo, cap).err().expect("refused").to_string();
+    let err = propnet(expo, cap).expect_err("refused").to_string();
     assert!(err.contains("more than 64 MB of memory"), "{err}");
     // The same game without its last level fits.
     let small = expo.replace("(<= (d5 (f ?x ?y)) (d4 ?x) (d4 ?y))", "").replace("(d5 ?x)", "(d3 ?x)");
@@ -85,7 +85,7 @@ fn long_rule(n: usize) -> String {
 
 #[test]
 fn rules_longer_than_the_limit_are_refused() {
-    let err = load_str(&long_rule(1001)).err().expect("refused").to_string();
+    let err = load_str(&long_rule(1001)).expect_err("refused").to_string();
     assert!(err.contains("more than 1000 literals"), "{err}");
     // At the limit, both reasoners take it (the game ends at once: every literal holds).
     let text = long_rule(1000);
@@ -93,7 +93,7 @@ fn rules_longer_than_the_limit_are_refused() {
     assert_eq!(propnet(&text, Limits::default()).unwrap().turn(), Turn::Over);
     let vars: Vec<String> = (0..1001).map(|i| format!("?v{i}")).collect();
     let wide = format!("(role p) (<= (q {}) (r {}))", vars.join(" "), vars.join(" "));
-    let err = load_str(&wide).err().expect("refused").to_string();
+    let err = load_str(&wide).expect_err("refused").to_string();
     assert!(err.contains("more than 1000 variables"), "{err}");
 }
 
@@ -165,7 +165,7 @@ fn negating_another_instance_of_a_relation_is_given_its_ground_meaning() {
     let mut r = reference(&loop_, 1000);
     let joint = r.random_joint(&mut tabula_core::Rng::new(3));
     assert!(matches!(r.try_play_joint(&joint), Err(EvalError::NegativeLoop(_))));
-    let err = propnet(&loop_, Limits::default()).err().expect("refused").to_string();
+    let err = propnet(&loop_, Limits::default()).expect_err("refused").to_string();
     assert!(err.contains("depends negatively on itself"), "{err}");
     // The same relation negating the very atom it defines stays invalid GDL.
     let self_ = NOT_GOAL.replace("(not (goal robot 0))", "(not (goal robot ?x)) (val ?x)");

@@ -483,6 +483,23 @@ mod tests {
     }
 
     #[test]
+    fn a_gdl_game_without_a_propnet_is_reported_as_such() {
+        // A counter wrapped once more every move: the propnet cannot ground it.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("grow.kif");
+        let rules = "(role p) (init (count z)) (<= (legal p go) (true (count ?x)))
+            (<= (next (count (s ?x))) (true (count ?x))) (<= terminal (true (count (s (s z))))) (goal p 100)";
+        std::fs::write(&path, rules).unwrap();
+        let e = with_game(&format!("gdl(file={},reasoner=propnet)", path.display()), Describe).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, SpecError::Unavailable { .. }), "{e:?}");
+        assert!(text.starts_with("gdl: the propnet of ") && text.contains("nested more than"), "{text}");
+        assert!(!text.contains("bad value"), "{text}");
+        // `auto` plays it with the reference reasoner.
+        assert_eq!(with_game(&format!("gdl(file={})", path.display()), Describe).unwrap().1, 1);
+    }
+
+    #[test]
     fn baseline_agents_report_their_own_name() {
         struct Names;
         impl GameVisitor for Names {
