@@ -24,6 +24,12 @@ enum GdlCommand {
         /// Seed of the random playout.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Plies within which the random game must reach a terminal state.
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        max_plies: u32,
+        /// Do not build the fast reasoner (the propnet).
+        #[arg(long)]
+        no_propnet: bool,
     },
     /// Expand the board-game dialect (board, succ, succlimit, sum, minus, different_cells)
     /// into standard GDL and print it (or write it to --out).
@@ -92,25 +98,38 @@ fn name(p: &Path) -> String {
 /// Runs `tabula gdl`.
 pub fn run(args: GdlArgs) -> Result<()> {
     match args.command {
-        GdlCommand::Check { paths, seed } => {
+        GdlCommand::Check { paths, seed, max_plies, no_propnet } => {
             let files = collect(&paths)?;
             let mut bad = 0;
+            let opts = tabula_gdl::CheckOptions { seed, max_plies, propnet: !no_propnet };
             for f in &files {
-                match tabula_gdl::check_file(f, seed) {
+                match tabula_gdl::check(f, &opts) {
                     Ok(r) if !r.problems.is_empty() => {
                         bad += 1;
-                        println!("{}: invalid: {}", name(f), r.problems[0]);
+                        let more = match r.problems.len() {
+                            1 => String::new(),
+                            n => format!(" (and {} more)", n - 1),
+                        };
+                        println!("{}: invalid: {}{more}", name(f), r.problems[0]);
                     }
                     Ok(r) => {
                         let (plies, goals) = r.playout.unwrap_or_default();
-                        let stuck = if r.stuck { " (stopped: a role had no legal move)" } else { "" };
                         let demand = if r.on_demand.is_empty() {
                             String::new()
                         } else {
                             format!("; evaluated on demand: {}", r.on_demand.join(" "))
                         };
+                        let propnet = match &r.propnet {
+                            None => String::new(),
+                            Some(Ok(((base, inputs, gates), time))) => format!(
+                                "; propnet: {base} base, {inputs} input propositions, {gates} gates, built in {:.3} s",
+                                time.as_secs_f64()
+                            ),
+                            Some(Err(e)) => format!("; propnet: not built ({e}), the reference reasoner plays it"),
+                        };
+                        let warnings: String = r.warnings.iter().map(|w| format!("; warning: {w}")).collect();
                         println!(
-                            "{}: ok, {} role(s) {}, random game of {plies} plies, goals {goals:?}{stuck}{demand}",
+                            "{}: ok, {} role(s) {}, random game of {plies} plies, goals {goals:?}{demand}{propnet}{warnings}",
                             name(f),
                             r.roles.len(),
                             r.roles.join(" ")

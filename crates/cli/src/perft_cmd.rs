@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use tabula_core::{Game, Turn};
+use tabula_core::Game;
 use tabula_registry::{AgentFactory, GameVisitor, with_game};
 
 /// Arguments of `tabula perft`.
@@ -28,9 +28,6 @@ struct Perft {
 impl GameVisitor for Perft {
     type Output = Result<()>;
     fn visit<G: Game>(self, game: G, _: &dyn AgentFactory<G>) -> Result<()> {
-        if game.turn() == Turn::Simultaneous {
-            anyhow::bail!("perft counts alternating games only; {} has simultaneous moves", game.spec());
-        }
         let start = Instant::now();
         if self.divide {
             let mut total = 0;

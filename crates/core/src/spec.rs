@@ -61,6 +61,15 @@ pub enum SpecError {
         /// What is valid.
         reason: String,
     },
+    /// The spec is well formed but what it names cannot be made (a GDL game whose propnet
+    /// does not build, say).
+    #[error("{owner}: {reason}")]
+    Unavailable {
+        /// The game or agent name.
+        owner: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// A parameter value as written.

@@ -146,6 +146,22 @@ impl GdlGame {
         self.pos.trues.iter().map(|g| interp.text(*g)).collect()
     }
 
+    /// A random legal move for every role (the forced ones included), in role order.
+    pub fn random_joint(&self, rng: &mut tabula_core::Rng) -> Vec<GdlMove> {
+        self.pos.legal.iter().filter(|l| !l.is_empty()).map(|l| GdlMove(l[rng.below(l.len())])).collect()
+    }
+
+    /// Whether `terminal` holds in the position.
+    pub fn is_terminal(&self) -> Result<bool, EvalError> {
+        Ok(self.lock().state_facts(&self.pos.trues)?.terminal)
+    }
+
+    /// Every goal value derived for each role in the position (GDL requires exactly one per
+    /// role in a terminal state).
+    pub fn goal_values(&self) -> Result<Vec<Vec<u8>>, EvalError> {
+        Ok(self.lock().state_facts(&self.pos.trues)?.goal_values)
+    }
+
     /// Plays a joint move, reporting evaluation errors instead of ending the game.
     pub fn try_play_joint(&mut self, joint: &[GdlMove]) -> Result<(), EvalError> {
         let gids: Vec<Gid> = joint.iter().map(|m| m.0).collect();
@@ -278,4 +294,13 @@ pub struct CheckReport {
     pub stuck: bool,
     /// Relations evaluated on demand because materialising them was too big.
     pub on_demand: Vec<String>,
+    /// What is accepted but deserves a word ([`crate::validate::warnings`]).
+    pub warnings: Vec<Problem>,
+    /// Whether the fast reasoner built (when asked): its base propositions, inputs and
+    /// gates and the build time, or why not.
+    pub propnet: Option<Result<PropnetBuild, String>>,
 }
+
+/// A propnet that built: its base propositions, input propositions and gates, and the
+/// build time.
+pub type PropnetBuild = ((usize, usize, usize), std::time::Duration);

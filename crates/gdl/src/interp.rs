@@ -42,6 +42,8 @@ enum GTerm {
 pub struct Ground {
     terms: Vec<GTerm>,
     hashes: Vec<u64>,
+    /// Nesting depth of each term (a constant is 0).
+    depths: Vec<u32>,
     map: HashMap<GTerm, Gid>,
 }
 
@@ -60,6 +62,10 @@ impl Ground {
         if let Some(&g) = self.map.get(&t) {
             return g;
         }
+        let depth = match &t {
+            GTerm::Const(_) => 0,
+            GTerm::Fn(_, args) => 1 + args.iter().map(|a| self.depths[a.0 as usize]).max().unwrap_or(0),
+        };
         let h = match &t {
             GTerm::Const(s) => name_hash(symbols.name(*s)),
             GTerm::Fn(f, args) => {
@@ -74,6 +80,7 @@ impl Ground {
         let g = Gid(self.terms.len() as u32);
         self.terms.push(t.clone());
         self.hashes.push(h);
+        self.depths.push(depth);
         self.map.insert(t, g);
         g
     }
@@ -99,6 +106,12 @@ impl Ground {
     /// The structural hash of a ground term.
     pub fn hash_of(&self, g: Gid) -> u64 {
         self.hashes[g.0 as usize]
+    }
+
+    /// How deeply a ground term is nested: 0 for a constant, one more than its deepest
+    /// argument for a function application.
+    pub fn depth(&self, g: Gid) -> u32 {
+        self.depths[g.0 as usize]
     }
 
     /// Number of distinct ground terms seen.
@@ -216,15 +229,19 @@ struct Compiled {
 }
 
 /// Orders a rule's body for evaluation: each literal once its inputs are bound. `bound` are
-/// the variables bound before the body is entered (a call's bound head arguments).
-fn schedule(rule: &Rule, mut bound: Vec<u32>) -> Compiled {
+/// the variables bound before the body is entered (a call's bound head arguments). Negations
+/// of the relations in `defer` come after every positive literal, as a top-down prover
+/// reading left to right meets them: a test that fails first keeps them from being asked.
+fn schedule(rule: &Rule, mut bound: Vec<u32>, defer: &[Sym]) -> Compiled {
     let mut rest: Vec<Literal> = rule.body.clone();
     let mut order = Vec::with_capacity(rest.len());
     while !rest.is_empty() {
+        let positive_left = rest.iter().any(|l| matches!(l, Literal::Pos(_)));
         let ready = rest.iter().position(|l| {
             let mut vs = Vec::new();
             match l {
                 Literal::Pos(_) => return false,
+                Literal::Neg(a) if positive_left && defer.contains(&a.rel) => return false,
                 Literal::Equal(x, y) => {
                     // Ready when one side is fully bound: it can then bind the other.
                     let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -264,6 +281,10 @@ struct Stratum {
     /// The rules as written, kept in case the stratum is switched to evaluation on demand.
     source: Vec<Rule>,
     recursive: bool,
+    /// A relation of the stratum depends negatively on another instance of itself
+    /// (`(<= (goal r 100) (not (goal r 0)))`): the stratum is evaluated top-down, where a
+    /// negated call is a call of its own, and its keywords are materialised from there.
+    top_down: bool,
 }
 
 /// A relation evaluated on demand: top-down, for the argument patterns it is called with.
@@ -274,6 +295,8 @@ struct OnDemand {
     keep: bool,
     /// The rules scheduled for each pattern of ground arguments in a call.
     scheduled: HashMap<Box<[bool]>, Arc<[Compiled]>>,
+    /// Relations whose negations are evaluated last (those of a top-down stratum).
+    defer: Vec<Sym>,
 }
 
 /// A call to a relation evaluated on demand: the relation, and each argument ground or free.
@@ -332,6 +355,8 @@ pub struct StateFacts {
     pub terminal: bool,
     /// Goal value per role (the largest derived, 0 if none).
     pub goals: Vec<u8>,
+    /// Every goal value derived per role (GDL asks for exactly one in a terminal state).
+    pub goal_values: Vec<Vec<u8>>,
 }
 
 /// A description that cannot be evaluated (beyond what validation reports).
@@ -350,7 +375,22 @@ pub enum EvalError {
     /// derivations in one round of its fixpoint (what a fixpoint that does not end reaches).
     #[error("evaluation of '{0}' is too big: more than {1} facts")]
     Runaway(String, usize),
+    /// A rule built a term nested deeper than [`MAX_TERM_DEPTH`] (a function applied once
+    /// more per move or per round of a recursion, with nothing to stop it).
+    #[error(
+        "a term built with '{0}' is nested more than {MAX_TERM_DEPTH} levels deep: the rules build terms without bound"
+    )]
+    TooDeep(String),
+    /// A ground atom depends negatively on itself (through rules accepted by validation
+    /// because they negate another instance of their own relation).
+    #[error("an instance of '{0}' depends negatively on itself: the rules give it no meaning")]
+    NegativeLoop(String),
 }
+
+/// How deeply a term the reasoners build may be nested. The games of the shared collection
+/// stay below 10; a rule that wraps a term once more per move reaches it after this many
+/// moves, and evaluation stops with [`EvalError::TooDeep`] instead of growing without end.
+pub const MAX_TERM_DEPTH: u32 = 1000;
 
 /// The most facts one relation (or one call's table) may reach before evaluation is
 /// abandoned.
@@ -396,12 +436,14 @@ impl Interpreter {
             if source.is_empty() {
                 continue;
             }
-            let rules: Vec<Compiled> = source.iter().map(|r| schedule(r, Vec::new())).collect();
+            let rules: Vec<Compiled> = source.iter().map(|r| schedule(r, Vec::new(), &[])).collect();
             let recursive = comp.len() > 1
                 || rules
                     .iter()
                     .any(|r| r.body.iter().any(|l| matches!(l, Literal::Pos(a) | Literal::Neg(a) if a.rel == comp[0])));
-            let stratum = Stratum { rels: comp.clone(), rules, source, recursive };
+            let top_down =
+                source.iter().any(|r| r.body.iter().any(|l| matches!(l, Literal::Neg(a) if comp.contains(&a.rel))));
+            let stratum = Stratum { rels: comp.clone(), rules, source, recursive, top_down };
             match layer_of(comp[0]) {
                 Layer::Static => static_strata.push(stratum),
                 Layer::State => interp.state_strata.push(stratum),
@@ -431,6 +473,34 @@ impl Interpreter {
     /// The symbol table.
     pub fn symbols(&self) -> &Symbols {
         &self.symbols
+    }
+
+    /// The id of a ground term given as KIF, interning it (and its symbols) if it is new:
+    /// a move the rules never derived can still be played, as a game manager may report
+    /// one. `None` for a variable, an empty list or a term nested too deeply.
+    pub fn intern(&mut self, e: &crate::kif::Sexpr) -> Option<Gid> {
+        use crate::kif::Sexpr;
+        let g = match e {
+            Sexpr::Atom(a, _) if a.starts_with('?') => return None,
+            Sexpr::Atom(a, _) => {
+                let s = self.symbols.intern(a);
+                self.ground.constant(s, &self.symbols)
+            }
+            Sexpr::List(items, _) => {
+                let (f, args) = items.split_first()?;
+                let Sexpr::Atom(f, _) = f else { return None };
+                if f.starts_with('?') {
+                    return None;
+                }
+                let f = self.symbols.intern(f);
+                let args = args.iter().map(|a| self.intern(a)).collect::<Option<Vec<Gid>>>()?;
+                if args.iter().any(|a| self.ground.depth(*a) >= MAX_TERM_DEPTH) {
+                    return None;
+                }
+                self.ground.apply(f, &args, &self.symbols)
+            }
+        };
+        Some(g)
     }
 
     /// The ground term table.
@@ -479,7 +549,12 @@ impl Interpreter {
     pub fn state_facts(&mut self, trues: &[Gid]) -> Result<StateFacts, EvalError> {
         let db = self.state_db(trues, &mut Tables::default())?;
         let n = self.roles.len();
-        let mut facts = StateFacts { legal: vec![Vec::new(); n], terminal: false, goals: vec![0; n] };
+        let mut facts = StateFacts {
+            legal: vec![Vec::new(); n],
+            terminal: false,
+            goals: vec![0; n],
+            goal_values: vec![Vec::new(); n],
+        };
         let get = |rel: Sym| db.rels.get(&rel).or_else(|| self.static_db.rels.get(&rel));
         if let Some(f) = get(kw::LEGAL) {
             for a in &f.list {
@@ -495,6 +570,9 @@ impl Interpreter {
                     let text = self.text(a[1]);
                     let v: u8 = text.parse().ok().filter(|v| *v <= 100).ok_or(EvalError::BadGoal(text))?;
                     facts.goals[i] = facts.goals[i].max(v);
+                    if !facts.goal_values[i].contains(&v) {
+                        facts.goal_values[i].push(v);
+                    }
                 }
             }
         }
@@ -538,6 +616,11 @@ impl Interpreter {
         let mut k = 0;
         while k < strata.len() {
             let stratum = &strata[k];
+            if stratum.top_down {
+                self.materialise(stratum, keep, db, fresh)?;
+                k += 1;
+                continue;
+            }
             let switchable = !stratum.rels.iter().any(|r| KEYWORDS.contains(r));
             let result = eval_stratum(
                 &mut Env {
@@ -560,7 +643,8 @@ impl Interpreter {
                     for rel in &stratum.rels {
                         db.rels.remove(rel);
                         let rules = stratum.source.iter().filter(|r| r.head.rel == *rel).cloned().collect();
-                        self.demand.insert(*rel, OnDemand { rules, keep, scheduled: HashMap::new() });
+                        self.demand
+                            .insert(*rel, OnDemand { rules, keep, scheduled: HashMap::new(), defer: Vec::new() });
                     }
                     // Tables left incomplete by the failed evaluation are dropped.
                     self.kept = Tables::default();
@@ -571,6 +655,43 @@ impl Interpreter {
                     self.kept = Tables::default();
                     return Err(e);
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Interpreter {
+    /// Evaluates a stratum top-down ([`Stratum::top_down`]): its relations are answered on
+    /// demand, and its keywords are written into `db` from a call with every argument free.
+    fn materialise(&mut self, stratum: &Stratum, keep: bool, db: &mut Db, fresh: &mut Tables) -> Result<(), EvalError> {
+        for rel in &stratum.rels {
+            if !self.demand.contains_key(rel) {
+                let rules = stratum.source.iter().filter(|r| r.head.rel == *rel).cloned().collect();
+                self.demand
+                    .insert(*rel, OnDemand { rules, keep, scheduled: HashMap::new(), defer: stratum.rels.clone() });
+            }
+        }
+        for rel in stratum.rels.iter().filter(|r| KEYWORDS.contains(r)) {
+            let arity = stratum.source.iter().find(|r| r.head.rel == *rel).map_or(0, |r| r.head.args.len());
+            let mut env = Env {
+                symbols: &self.symbols,
+                static_db: &self.static_db,
+                ground: &mut self.ground,
+                demand: &mut self.demand,
+                kept: &mut self.kept,
+                fresh,
+            };
+            let mut cx = Ctx::new(&mut env, db, MAX_FACTS);
+            let table = cx.call(*rel, vec![None; arity].into());
+            if let Some(e) = cx.error.take() {
+                self.kept = Tables::default();
+                return Err(e);
+            }
+            let answers = cx.tables(table.0).tables[table.1 as usize].answers.list.clone();
+            let set = db.rels.entry(*rel).or_default();
+            for a in answers {
+                set.insert(a);
             }
         }
         Ok(())
@@ -762,7 +883,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                                 t.vars(&mut bound);
                             }
                         }
-                        schedule(r, bound)
+                        schedule(r, bound, &od.defer)
                     })
                     .collect()
             })
@@ -836,6 +957,14 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let Some(args) = args else { return };
                 let holds = if self.env.demand.contains_key(&a.rel) {
                     let table = self.call(a.rel, args.iter().map(|g| Some(*g)).collect());
+                    if self.error.is_none() && !self.tables(table.0).tables[table.1 as usize].complete {
+                        // The negated call reached a call in progress: a ground atom depends
+                        // negatively on itself, which has no meaning.
+                        self.error = Some(EvalError::NegativeLoop(self.env.symbols.name(a.rel).to_string()));
+                    }
+                    if self.error.is_some() {
+                        return;
+                    }
                     self.answer(table, 0).is_some()
                 } else {
                     self.facts(a.rel).is_some_and(|f| f.set.contains(&args))
@@ -885,6 +1014,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Term::Const(s) => Some(self.env.ground.intern(GTerm::Const(*s), self.env.symbols)),
             Term::Fn(f, args) => {
                 let args: Box<[Gid]> = args.iter().map(|a| self.instantiate(a, b)).collect::<Option<_>>()?;
+                if args.iter().any(|a| self.env.ground.depth(*a) >= MAX_TERM_DEPTH) {
+                    if self.error.is_none() {
+                        self.error = Some(EvalError::TooDeep(self.env.symbols.name(*f).to_string()));
+                    }
+                    return None;
+                }
                 Some(self.env.ground.intern(GTerm::Fn(*f, args), self.env.symbols))
             }
         }

@@ -218,6 +218,8 @@ fn err(pos: Pos, message: impl Into<String>) -> SyntaxError {
 struct RuleBuilder<'a> {
     symbols: &'a mut Symbols,
     vars: Vec<String>,
+    /// Variable numbers by name.
+    var_index: std::collections::HashMap<String, u32>,
 }
 
 impl RuleBuilder<'_> {
@@ -228,14 +230,19 @@ impl RuleBuilder<'_> {
                     if name.is_empty() {
                         return Err(err(*pos, "a variable needs a name after '?'"));
                     }
-                    let idx = match self.vars.iter().position(|v| v == a) {
-                        Some(i) => i,
+                    let idx = match self.var_index.get(a.as_str()) {
+                        Some(&i) => i,
+                        None if self.vars.len() >= MAX_RULE_VARIABLES => {
+                            return Err(err(*pos, format!("a rule has more than {MAX_RULE_VARIABLES} variables")));
+                        }
                         None => {
+                            let i = self.vars.len() as u32;
                             self.vars.push(a.clone());
-                            self.vars.len() - 1
+                            self.var_index.insert(a.clone(), i);
+                            i
                         }
                     };
-                    Ok(Term::Var(idx as u32))
+                    Ok(Term::Var(idx))
                 } else {
                     Ok(Term::Const(self.symbols.intern(a)))
                 }
@@ -344,9 +351,39 @@ impl RuleBuilder<'_> {
 /// The most alternatives one rule may expand into through `or`.
 const MAX_EXPANSION: usize = 4096;
 
-fn product(acc: Vec<Vec<Literal>>, alts: Vec<Vec<Literal>>, pos: Pos) -> Result<Vec<Vec<Literal>>, SyntaxError> {
+/// The most literals the body of one rule may have (after `or` is expanded): the games of
+/// the shared collection use at most about a hundred, and the reasoners' joins go one
+/// nested call per literal.
+pub const MAX_RULE_LITERALS: usize = 1000;
+
+/// The most distinct variables one rule may have.
+pub const MAX_RULE_VARIABLES: usize = 1000;
+
+fn product(
+    mut acc: Vec<Vec<Literal>>,
+    mut alts: Vec<Vec<Literal>>,
+    pos: Pos,
+) -> Result<Vec<Vec<Literal>>, SyntaxError> {
     if acc.len() * alts.len() > MAX_EXPANSION {
         return Err(err(pos, format!("'or' expands this rule into more than {MAX_EXPANSION} rules")));
+    }
+    if alts.iter().any(|b| b.len() > MAX_RULE_LITERALS)
+        || acc.iter().any(|a| a.len() + alts.iter().map(Vec::len).max().unwrap_or(0) > MAX_RULE_LITERALS)
+    {
+        return Err(err(pos, format!("a rule has more than {MAX_RULE_LITERALS} literals in its body")));
+    }
+    if alts.len() == 1 {
+        // One alternative (no `or`): extend in place, so a long body is read in linear time.
+        let b = alts.pop().expect("one alternative");
+        let last = acc.len().saturating_sub(1);
+        for (i, a) in acc.iter_mut().enumerate() {
+            if i == last {
+                a.extend(b);
+                break;
+            }
+            a.extend(b.iter().cloned());
+        }
+        return Ok(acc);
     }
     let mut out = Vec::with_capacity(acc.len() * alts.len());
     for a in &acc {
@@ -384,7 +421,7 @@ pub fn read_description(exprs: &[Sexpr]) -> Result<Description, SyntaxError> {
     let mut rules = Vec::new();
     for e in exprs {
         let pos = e.pos();
-        let mut b = RuleBuilder { symbols: &mut symbols, vars: Vec::new() };
+        let mut b = RuleBuilder { symbols: &mut symbols, vars: Vec::new(), var_index: Default::default() };
         let is_rule =
             matches!(e, Sexpr::List(items, _) if matches!(items.first(), Some(Sexpr::Atom(h, _)) if h == "<="));
         if is_rule {

@@ -311,6 +311,7 @@ pub fn validate(desc: &Description) -> Vec<Problem> {
             if let Literal::Neg(a) = l
                 && comp_of.get(&a.rel) == comp_of.get(&r.head.rel)
                 && comp_of.contains_key(&a.rel)
+                && !other_instance(&r.head, a)
             {
                 p(
                     r.pos,
@@ -342,6 +343,52 @@ pub fn validate(desc: &Description) -> Vec<Problem> {
         check_recursion(r, &comp_of, sy, &mut p);
     }
     problems
+}
+
+/// Whether the negated atom `neg` of a rule with head `head` is of the head's relation but
+/// can never be the same ground atom as the head (some argument differs in a constant or a
+/// function symbol): `(<= (goal robot 100) (not (goal robot 0)))`. Such a rule has a meaning
+/// on the ground program (ggp-base's prover plays it) as long as no ground atom comes to
+/// depend negatively on itself, which evaluation checks.
+fn other_instance(head: &Atom, neg: &Atom) -> bool {
+    fn clash(x: &Term, y: &Term) -> bool {
+        match (x, y) {
+            (Term::Var(_), _) | (_, Term::Var(_)) => false,
+            (Term::Const(a), Term::Const(b)) => a != b,
+            (Term::Fn(f, xs), Term::Fn(g, ys)) => {
+                f != g || xs.len() != ys.len() || xs.iter().zip(ys).any(|(a, b)| clash(a, b))
+            }
+            _ => true,
+        }
+    }
+    head.rel == neg.rel && head.args.iter().zip(&neg.args).any(|(x, y)| clash(x, y))
+}
+
+/// What is accepted but deserves a word: relations that depend negatively on other
+/// instances of themselves (see [`validate`]), which the reasoners evaluate on the ground
+/// program — the reference reasoner top-down, refusing a ground atom that depends
+/// negatively on itself; the propnet only when its ground rules are stratified.
+pub fn warnings(desc: &Description) -> Vec<Problem> {
+    let sy = &desc.symbols;
+    let mut out: Vec<Problem> = Vec::new();
+    for r in &desc.rules {
+        for l in &r.body {
+            if let Literal::Neg(a) = l
+                && other_instance(&r.head, a)
+                && !out.iter().any(|p| p.message.starts_with(&format!("'{}' ", sy.name(a.rel))))
+            {
+                out.push(Problem {
+                    pos: r.pos,
+                    kind: "negation through recursion",
+                    message: format!(
+                        "'{}' depends negatively on other instances of itself; evaluated on the ground rules, as ggp-base does",
+                        sy.name(a.rel)
+                    ),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The recursion restriction: a body atom in a cycle with the head may only have

@@ -41,19 +41,25 @@ fn every_game_parses_and_validates() {
     let files = kif_files(&dir);
     assert!(files.len() >= 200, "expected the shared GDL collection, found {} files", files.len());
     let mut invalid = Vec::new();
+    let mut warned = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         let exprs = kif::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let desc = syntax::read_description(&exprs).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
         let problems = validate(&desc);
         if !problems.is_empty() {
-            let name = f.file_name().unwrap().to_string_lossy().to_string();
-            invalid.push((name, problems[0].kind));
+            invalid.push((name.clone(), problems[0].kind));
+        }
+        if let Some(w) = tabula_gdl::warnings(&desc).first() {
+            warned.push((name, w.kind));
         }
     }
+    assert_eq!(invalid, vec![]);
     // The collection is public, real-world GDL. These files define a goal through the
-    // negation of another goal of the same relation, which GDL's stratification forbids
-    // (`(<= (goal r 100) (not (goal r 0)))`); every other file is valid.
+    // negation of another goal of the same relation (`(<= (goal r 100) (not (goal r 0)))`),
+    // which stratification by relation forbids but the ground rules give a meaning, as
+    // ggp-base's prover does: accepted with a warning.
     let expected = [
         "futoshiki4.kif",
         "hexPie.kif",
@@ -65,31 +71,31 @@ fn every_game_parses_and_validates() {
         "queens16ug.kif",
         "queens31lg.kif",
     ];
-    let names: Vec<&str> = invalid.iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = warned.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, expected);
-    assert!(invalid.iter().all(|(_, kind)| *kind == "stratified negation"), "{invalid:?}");
+    assert!(warned.iter().all(|(_, kind)| *kind == "negation through recursion"), "{warned:?}");
 }
 
-/// Every valid game of the collection plays a random game to a terminal state through the
-/// reference reasoner (what `tabula gdl check` does): within 1,000 plies and with no role
-/// left without a legal move. `TABULA_GDL_CHECK_ONLY=FILE.kif` runs one game.
+/// Every game of the collection plays a random game to a terminal state through the
+/// reference reasoner (what `tabula gdl check` does): within 1,000 plies, with no role
+/// left without a legal move, and one goal value per role at the end — except chess, whose
+/// rules give no goal when the move limit ends the game. `TABULA_GDL_CHECK_ONLY=FILE.kif`
+/// runs one game.
 #[test]
 fn every_valid_game_plays_a_random_game_to_the_end() {
     let Some(dir) = gdl_corpus() else { return };
-    let (files, only) = collection(&dir, "TABULA_GDL_CHECK_ONLY");
-    let outcomes = for_each_game(&files, |i, path, name| {
+    let (files, _) = collection(&dir, "TABULA_GDL_CHECK_ONLY");
+    for_each_game(&files, |i, path, name| {
         let r = tabula_gdl::check_file(path, 7 + i as u64).unwrap_or_else(|e| panic!("{name}: {e}"));
-        if !r.problems.is_empty() {
-            return (false, "invalid GDL".to_string());
-        }
         let (plies, goals) = r.playout.expect("a valid game is played");
         assert!(plies < 1000 && !r.stuck, "{name}: {plies} plies, stuck: {}", r.stuck);
+        if name == "chess.kif" && plies == 200 {
+            assert!(r.problems.iter().all(|p| p.kind == "goal"), "{name}: {:?}", r.problems);
+            return (false, "no goal at the move limit".to_string());
+        }
+        assert_eq!(r.problems, vec![], "{name}");
         (true, format!("ended after {plies} plies with goals {goals:?}"))
     });
-    let played = outcomes.iter().filter(|(_, ok)| *ok).count();
-    if only.is_none() {
-        assert_eq!(played, files.len() - 9, "all but the nine invalid files");
-    }
 }
 
 #[test]

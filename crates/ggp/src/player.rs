@@ -21,7 +21,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tabula_core::{Agent, Game, Limits, NullReport, Player as Seat, Rng, Spec, SpecError, Turn};
+use tabula_core::{Agent, Game, Limits, Player as Seat, Rng, Spec, SpecError, Turn};
 use tabula_gdl::{FuzzyGoals, GdlGame, GoalEstimate, GoalPolicy, PropnetGame};
 use tabula_search::{MaxnAgent, MctsAgent, ParanoidAgent, RandomAgent};
 
@@ -159,12 +159,19 @@ enum Job {
 struct Session {
     id: String,
     play_clock: Duration,
+    /// When the match counts as abandoned if no message for it has come: the clock of its
+    /// last message, one more play clock and [`ABANDON_GRACE`] after that message.
+    expires: Instant,
     jobs: mpsc::Sender<Job>,
     fallback: Arc<Mutex<Option<String>>>,
     stop: Arc<AtomicBool>,
     /// The reasoner in use, once the match thread has prepared.
     reasoner: Arc<Mutex<Option<&'static str>>>,
 }
+
+/// How long after the clocks have run out a match with no further message is given up
+/// (its manager went away without `STOP` or `ABORT`).
+pub const ABANDON_GRACE: Duration = Duration::from_secs(10);
 
 /// A GGP player: answers protocol messages ([`Player::handle`]); one match at a time.
 pub struct Player<F: AgentFactory = StandardAgents> {
@@ -217,8 +224,19 @@ impl<F: AgentFactory> Player<F> {
         }
     }
 
+    /// Gives up a match whose manager has sent nothing since its clocks ran out.
+    fn expire(&self, now: Instant) {
+        let id = match lock(&self.session).as_ref() {
+            Some(s) if now > s.expires => s.id.clone(),
+            _ => return,
+        };
+        eprintln!("ggp: match {id} abandoned: no message since its clocks ran out");
+        self.finish(&id, "expired");
+    }
+
     /// Answers one message received at `received`.
     pub async fn handle(&self, msg: Message, received: Instant) -> String {
+        self.expire(received);
         match msg {
             Message::Info => {
                 let status = if self.busy() { "busy" } else { "available" };
@@ -257,6 +275,7 @@ impl<F: AgentFactory> Player<F> {
             *session = Some(Session {
                 id: id.clone(),
                 play_clock,
+                expires: received + start_clock + play_clock + ABANDON_GRACE,
                 jobs,
                 fallback: Arc::clone(&fallback),
                 stop: Arc::clone(&stop),
@@ -293,9 +312,10 @@ impl<F: AgentFactory> Player<F> {
                 let _ = ready_tx.send(Err(e));
             }
         });
-        if spawned.is_err() {
+        if let Err(e) = spawned {
+            eprintln!("ggp: START {id}: cannot start a thread: {e}");
             self.clear(&id);
-            return "busy".into();
+            return format!("error: cannot start a thread: {}", one_line(&e.to_string()));
         }
         match tokio::time::timeout_at(deadline.into(), ready_rx).await {
             Ok(Ok(Ok(report))) => {
@@ -310,13 +330,17 @@ impl<F: AgentFactory> Player<F> {
                 "ready".into()
             }
             Ok(Ok(Err(e))) => {
-                self.log(|| format!("START {id}: cannot play: {e}"));
+                // The protocol has no error reply to START: anything but `ready` refuses the
+                // match, so the reason goes in the answer, as the server's errors do.
+                let reason = one_line(&e.to_string());
+                eprintln!("ggp: START {id}: cannot play: {reason}");
                 self.clear(&id);
-                "busy".into()
+                format!("error: cannot play: {reason}")
             }
             Ok(Err(_)) => {
+                eprintln!("ggp: START {id}: preparing the match failed");
                 self.clear(&id);
-                "busy".into()
+                "error: preparing the match failed".into()
             }
             // Still compiling: the moves will come from the fallback until it is done.
             Err(_) => {
@@ -335,9 +359,12 @@ impl<F: AgentFactory> Player<F> {
 
     async fn play(&self, id: &str, moves: Option<Vec<Term>>, received: Instant) -> String {
         let (jobs, fallback, stop, clock) = {
-            let session = lock(&self.session);
-            match session.as_ref() {
-                Some(s) if s.id == id => (s.jobs.clone(), Arc::clone(&s.fallback), Arc::clone(&s.stop), s.play_clock),
+            let mut session = lock(&self.session);
+            match session.as_mut() {
+                Some(s) if s.id == id => {
+                    s.expires = received + 2 * s.play_clock + ABANDON_GRACE;
+                    (s.jobs.clone(), Arc::clone(&s.fallback), Arc::clone(&s.stop), s.play_clock)
+                }
                 _ => {
                     self.log(|| format!("PLAY {id}: not the current match"));
                     return "busy".into();
@@ -377,6 +404,20 @@ impl<F: AgentFactory> Player<F> {
             _ => "busy".into(),
         }
     }
+}
+
+/// A message on one line, at most 500 bytes (a reason sent over the protocol).
+fn one_line(text: &str) -> String {
+    let mut line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.len() > 500 {
+        let mut end = 500;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        line.truncate(end);
+        line.push_str("...");
+    }
+    line
 }
 
 /// Everything the match thread needs to prepare.
@@ -576,7 +617,7 @@ impl<F: AgentFactory> Setup<F> {
         // Search the first position with the rest of the start clock; the tree is kept.
         let until = self.deadline.checked_sub(think_margin);
         if let Some(until) = until {
-            runner.think(until, &Arc::new(AtomicBool::new(false)));
+            runner.think(until, &Arc::new(AtomicBool::new(false)), None);
         }
         Ok((Box::new(runner), report))
     }
@@ -743,8 +784,15 @@ impl<G: GgpGame> Runner<G> {
     }
 
     /// Searches the current position until `until` (for whoever chooses), returning the
-    /// move the search chose for this player, if it chose for this player.
-    fn think(&mut self, until: Instant, stop: &Arc<AtomicBool>) -> Option<G::Move> {
+    /// move the search chose for this player, if it chose for this player. While it
+    /// searches for this player, the best move so far goes to `fallback` at every report,
+    /// so that a search cut off by the deadline is answered with it.
+    fn think(
+        &mut self,
+        until: Instant,
+        stop: &Arc<AtomicBool>,
+        fallback: Option<&Mutex<Option<String>>>,
+    ) -> Option<G::Move> {
         let left = until.checked_duration_since(Instant::now())?;
         if left < Duration::from_millis(5) {
             return None;
@@ -760,8 +808,17 @@ impl<G: GgpGame> Runner<G> {
         }
         stop.store(false, Ordering::Relaxed);
         let limits = Limits { time: Some(left), hard_time: Some(left), stop: Some(Arc::clone(stop)), ..Limits::none() };
-        let mut report = NullReport::callback();
-        let choice = self.agent.choose(&self.game, seat, &limits, &mut report);
+        let Runner { game, referee, case, agent, .. } = self;
+        let (game, referee, case, mine) = (&*game, &*referee, &*case, seat == me);
+        let mut publish = |info: &tabula_core::SearchInfo<G::Move>| {
+            if let (true, Some(fallback), Some(&mv)) = (mine, fallback, info.pv.first()) {
+                let text = game.format_move(mv);
+                if referee.find_legal(me.index(), &text).is_some() {
+                    *lock(fallback) = Some(case.restore(&text));
+                }
+            }
+        };
+        let choice = agent.choose(game, seat, &limits, &mut publish);
         // A search that ended late (slow playouts, a loaded machine) widens the margin.
         let over = Instant::now().saturating_duration_since(until);
         if over.is_zero() {
@@ -787,16 +844,26 @@ impl<G: GgpGame> Engine for Runner<G> {
         stop: &Arc<AtomicBool>,
         fallback: &Mutex<Option<String>>,
     ) -> String {
-        if let Some(moves) = moves
-            && !self.desynced
-        {
+        if let Some(moves) = moves {
             let texts: Vec<String> = moves.iter().map(|t| t.to_string()).collect();
-            self.desynced = self.apply_game(&texts).is_err();
-            // The game is fast: its move goes out first should the referee be slow.
             if !self.desynced {
-                self.publish_game_fallback(fallback);
+                if let Err(e) = self.apply_game(&texts) {
+                    eprintln!("ggp: the search cannot follow the moves {texts:?} ({e}); moves are random from now on");
+                    self.desynced = true;
+                } else {
+                    // The game is fast: its move goes out first should the referee be slow.
+                    self.publish_game_fallback(fallback);
+                }
             }
-            self.desynced = self.desynced || self.apply_referee(&texts).is_err();
+            if let Err(e) = self.apply_referee(&texts) {
+                // The manager's state is not this player's: follow the manager, whose moves
+                // are what happened (the game above played them without asking), and say so.
+                eprintln!("ggp: the moves {texts:?} are not legal in this player's state ({e}); following the manager");
+                if let Err(e) = self.referee.play_unchecked(&texts) {
+                    eprintln!("ggp: cannot follow the moves {texts:?} ({e}); answering from the last state known");
+                    self.desynced = true;
+                }
+            }
         }
         let any = self.referee_fallback();
         *lock(fallback) = Some(any.clone());
@@ -804,7 +871,7 @@ impl<G: GgpGame> Engine for Runner<G> {
             return any;
         }
         let until = deadline.checked_sub(self.think_margin).unwrap_or(deadline);
-        let chosen = self.think(until, stop);
+        let chosen = self.think(until, stop, Some(fallback));
         chosen.and_then(|mv| self.legal_text(mv)).unwrap_or(any)
     }
 

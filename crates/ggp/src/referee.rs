@@ -118,6 +118,23 @@ impl Referee {
     }
 
     /// Plays a joint move of legal moves (from [`Referee::legal`] or [`Referee::read_joint`]).
+    /// Plays a joint move given as text without checking that it is legal: how a player
+    /// follows a manager whose state has drifted from its own (the manager's moves are
+    /// what happened). Fails only if a move is not a ground term.
+    pub fn play_unchecked<S: AsRef<str>>(&mut self, moves: &[S]) -> Result<(), RefereeError> {
+        if moves.len() != self.roles.len() {
+            return Err(RefereeError::JointSize { expected: self.roles.len(), found: moves.len() });
+        }
+        let mut joint = Vec::with_capacity(moves.len());
+        for (r, m) in moves.iter().enumerate() {
+            let not_a_term = || RefereeError::Illegal { role: self.roles[r].clone(), mv: m.as_ref().to_string() };
+            let exprs = kif::parse(m.as_ref()).map_err(|_| not_a_term())?;
+            let [e] = exprs.as_slice() else { return Err(not_a_term()) };
+            joint.push(self.interp.intern(e).ok_or_else(not_a_term)?);
+        }
+        self.play(&joint)
+    }
+
     pub fn play(&mut self, joint: &[Gid]) -> Result<(), RefereeError> {
         if joint.len() != self.roles.len() {
             return Err(RefereeError::JointSize { expected: self.roles.len(), found: joint.len() });

@@ -117,9 +117,12 @@ async fn start_play_stop_round_trip() {
     assert_eq!(ask(&url, &start("m3", "xplayer")).await, "ready");
     assert_eq!(ask(&url, "(ABORT m3)").await, "aborted");
     assert_eq!(ask(&url, "(INFO)").await, "((name tabula) (status available))");
-    // A role the game does not have, and rules that are not GDL, are refused.
-    assert_eq!(ask(&url, &start("m4", "nobody")).await, "busy");
-    assert_eq!(ask(&url, "(START m5 x ((role x) (<= (legal x ?y) (true z))) 1 1)").await, "busy");
+    // A role the game does not have, and rules that are not GDL, are refused, with the
+    // reason in the answer (anything but `ready` refuses a match).
+    let answer = ask(&url, &start("m4", "nobody")).await;
+    assert!(answer.starts_with("error: ") && answer.contains("'nobody' is not a role"), "{answer}");
+    let answer = ask(&url, "(START m5 x ((role x) (<= (legal x ?y) (true z))) 1 1)").await;
+    assert!(answer.starts_with("error: ") && answer.contains("safety"), "{answer}");
     assert_eq!(ask(&url, "(INFO)").await, "((name tabula) (status available))");
 }
 
@@ -276,4 +279,114 @@ async fn a_move_still_preparing_at_the_deadline_is_a_legal_one() {
     *gate.0.lock().unwrap() = true;
     gate.1.notify_all();
     assert_eq!(player.handle(Message::Abort { id: "g.1".into() }, Instant::now()).await, "aborted");
+}
+
+/// One role walking a line of five squares, one square a move.
+const WALK: &str = "(role p) (init (at 1)) (step 1 2) (step 2 3) (step 3 4) (step 4 5)
+    (<= (legal p (go ?y)) (true (at ?x)) (step ?x ?y))
+    (<= (next (at ?y)) (does p (go ?y)))
+    (<= terminal (true (at 5))) (goal p 100)";
+
+fn walk_start(id: &str, play_clock: u64) -> Message {
+    Message::Start {
+        id: id.into(),
+        role: "p".into(),
+        rules: parse_terms(WALK).unwrap(),
+        start_clock: Duration::from_secs(1),
+        play_clock: Duration::from_secs(play_clock),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_illegal_in_the_players_state_is_followed_as_the_manager_reports_it() {
+    use std::time::Instant;
+    let player = Player::new(PlayerConfig::new(Spec::parse("mcts(playouts=50)").unwrap()));
+    assert_eq!(player.handle(walk_start("w.1", 5), Instant::now()).await, "ready");
+    let play = |moves: Option<&str>| Message::Play { id: "w.1".into(), moves: moves.map(|m| parse_terms(m).unwrap()) };
+    assert_eq!(player.handle(play(None), Instant::now()).await, "(go 2)");
+    // The manager says the player jumped to 3 (illegal from 1): the player follows it.
+    assert_eq!(player.handle(play(Some("(go 3)")), Instant::now()).await, "(go 4)");
+    assert_eq!(player.handle(Message::Abort { id: "w.1".into() }, Instant::now()).await, "aborted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_abandoned_without_stop_expires_once_its_clocks_have_run_out() {
+    use std::time::Instant;
+    let player = Player::new(PlayerConfig::new(Spec::parse("random").unwrap()));
+    let t0 = Instant::now();
+    assert_eq!(player.handle(walk_start("a.1", 2), t0).await, "ready");
+    assert_eq!(player.handle(Message::Info, t0).await, "((name tabula) (status busy))");
+    let mv = player.handle(Message::Play { id: "a.1".into(), moves: None }, t0).await;
+    assert_eq!(mv, "(go 2)");
+    // Within the clocks of the last message the match is on; long after, it is given up.
+    let soon = t0 + Duration::from_secs(4);
+    assert_eq!(player.handle(Message::Info, soon).await, "((name tabula) (status busy))");
+    let later = t0 + Duration::from_secs(60);
+    assert_eq!(player.handle(Message::Info, later).await, "((name tabula) (status available))");
+    assert_eq!(player.handle(walk_start("a.2", 2), later).await, "ready");
+    assert_eq!(player.handle(Message::Abort { id: "a.2".into() }, later).await, "aborted");
+}
+
+/// Agents that report one move as their best at once, then search until stopped.
+struct StubbornAgents;
+
+struct Stubborn;
+
+impl<G: tabula_ggp::GgpGame> tabula_core::Agent<G> for Stubborn {
+    fn name(&self) -> String {
+        "stubborn".into()
+    }
+
+    fn choose(
+        &mut self,
+        state: &G,
+        player: tabula_core::Player,
+        limits: &tabula_core::Limits,
+        report: tabula_core::Report<'_, G::Move>,
+    ) -> Result<tabula_core::Choice<G::Move>, tabula_core::AgentError> {
+        let mut moves = Vec::new();
+        state.legal_moves_of(player, &mut moves);
+        let best = *moves.last().ok_or(tabula_core::AgentError::NoMove)?;
+        let info = tabula_core::SearchInfo { pv: vec![best], ..Default::default() };
+        report(&info);
+        let stop = limits.stop.clone().expect("the player passes a stop flag");
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::park_timeout(Duration::from_millis(5));
+        }
+        Ok(tabula_core::Choice::new(moves[0]))
+    }
+}
+
+impl tabula_ggp::AgentFactory for StubbornAgents {
+    fn build<G: tabula_ggp::GgpGame>(
+        &self,
+        _: &Spec,
+    ) -> Result<Box<dyn tabula_core::Agent<G>>, tabula_core::SpecError> {
+        Ok(Box::new(Stubborn))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_cut_off_by_the_deadline_answers_its_best_move_so_far() {
+    use std::time::Instant;
+    // Eight moves from the start: the search's favourite is the last one.
+    let wide = "(role p) (init s) (n 1) (n 2) (n 3) (n 4) (n 5) (n 6) (n 7) (n 8)
+        (<= (legal p (go ?x)) (true s) (n ?x)) (<= (next e) (does p (go ?x)))
+        (<= terminal (true e)) (goal p 100)";
+    let mut config = PlayerConfig::new(Spec::parse("stubborn").unwrap());
+    config.reasoner = tabula_ggp::Reasoner::Reference;
+    let player = Player::with_factory(config, StubbornAgents);
+    let start = Message::Start {
+        id: "s.1".into(),
+        role: "p".into(),
+        rules: parse_terms(wide).unwrap(),
+        start_clock: Duration::ZERO,
+        play_clock: Duration::from_secs(1),
+    };
+    assert_eq!(player.handle(start, Instant::now()).await, "ready");
+    let referee = Referee::new(wide).unwrap();
+    let last = referee.text(*referee.legal(0).last().unwrap());
+    let mv = player.handle(Message::Play { id: "s.1".into(), moves: None }, Instant::now()).await;
+    assert_eq!(mv, last);
+    assert_eq!(player.handle(Message::Abort { id: "s.1".into() }, Instant::now()).await, "aborted");
 }

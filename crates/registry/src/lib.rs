@@ -373,12 +373,23 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
                 match tabula_gdl::PropnetGame::from_str(&text, spec.to_string(), max_plies, limits) {
                     Ok(g) => return Ok(visitor.visit(g, &agents)),
                     // `auto` falls back to the interpreter when the grounded network is too big.
-                    Err(e) if reasoner == "propnet" => return Err(bad(e.to_string())),
+                    Err(tabula_gdl::PropnetError::Load(e)) if reasoner == "propnet" => return Err(bad(e.to_string())),
+                    Err(e) if reasoner == "propnet" => {
+                        return Err(SpecError::Unavailable {
+                            owner: "gdl".into(),
+                            reason: format!("the propnet of {file} cannot be built: {e} (try reasoner=reference)"),
+                        });
+                    }
                     Err(_) => {}
                 }
             }
-            let g =
-                tabula_gdl::GdlGame::from_str(&text, spec.to_string(), max_plies).map_err(|e| bad(e.to_string()))?;
+            let g = tabula_gdl::GdlGame::from_str(&text, spec.to_string(), max_plies).map_err(|e| match e {
+                tabula_gdl::LoadError::Eval(e) => SpecError::Unavailable {
+                    owner: "gdl".into(),
+                    reason: format!("cannot evaluate the rules of {file}: {e}"),
+                },
+                e => bad(e.to_string()),
+            })?;
             Ok(visitor.visit(g, &agents))
         }
         other => Err(SpecError::UnknownName {
@@ -469,6 +480,23 @@ mod tests {
         let e = with_game("gdl(file=/no/such/file.kif)", Describe).unwrap_err().to_string();
         assert!(e.contains("/no/such/file.kif"), "{e}");
         assert!(with_game("gdl", Describe).unwrap_err().to_string().contains("required"));
+    }
+
+    #[test]
+    fn a_gdl_game_without_a_propnet_is_reported_as_such() {
+        // A counter wrapped once more every move: the propnet cannot ground it.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("grow.kif");
+        let rules = "(role p) (init (count z)) (<= (legal p go) (true (count ?x)))
+            (<= (next (count (s ?x))) (true (count ?x))) (<= terminal (true (count (s (s z))))) (goal p 100)";
+        std::fs::write(&path, rules).unwrap();
+        let e = with_game(&format!("gdl(file={},reasoner=propnet)", path.display()), Describe).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, SpecError::Unavailable { .. }), "{e:?}");
+        assert!(text.starts_with("gdl: the propnet of ") && text.contains("nested more than"), "{text}");
+        assert!(!text.contains("bad value"), "{text}");
+        // `auto` plays it with the reference reasoner.
+        assert_eq!(with_game(&format!("gdl(file={})", path.display()), Describe).unwrap().1, 1);
     }
 
     #[test]

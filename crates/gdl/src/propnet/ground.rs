@@ -68,6 +68,8 @@ struct Indexes {
     maps: Map<Box<[u32]>, (usize, KeyIndex)>,
     /// The facts of each key, in increasing fact number.
     buckets: Vec<Vec<u32>>,
+    /// Entries in all buckets (for the memory estimate).
+    entries: usize,
 }
 
 /// Key (the leaf values) → bucket number.
@@ -99,7 +101,7 @@ fn leaves_of(ground: &Ground, sig: &[u32], f: &[Gid], out: &mut Vec<Gid>) -> boo
 impl Indexes {
     /// The bucket of the facts of `rel` whose leaves named by `sig` are `key`.
     fn bucket(&mut self, ground: &Ground, rel: &Rel, sig: &[u32], key: &[Gid]) -> Option<u32> {
-        let Indexes { maps, buckets } = self;
+        let Indexes { maps, buckets, entries } = self;
         let (upto, map) = match maps.get_mut(sig) {
             Some(m) => m,
             None => maps.entry(sig.into()).or_default(),
@@ -120,6 +122,7 @@ impl Indexes {
                     }
                 };
                 buckets[b as usize].push(id as u32);
+                *entries += 1;
             }
             *upto = rel.list.len();
         }
@@ -174,12 +177,50 @@ pub struct Limits {
     /// Most join steps (facts tried against a rule's literal) in all: bounds the time a
     /// grounding may take, however the rules are written.
     pub max_steps: u64,
+    /// Most bytes the grounding (terms, atoms, indexes, ground rules) and the circuit built
+    /// from it may take, by an estimate that errs on the high side.
+    pub max_bytes: usize,
+    /// Deepest nesting of a term in a ground atom: a rule that wraps a term once more per
+    /// move (a counter `(s (s ...))`) has an approximation without end.
+    pub max_depth: u32,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_atoms: 4_000_000, max_rules: 4_000_000, max_steps: 2_000_000_000 }
+        Limits {
+            max_atoms: 4_000_000,
+            max_rules: 4_000_000,
+            max_steps: 2_000_000_000,
+            max_bytes: 1 << 30,
+            max_depth: 100,
+        }
     }
+}
+
+/// Estimated bytes per interned ground term (the term, its hash and depth, its map entry).
+const TERM_BYTES: usize = 160;
+/// Estimated bytes per ground atom (listed and hashed).
+const ATOM_BYTES: usize = 200;
+/// Estimated bytes per index bucket and per entry of one.
+const BUCKET_BYTES: usize = 112;
+const ENTRY_BYTES: usize = 8;
+/// Estimated bytes per ground rule and per literal of one, including what the circuit
+/// built from it takes.
+const RULE_BYTES: usize = 192;
+const LITERAL_BYTES: usize = 16;
+
+/// The estimated memory of a grounding under way: its terms, `atoms` atoms, the indexes
+/// and `rule_bytes` of ground rules.
+fn estimate(ground: &Ground, atoms: usize, idx: &Indexes, rule_bytes: usize) -> usize {
+    ground.len() * TERM_BYTES
+        + atoms * ATOM_BYTES
+        + idx.buckets.len() * BUCKET_BYTES
+        + idx.entries * ENTRY_BYTES
+        + rule_bytes
+}
+
+fn too_much_memory(limits: Limits, r: &Rule, symbols: &Symbols) -> PropnetError {
+    PropnetError::TooBig(format!("more than {} MB of memory{}", limits.max_bytes >> 20, at_rule(r, symbols)))
 }
 
 struct Solver<'a> {
@@ -527,6 +568,9 @@ struct Instantiate<'a> {
     offsets: &'a Map<Sym, u32>,
     steps: &'a mut u64,
     limits: Limits,
+    /// Atoms numbered so far, and the estimated bytes of the ground rules so far.
+    atoms: usize,
+    rule_bytes: &'a mut usize,
 }
 
 impl Instantiate<'_> {
@@ -536,10 +580,18 @@ impl Instantiate<'_> {
         let offsets = self.offsets;
         let mut s = Solver::new(self.symbols, self.ground, self.rels, self.idx, r, *self.steps, self.limits.max_steps);
         let before = out.len();
+        let bytes_before = *self.rule_bytes;
+        let (atoms, max_bytes, rule_bytes) = (self.atoms, self.limits.max_bytes, &mut *self.rule_bytes);
         let mut too_many = false;
+        let mut too_big = false;
         let mut emit = |s: &mut Solver<'_>| {
             if out.len() - before >= cap {
                 too_many = true;
+                s.abort = true;
+                return;
+            }
+            if estimate(s.ground, atoms, s.idx, *rule_bytes) > max_bytes {
+                too_big = true;
                 s.abort = true;
                 return;
             }
@@ -562,6 +614,7 @@ impl Instantiate<'_> {
                     _ => {}
                 }
             }
+            *rule_bytes += RULE_BYTES + LITERAL_BYTES * (pos.len() + neg.len());
             out.push(GroundRule { head, pos, neg });
         };
         s.solve(&mut emit);
@@ -569,8 +622,12 @@ impl Instantiate<'_> {
         if *self.steps > self.limits.max_steps {
             return Err(too_many_steps(self.limits, r, self.symbols));
         }
+        if too_big {
+            return Err(too_much_memory(self.limits, r, self.symbols));
+        }
         if too_many {
             out.truncate(before);
+            *self.rule_bytes = bytes_before;
         }
         Ok(!too_many)
     }
@@ -768,24 +825,46 @@ fn approximate(
                     }
                 }
             }
+            // One cut for all the rule's runs this round: a head derived by one run is not
+            // derived again by the next (a rule of N literals of one relation has N runs).
+            let mut seen = Map::default();
             for delta in runs {
                 let mut s = Solver::new(symbols, ground, &rels, &mut idx, r, *steps, limits.max_steps);
                 s.delta = delta;
-                s.cut = Some(Cut::on(&r.head));
+                s.cut = Some(Cut { seen: std::mem::take(&mut seen), ..Cut::on(&r.head) });
+                let mut too_deep = false;
+                let mut too_big = false;
                 let mut emit = |s: &mut Solver<'_>| {
                     let args: Option<Box<[Gid]>> = r.head.args.iter().map(|t| s.inst(t)).collect();
                     if let Some(args) = args {
+                        if args.iter().any(|g| s.ground.depth(*g) > limits.max_depth) {
+                            too_deep = true;
+                            s.abort = true;
+                            return;
+                        }
                         let known = s.rels.get(&r.head.rel).is_some_and(|rel| rel.find(&args).is_some());
                         if !known && new.entry(r.head.rel).or_default().insert(args) {
                             pending += 1;
                         }
                     }
-                    s.abort = total + pending > limits.max_atoms;
+                    too_big = estimate(s.ground, total + pending, s.idx, 0) > limits.max_bytes;
+                    s.abort = total + pending > limits.max_atoms || too_big;
                 };
                 s.solve(&mut emit);
                 *steps = s.steps;
+                seen = s.cut.take().map(|c| c.seen).unwrap_or_default();
                 if *steps > limits.max_steps {
                     return Err(too_many_steps(limits, r, symbols));
+                }
+                if too_deep {
+                    return Err(PropnetError::TooBig(format!(
+                        "a term nested more than {} levels deep{}: the rules build terms without bound",
+                        limits.max_depth,
+                        at_rule(r, symbols)
+                    )));
+                }
+                if too_big {
+                    return Err(too_much_memory(limits, r, symbols));
                 }
                 if *steps - start > slow {
                     return Ok(None);
@@ -847,8 +926,10 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
     let mut rules = Vec::new();
     let mut split_at = usize::MAX;
     let mut fresh = 0usize;
+    let mut rule_bytes: usize;
     'attempt: loop {
         rules.clear();
+        rule_bytes = 0;
         let mut work: Vec<Rule> = desc.rules.iter().rev().cloned().collect();
         while let Some(r) = work.pop() {
             let room = limits.max_rules - rules.len();
@@ -862,6 +943,8 @@ pub(crate) fn ground(desc: &Description, limits: Limits) -> Result<Grounded, Pro
                     offsets: &offsets,
                     steps: &mut steps,
                     limits,
+                    atoms: offset as usize,
+                    rule_bytes: &mut rule_bytes,
                 };
                 if inst.rule(&r, cap, &mut rules)? {
                     break None;

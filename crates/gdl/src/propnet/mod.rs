@@ -38,6 +38,9 @@ pub enum PropnetError {
     /// The grounding exceeds the size limits.
     #[error("grounding too big: {0}")]
     TooBig(String),
+    /// A ground atom depends negatively on itself.
+    #[error("{0}")]
+    Unstratified(String),
     /// No roles.
     #[error("the game has no roles")]
     NoRoles,
@@ -153,7 +156,7 @@ impl PropnetGame {
     pub fn from_str(text: &str, spec: String, max_plies: u32, limits: Limits) -> Result<PropnetGame, PropnetError> {
         let desc = specialise::specialise(&load_str(text)?);
         let g = ground::ground(&desc, limits)?;
-        let net = net::Net::build(&g);
+        let net = net::Net::build(&g).map_err(PropnetError::Unstratified)?;
         if net.roles.is_empty() {
             return Err(PropnetError::NoRoles);
         }

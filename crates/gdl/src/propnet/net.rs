@@ -146,7 +146,9 @@ pub(crate) struct Net {
 }
 
 impl Net {
-    pub(crate) fn build(g: &Grounded) -> Net {
+    /// Builds the circuit of a grounded program; an error if a ground atom depends
+    /// negatively on itself (the ground rules are not stratified: no least fixpoint orders it).
+    pub(crate) fn build(g: &Grounded) -> Result<Net, String> {
         let n_atoms = g.num_atoms as usize;
         let mut gates = vec![Gate::False; n_atoms];
         let mut children: Vec<u32> = Vec::new();
@@ -321,6 +323,19 @@ impl Net {
                 }
             }
         }
+        // Negation inside a cycle has no least fixpoint: such rules (accepted by validation
+        // when they negate another instance of their own relation) are refused here.
+        let mut comp_of = vec![0u32; n];
+        for (i, comp) in sccs.iter().enumerate() {
+            for &v in comp {
+                comp_of[v as usize] = i as u32;
+            }
+        }
+        for (v, &gate) in gates.iter().enumerate() {
+            if kids(gate).iter().any(|&c| c & NEG != 0 && comp_of[(c & !NEG) as usize] == comp_of[v]) {
+                return Err("a ground atom depends negatively on itself: the ground rules are not stratified".into());
+            }
+        }
         // Layers: 0 static, 1 state, 2 move.
         let mut layer = vec![0u8; n];
         for comp in &sccs {
@@ -486,7 +501,7 @@ impl Net {
         }
         net.renumber(&static_steps);
         net.calibrate();
-        net
+        Ok(net)
     }
 
     /// Finds the base propositions that flip on at least half the plies of a few seeded
@@ -1553,7 +1568,7 @@ mod tests {
         for game in games {
             let text = std::fs::read_to_string(dir.join(game)).unwrap();
             let desc = crate::load_str(&text).unwrap();
-            let mut net = Net::build(&super::super::ground::ground(&desc, Default::default()).unwrap());
+            let mut net = Net::build(&super::super::ground::ground(&desc, Default::default()).unwrap()).unwrap();
             let mut runs = Vec::new();
             for form in 0..4 {
                 net.branchless = form & 1 != 0;

@@ -48,7 +48,8 @@ pub fn kif_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Grounding limits that keep a run over the whole collection quick.
-pub const QUICK_LIMITS: Limits = Limits { max_atoms: 20_000, max_rules: 60_000, max_steps: 100_000_000 };
+pub const QUICK_LIMITS: Limits =
+    Limits { max_atoms: 20_000, max_rules: 60_000, max_steps: 100_000_000, max_bytes: 1 << 30, max_depth: 100 };
 
 /// The number in environment variable `name`, or `default`.
 pub fn env_or(name: &str, default: usize) -> usize {
