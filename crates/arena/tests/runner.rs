@@ -207,7 +207,10 @@ fn crashed_agents_are_rebuilt_and_lose_their_games() {
     assert_eq!(report.forfeits, [0, 6]);
     assert_eq!(report.terminations.get("agent_error"), Some(&6));
     let text = report.to_string();
-    assert!(text.contains("6 game(s) forfeited by an agent that failed") && text.contains("the match went on"), "{text}");
+    assert!(
+        text.contains("6 game(s) forfeited by an agent that failed") && text.contains("the match went on"),
+        "{text}"
+    );
     assert_eq!(builds_b.get(), 6, "a fresh engine for every game");
     assert_eq!(builds_a.get(), 1, "the healthy agent is kept");
 }

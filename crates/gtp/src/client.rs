@@ -485,7 +485,8 @@ impl<G: GtpGame> GtpAgent<G> {
         let fresh = self.client.as_ref().is_none_or(GtpClient::is_dead);
         if fresh {
             self.client = None;
-            let client = GtpClient::spawn(&self.cmd, self.timeout).map_err(|e| AgentError::Unavailable(e.to_string()))?;
+            let client =
+                GtpClient::spawn(&self.cmd, self.timeout).map_err(|e| AgentError::Unavailable(e.to_string()))?;
             self.client = Some(client);
         }
         let fail = |e: ClientError| match e {

@@ -186,7 +186,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let policy = match spec.get("model").map(str::trim) {
         None | Some("builtin") => policy,
         Some(file) => {
-            let text = tabula_core::resources::read_text_capped(file, tabula_core::resources::MAX_INPUT_FILE).map_err(|e| bad(spec, "model", file, &e.to_string()))?;
+            let text = tabula_core::resources::read_text_capped(file, tabula_core::resources::MAX_INPUT_FILE)
+                .map_err(|e| bad(spec, "model", file, &e.to_string()))?;
             let model = crate::MoveModel::parse(&text).map_err(|e| bad(spec, "model", file, &e.to_string()))?;
             policy.with_model(file, model)
         }
