@@ -406,7 +406,11 @@ pub fn import(paths: &[PathBuf], db_path: &Path, options: &ImportOptions) -> Res
     }
     let bar = if options.progress { ProgressBar::new_spinner() } else { ProgressBar::hidden() };
     if options.progress
-        && let Ok(style) = ProgressStyle::with_template("{spinner} {pos} files {per_sec} {elapsed} {msg}")
+        && let Ok(style) = ProgressStyle::with_template("{spinner} {pos} files {rate} {elapsed} {msg}").map(|s| {
+            s.with_key("rate", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} files/s", s.per_sec());
+            })
+        })
     {
         bar.set_style(style);
     }
