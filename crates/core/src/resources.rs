@@ -156,7 +156,7 @@ mod tests {
         // Where a figure can be read, no machine has 2^63 bytes available.
         if memory_limit().is_some() {
             let e = check_memory(1 << 63).unwrap_err();
-            assert!(e.contains("8388608.0 GiB") && e.contains("available"), "{e}");
+            assert!(e.contains("8589934592.0 GiB needed") && e.contains("available"), "{e}");
         }
         assert!(check_memory(0).is_ok());
     }
