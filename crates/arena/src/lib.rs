@@ -67,7 +67,7 @@ pub mod runner;
 pub mod stats;
 
 pub use clock::GameClock;
-pub use openings::{LIST_OPENING_PARAMS, Opening, Openings, RANDOM_OPENING_PARAMS};
+pub use openings::{LIST_OPENING_PARAMS, MAX_OPENINGS_FILE, Opening, Openings, RANDOM_OPENING_PARAMS};
 pub use record::{GameRecord, MoveStats, Termination, write_text_record};
 pub use report::{MatchReport, SprtReport, Standing, TournamentReport};
 pub use runner::{

@@ -11,6 +11,9 @@ use tabula_core::{Game, ParamInfo, Params, Player, Rng, Spec, SpecError, Turn, s
 
 use crate::runner::ArenaError;
 
+/// The longest opening list file read (64 MiB).
+pub const MAX_OPENINGS_FILE: u64 = 64 << 20;
+
 /// The parameters of `random(...)` openings.
 pub const RANDOM_OPENING_PARAMS: &[ParamInfo] = &[
     ParamInfo::new("plies", "4", "random plies from the start position, 0..=1000"),
@@ -82,13 +85,14 @@ impl Openings {
         )
     }
 
-    /// Reads an opening list file (see [`Openings::parse_list`]).
+    /// Reads an opening list file (see [`Openings::parse_list`]) of at most
+    /// [`MAX_OPENINGS_FILE`] bytes.
     ///
     /// # Errors
-    /// [`ArenaError::Io`] when the file cannot be read.
+    /// [`ArenaError::Io`] when the file cannot be read, is not UTF-8 or is too long.
     pub fn from_file(path: &Path) -> Result<Openings, ArenaError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| ArenaError::Io { path: path.to_path_buf(), source })?;
+        let text = tabula_core::resources::read_text_capped(path, MAX_OPENINGS_FILE)
+            .map_err(|source| ArenaError::Io { path: path.to_path_buf(), source })?;
         Ok(Openings::parse_list(&text))
     }
 

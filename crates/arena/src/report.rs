@@ -303,17 +303,17 @@ impl fmt::Display for MatchReport {
             100.0 * self.score.high,
             100.0 * self.draw_ratio
         )?;
-        writeln!(
-            f,
-            "  Elo difference {:+.1} ± {:.1} [{:+.1}, {:+.1}]  nElo {:+.1} ± {:.1}  LOS {:.1}%",
-            self.elo.elo,
-            self.elo.margin,
-            self.elo.low,
-            self.elo.high,
-            self.normalized_elo.elo,
-            self.normalized_elo.margin,
-            100.0 * self.los
-        )?;
+        let elo = if self.elo.elo.is_nan() {
+            "n/a (no games)".to_string()
+        } else {
+            format!("{:+.1} ± {:.1} [{:+.1}, {:+.1}]", self.elo.elo, self.elo.margin, self.elo.low, self.elo.high)
+        };
+        let nelo = if self.normalized_elo.elo.is_nan() || self.normalized_elo.margin.is_nan() {
+            "n/a (needs games with different results)".to_string()
+        } else {
+            format!("{:+.1} ± {:.1}", self.normalized_elo.elo, self.normalized_elo.margin)
+        };
+        writeln!(f, "  Elo difference {elo}  nElo {nelo}  LOS {:.1}%", 100.0 * self.los)?;
         let (m1, m2) = (&self.moving_first, &self.moving_second);
         writeln!(
             f,
@@ -322,7 +322,12 @@ impl fmt::Display for MatchReport {
         )?;
         if let Some(e) = &self.penta_elo {
             let c = self.penta.counts;
-            writeln!(f, "  Pairs [{} {} {} {} {}]  Elo {:+.1} ± {:.1}", c[0], c[1], c[2], c[3], c[4], e.elo, e.margin)?;
+            let elo = if e.elo.is_nan() || e.margin.is_nan() {
+                "n/a (needs pairs with different results)".to_string()
+            } else {
+                format!("{:+.1} ± {:.1}", e.elo, e.margin)
+            };
+            writeln!(f, "  Pairs [{} {} {} {} {}]  Elo {elo}", c[0], c[1], c[2], c[3], c[4])?;
         }
         if let Some(s) = &self.sprt {
             writeln!(
@@ -344,6 +349,13 @@ impl fmt::Display for MatchReport {
         }
         if self.forfeits.iter().any(|&x| x > 0) {
             writeln!(f, "  forfeits: {a} {}, {b} {}", self.forfeits[0], self.forfeits[1])?;
+        }
+        if let Some(&n) = self.terminations.get("agent_error").filter(|&&n| n > 0) {
+            writeln!(
+                f,
+                "  {n} game(s) forfeited by an agent that failed (crashed, hung or broke the protocol); \
+                 the match went on with a fresh agent (details in the results file)"
+            )?;
         }
         Ok(())
     }

@@ -31,8 +31,9 @@ use crate::stats::{RatingOptions, Sprt, SprtDecision};
 /// Why a match or tournament could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ArenaError {
-    /// The factory could not build an agent.
-    #[error("cannot build the agent of player {participant}: {message}")]
+    /// The factory could not build an agent, or an agent cannot play at all (an engine
+    /// that cannot start): the run stops rather than forfeit every game.
+    #[error("agent {} cannot play: {message}", participant + 1)]
     Agent {
         /// The participant (0-based).
         participant: usize,
@@ -161,7 +162,11 @@ fn forfeit(n: usize, seat: usize) -> Vec<f64> {
 /// plays seat `i`), each move checked against the rules.
 ///
 /// # Errors
-/// [`ArenaError::Config`] unless there is exactly one agent per player.
+/// [`ArenaError::Config`] unless there is exactly one agent per player;
+/// [`ArenaError::Agent`] (with the seat as `participant`) when an agent cannot play at all
+/// ([`AgentError::Unavailable`]: an engine that cannot start), which no forfeit would mend.
+/// An agent that fails otherwise (an engine that crashes, hangs or breaks the protocol)
+/// loses the game, recorded as [`Termination::AgentError`].
 pub fn play_game<G: Game>(
     start: &G,
     opening: &Opening<G>,
@@ -266,6 +271,7 @@ pub fn play_game<G: Game>(
             let took = clock.elapsed();
             let choice = match choice {
                 Ok(c) => c,
+                Err(AgentError::Unavailable(message)) => return Err(ArenaError::Agent { participant: seat, message }),
                 Err(e) => {
                     let t = Termination::AgentError { seat, error: e.to_string() };
                     return Ok(end(state, moves, forfeit(n, seat), t, stats));
@@ -707,6 +713,12 @@ where
                     {
                         Ok(p) => p,
                         Err(e) => {
+                            let e = match e {
+                                ArenaError::Agent { participant, message } => {
+                                    ArenaError::Agent { participant: fixture.seats[participant], message }
+                                }
+                                e => e,
+                            };
                             let mut s = sink.lock().unwrap_or_else(PoisonError::into_inner);
                             s.error.get_or_insert(e);
                             halt.store(true, Ordering::SeqCst);

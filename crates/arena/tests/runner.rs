@@ -206,6 +206,11 @@ fn crashed_agents_are_rebuilt_and_lose_their_games() {
     assert_eq!(report.wld, Wld::new(6, 0, 0));
     assert_eq!(report.forfeits, [0, 6]);
     assert_eq!(report.terminations.get("agent_error"), Some(&6));
+    let text = report.to_string();
+    assert!(
+        text.contains("6 game(s) forfeited by an agent that failed") && text.contains("the match went on"),
+        "{text}"
+    );
     assert_eq!(builds_b.get(), 6, "a fresh engine for every game");
     assert_eq!(builds_a.get(), 1, "the healthy agent is kept");
 }
@@ -218,6 +223,35 @@ fn factory_failure_stops_the_match_with_an_error() {
     assert!(matches!(err, ArenaError::Agent { participant: 1, ref message } if message == "no such engine"));
     let config = MatchConfig { jobs: 0, ..MatchConfig::default() };
     assert!(matches!(run_match(&TicTacToe::new(), first, first, &config, |_| {}), Err(ArenaError::Config(_))));
+}
+
+#[test]
+fn reports_of_short_matches_print_no_nan() {
+    // Every game won by the same side: no normalized Elo can be estimated.
+    let config = MatchConfig { games: 2, ..MatchConfig::default() };
+    let resigner = || Ok(Box::new(BadAgent::new(Fault::Resign)) as Ttt);
+    let report = run_match(&TicTacToe::new(), first, resigner, &config, |_| {}).expect("match");
+    assert_eq!(report.wld, Wld::new(2, 0, 0));
+    let text = report.to_string();
+    assert!(!text.contains("NaN"), "{text}");
+    assert!(text.contains("nElo n/a (needs games with different results)"), "{text}");
+}
+
+#[test]
+fn an_agent_that_cannot_start_stops_the_match_instead_of_forfeiting() {
+    let config = MatchConfig { games: 6, jobs: 2, ..MatchConfig::default() };
+    let mut played = 0;
+    let err = run_match(
+        &TicTacToe::new(),
+        first,
+        || Ok(Box::new(BadAgent::new(Fault::CannotStart)) as Ttt),
+        &config,
+        |_| played += 1,
+    )
+    .expect_err("an engine that cannot start");
+    assert!(matches!(err, ArenaError::Agent { participant: 1, ref message } if message == "no such program"), "{err}");
+    assert_eq!(err.to_string(), "agent 2 cannot play: no such program");
+    assert_eq!(played, 0, "no game is recorded as a forfeit");
 }
 
 #[test]

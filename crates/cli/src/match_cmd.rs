@@ -19,24 +19,25 @@ use tabula_registry::{AgentFactory, GameVisitor, with_game};
 /// Options shared by matches and tournaments.
 #[derive(Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// Games played in parallel.
+    /// Games played in parallel, 1..=256.
     #[arg(long, default_value_t = 1)]
     jobs: usize,
-    /// Time per move in milliseconds (also the hard limit).
+    /// Time per move in milliseconds, 1..=86400000 (also the hard limit); it replaces the
+    /// agents' own `time_ms`.
     #[arg(long)]
     time_ms: Option<u64>,
     /// A game clock per side instead of a time per move: `SECONDS` or `SECONDS+INCREMENT`
     /// (Fischer); a side whose flag falls loses.
     #[arg(long, conflicts_with = "time_ms")]
     clock: Option<String>,
-    /// Nodes or playouts per move.
+    /// Nodes or playouts per move, 1..=10^15.
     #[arg(long)]
     nodes: Option<u64>,
-    /// Search depth per move.
+    /// Search depth per move, 1..=500.
     #[arg(long)]
     depth: Option<u32>,
-    /// Openings: `random:N` (N random plies, each opening played with both colours) or a file
-    /// with one opening per line, moves in the game's notation.
+    /// Openings: `random:N` (N random plies, 0..=1000, each opening played with both
+    /// colours) or a file with one opening per line, moves in the game's notation.
     #[arg(long)]
     openings: Option<String>,
     /// Seed for random openings.
@@ -117,7 +118,12 @@ impl CommonArgs {
             None => Openings::None,
             Some(o) => match o.strip_prefix("random:") {
                 Some(n) => {
-                    let plies = n.parse().with_context(|| format!("--openings random:N needs a number, got '{n}'"))?;
+                    let plies: u32 =
+                        n.parse().with_context(|| format!("--openings random:N needs a number, got '{n}'"))?;
+                    anyhow::ensure!(
+                        plies <= MAX_OPENING_PLIES,
+                        "--openings random:{plies}: at most {MAX_OPENING_PLIES} plies"
+                    );
                     Openings::RandomPlies { plies, seed: self.seed }
                 }
                 None => Openings::from_file(Path::new(o))?,
@@ -161,14 +167,87 @@ impl CommonArgs {
     }
 
     fn check(&self) -> Result<()> {
-        if self.jobs == 0 {
-            bail!("--jobs must be at least 1");
+        check_range("--jobs", self.jobs as u64, 1, MAX_JOBS as u64)?;
+        if let Some(ms) = self.time_ms {
+            check_range("--time-ms", ms, 1, MAX_TIME_MS)?;
+        }
+        if let Some(n) = self.nodes {
+            check_range("--nodes", n, 1, MAX_NODES)?;
+        }
+        if let Some(d) = self.depth {
+            check_range("--depth", d.into(), 1, MAX_DEPTH.into())?;
         }
         if let Some(dir) = &self.records {
             fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
         Ok(())
     }
+}
+
+/// Most games played at once (`--jobs`).
+const MAX_JOBS: usize = 256;
+/// Most games in one match or tournament (`--games`, and games per pairing times pairings).
+const MAX_GAMES: u64 = 1_000_000;
+/// Longest time per move, a day (as the agents' own `time_ms`).
+const MAX_TIME_MS: u64 = 86_400_000;
+/// Most nodes per move (as the agents' own `nodes`).
+const MAX_NODES: u64 = 1_000_000_000_000_000;
+/// Deepest search per move (as the agents' own `depth`).
+const MAX_DEPTH: u32 = 500;
+/// Longest random opening.
+const MAX_OPENING_PLIES: u32 = 1_000;
+
+fn check_range(what: &str, value: u64, low: u64, high: u64) -> Result<()> {
+    if value < low || value > high {
+        bail!("{what} {value} is out of range: {low}..={high}");
+    }
+    Ok(())
+}
+
+/// The agent spec with the time in force written into it: `--time-ms` replaces the agent's
+/// own `time_ms` (and a longer `hard_ms`), and is added to the spec of an agent that reads
+/// `time_ms` but was given none, so that names in reports, records and the terminal show the
+/// time the agent really has. Other specs are returned as they are.
+pub(crate) fn with_time(text: &str, time_ms: Option<u64>) -> String {
+    let (Some(ms), Ok(mut spec)) = (time_ms, tabula_core::Spec::parse(text)) else { return text.to_string() };
+    let reads_time = tabula_registry::AGENTS
+        .iter()
+        .find(|a| a.name == spec.name)
+        .is_some_and(|a| a.params.iter().any(|p| p.name == "time_ms"));
+    if !reads_time {
+        return text.to_string();
+    }
+    let mut found = false;
+    for (k, v) in &mut spec.params {
+        if k == "time_ms" {
+            *v = tabula_core::Value(ms.to_string());
+            found = true;
+        } else if k == "hard_ms" && v.0.trim().parse::<u64>().is_ok_and(|h| h > ms) {
+            *v = tabula_core::Value(ms.to_string());
+        }
+    }
+    if !found {
+        spec = spec.with("time_ms", ms);
+    }
+    spec.to_string()
+}
+
+/// Builds every agent once (so that a bad spec fails before any game starts) and checks
+/// that `parallel` workers, each keeping one of every agent with its tables and trees, fit
+/// in the memory available.
+fn check_agents<G: Game>(agents: &dyn AgentFactory<G>, specs: &[String], parallel: usize) -> Result<()> {
+    let mut one = 0u64;
+    for (i, spec) in specs.iter().enumerate() {
+        // Each agent is dropped before the next is built, so none counts against the others.
+        let agent = agents.build_str(spec).with_context(|| format!("agent {}", i + 1))?;
+        one = one.saturating_add(agent.memory_bound());
+    }
+    if let Err(reason) = tabula_core::resources::check_memory(one.saturating_mul(parallel as u64)) {
+        bail!(
+            "--jobs {parallel}: {parallel} game(s) at once with these agents: {reason}; use fewer jobs or smaller tables"
+        );
+    }
+    Ok(())
 }
 
 fn write_record(dir: &Option<PathBuf>, record: &GameRecord) {
@@ -188,9 +267,9 @@ impl GameVisitor for Match {
     type Output = Result<()>;
     fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Result<()> {
         let a = &self.args;
-        // Build each agent once up front so that a bad spec fails before any game starts.
-        agents.build_str(&a.agent_a).context("first agent")?;
-        agents.build_str(&a.agent_b).context("second agent")?;
+        let c = &a.common;
+        let (spec_a, spec_b) = (with_time(&a.agent_a, c.time_ms), with_time(&a.agent_b, c.time_ms));
+        check_agents(agents, &[spec_a.clone(), spec_b.clone()], c.jobs.min(a.games))?;
         let sprt = match &a.sprt {
             None => None,
             Some(s) => {
@@ -198,7 +277,6 @@ impl GameVisitor for Match {
                 Some(Sprt::new(e0.trim().parse()?, e1.trim().parse()?, 0.05, 0.05)?)
             }
         };
-        let c = &a.common;
         let config = MatchConfig {
             games: a.games,
             jobs: c.jobs,
@@ -212,8 +290,8 @@ impl GameVisitor for Match {
         };
         let report = run_match(
             &game,
-            || agents.build_str(&a.agent_a),
-            || agents.build_str(&a.agent_b),
+            || agents.build_str(&spec_a),
+            || agents.build_str(&spec_b),
             &config,
             |record| write_record(&c.records, record),
         )?;
@@ -230,10 +308,9 @@ impl GameVisitor for Tourney {
     type Output = Result<()>;
     fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Result<()> {
         let a = &self.args;
-        for (i, spec) in a.agents.iter().enumerate() {
-            agents.build_str(spec).with_context(|| format!("agent {}", i + 1))?;
-        }
         let c = &a.common;
+        let specs: Vec<String> = a.agents.iter().map(|s| with_time(s, c.time_ms)).collect();
+        check_agents(agents, &specs, c.jobs)?;
         let config = TournamentConfig {
             players: a.agents.len(),
             schedule: if a.gauntlet { Schedule::Gauntlet } else { Schedule::RoundRobin },
@@ -247,12 +324,8 @@ impl GameVisitor for Tourney {
             stop: None,
             ..TournamentConfig::default()
         };
-        let report = run_tournament(
-            &game,
-            |i| agents.build_str(&a.agents[i]),
-            &config,
-            |record| write_record(&c.records, record),
-        )?;
+        let report =
+            run_tournament(&game, |i| agents.build_str(&specs[i]), &config, |record| write_record(&c.records, record))?;
         c.print(|| report.to_json(), || report.to_csv(), || report.to_string());
         Ok(())
     }
@@ -261,9 +334,7 @@ impl GameVisitor for Tourney {
 /// Runs `tabula match`.
 pub fn run_match_cmd(args: MatchArgs) -> Result<()> {
     args.common.check()?;
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
+    check_range("--games", args.games as u64, 1, MAX_GAMES)?;
     let game = args.game.clone();
     with_game(&game, Match { args })?
 }
@@ -271,8 +342,11 @@ pub fn run_match_cmd(args: MatchArgs) -> Result<()> {
 /// Runs `tabula tourney`.
 pub fn run_tourney_cmd(args: TourneyArgs) -> Result<()> {
     args.common.check()?;
-    if args.games == 0 {
-        bail!("--games must be at least 1");
+    check_range("--games", args.games as u64, 1, MAX_GAMES)?;
+    let n = args.agents.len() as u64;
+    let pairs = if args.gauntlet { n - 1 } else { n * (n - 1) / 2 };
+    if pairs.saturating_mul(args.games as u64) > MAX_GAMES {
+        bail!("{} games per pairing over {pairs} pairings is more than {MAX_GAMES} games", args.games);
     }
     let game = args.game.clone();
     with_game(&game, Tourney { args })?

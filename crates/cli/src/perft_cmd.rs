@@ -12,8 +12,8 @@ use tabula_registry::{AgentFactory, GameVisitor, with_game};
 pub struct PerftArgs {
     /// Game spec, e.g. `tictactoe` or `connect4(width=7,height=6)`.
     game: String,
-    /// Depth in plies.
-    #[arg(long, short)]
+    /// Depth in plies, 0..=1000 (perft keeps a move buffer per ply).
+    #[arg(long, short, value_parser = clap::value_parser!(u32).range(0..=1000))]
     depth: u32,
     /// Also print the count below each first move.
     #[arg(long)]

@@ -1,13 +1,17 @@
 //! `tabula play`: a game in the terminal between people and agents.
 //!
 //! People type moves in the game's own notation; anything that is not a legal move is
-//! answered with the reason and asked again. `moves` lists the legal moves, `quit` ends.
+//! answered with the reason and asked again. Besides moves the prompt knows `moves` (the
+//! legal moves), `pass`, `undo` (back to the person's previous turn), `resign`, `help` and
+//! `quit`. A finished game shows its score (Go's count, Othello's discs, Amazons' territory)
+//! and offers to save its record (SGF for Go, Othello and Amazons, else the arena's text).
 
 use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use tabula_arena::{GameRecord, Termination};
 use tabula_core::{Agent, Game, Limits, Player, SearchInfo, Turn};
 use tabula_registry::{AgentFactory, GameVisitor, with_game};
 
@@ -23,7 +27,8 @@ pub struct PlayArgs {
     /// list` shows).
     #[arg(long)]
     second: Option<String>,
-    /// Thinking time per agent move, in milliseconds (agents' own limits apply if unset).
+    /// Thinking time per agent move in milliseconds, 1..=86400000; it replaces the agents'
+    /// own `time_ms` (their own limits apply if unset).
     #[arg(long)]
     time_ms: Option<u64>,
 }
@@ -32,6 +37,18 @@ enum Seat<G: Game> {
     Human,
     Agent(Box<dyn Agent<G>>),
 }
+
+/// What a person typed at the move prompt.
+enum Typed<M> {
+    Move(M),
+    Undo,
+    Resign,
+    Quit,
+}
+
+/// The words the move prompt understands besides moves.
+const WORDS: &str = "words: moves (list the legal moves), pass (where the rules allow it), undo (take back your \
+                     last move and the replies to it), resign, help, quit";
 
 struct Play<'a, R: BufRead, W: Write> {
     specs: Vec<String>,
@@ -47,33 +64,37 @@ impl<R: BufRead, W: Write> GameVisitor for Play<'_, R, W> {
         let Play { specs, limits, input, out } = self;
         let n = game.num_players();
         let mut seats: Vec<Seat<G>> = Vec::with_capacity(n);
+        let mut names = Vec::with_capacity(n);
         for p in 0..n {
             let spec = specs.get(p).or(specs.last()).map(String::as_str).unwrap_or("human");
-            seats.push(if spec.eq_ignore_ascii_case("human") {
+            let seat = if spec.eq_ignore_ascii_case("human") {
                 Seat::Human
             } else {
                 Seat::Agent(agents.build_str(spec).with_context(|| format!("player {}", p + 1))?)
+            };
+            names.push(match &seat {
+                Seat::Human => "human".to_string(),
+                Seat::Agent(a) => a.name(),
             });
+            seats.push(seat);
         }
+        let start = game;
         for seat in seats.iter_mut() {
             if let Seat::Agent(a) = seat {
-                a.new_game(&game);
+                a.new_game(&start);
             }
         }
-        let mut state = game;
+        let is_human = |seats: &[Seat<G>], p: Player| matches!(seats[p.index()], Seat::Human);
+        let mut state = start.clone();
+        // Every step so far: the position it was played in and the move of each mover.
+        let mut history: Vec<(G, Vec<G::Move>)> = Vec::new();
         let mut moves = Vec::new();
         let mut joint = Vec::new();
-        loop {
+        let mut resigned = None;
+        'game: loop {
             writeln!(out, "\n{state}")?;
             let movers: Vec<Player> = match state.turn() {
-                Turn::Over => {
-                    let r = state.rewards();
-                    match r.winner() {
-                        Some(p) => writeln!(out, "game over: player {} wins", p.0 + 1)?,
-                        None => writeln!(out, "game over: no single winner ({:?})", r.as_slice())?,
-                    }
-                    return Ok(());
-                }
+                Turn::Over => break,
                 Turn::Player(p) => vec![p],
                 Turn::Simultaneous => (0..n).map(|i| Player(i as u8)).collect(),
             };
@@ -82,10 +103,43 @@ impl<R: BufRead, W: Write> GameVisitor for Play<'_, R, W> {
                 state.legal_moves_of(p, &mut moves);
                 let mv = match &mut seats[p.index()] {
                     Seat::Human => match ask_move(&state, p, &moves, input, out)? {
-                        Some(mv) => mv,
-                        None => {
+                        Typed::Move(mv) => mv,
+                        Typed::Quit => {
                             writeln!(out, "game abandoned")?;
                             return Ok(());
+                        }
+                        Typed::Resign => {
+                            resigned = Some(p);
+                            break 'game;
+                        }
+                        Typed::Undo => {
+                            // Back to the last position where a person was to move, and the
+                            // agents replay the game up to there.
+                            let before = history.len();
+                            while let Some((previous, _)) = history.pop() {
+                                state = previous;
+                                let human_moves = match state.turn() {
+                                    Turn::Player(q) => is_human(&seats, q),
+                                    _ => (0..n).any(|i| is_human(&seats, Player(i as u8))),
+                                };
+                                if human_moves {
+                                    break;
+                                }
+                            }
+                            if history.len() == before {
+                                writeln!(out, "nothing to undo")?;
+                            } else {
+                                writeln!(out, "took back {} move(s)", before - history.len())?;
+                                for seat in seats.iter_mut() {
+                                    if let Seat::Agent(a) = seat {
+                                        a.new_game(&start);
+                                        for (position, step) in &history {
+                                            a.observe(position, step);
+                                        }
+                                    }
+                                }
+                            }
+                            continue 'game;
                         }
                     },
                     Seat::Agent(agent) => {
@@ -115,11 +169,76 @@ impl<R: BufRead, W: Write> GameVisitor for Play<'_, R, W> {
                     a.observe(&state, &joint);
                 }
             }
+            history.push((state.clone(), joint.clone()));
             if movers.len() == 1 && state.turn() != Turn::Simultaneous {
                 state.play(joint[0]);
             } else {
                 state.play_joint(&joint);
             }
+        }
+        let texts: Vec<String> = history
+            .iter()
+            .map(|(position, step)| step.iter().map(|&m| position.format_move(m)).collect::<Vec<_>>().join("|"))
+            .collect();
+        let (rewards, termination) = match resigned {
+            Some(p) => {
+                let mut r = vec![1.0; n];
+                r[p.index()] = 0.0;
+                let winners: Vec<String> =
+                    (0..n).filter(|&i| i != p.index()).map(|i| format!("player {}", i + 1)).collect();
+                writeln!(out, "player {} resigns: {} win(s)", p.0 + 1, winners.join(", "))?;
+                (r, Termination::Resignation { seat: p.index() })
+            }
+            None => {
+                let r = state.rewards();
+                match r.winner() {
+                    Some(p) => writeln!(out, "game over: player {} wins", p.0 + 1)?,
+                    None => writeln!(out, "game over: no single winner ({:?})", r.as_slice())?,
+                }
+                if let Some(score) = crate::records::score_text(&start.spec(), &texts) {
+                    writeln!(out, "{score}")?;
+                }
+                (r.as_slice().to_vec(), Termination::Normal)
+            }
+        };
+        let record = GameRecord {
+            id: 0,
+            game: start.spec(),
+            participants: (0..n).collect(),
+            players: names,
+            opening_plies: 0,
+            moves: texts,
+            rewards,
+            termination,
+            stats: Vec::new(),
+            disputes: Vec::new(),
+        };
+        offer_to_save(&record, input, out)
+    }
+}
+
+/// Asks for a file name and writes the record there (SGF where the game has it, else the
+/// arena's text record); an empty line or the end of input skips it.
+fn offer_to_save(record: &GameRecord, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
+    let kind = if crate::records::sgf(record).is_some() { "SGF" } else { "text" };
+    loop {
+        write!(out, "save the record ({kind})? file name, or Enter to skip> ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(());
+        }
+        let name = line.trim();
+        if name.is_empty() {
+            return Ok(());
+        }
+        match crate::records::write_file(std::path::Path::new(name), record) {
+            Ok(kind) => {
+                writeln!(out, "record written to {name} ({kind})")?;
+                return Ok(());
+            }
+            Err(e) => writeln!(out, "cannot write {name}: {e}")?,
         }
     }
 }
@@ -146,39 +265,56 @@ fn summary<M>(info: &SearchInfo<M>) -> String {
     if parts.is_empty() { String::new() } else { format!("  ({})", parts.join(", ")) }
 }
 
-/// Asks a person for a move until a legal one is typed; `None` on `quit` or end of input.
+/// Asks a person for a move until a legal one or a word is typed; the end of input quits.
 fn ask_move<G: Game>(
     state: &G,
     p: Player,
     legal: &[G::Move],
     input: &mut impl BufRead,
     out: &mut impl Write,
-) -> Result<Option<G::Move>> {
+) -> Result<Typed<G::Move>> {
     loop {
         write!(out, "player {} move> ", p.0 + 1)?;
         out.flush()?;
         let mut line = String::new();
         if input.read_line(&mut line)? == 0 {
             writeln!(out)?;
-            return Ok(None);
+            return Ok(Typed::Quit);
         }
         let text = line.trim();
-        match text {
+        match text.to_ascii_lowercase().as_str() {
             "" => continue,
-            "quit" | "exit" => return Ok(None),
-            "moves" | "help" | "?" => {
+            "quit" | "exit" => return Ok(Typed::Quit),
+            "undo" => return Ok(Typed::Undo),
+            "resign" => return Ok(Typed::Resign),
+            "help" | "?" => {
+                writeln!(out, "type a move in the game's notation, or one of the {WORDS}")?;
+                continue;
+            }
+            "moves" => {
                 let list: Vec<String> = legal.iter().map(|&m| state.format_move(m)).collect();
                 writeln!(out, "legal moves: {}", list.join(" "))?;
                 continue;
             }
+            "pass" => match state.parse_move(text) {
+                Err(_) => {
+                    writeln!(out, "there is no pass in this game; type 'moves' to list the legal moves")?;
+                    continue;
+                }
+                Ok(mv) if !legal.contains(&mv) => {
+                    writeln!(out, "you cannot pass here (you have a move); type 'moves' to list them")?;
+                    continue;
+                }
+                Ok(mv) => return Ok(Typed::Move(mv)),
+            },
             _ => {}
         }
         match state.parse_move(text) {
-            Err(e) => writeln!(out, "{e}; type 'moves' to list the legal moves")?,
+            Err(e) => writeln!(out, "{e}; type 'moves' to list the legal moves, 'help' for the other words")?,
             Ok(mv) if !legal.contains(&mv) => {
                 writeln!(out, "'{text}' is not a legal move here; type 'moves' to list them")?
             }
-            Ok(mv) => return Ok(Some(mv)),
+            Ok(mv) => return Ok(Typed::Move(mv)),
         }
     }
 }
@@ -186,11 +322,16 @@ fn ask_move<G: Game>(
 /// Runs `tabula play`.
 pub fn run(args: PlayArgs) -> Result<()> {
     let limits = match args.time_ms {
+        Some(ms) if !(1..=86_400_000).contains(&ms) => bail!("--time-ms {ms} is out of range: 1..=86400000"),
         Some(ms) => Limits::time(Duration::from_millis(ms)),
         None => Limits::none(),
     };
     let engine = tabula_registry::default_engine(&args.game).unwrap_or("random");
-    let specs = vec![args.first, args.second.unwrap_or_else(|| engine.to_string())];
+    // The agents' names show the time in force.
+    let specs = [args.first, args.second.unwrap_or_else(|| engine.to_string())]
+        .iter()
+        .map(|s| crate::match_cmd::with_time(s, args.time_ms))
+        .collect();
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let stdout = io::stdout();

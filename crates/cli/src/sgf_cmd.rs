@@ -43,6 +43,39 @@ enum SgfCommand {
     },
 }
 
+/// Files whose problems are listed by `sgf check` (failed files first).
+const LISTED_FILES: usize = 50;
+/// Warnings listed per file.
+const LISTED_WARNINGS: usize = 5;
+
+/// The problems of a check, capped: at most [`LISTED_FILES`] files (those that could not be
+/// read first) with at most [`LISTED_WARNINGS`] warnings each, and `… and N more` for the rest.
+fn problem_listing(s: &tabula_sgf::check::CheckSummary) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let mut files: Vec<_> = s.problems.iter().collect();
+    files.sort_by_key(|r| r.error.is_none());
+    for r in files.iter().take(LISTED_FILES) {
+        if let Some(e) = &r.error {
+            let _ = writeln!(out, "  {}: error: {e}", r.name);
+        }
+        for w in r.warnings.iter().take(LISTED_WARNINGS) {
+            let _ = writeln!(out, "  {}: {w}", r.name);
+        }
+        let shown = r.warnings.len().min(LISTED_WARNINGS);
+        let total = r.warning_count.max(r.warnings.len());
+        if total > shown {
+            let _ = writeln!(out, "  {}: … and {} more warning(s)", r.name, total - shown);
+        }
+    }
+    let listed = files.len().min(LISTED_FILES);
+    let total = s.problem_files.max(s.problems.len());
+    if total > listed {
+        let _ = writeln!(out, "  … and {} more file(s) with warnings or errors", total - listed);
+    }
+    out
+}
+
 /// Runs `tabula sgf`.
 pub fn run(args: SgfArgs) -> Result<()> {
     match args.command {
@@ -66,14 +99,7 @@ pub fn run(args: SgfArgs) -> Result<()> {
                 for ((charset, how), n) in &s.charsets {
                     println!("  {n} game(s) in {charset} ({how})");
                 }
-                for r in &s.problems {
-                    if let Some(e) = &r.error {
-                        println!("  {}: error: {e}", r.name);
-                    }
-                    for w in &r.warnings {
-                        println!("  {}: {w}", r.name);
-                    }
-                }
+                print!("{}", problem_listing(&s));
                 failed += s.failed;
             }
             if failed > 0 {

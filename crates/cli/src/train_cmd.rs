@@ -174,8 +174,11 @@ pub fn run(args: TrainArgs) -> Result<()> {
 
     let bar = if args.quiet { ProgressBar::hidden() } else { ProgressBar::new(cfg.schedule.moves) };
     bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} moves ({per_sec}, eta {eta})")
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} moves ({rate}, eta {eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key("rate", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} moves/s", s.per_sec());
+            })
             .progress_chars("=> "),
     );
     let outcome = train(&start, &model, &cfg, Some(&checkpoint), &stop, &mut |step| bar.set_position(step))?;

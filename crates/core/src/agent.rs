@@ -234,6 +234,11 @@ pub enum AgentError {
     /// The agent ran past its hard time limit.
     #[error("out of time")]
     Timeout,
+    /// The agent cannot play at all, in this game or any other (an external engine that
+    /// cannot be started, or does not play this game): front ends stop rather than forfeit
+    /// game after game.
+    #[error("cannot start: {0}")]
+    Unavailable(String),
 }
 
 /// Something that chooses moves in games of type `G`.
@@ -264,5 +269,12 @@ pub trait Agent<G: Game>: Send {
     /// disagreement, which referees report; `None` when it agrees or keeps no score.
     fn dispute_result(&mut self, _end: &G) -> Option<String> {
         None
+    }
+
+    /// The most memory, in bytes, the agent's tables and trees may take (0 when it keeps
+    /// nothing large), so that a front end running several agents at once can check their
+    /// sum against what the machine can give ([`crate::resources`]).
+    fn memory_bound(&self) -> u64 {
+        0
     }
 }

@@ -9,6 +9,7 @@
 mod agent;
 mod game;
 mod perft;
+pub mod resources;
 mod rng;
 mod spec;
 pub mod testing;

@@ -31,6 +31,16 @@ pub enum SpecError {
         /// Comma-separated valid names.
         valid: String,
     },
+    /// A known name that cannot be used with this game (`gtp` for Connect Four).
+    #[error("{kind} '{name}' is not available for this game: {reason}")]
+    NotAvailable {
+        /// "agent".
+        kind: String,
+        /// The name as given.
+        name: String,
+        /// Why, and where it is available.
+        reason: String,
+    },
     /// A key the game or agent does not have.
     #[error("{owner} has no parameter '{key}'; valid: {valid}")]
     UnknownParam {

@@ -470,7 +470,11 @@ fn import_into(paths: &[PathBuf], db_path: &Path, options: &ImportOptions) -> Re
         }
     }
     if options.progress
-        && let Ok(style) = ProgressStyle::with_template("{spinner} {pos} files {per_sec} {elapsed} {msg}")
+        && let Ok(style) = ProgressStyle::with_template("{spinner} {pos} files {rate} {elapsed} {msg}").map(|s| {
+            s.with_key("rate", |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0} files/s", s.per_sec());
+            })
+        })
     {
         bar.set_style(style);
     }

@@ -478,29 +478,39 @@ impl<G: GtpGame> GtpAgent<G> {
         }
     }
 
+    /// Starts the engine if it is not running and sets the game up. An engine that cannot
+    /// be started, that exits while a fresh process is being set up, or that does not play
+    /// the game is [`AgentError::Unavailable`]: no later game would go better.
     fn setup(&mut self, state: &G) -> Result<(), AgentError> {
-        if self.client.as_ref().is_none_or(GtpClient::is_dead) {
+        let fresh = self.client.as_ref().is_none_or(GtpClient::is_dead);
+        if fresh {
             self.client = None;
-            self.client = Some(GtpClient::spawn(&self.cmd, self.timeout).map_err(engine_error)?);
+            let client =
+                GtpClient::spawn(&self.cmd, self.timeout).map_err(|e| AgentError::Unavailable(e.to_string()))?;
+            self.client = Some(client);
         }
+        let fail = |e: ClientError| match e {
+            ClientError::Crashed { .. } if fresh => AgentError::Unavailable(e.to_string()),
+            e => engine_error(e),
+        };
         let client = self.client()?;
-        if client.known_command("list_games").map_err(engine_error)? {
+        if client.known_command("list_games").map_err(fail)? {
             let name = state.gtp_name();
-            let games = client.send("list_games").map_err(engine_error)?;
+            let games = client.send("list_games").map_err(fail)?;
             if !games.lines().any(|g| g.trim().eq_ignore_ascii_case(&name)) {
                 let offered = games.lines().map(str::trim).collect::<Vec<_>>().join(", ");
-                return Err(AgentError::Engine(format!("engine does not play {name} (it offers: {offered})")));
+                return Err(AgentError::Unavailable(format!("engine does not play {name} (it offers: {offered})")));
             }
-            client.send(&format!("set_game {name}")).map_err(engine_error)?;
+            client.send(&format!("set_game {name}")).map_err(fail)?;
         }
         if let Some(size) = state.gtp_board_size() {
-            client.send(&format!("boardsize {size}")).map_err(engine_error)?;
+            client.send(&format!("boardsize {size}")).map_err(fail)?;
         }
-        client.send("clear_board").map_err(engine_error)?;
+        client.send("clear_board").map_err(fail)?;
         if let Some(komi) = state.gtp_komi() {
             match client.send(&format!("komi {komi}")) {
                 Ok(_) | Err(ClientError::Failure { .. }) => {}
-                Err(e) => return Err(engine_error(e)),
+                Err(e) => return Err(fail(e)),
             }
         }
         if state.ply() > 0 {

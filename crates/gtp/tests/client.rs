@@ -303,7 +303,7 @@ fn resign_and_pass() {
 fn missing_program() {
     let mut agent = GtpAgent::<Ttt>::new("/nonexistent/tabula-engine --gtp", Duration::from_secs(1));
     match first_choice(&mut agent, &[]) {
-        Err(AgentError::Engine(msg)) => assert!(msg.contains("cannot start"), "{msg}"),
+        Err(AgentError::Unavailable(msg)) => assert!(msg.contains("cannot start"), "{msg}"),
         other => panic!("{other:?}"),
     }
     assert!(GtpAgent::<Ttt>::spawn("/nonexistent/x", Duration::from_secs(1)).is_err());
@@ -316,7 +316,7 @@ fn game_not_offered() {
     let state = C4::default();
     agent.new_game(&state);
     match agent.choose(&state, state.current_player(), &Limits::none(), &mut NullReport::callback()) {
-        Err(AgentError::Engine(msg)) => {
+        Err(AgentError::Unavailable(msg)) => {
             assert!(msg.contains("does not play ConnectFour") && msg.contains("TicTacToe"), "{msg}")
         }
         other => panic!("{other:?}"),

@@ -52,7 +52,8 @@ impl LinearModel<Amazons> for LinearEval {
 /// Reads the weights file `tabula train` writes (`weights.json`: `evaluator` is `document`
 /// or `territory`, `weights` one number per feature) as an Amazons evaluator.
 pub fn load_amazons_eval(path: &std::path::Path) -> Result<LinearEval, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = tabula_core::resources::read_text_capped(path, tabula_core::resources::MAX_INPUT_FILE)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let set = match v.get("evaluator").and_then(|e| e.as_str()) {
         Some("document") => tabula_amazons::FeatureSet::Document,

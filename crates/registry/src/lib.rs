@@ -320,7 +320,20 @@ impl AgentFactory<tabula_amazons::Amazons> for AmazonsAgents {
     }
 }
 
+/// The error for an agent name this game's factory does not know: a listed agent that
+/// only some games have says which, anything else lists the agents.
 fn unknown_agent(name: &str) -> SpecError {
+    let reason = match name {
+        "gtp" => {
+            Some(format!("external GTP engines play only the games tabula speaks GTP for ({})", GTP_GAMES.join(", ")))
+        }
+        "baseline" => Some("only othello and amazons have the source document's baseline evaluation".to_string()),
+        "learned" => Some("only amazons has evaluation weights learned by `tabula train`".to_string()),
+        _ => None,
+    };
+    if let Some(reason) = reason {
+        return SpecError::NotAvailable { kind: "agent".into(), name: name.to_string(), reason };
+    }
     SpecError::UnknownName {
         kind: "agent".into(),
         name: name.to_string(),
@@ -366,7 +379,8 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
                 return Err(bad("a .kif file is required".into()));
             }
             let max_plies: u32 = p.get_in("max_plies", 1..=100_000)?;
-            let text = std::fs::read_to_string(&file).map_err(|e| bad(e.to_string()))?;
+            let text = tabula_core::resources::read_text_capped(&file, tabula_core::resources::MAX_INPUT_FILE)
+                .map_err(|e| bad(e.to_string()))?;
             let agents = StandardAgents::new(tabula_gdl::FuzzyGoals, RandomPolicy);
             if reasoner != "reference" {
                 let limits = tabula_gdl::propnet::Limits::default();
@@ -558,6 +572,21 @@ mod tests {
         }
         let e = with_game("connect4", BadAgent).unwrap();
         assert!(e.contains("random"), "{e}");
+        // A listed agent that this game does not have says why, not "unknown ...; valid: gtp".
+        struct Gtp;
+        impl GameVisitor for Gtp {
+            type Output = String;
+            fn visit<G: Game>(self, _: G, agents: &dyn AgentFactory<G>) -> String {
+                agents.build_str("gtp(cmd=gnugo)").err().map(|e| e.to_string()).unwrap_or_default()
+            }
+        }
+        let e = with_game("connect4", Gtp).unwrap();
+        assert_eq!(
+            e,
+            "agent 'gtp' is not available for this game: external GTP engines play only the games \
+             tabula speaks GTP for (go, othello, amazons)"
+        );
+        assert!(with_game("tictactoe", Gtp).unwrap().contains("not available"));
         assert!(with_game("connect4(width=99)", Describe).is_err());
     }
 }

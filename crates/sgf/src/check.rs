@@ -52,6 +52,8 @@ pub struct CheckSummary {
     pub charsets: std::collections::BTreeMap<(String, String), usize>,
     /// Details of the first [`MAX_PROBLEM_REPORTS`] files with warnings or errors.
     pub problems: Vec<FileReport>,
+    /// Files with warnings or errors, including those beyond [`CheckSummary::problems`].
+    pub problem_files: usize,
 }
 
 /// Why a check could not run.
@@ -109,6 +111,7 @@ impl CheckSummary {
                 }
                 let count = c.warning_count();
                 self.warnings += count;
+                self.problem_files += usize::from(count > 0);
                 if count > 0 && self.problems.len() < MAX_PROBLEM_REPORTS {
                     self.problems.push(FileReport {
                         name: name.to_string(),
@@ -120,6 +123,7 @@ impl CheckSummary {
             }
             Err(e) => {
                 self.failed += 1;
+                self.problem_files += 1;
                 if self.problems.len() < MAX_PROBLEM_REPORTS {
                     let warnings = match &e {
                         crate::SgfError::Strict(d) => d.iter().take(20).map(|d| d.to_string()).collect(),
@@ -221,7 +225,8 @@ pub fn check_path(path: &Path, mode: Mode, progress: bool) -> Result<CheckSummar
     let total: u64 = inputs.iter().map(|i| i.2).sum();
     let bar = if progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
     if progress
-        && let Ok(style) = ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {per_sec} eta {eta} {msg}")
+        && let Ok(style) =
+            ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} {msg}")
     {
         bar.set_style(style);
     }

@@ -74,6 +74,8 @@ pub enum Fault {
     Slow(Duration),
     /// Panics.
     Panic,
+    /// Cannot play at all (an engine that cannot be started).
+    CannotStart,
 }
 
 /// A deliberately failing agent (plays the first legal move when it does not fail).
@@ -114,6 +116,7 @@ impl Agent<tabula_tictactoe::TicTacToe> for BadAgent {
             }
             Fault::Resign => Ok(Choice { resign: true, ..Choice::new(first) }),
             Fault::Panic => panic!("bug in agent"),
+            Fault::CannotStart => Err(AgentError::Unavailable("no such program".into())),
             Fault::Slow(d) => {
                 let t = Instant::now();
                 while t.elapsed() < d {

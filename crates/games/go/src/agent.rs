@@ -186,7 +186,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let policy = match spec.get("model").map(str::trim) {
         None | Some("builtin") => policy,
         Some(file) => {
-            let text = std::fs::read_to_string(file).map_err(|e| bad(spec, "model", file, &e.to_string()))?;
+            let text = tabula_core::resources::read_text_capped(file, tabula_core::resources::MAX_INPUT_FILE)
+                .map_err(|e| bad(spec, "model", file, &e.to_string()))?;
             let model = crate::MoveModel::parse(&text).map_err(|e| bad(spec, "model", file, &e.to_string()))?;
             policy.with_model(file, model)
         }
@@ -328,6 +329,10 @@ impl GoAgent {
 }
 
 impl Agent<Go> for GoAgent {
+    fn memory_bound(&self) -> u64 {
+        self.inner.memory_bound()
+    }
+
     fn name(&self) -> String {
         let mut spec = Spec::parse(&self.inner.name()).unwrap_or_else(|_| Spec::named("mcts"));
         let policy = self.inner.policy();

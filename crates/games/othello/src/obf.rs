@@ -118,7 +118,7 @@ pub fn parse(text: &str) -> Result<Vec<ObfProblem>, ObfError> {
 /// Reads every problem of a `.obf` file.
 pub fn read_file(path: impl AsRef<Path>) -> Result<Vec<ObfProblem>, ObfError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path)
+    let text = tabula_core::resources::read_text_capped(path, tabula_core::resources::MAX_INPUT_FILE)
         .map_err(|e| ObfError::Io { path: path.display().to_string(), message: e.to_string() })?;
     parse(&text)
 }

@@ -127,6 +127,16 @@ impl SearchLimits {
     }
 }
 
+/// The transposition table a spec asks for, checked against the memory available first.
+fn table(spec: &Spec, tt_mb: usize) -> Result<TransTable, SpecError> {
+    TransTable::try_new(tt_mb).map_err(|reason| SpecError::BadValue {
+        owner: spec.name.clone(),
+        key: "tt_mb".into(),
+        value: tt_mb.to_string(),
+        reason,
+    })
+}
+
 fn check_turn<G: Game>(state: &G, player: Player) -> Result<(), AgentError> {
     match state.turn() {
         Turn::Over => Err(AgentError::NoMove),
@@ -164,10 +174,21 @@ pub struct AlphaBetaAgent<G: Game, E: Evaluator<G>> {
 impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
     /// An agent with explicit settings (`config.max_depth` is taken from `limits.depth`).
     pub fn new(eval: E, config: SearchConfig, limits: SearchLimits, tt_mb: usize, seed: Option<u64>) -> Self {
+        Self::with_table(eval, config, limits, TransTable::new(tt_mb), tt_mb, seed)
+    }
+
+    fn with_table(
+        eval: E,
+        config: SearchConfig,
+        limits: SearchLimits,
+        tt: TransTable,
+        tt_mb: usize,
+        seed: Option<u64>,
+    ) -> Self {
         let rng = seed.map(Rng::new).unwrap_or_else(Rng::from_entropy);
         AlphaBetaAgent {
             eval,
-            tt: TransTable::new(tt_mb),
+            tt,
             tt_mb,
             config,
             limits,
@@ -207,7 +228,8 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
         let random_ties = p.get_bool("random")?;
         let seed: Option<u64> = p.get_opt("seed")?;
         let config = SearchConfig { max_depth: limits.depth, threads, aspiration, quiescence, random_ties, seed: 0 };
-        let mut agent = Self::new(eval, config, limits, tt_mb, seed);
+        let tt = table(spec, tt_mb)?;
+        let mut agent = Self::with_table(eval, config, limits, tt, tt_mb, seed);
         agent.mc = p.get_in::<usize>("mc", 0..=50)?;
         agent.mc_depth = p.get_in::<u32>("mc_depth", 1..=8)?;
         Ok(agent)
@@ -356,6 +378,10 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
         Ok(choice_of(r, mv))
     }
 
+    fn memory_bound(&self) -> u64 {
+        self.tt.bytes() as u64
+    }
+
     fn new_game(&mut self, _state: &G) {
         self.tt.clear();
     }
@@ -382,7 +408,8 @@ impl<G: Game, E: Evaluator<G>> ParanoidAgent<G, E> {
         let p = Params::new(spec, PARANOID_PARAMS)?;
         let limits = SearchLimits::from_params(&p)?;
         let tt_mb = p.get_in::<usize>("tt_mb", 0..=65_536)?;
-        Ok(Self::new(eval, limits, tt_mb))
+        let tt = table(spec, tt_mb)?;
+        Ok(ParanoidAgent { eval, tt, tt_mb, limits, _game: PhantomData })
     }
 }
 
@@ -405,6 +432,10 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for ParanoidAgent<G, E> {
             .ok_or(AgentError::NoMove)?;
         let mv = r.best_move;
         Ok(choice_of(r, mv))
+    }
+
+    fn memory_bound(&self) -> u64 {
+        self.tt.bytes() as u64
     }
 
     fn new_game(&mut self, _state: &G) {

@@ -132,12 +132,39 @@ fn unpack_move(data: u64) -> Option<u16> {
 
 impl TransTable {
     /// A table of about `mb` megabytes (at least one bucket).
+    ///
+    /// # Panics
+    /// When the memory cannot be had; [`TransTable::try_new`] returns an error instead.
     pub fn new(mb: usize) -> TransTable {
-        let bytes = mb.saturating_mul(1 << 20);
-        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        let mut buckets = Vec::with_capacity(n);
+        match TransTable::try_new(mb) {
+            Ok(t) => t,
+            Err(e) => panic!("transposition table of {mb} MB: {e}"),
+        }
+    }
+
+    /// A table of about `mb` megabytes, or why it cannot be had: more than the machine has
+    /// available ([`tabula_core::resources::check_memory`]) or refused by the allocator.
+    pub fn try_new(mb: usize) -> Result<TransTable, String> {
+        let bytes = TransTable::bytes_for(mb);
+        tabula_core::resources::check_memory(bytes as u64)?;
+        let n = bytes / std::mem::size_of::<Bucket>();
+        let mut buckets = Vec::new();
+        buckets
+            .try_reserve_exact(n)
+            .map_err(|_| format!("the allocator refused {}", tabula_core::resources::format_bytes(bytes as u64)))?;
         buckets.resize_with(n, Bucket::default);
-        TransTable { buckets, generation: AtomicU8::new(0) }
+        Ok(TransTable { buckets, generation: AtomicU8::new(0) })
+    }
+
+    /// The bytes a table of `mb` megabytes takes (at least one bucket).
+    pub fn bytes_for(mb: usize) -> usize {
+        let bucket = std::mem::size_of::<Bucket>();
+        (mb.saturating_mul(1 << 20) / bucket).max(1) * bucket
+    }
+
+    /// The memory the table takes, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
     /// Number of entries the table holds.

@@ -666,6 +666,10 @@ fn clock_budget(c: &Clock) -> (Duration, Duration) {
 }
 
 impl<G: Game, P: MctsPolicy<G>> Agent<G> for MctsAgent<G, P> {
+    fn memory_bound(&self) -> u64 {
+        self.config.memory_bound()
+    }
+
     fn name(&self) -> String {
         self.config.to_spec().to_string()
     }

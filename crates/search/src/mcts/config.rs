@@ -177,7 +177,7 @@ impl Default for MctsConfig {
 
 /// Parameters of `mcts(...)`.
 pub const MCTS_PARAMS: &[ParamInfo] = &[
-    ParamInfo::new("playouts", "", "playouts per move, 1.. (default 10000 unless a time is set)"),
+    ParamInfo::new("playouts", "", "playouts per move, 1..=10^15 (default 10000 unless a time is set)"),
     ParamInfo::new("time_ms", "", "milliseconds per move when the caller sets no time"),
     ParamInfo::new("c", "0.7", "UCT exploration constant, 0..=100"),
     ParamInfo::new("fpu", "", "first-play urgency: value of unvisited children, 0..=1 (default: try each once)"),
@@ -222,13 +222,8 @@ impl MctsConfig {
     pub fn from_spec(spec: &Spec) -> Result<MctsConfig, SpecError> {
         let p = Params::new(spec, MCTS_PARAMS)?;
         let playouts: Option<u64> = p.get_opt("playouts")?;
-        if playouts == Some(0) {
-            return Err(SpecError::BadValue {
-                owner: spec.name.clone(),
-                key: "playouts".into(),
-                value: "0".into(),
-                reason: "must be at least 1".into(),
-            });
+        if playouts.is_some() {
+            p.get_in::<u64>("playouts", 1..=1_000_000_000_000_000)?;
         }
         let time: Option<u64> = p.get_opt("time_ms")?;
         let fpu = if p.raw("fpu").trim().is_empty() { None } else { Some(p.get_in("fpu", 0.0..=1.0)?) };
@@ -246,7 +241,7 @@ impl MctsConfig {
             "root" => Parallelism::Root,
             _ => Parallelism::Tree,
         };
-        Ok(MctsConfig {
+        let mut config = MctsConfig {
             playouts,
             time: time.map(Duration::from_millis),
             c: p.get_in("c", 0.0..=100.0)?,
@@ -271,7 +266,41 @@ impl MctsConfig {
             early_stop: p.get_bool("early")?,
             secure_a: MctsConfig::default().secure_a,
             solver: p.get_bool("solver")?,
-        })
+        };
+        config.fit_memory(p.given("max_nodes")).map_err(|reason| SpecError::BadValue {
+            owner: spec.name.clone(),
+            key: "max_nodes".into(),
+            value: config.max_nodes.to_string(),
+            reason,
+        })?;
+        Ok(config)
+    }
+
+    /// Bytes one tree node takes, for the memory check.
+    pub const NODE_BYTES: u64 = 64;
+
+    /// The most memory the trees may take: `max_nodes` nodes in each tree (one per thread
+    /// with root parallelism, else one) and in the spare tree kept for reuse.
+    pub fn memory_bound(&self) -> u64 {
+        let trees = match self.parallel {
+            Parallelism::Root => self.threads.max(1) as u64 + 1,
+            Parallelism::Tree => 2,
+        };
+        (self.max_nodes as u64).saturating_mul(Self::NODE_BYTES).saturating_mul(trees)
+    }
+
+    /// Checks the trees' memory against what the machine can give
+    /// ([`tabula_core::resources`]): a node cap the user gave that does not fit is an error;
+    /// the default cap is lowered to what fits (at least the 1024-node minimum).
+    pub fn fit_memory(&mut self, explicit: bool) -> Result<(), String> {
+        let Err(reason) = tabula_core::resources::check_memory(self.memory_bound()) else { return Ok(()) };
+        if explicit {
+            return Err(reason);
+        }
+        let available = tabula_core::resources::memory_limit().map_or(0, |l| l.bytes);
+        let per_node = self.memory_bound() / self.max_nodes.max(1) as u64;
+        self.max_nodes = ((available / per_node.max(1)) as usize).clamp(1024, self.max_nodes);
+        Ok(())
     }
 
     /// The spec that gives these settings (every parameter that differs from its default).

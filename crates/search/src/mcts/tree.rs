@@ -309,7 +309,17 @@ impl<M: Copy + Send + Sync> Tree<M> {
         let (k, off) = locate(start);
         // The last chunk is cut at the limit so a large limit costs memory only when used.
         let len = (BASE << k).min(self.limit.saturating_sub(chunk_start(k)));
-        let chunk = self.chunks[k].get_or_init(|| (0..len).map(|_| Node::new()).collect());
+        if self.chunks[k].get().is_none() {
+            // Fallible: memory the allocator refuses makes the tree full, not the process abort.
+            let mut nodes = Vec::new();
+            if nodes.try_reserve_exact(len).is_err() {
+                return None;
+            }
+            nodes.resize_with(len, Node::new);
+            // Another thread may have made the chunk meanwhile; either copy serves.
+            let _ = self.chunks[k].set(nodes.into_boxed_slice());
+        }
+        let chunk = self.chunks[k].get()?;
         // A chunk cut at an earlier, smaller limit may be too short for this range.
         (off + count <= chunk.len()).then_some(start as u32)
     }
