@@ -74,7 +74,7 @@ pub enum SpecError {
     /// The spec is well formed but what it names cannot be made (a GDL game whose propnet
     /// does not build, say).
     #[error("{owner}: {reason}")]
-    Unavailable {
+    CannotBuild {
         /// The game or agent name.
         owner: String,
         /// Why.

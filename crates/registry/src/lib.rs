@@ -389,7 +389,7 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
                     // `auto` falls back to the interpreter when the grounded network is too big.
                     Err(tabula_gdl::PropnetError::Load(e)) if reasoner == "propnet" => return Err(bad(e.to_string())),
                     Err(e) if reasoner == "propnet" => {
-                        return Err(SpecError::Unavailable {
+                        return Err(SpecError::CannotBuild {
                             owner: "gdl".into(),
                             reason: format!("the propnet of {file} cannot be built: {e} (try reasoner=reference)"),
                         });
@@ -398,7 +398,7 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
                 }
             }
             let g = tabula_gdl::GdlGame::from_str(&text, spec.to_string(), max_plies).map_err(|e| match e {
-                tabula_gdl::LoadError::Eval(e) => SpecError::Unavailable {
+                tabula_gdl::LoadError::Eval(e) => SpecError::CannotBuild {
                     owner: "gdl".into(),
                     reason: format!("cannot evaluate the rules of {file}: {e}"),
                 },
@@ -506,7 +506,7 @@ mod tests {
         std::fs::write(&path, rules).unwrap();
         let e = with_game(&format!("gdl(file={},reasoner=propnet)", path.display()), Describe).unwrap_err();
         let text = e.to_string();
-        assert!(matches!(e, SpecError::Unavailable { .. }), "{e:?}");
+        assert!(matches!(e, SpecError::CannotBuild { .. }), "{e:?}");
         assert!(text.starts_with("gdl: the propnet of ") && text.contains("nested more than"), "{text}");
         assert!(!text.contains("bad value"), "{text}");
         // `auto` plays it with the reference reasoner.
