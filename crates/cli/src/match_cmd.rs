@@ -13,6 +13,7 @@ use clap::Args;
 use tabula_arena::{
     GameRecord, GameRules, MatchConfig, Openings, Schedule, Sprt, TournamentConfig, run_match, run_tournament,
 };
+use tabula_core::resources::{MAX_DEPTH, MAX_NODES, MAX_TIME_MS};
 use tabula_core::{Clock, Game, Limits};
 use tabula_registry::{AgentFactory, GameVisitor, with_game};
 
@@ -188,12 +189,6 @@ impl CommonArgs {
 const MAX_JOBS: usize = 256;
 /// Most games in one match or tournament (`--games`, and games per pairing times pairings).
 const MAX_GAMES: u64 = 1_000_000;
-/// Longest time per move, a day (as the agents' own `time_ms`).
-const MAX_TIME_MS: u64 = 86_400_000;
-/// Most nodes per move (as the agents' own `nodes`).
-const MAX_NODES: u64 = 1_000_000_000_000_000;
-/// Deepest search per move (as the agents' own `depth`).
-const MAX_DEPTH: u32 = 500;
 /// Longest random opening.
 const MAX_OPENING_PLIES: u32 = 1_000;
 

@@ -12,6 +12,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use tabula_arena::{GameRecord, Termination};
+use tabula_core::resources::MAX_TIME_MS;
 use tabula_core::{Agent, Game, Limits, Player, SearchInfo, Turn};
 use tabula_registry::{AgentFactory, GameVisitor, with_game};
 
@@ -322,7 +323,7 @@ fn ask_move<G: Game>(
 /// Runs `tabula play`.
 pub fn run(args: PlayArgs) -> Result<()> {
     let limits = match args.time_ms {
-        Some(ms) if !(1..=86_400_000).contains(&ms) => bail!("--time-ms {ms} is out of range: 1..=86400000"),
+        Some(ms) if !(1..=MAX_TIME_MS).contains(&ms) => bail!("--time-ms {ms} is out of range: 1..={MAX_TIME_MS}"),
         Some(ms) => Limits::time(Duration::from_millis(ms)),
         None => Limits::none(),
     };

@@ -81,6 +81,16 @@ pub fn check_memory(bytes: u64) -> Result<(), String> {
     }
 }
 
+/// Longest time a search may be given per move, a day in milliseconds (`time_ms`,
+/// `--time-ms`, an external engine's `timeout_ms`).
+pub const MAX_TIME_MS: u64 = 86_400_000;
+
+/// Most nodes or playouts a search may be given per move (counts cost time, not memory).
+pub const MAX_NODES: u64 = 1_000_000_000_000_000;
+
+/// Deepest iteration an alpha-beta search may be given, in plies.
+pub const MAX_DEPTH: u32 = 500;
+
 /// The longest file read whole as an input (rules, move models, weights, opening lists,
 /// endgame problems): 64 MiB.
 pub const MAX_INPUT_FILE: u64 = 64 << 20;

@@ -623,14 +623,7 @@ impl Interpreter {
             }
             let switchable = !stratum.rels.iter().any(|r| KEYWORDS.contains(r));
             let result = eval_stratum(
-                &mut Env {
-                    symbols: &self.symbols,
-                    static_db: &self.static_db,
-                    ground: &mut self.ground,
-                    demand: &mut self.demand,
-                    kept: &mut self.kept,
-                    fresh,
-                },
+                &mut self.env(fresh),
                 &stratum.rules,
                 stratum.recursive,
                 db,
@@ -662,6 +655,19 @@ impl Interpreter {
 }
 
 impl Interpreter {
+    /// The evaluation environment over this interpreter's tables, writing new facts into
+    /// `fresh`.
+    fn env<'a>(&'a mut self, fresh: &'a mut Tables) -> Env<'a> {
+        Env {
+            symbols: &self.symbols,
+            static_db: &self.static_db,
+            ground: &mut self.ground,
+            demand: &mut self.demand,
+            kept: &mut self.kept,
+            fresh,
+        }
+    }
+
     /// Evaluates a stratum top-down ([`Stratum::top_down`]): its relations are answered on
     /// demand, and its keywords are written into `db` from a call with every argument free.
     fn materialise(&mut self, stratum: &Stratum, keep: bool, db: &mut Db, fresh: &mut Tables) -> Result<(), EvalError> {
@@ -674,14 +680,7 @@ impl Interpreter {
         }
         for rel in stratum.rels.iter().filter(|r| KEYWORDS.contains(r)) {
             let arity = stratum.source.iter().find(|r| r.head.rel == *rel).map_or(0, |r| r.head.args.len());
-            let mut env = Env {
-                symbols: &self.symbols,
-                static_db: &self.static_db,
-                ground: &mut self.ground,
-                demand: &mut self.demand,
-                kept: &mut self.kept,
-                fresh,
-            };
+            let mut env = self.env(fresh);
             let mut cx = Ctx::new(&mut env, db, MAX_FACTS);
             let table = cx.call(*rel, vec![None; arity].into());
             if let Some(e) = cx.error.take() {

@@ -456,7 +456,7 @@ impl<G: GtpGame> GtpAgent<G> {
             Ok(_) => {}
             Err(e) => return Err(bad(e.to_string())),
         }
-        let timeout_ms: u64 = p.get_in("timeout_ms", 1..=86_400_000)?;
+        let timeout_ms: u64 = p.get_in("timeout_ms", 1..=tabula_core::resources::MAX_TIME_MS)?;
         let analyze = p.get_bool("analyze")?;
         Ok(GtpAgent::new(&cmd, Duration::from_millis(timeout_ms)).with_analysis(analyze))
     }

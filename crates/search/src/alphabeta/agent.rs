@@ -77,14 +77,18 @@ impl SearchLimits {
             if p.raw(key).trim().is_empty() {
                 Ok(None)
             } else {
-                Ok(Some(Duration::from_millis(p.get_in::<u64>(key, 1..=86_400_000)?)))
+                Ok(Some(Duration::from_millis(p.get_in::<u64>(key, 1..=tabula_core::resources::MAX_TIME_MS)?)))
             }
         };
-        let depth = if p.raw("depth").trim().is_empty() { None } else { Some(p.get_in::<u32>("depth", 1..=500)?) };
+        let depth = if p.raw("depth").trim().is_empty() {
+            None
+        } else {
+            Some(p.get_in::<u32>("depth", 1..=tabula_core::resources::MAX_DEPTH)?)
+        };
         let nodes = if p.raw("nodes").trim().is_empty() {
             None
         } else {
-            Some(p.get_in::<u64>("nodes", 1..=1_000_000_000_000_000)?)
+            Some(p.get_in::<u64>("nodes", 1..=tabula_core::resources::MAX_NODES)?)
         };
         Ok(SearchLimits { depth, time: ms("time_ms")?, hard_time: ms("hard_ms")?, nodes })
     }

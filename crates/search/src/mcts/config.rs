@@ -223,7 +223,7 @@ impl MctsConfig {
         let p = Params::new(spec, MCTS_PARAMS)?;
         let playouts: Option<u64> = p.get_opt("playouts")?;
         if playouts.is_some() {
-            p.get_in::<u64>("playouts", 1..=1_000_000_000_000_000)?;
+            p.get_in::<u64>("playouts", 1..=tabula_core::resources::MAX_NODES)?;
         }
         let time: Option<u64> = p.get_opt("time_ms")?;
         let fpu = if p.raw("fpu").trim().is_empty() { None } else { Some(p.get_in("fpu", 0.0..=1.0)?) };
