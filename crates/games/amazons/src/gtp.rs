@@ -27,6 +27,14 @@ impl GtpGame for Amazons {
         }
     }
 
+    /// Consecutive moves of one colour (GTP v2 allows them; controllers set positions up that
+    /// way) hand the turn over: Amazons has no pass.
+    fn gtp_hand_over(&self) -> Option<Amazons> {
+        let mut after = self.clone();
+        after.hand_over();
+        Some(after)
+    }
+
     fn parse_gtp_move(&self, text: &str) -> Result<GtpMove<Move>, MoveParseError> {
         let t = text.trim();
         if t.eq_ignore_ascii_case("resign") {
@@ -69,6 +77,37 @@ mod tests {
         assert!(mv.len() >= 8 && mv.matches('-').count() == 2, "{mv}");
         assert!(replies[5].starts_with('?'), "{text}");
         assert!(replies[6].starts_with('?'), "{text}");
+    }
+
+    #[test]
+    fn a_colour_may_move_twice_in_a_row() {
+        // GTP v2: controllers set positions up with consecutive moves of one colour.
+        let game = Amazons::new(10).unwrap();
+        let agent = Box::new(RandomAgent::new(Some(3)));
+        let mut engine = tabula_gtp::GameEngine::new(game, agent).into_engine("tabula", "test");
+        let script = "play black A7-A5-A6\nplay white D1-D5-D6\nplay white G1-G5-G6\ngenmove white\nundo\nundo\nundo\nundo\nundo\n";
+        let mut out = Vec::new();
+        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let r: Vec<&str> = text.split("\n\n").filter(|r| !r.is_empty()).map(str::trim_end).collect();
+        assert_eq!(r[0], "=", "black first, though white starts: {text}");
+        assert_eq!(r[1], "=", "{text}");
+        assert_eq!(r[2], "=", "white twice: {text}");
+        assert!(r[3].starts_with("= ") && r[3].matches('-').count() == 2, "white a third time: {text}");
+        assert_eq!(&r[4..8], ["=", "=", "=", "="], "{text}");
+        assert!(r[8].starts_with('?'), "nothing left to undo: {text}");
+    }
+
+    #[test]
+    fn hand_over_keeps_the_position_and_flips_the_side() {
+        let g = Amazons::new(10).unwrap();
+        let mut h = g.gtp_hand_over().unwrap();
+        assert_eq!(h.current_player(), Player::SECOND);
+        assert_eq!(h.ply(), g.ply());
+        assert_eq!(h.hash(), h.hash_from_scratch());
+        h.hand_over();
+        assert_eq!(h, g);
+        assert_eq!(h.hash(), g.hash());
     }
 
     #[test]

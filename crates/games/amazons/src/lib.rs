@@ -432,6 +432,13 @@ impl Amazons {
         self.tables.board & !self.occupied()
     }
 
+    /// The same position with the other side to move and no move played (how a GTP
+    /// controller sets a position up with two moves of one colour in a row).
+    pub fn hand_over(&mut self) {
+        self.to_move ^= 1;
+        self.hash ^= KEYS[KEY_SIDE];
+    }
+
     /// The player to move (also when the game is over: the loser).
     #[inline]
     pub fn side_to_move(&self) -> Player {

@@ -21,6 +21,14 @@ impl GtpGame for Othello {
         Othello::new(size as usize, size as usize, &[]).map_err(|_| GtpError::unacceptable_size())
     }
 
+    /// Consecutive moves of one colour (GTP v2 allows them; controllers set positions up that
+    /// way) hand the turn over: a pass is legal in Othello only for a side with no move.
+    fn gtp_hand_over(&self) -> Option<Othello> {
+        let mut after = self.clone();
+        after.hand_over();
+        Some(after)
+    }
+
     fn format_gtp_move(&self, mv: Move) -> String {
         self.format_move(mv).to_ascii_uppercase().replace("PASS", "pass")
     }
@@ -122,6 +130,35 @@ mod tests {
             assert!(answer.starts_with('?'), "command {i} must fail: {r:?}");
             assert!(answer.len() > 2, "command {i} needs a reason: {r:?}");
         }
+    }
+
+    #[test]
+    fn a_colour_may_move_twice_in_a_row() {
+        // GTP v2: controllers set positions up with consecutive moves of one colour. After
+        // black d3 and white c3, white e3 (through e4 to e5) is legal once handed the turn.
+        let r = session(
+            "play black D3\nplay white C3\nplay white E3\ngenmove white\nundo\nundo\nundo\nundo\nundo\nplay white D3\nplay white E3\n",
+        );
+        assert_eq!(r[0], "=", "{r:?}");
+        assert_eq!(r[1], "=", "{r:?}");
+        assert_eq!(r[2], "=", "white moves twice: {r:?}");
+        assert!(r[3].starts_with("= "), "and a third time: {r:?}");
+        assert_eq!(&r[4..8], ["=", "=", "=", "="], "{r:?}");
+        assert!(r[8].starts_with("? cannot undo"), "four moves were played: {r:?}");
+        assert!(r[9].starts_with("? illegal move"), "d3 flips nothing for white at the start: {r:?}");
+        assert_eq!(r[10], "=", "white may open when handed the turn: {r:?}");
+    }
+
+    #[test]
+    fn hand_over_keeps_the_discs_and_flips_the_side() {
+        let g = Othello::standard();
+        let mut h = g.gtp_hand_over().unwrap();
+        assert_eq!(h.current_player(), Player::SECOND);
+        assert_eq!(h.ply(), g.ply());
+        assert_ne!(h.hash(), g.hash());
+        assert_eq!(h.hash(), h.hash_from_scratch());
+        h.hand_over();
+        assert_eq!(h, g);
     }
 
     #[test]

@@ -397,6 +397,11 @@ impl Othello {
         each!(self, q => q.final_score(p))
     }
 
+    /// The same discs with the other side to move and no move played.
+    pub fn hand_over(&mut self) {
+        each!(self, p => p.hand_over())
+    }
+
     /// Whether the side to move has to pass.
     pub fn must_pass(&self) -> bool {
         each!(self, p => p.must_pass())

@@ -100,6 +100,14 @@ impl<B: Bits> Position<B> {
         self.refresh();
     }
 
+    /// The same discs with the other side to move and no move played (how a GTP controller
+    /// sets a position up with two moves of one colour in a row).
+    pub fn hand_over(&mut self) {
+        self.to_move ^= 1;
+        self.hash = self.hash_from_scratch();
+        self.refresh();
+    }
+
     /// Recomputes the cached mobility and the game-over flag.
     #[inline]
     fn refresh(&mut self) {
