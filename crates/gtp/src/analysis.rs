@@ -1,10 +1,15 @@
-//! Analysis output in the format GUIs read (Leela Zero's `lz-analyze`).
+//! Analysis output in the formats GUIs read (Leela Zero's `lz-analyze`, KataGo's
+//! `kata-analyze`).
 //!
 //! One line carries every root move that has visits, best first: `info move D4 visits 120
 //! winrate 5312 prior 830 lcb 5021 order 0 pv D4 Q16 info move ...`, the fields in Leela
 //! Zero's order. Win rates, priors and lower confidence bounds are integers in units of
 //! 1/10000 for the side to move. Sabaki, Lizzie and KaTrain draw their candidate-move
-//! overlays from it. The same lines read back ([`parse_lz_analyze_line`]) turn an external
+//! overlays from it. KataGo's form ([`Style::Kata`]) writes the same fields as floats in
+//! 0..1 and may end with `ownership` and one value in -1..1 per point, row by row from the
+//! top-left corner, for the side to move. The score fields KataGo adds (`scoreLead`,
+//! `utility`) are left out: the searches here estimate no score per move, and GUIs read the
+//! fields by name. The same lines read back ([`parse_lz_analyze_line`]) turn an external
 //! engine's analysis into the [`SearchInfo`] stream every front end reads.
 
 use std::fmt::Write as _;
@@ -13,25 +18,56 @@ use tabula_core::{MoveStat, SearchInfo};
 
 use crate::{GtpGame, GtpMove};
 
+/// The two analysis formats.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Style {
+    /// Leela Zero's `lz-analyze`: win rates, priors and bounds as integers in 1/10000.
+    Lz,
+    /// KataGo's `kata-analyze`: the same as floats in 0..1.
+    Kata,
+}
+
 /// Formats one `lz-analyze` line from a search report of `root`: one `info` block per root
 /// move with visits, in the agent's order (or a single block from the principal variation
 /// when the agent reports no per-move statistics). Empty when there is nothing to show.
 pub fn lz_analyze_line<G: GtpGame>(root: &G, info: &SearchInfo<G::Move>) -> String {
+    analysis_line(root, info, Style::Lz)
+}
+
+/// Formats one analysis line in either [`Style`] (see [`lz_analyze_line`]).
+pub fn analysis_line<G: GtpGame>(root: &G, info: &SearchInfo<G::Move>, style: Style) -> String {
     let mut line = String::new();
     if info.root_moves.is_empty() {
         if let Some(&mv) = info.pv.first()
             && info.nodes > 0
         {
-            push_block(&mut line, root, mv, info.nodes, info.win_rate, None, 0, &info.pv);
+            let block = Block { mv, visits: info.nodes, win_rate: info.win_rate, prior: None, order: 0 };
+            push_block(&mut line, root, &block, &info.pv, style);
         }
         return line;
     }
     // Leela Zero sends only moves that were searched; the order counts those.
     for (order, stat) in info.root_moves.iter().filter(|s| s.visits > 0).enumerate() {
         let pv: &[G::Move] = if stat.pv.is_empty() { std::slice::from_ref(&stat.mv) } else { &stat.pv };
-        push_block(&mut line, root, stat.mv, stat.visits, stat.win_rate, stat.prior, order, pv);
+        let block = Block { mv: stat.mv, visits: stat.visits, win_rate: stat.win_rate, prior: stat.prior, order };
+        push_block(&mut line, root, &block, pv, style);
     }
     line
+}
+
+/// Appends KataGo's ownership section to an analysis line: ` ownership` and one value per
+/// point in -1..1, as [`GtpGame::gtp_ownership`] gives them.
+pub fn push_ownership(line: &mut String, ownership: &[f64]) {
+    line.push_str(" ownership");
+    for v in ownership {
+        let _ = write!(line, " {}", round6(v.clamp(-1.0, 1.0)));
+    }
+}
+
+/// A value with at most six decimals and no trailing zeros, as KataGo prints its floats.
+fn round6(v: f64) -> f64 {
+    let r = (v * 1e6).round() / 1e6;
+    if r == 0.0 { 0.0 } else { r }
 }
 
 /// A lower confidence bound of a win rate seen over `visits` playouts: the normal
@@ -45,27 +81,34 @@ pub fn win_rate_lcb(win_rate: f64, visits: u64) -> f64 {
     (w - 2.0 * (w * (1.0 - w) / visits as f64).sqrt()).max(0.0)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn push_block<G: GtpGame>(
-    line: &mut String,
-    root: &G,
-    mv: G::Move,
+/// The figures of one `info` block.
+struct Block<M> {
+    mv: M,
     visits: u64,
     win_rate: Option<f64>,
     prior: Option<f64>,
     order: usize,
-    pv: &[G::Move],
-) {
+}
+
+fn push_block<G: GtpGame>(line: &mut String, root: &G, b: &Block<G::Move>, pv: &[G::Move], style: Style) {
     if !line.is_empty() {
         line.push(' ');
     }
-    let per_10k = |x: f64| (x.clamp(0.0, 1.0) * 10000.0).round() as u32;
-    let win_rate = win_rate.unwrap_or(0.5);
-    let _ = write!(line, "info move {} visits {visits}", root.format_gtp_move(mv));
-    let _ = write!(line, " winrate {}", per_10k(win_rate));
-    let _ = write!(line, " prior {}", per_10k(prior.unwrap_or(0.0)));
-    let _ = write!(line, " lcb {}", per_10k(win_rate_lcb(win_rate, visits)));
-    let _ = write!(line, " order {order} pv");
+    let win_rate = b.win_rate.unwrap_or(0.5);
+    let lcb = win_rate_lcb(win_rate, b.visits);
+    let prior = b.prior.unwrap_or(0.0);
+    let _ = write!(line, "info move {} visits {}", root.format_gtp_move(b.mv), b.visits);
+    match style {
+        Style::Lz => {
+            let per_10k = |x: f64| (x.clamp(0.0, 1.0) * 10000.0).round() as u32;
+            let _ = write!(line, " winrate {} prior {} lcb {}", per_10k(win_rate), per_10k(prior), per_10k(lcb));
+        }
+        Style::Kata => {
+            let unit = |x: f64| round6(x.clamp(0.0, 1.0));
+            let _ = write!(line, " winrate {} prior {} lcb {}", unit(win_rate), unit(prior), unit(lcb));
+        }
+    }
+    let _ = write!(line, " order {} pv", b.order);
     line.push_str(&format_pv(root, pv));
 }
 

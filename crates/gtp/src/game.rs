@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tabula_core::{Agent, AgentError, Game, Limits, MoveParseError, Player, SearchInfo};
 
-use crate::analysis::lz_analyze_line;
+use crate::analysis::{Style, analysis_line, push_ownership};
 use crate::engine::{Ctx, Engine};
 use crate::protocol::{Color, Command, GtpError, parse_color, parse_float, parse_int};
 use crate::time::{SideClock, TimeSystem, limits_from_clock};
@@ -103,6 +103,14 @@ pub trait GtpGame: Game {
                 }
             }
         }
+    }
+
+    /// Who is expected to own each point at the end, for `kata-analyze … ownership true`:
+    /// one value in -1..=1 per point from `player`'s side (1: surely `player`'s), row by row
+    /// from the top-left corner (A19 first on 19x19), as KataGo writes it. `None` (the
+    /// default) when the game has no such estimate.
+    fn gtp_ownership(&self, _player: Player) -> Option<Vec<f64>> {
+        None
     }
 
     /// Writes a move in GTP notation; the default is the game's own notation.
@@ -224,7 +232,8 @@ impl<G: GtpGame> GameEngine<G> {
     }
 
     /// Builds the GTP engine: built-ins plus every standard game command, and the analysis
-    /// commands `lz-analyze` and `lz-genmove_analyze`. Game crates register their own
+    /// commands `lz-analyze`, `lz-genmove_analyze`, `kata-analyze` and
+    /// `kata-genmove_analyze`. Game crates register their own
     /// commands on the result; each `cmd_*` method can also be registered under other names.
     pub fn into_engine(self, name: &str, version: &str) -> Engine<GameEngine<G>> {
         let mut e = Engine::new(self, name, version);
@@ -245,6 +254,8 @@ impl<G: GtpGame> GameEngine<G> {
         e.register("set_game", Self::cmd_set_game);
         e.register("lz-analyze", Self::cmd_lz_analyze);
         e.register("lz-genmove_analyze", Self::cmd_lz_genmove_analyze);
+        e.register("kata-analyze", Self::cmd_kata_analyze);
+        e.register("kata-genmove_analyze", Self::cmd_kata_genmove_analyze);
         e
     }
 
@@ -592,8 +603,9 @@ impl<G: GtpGame> GameEngine<G> {
     }
 
     /// Reads the arguments of the analysis commands: `[COLOUR] [INTERVAL]`, also
-    /// `interval N`; other `key value` pairs (`minmoves 5`) are accepted and ignored.
-    fn analysis_args(&self, args: &[String], need_color: bool) -> Result<(Color, Duration), GtpError> {
+    /// `interval N` and `ownership true|false`; other `key value` pairs (`minmoves 5`) are
+    /// accepted and ignored.
+    fn analysis_args(&self, args: &[String], need_color: bool) -> Result<AnalysisArgs, GtpError> {
         let mut i = 0;
         let color = match args.first().map(|a| parse_color(a)) {
             Some(Ok(c)) => {
@@ -604,37 +616,70 @@ impl<G: GtpGame> GameEngine<G> {
             _ => self.state.gtp_color(self.state.current_player()),
         };
         let mut interval = Duration::from_secs(1);
+        let mut ownership = false;
         while i < args.len() {
             if let Ok(cs) = parse_int(&args[i]) {
                 interval = Duration::from_millis(cs as u64 * 10);
                 i += 1;
-            } else if args[i] == "interval" {
-                let cs = parse_int(args.get(i + 1).ok_or_else(GtpError::syntax)?)?;
-                interval = Duration::from_millis(cs as u64 * 10);
-                i += 2;
             } else if i + 1 < args.len() {
+                let value = &args[i + 1];
+                match args[i].as_str() {
+                    "interval" => interval = Duration::from_millis(parse_int(value)? as u64 * 10),
+                    "ownership" => {
+                        ownership = match value.to_ascii_lowercase().as_str() {
+                            "true" => true,
+                            "false" => false,
+                            _ => return Err(GtpError::new("ownership must be true or false")),
+                        }
+                    }
+                    _ => {}
+                }
                 i += 2;
             } else {
                 return Err(GtpError::syntax());
             }
         }
-        Ok((color, interval))
+        Ok(AnalysisArgs { color, interval, ownership })
     }
 
-    /// `lz-analyze [COLOUR] [INTERVAL]`: streams `info` lines every INTERVAL centiseconds
-    /// until the next command arrives; the position is not changed.
-    pub fn cmd_lz_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
-        let (color, interval) = self.analysis_args(&cmd.args, false)?;
+    /// Runs an analysis command: searches for the colour asked, streaming one line per
+    /// interval (and always the last one), and plays the move found when `genmove` is set.
+    /// Returns the final text: the last line not yet sent, and `play MOVE` after a genmove.
+    fn analyse(&mut self, cmd: &Command, ctx: &mut Ctx<'_>, style: Style, genmove: bool) -> Result<String, GtpError> {
+        let args = self.analysis_args(&cmd.args, genmove)?;
+        if args.ownership && style == Style::Lz {
+            return Err(GtpError::new("ownership needs kata-analyze"));
+        }
+        let player = self.player(args.color);
+        let mut ownership = None;
+        if args.ownership {
+            let Some((pos, _)) = self.position_for(player) else {
+                return Err(GtpError::new("not this colour's turn"));
+            };
+            let values = pos
+                .gtp_ownership(player)
+                .ok_or_else(|| GtpError::new(format!("no ownership estimate for {}", pos.gtp_name())))?;
+            let mut text = String::new();
+            push_ownership(&mut text, &values);
+            ownership = Some(text);
+        }
         ctx.start_stream();
-        let limits = Limits { stop: Some(ctx.interrupt_flag()), ..Limits::none() };
+        let limits = if genmove {
+            self.limits_for(args.color)
+        } else {
+            Limits { stop: Some(ctx.interrupt_flag()), ..Limits::none() }
+        };
         let mut last: Option<Instant> = None;
         let mut pending = String::new();
-        let result = self.generate(color, false, limits, &mut |pos, info| {
-            let line = lz_analyze_line(pos, info);
+        let result = self.generate(args.color, genmove, limits, &mut |pos, info| {
+            let mut line = analysis_line(pos, info, style);
             if line.is_empty() {
                 return;
             }
-            if last.is_none_or(|t| t.elapsed() >= interval) {
+            if let Some(own) = &ownership {
+                line.push_str(own);
+            }
+            if last.is_none_or(|t| t.elapsed() >= args.interval) {
                 ctx.stream_line(&line);
                 pending.clear();
                 last = Some(Instant::now());
@@ -642,33 +687,46 @@ impl<G: GtpGame> GameEngine<G> {
                 pending = line;
             }
         });
-        // The last report is always shown, however soon it came.
-        result.map(|_| pending)
+        let mv = result?;
+        // The last report is always shown, however soon it came; after a genmove, before
+        // the move.
+        Ok(match (genmove, pending.is_empty()) {
+            (false, _) => pending,
+            (true, true) => format!("play {mv}"),
+            (true, false) => format!("{pending}\nplay {mv}"),
+        })
+    }
+
+    /// `lz-analyze [COLOUR] [INTERVAL]`: streams `info` lines every INTERVAL centiseconds
+    /// until the next command arrives; the position is not changed.
+    pub fn cmd_lz_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
+        self.analyse(cmd, ctx, Style::Lz, false)
     }
 
     /// `lz-genmove_analyze COLOUR [INTERVAL]`: like `genmove`, streaming `info` lines while
     /// thinking (at most one per INTERVAL centiseconds, and always the last one) and ending
     /// with `play MOVE`.
     pub fn cmd_lz_genmove_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
-        let (color, interval) = self.analysis_args(&cmd.args, true)?;
-        ctx.start_stream();
-        let limits = self.limits_for(color);
-        let mut last: Option<Instant> = None;
-        let mut pending = String::new();
-        let mv = self.generate(color, true, limits, &mut |pos, info| {
-            let line = lz_analyze_line(pos, info);
-            if line.is_empty() {
-                return;
-            }
-            if last.is_none_or(|t| t.elapsed() >= interval) {
-                ctx.stream_line(&line);
-                pending.clear();
-                last = Some(Instant::now());
-            } else {
-                pending = line;
-            }
-        })?;
-        // The final report goes out before the move, however soon it came.
-        Ok(if pending.is_empty() { format!("play {mv}") } else { format!("{pending}\nplay {mv}") })
+        self.analyse(cmd, ctx, Style::Lz, true)
     }
+
+    /// `kata-analyze [COLOUR] [INTERVAL] [ownership true]`: `lz-analyze` in KataGo's format,
+    /// with each line ending in the ownership estimate of the position when asked (and the
+    /// game has one; else an error before anything is streamed).
+    pub fn cmd_kata_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
+        self.analyse(cmd, ctx, Style::Kata, false)
+    }
+
+    /// `kata-genmove_analyze COLOUR [INTERVAL] [ownership true]`: `lz-genmove_analyze` in
+    /// KataGo's format.
+    pub fn cmd_kata_genmove_analyze(&mut self, cmd: &Command, ctx: &mut Ctx<'_>) -> Result<String, GtpError> {
+        self.analyse(cmd, ctx, Style::Kata, true)
+    }
+}
+
+/// The arguments of an analysis command.
+struct AnalysisArgs {
+    color: Color,
+    interval: Duration,
+    ownership: bool,
 }

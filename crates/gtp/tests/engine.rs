@@ -332,6 +332,24 @@ fn analysis_without_a_reader_thread_stops_at_once() {
 }
 
 #[test]
+fn kata_analyze_writes_floats_and_refuses_ownership_a_game_cannot_estimate() {
+    let reports = Arc::new(AtomicU64::new(0));
+    let agent = Analyst { reports: reports.clone(), budget: 1, resign: false };
+    let mut e = GameEngine::new(Ttt::default(), Box::new(agent)).into_engine("t", "1");
+    let mut out = Vec::new();
+    e.handle_line(b"kata-analyze interval 50", &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.starts_with("=\ninfo move A1 visits 1 winrate 0.6 prior "), "{out}");
+    assert!(out.contains(" lcb 0 order 0 pv A1"), "{out}");
+    assert!(!out.contains("ownership"), "{out}");
+    let mut out = Vec::new();
+    e.handle_line(b"kata-analyze b 10 ownership true", &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.starts_with("? no ownership estimate for TicTacToe"), "{out}");
+    assert_eq!(reports.load(Ordering::Relaxed), 1, "no search was started for the refused command");
+}
+
+#[test]
 fn extra_commands_reach_the_game_engine() {
     let mut e = ttt_engine(5);
     let log = Arc::new(Mutex::new(Vec::new()));

@@ -88,6 +88,22 @@ impl GtpGame for Go {
         Some(after)
     }
 
+    /// The ownership the status commands use ([`status_stats`]: heavy playouts from this
+    /// position, deterministic for it), turned to `player`'s side and to KataGo's order, the
+    /// top row first.
+    fn gtp_ownership(&self, player: tabula_core::Player) -> Option<Vec<f64>> {
+        let stats = status_stats(self);
+        let size = self.size();
+        let sign = if self.gtp_color(player) == tabula_gtp::Color::Black { 1.0 } else { -1.0 };
+        let mut out = Vec::with_capacity(size * size);
+        for y in (0..size).rev() {
+            for x in 0..size {
+                out.push(sign * f64::from(stats.ownership[x + y * size]));
+            }
+        }
+        Some(out)
+    }
+
     fn parse_gtp_move(&self, text: &str) -> Result<GtpMove<Move>, MoveParseError> {
         if text.trim().eq_ignore_ascii_case("resign") {
             return Ok(GtpMove::Resign);

@@ -74,6 +74,8 @@ fn standard_and_handicap_commands() {
         "printsgf",
         "lz-analyze",
         "lz-genmove_analyze",
+        "kata-analyze",
+        "kata-genmove_analyze",
         "genmove_analyze",
         "gogui-analyze_commands",
         "final_score",
@@ -505,4 +507,74 @@ fn lz_analyze_matches_leela_zero_for_the_colour_asked() {
     }
     let best = &infos[0];
     assert!(best.mv != "pass" && best.winrate < 10000, "Black does not end the game by passing: {last}");
+}
+
+/// A 9x9 position with a black wall on the C file and a white wall on the G file: the A and
+/// B files are Black's, the H and J files White's.
+fn walls() -> String {
+    (1..=9).map(|r| format!("play b C{r}\nplay w G{r}\n")).collect()
+}
+
+/// The `info` blocks (keys and float values as KataGo writes them) and the ownership values
+/// of one `kata-analyze` line.
+fn parse_kata_line(line: &str) -> (Vec<Vec<(String, String)>>, Vec<f64>) {
+    let (infos, ownership) = match line.split_once(" ownership ") {
+        Some((i, o)) => (i, o.split_whitespace().map(|v| v.parse::<f64>().expect("a float")).collect()),
+        None => (line, Vec::new()),
+    };
+    let mut blocks = Vec::new();
+    for block in infos.split("info ").filter(|b| !b.trim().is_empty()) {
+        let t: Vec<&str> = block.split_whitespace().collect();
+        let pv = t.iter().position(|&w| w == "pv").expect("pv");
+        let pairs: Vec<(String, String)> = t[..pv].chunks(2).map(|c| (c[0].to_string(), c[1].to_string())).collect();
+        for (k, v) in &pairs {
+            if ["winrate", "prior", "lcb"].contains(&k.as_str()) {
+                let x: f64 = v.parse().unwrap_or_else(|_| panic!("{k} {v}: {block}"));
+                assert!(v.contains('.') || x == 0.0 || x == 1.0, "KataGo writes rates as floats: {block}");
+                assert!((0.0..=1.0).contains(&x), "{block}");
+            }
+        }
+        blocks.push(pairs);
+    }
+    (blocks, ownership)
+}
+
+/// `kata-analyze … ownership true` ends each line with one ownership value per point, the
+/// top row first, from the side of the colour analysed; the same search fields as
+/// `lz-analyze`, as floats.
+#[test]
+fn kata_analyze_reports_ownership_for_the_colour_asked() {
+    let input = format!("{}1 kata-analyze b 1 ownership true\n", walls());
+    let r = analysis_session(start(9), 300, &input);
+    let answer = ok(&r[18]);
+    let last = answer.lines().rfind(|l| l.starts_with("info ")).unwrap_or_else(|| panic!("{r:?}"));
+    let (blocks, own) = parse_kata_line(last);
+    assert!(!blocks.is_empty(), "{last}");
+    let keys: Vec<&str> = blocks[0].iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["move", "visits", "winrate", "prior", "lcb", "order"], "{last}");
+    assert_eq!(own.len(), 81, "{last}");
+    assert!(own.iter().all(|v| (-1.0..=1.0).contains(v)), "{last}");
+    // Row 9 is the first row written: A9 is own[0], J9 own[8]; A1 is own[72].
+    for row in 0..9 {
+        assert!(own[row * 9] > 0.5 && own[row * 9 + 1] > 0.5, "A and B are Black's: {own:?}");
+        assert!(own[row * 9 + 7] < -0.5 && own[row * 9 + 8] < -0.5, "H and J are White's: {own:?}");
+    }
+
+    // The same position from White's side: the signs turn; a synchronous genmove form ends
+    // with the move played.
+    let input = format!("{}1 kata-genmove_analyze w 1 ownership true\n", walls());
+    let r = session(start(9), 300, &input);
+    let answer = ok(&r[18]);
+    let (last, play) = answer.rsplit_once('\n').unwrap_or_else(|| panic!("{answer}"));
+    assert!(play.starts_with("play "), "{answer}");
+    let (_, own) = parse_kata_line(last.lines().last().unwrap());
+    assert_eq!(own.len(), 81);
+    assert!(own[0] < -0.5 && own[8] > 0.5, "A9 is Black's, so White's -1 side: {own:?}");
+}
+
+#[test]
+fn kata_analyze_refuses_bad_ownership_values() {
+    let r = session(start(9), 50, "1 kata-analyze b ownership maybe\n2 lz-analyze b ownership true\n");
+    assert!(err(&r[0]).contains("true or false"), "{r:?}");
+    assert!(err(&r[1]).contains("kata-analyze"), "{r:?}");
 }
