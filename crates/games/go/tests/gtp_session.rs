@@ -346,6 +346,9 @@ fn random_commands_never_break_the_engine() {
     ];
     let mut rng = tabula_core::Rng::new(11);
     let mut input = String::new();
+    // `printsgf FILE` writes FILE: only ever inside a temporary folder.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = 0;
     for _ in 0..150 {
         let name = names[rng.below(names.len())];
         // Big boards make status commands slow; keep them rare.
@@ -354,15 +357,22 @@ fn random_commands_never_break_the_engine() {
             continue;
         }
         input.push_str(name);
-        for _ in 0..rng.below(4) {
+        for i in 0..rng.below(4) {
             input.push(' ');
+            if name == "printsgf" && i == 0 {
+                input.push_str(&format!("{}/", dir.path().display()));
+                files += 1;
+            }
             input.push_str(args[rng.below(args.len())]);
         }
         input.push('\n');
     }
+    let cwd_before = std::fs::read_dir(".").unwrap().count();
     let r = session(start(5), 5, &input);
     assert!(r.len() >= 140, "{} answers", r.len());
     assert!(r.iter().all(|s| s.starts_with('=') || s.starts_with('?')), "{r:?}");
+    assert!(files > 0, "the script names files to print to");
+    assert_eq!(std::fs::read_dir(".").unwrap().count(), cwd_before, "nothing written into the working folder");
 }
 
 /// GTP v2 accepts consecutive moves of one colour (controllers set positions up that way):
