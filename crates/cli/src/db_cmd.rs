@@ -80,7 +80,7 @@ enum DbCommand {
         /// move it to the other corners and sides.
         #[arg(long, default_value = "anywhere", requires = "pattern")]
         anchor: String,
-        /// A move sequence played in this order, e.g. "B[pd] W[qf] B[nc]": moves inside
+        /// A move sequence played in this order, e.g. `B[pd] W[qf] B[nc]`: moves inside
         /// `--region` between them are not allowed, moves outside it are ignored.
         #[arg(long, conflicts_with_all = ["sgf", "pattern"])]
         sequence: Option<String>,

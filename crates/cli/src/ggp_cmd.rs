@@ -78,7 +78,7 @@ pub struct GgpMatchArgs {
     /// Where to write the match record (JSON).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Match id (default: tabula.<game>.<time>).
+    /// Match id (default: `tabula.<game>.<time>`).
     #[arg(long)]
     id: Option<String>,
     /// Seed for the random replacement of bad moves.

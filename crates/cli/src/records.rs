@@ -1,5 +1,5 @@
-//! Game records written by `tabula match` and `tabula tourney`: SGF (FF[4]) for Go (GM[1]),
-//! Othello (GM[2]) and Amazons (GM[18]), which GUIs and other programs read (GNU Go's
+//! Game records written by `tabula match` and `tabula tourney`: SGF (`FF[4]`) for Go
+//! (`GM[1]`), Othello (`GM[2]`) and Amazons (`GM[18]`), which GUIs and other programs read (GNU Go's
 //! `loadsgf`), and the arena's plain text format for every other game.
 
 use std::fmt::Write as _;
@@ -229,7 +229,7 @@ fn amazons_colour(p: Player) -> char {
     if p == Player::FIRST { 'W' } else { 'B' }
 }
 
-/// Amazons records follow the GM[18] conventions: points as column and row letters (row
+/// Amazons records follow the `GM[18]` conventions: points as column and row letters (row
 /// `a` at the top), a move as its three points concatenated (from, to, arrow). The start
 /// position is always written out (AB/AW/AA), and since White moves first here, `PL[W]`.
 fn amazons_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {

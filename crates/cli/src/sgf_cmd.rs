@@ -21,14 +21,14 @@ enum SgfCommand {
         /// Files, folders or archives.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Report every deviation from FF[4] as an error instead of recovering.
+        /// Report every deviation from `FF[4]` as an error instead of recovering.
         #[arg(long)]
         strict: bool,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
     },
-    /// Rewrite a file as canonical FF[4] UTF-8 SGF (to standard output, or in place).
+    /// Rewrite a file as canonical `FF[4]` UTF-8 SGF (to standard output, or in place).
     Fmt {
         /// The file.
         file: PathBuf,

@@ -1,7 +1,7 @@
 //! General game playing: games described in GDL become ordinary tabula games.
 //!
 //! A description is read from KIF ([`kif`]), turned into rules ([`syntax`]), checked against
-//! the rules of GDL ([`validate`]) and evaluated by a reasoner. [`GdlGame`] implements
+//! the rules of GDL ([`validate()`]) and evaluated by a reasoner. [`GdlGame`] implements
 //! [`tabula_core::Game`], so every search, the arena and every front end work on any GDL game.
 //! The reasoner here, [`interp::Interpreter`], is the reference: plain bottom-up evaluation
 //! (on demand for relations too big to materialise), simple enough to trust, and the oracle

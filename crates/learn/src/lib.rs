@@ -4,7 +4,7 @@
 //! the source document for Amazons learns with TD(0), and what Othello, Go priors and GDL
 //! heuristics can all be written as. The learner sees only [`LinearModel`]: features of a
 //! position from the side to move's point of view and a weight vector. The prediction is the
-//! probability that the side to move wins, `σ(w · φ(s))`; the trainer ([`train`]) follows
+//! probability that the side to move wins, `σ(w · φ(s))`; the trainer ([`train()`]) follows
 //! games, moves the weights towards the next prediction (TD(λ), TD-leaf(λ)) and keeps a
 //! learning curve, with checkpoints so an interrupted run resumes where it stopped.
 

@@ -3,11 +3,11 @@
 //! The reference reasoner ([`crate::interp`]) joins relations afresh in every state, which
 //! makes big games take seconds per move. Here the rules are instantiated once, when the
 //! game is loaded ([`ground`]), and compiled into a flat circuit of AND/OR/NOT gates
-//! ([`net`]) with one base proposition per ground `true` atom and one input proposition per
+//! (the `net` module) with one base proposition per ground `true` atom and one input proposition per
 //! ground `does` atom. A state is a bitset over the base propositions; legal moves, goals,
 //! terminal and the next state are read from the circuit after propagating only the
 //! propositions that changed since the thread's last request (one machine per thread and
-//! net, see [`net`]), with no allocation. [`PropnetGame`] presents it as a
+//! net, see the `net` module), with no allocation. [`PropnetGame`] presents it as a
 //! [`tabula_core::Game`] that behaves exactly like [`crate::GdlGame`] (same turns, moves,
 //! rewards and hashes), which the differential tests check.
 
