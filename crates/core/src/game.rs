@@ -148,6 +148,24 @@ impl MoveParseError {
     }
 }
 
+/// Why a move from outside could not be played ([`Game::try_play`], [`Game::play_text`]).
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum PlayError {
+    /// The text does not name a move of the game.
+    #[error(transparent)]
+    Parse(#[from] MoveParseError),
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+    /// Every player moves at once here: the moves are played together with
+    /// [`Game::play_joint`].
+    #[error("every player moves at once here; play one move per player together")]
+    Simultaneous,
+    /// The move is not legal in this position (its notation).
+    #[error("{0} is not a legal move here")]
+    Illegal(String),
+}
+
 /// A deterministic game of perfect information.
 ///
 /// Contract (checked for every game by [`crate::testing::conformance`]):
@@ -203,9 +221,41 @@ pub trait Game: Clone + Send + Sync + fmt::Display + fmt::Debug + 'static {
 
     /// Plays a legal move of the player to move. Behaviour for an illegal move is
     /// unspecified (it may corrupt the position but never causes undefined behaviour);
-    /// check against [`legal_moves`](Game::legal_moves) first where the move comes from
-    /// outside.
+    /// where the move comes from outside, use [`try_play`](Game::try_play) (or check
+    /// [`is_legal`](Game::is_legal) first).
     fn play(&mut self, mv: Self::Move);
+
+    /// Whether `mv` is a legal move of the player to move. The default looks it up in
+    /// [`legal_moves`](Game::legal_moves); games with a cheaper test override it (it must
+    /// agree with the list, which the conformance suite checks).
+    fn is_legal(&self, mv: Self::Move) -> bool {
+        let mut moves = Vec::new();
+        self.legal_moves(&mut moves);
+        moves.contains(&mv)
+    }
+
+    /// Plays `mv` if it is legal for the player to move, else says why not and leaves the
+    /// position as it was: the checked form of [`play`](Game::play) for moves from outside
+    /// (a user, a file, a protocol, another program).
+    fn try_play(&mut self, mv: Self::Move) -> Result<(), PlayError> {
+        match self.turn() {
+            Turn::Over => Err(PlayError::GameOver),
+            Turn::Simultaneous => Err(PlayError::Simultaneous),
+            Turn::Player(_) if !self.is_legal(mv) => Err(PlayError::Illegal(self.format_move(mv))),
+            Turn::Player(_) => {
+                self.play(mv);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads a move in the game's notation and plays it if it is legal (see
+    /// [`try_play`](Game::try_play)); returns the move played.
+    fn play_text(&mut self, text: &str) -> Result<Self::Move, PlayError> {
+        let mv = self.parse_move(text)?;
+        self.try_play(mv)?;
+        Ok(mv)
+    }
 
     /// Plays one move per player at once (`joint[i]` for player `i`). The default serves
     /// alternating games: it plays the move of the player to move.

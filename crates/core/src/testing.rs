@@ -57,9 +57,12 @@ pub fn conformance<G: Game>(start: &G, games: usize, max_plies: u32, seed: u64) 
                     let mut twin = state.clone();
                     assert_eq!(twin.hash(), before_hash, "clone changed the hash");
                     state.play(mv);
-                    twin.play(mv);
+                    if let Err(e) = twin.try_play(mv) {
+                        panic!("try_play refused the listed move {mv:?}: {e}\n{twin}");
+                    }
                     assert_eq!(twin.hash(), state.hash(), "clone and original diverged after {mv:?}");
                     assert_eq!(format!("{twin:?}"), format!("{state:?}"), "clone and original diverged");
+                    check_stale_moves(&state, &moves, &mut again);
                 }
                 Turn::Simultaneous => {
                     joint.clear();
@@ -90,6 +93,22 @@ pub fn conformance<G: Game>(start: &G, games: usize, max_plies: u32, seed: u64) 
     report
 }
 
+/// The moves of the last position that are not legal in this one: `is_legal` must say so,
+/// and `try_play` must refuse them and leave the position untouched.
+fn check_stale_moves<G: Game>(state: &G, before: &[G::Move], now: &mut Vec<G::Move>) {
+    if state.turn() == Turn::Simultaneous {
+        return;
+    }
+    state.legal_moves(now);
+    let legal: HashSet<_> = now.iter().copied().collect();
+    for &mv in before.iter().filter(|m| !legal.contains(m)) {
+        assert!(!state.is_legal(mv), "is_legal accepts {mv:?}, which legal_moves does not list:\n{state}");
+        let mut twin = state.clone();
+        assert!(twin.try_play(mv).is_err(), "try_play played the illegal {mv:?}:\n{state}");
+        assert_eq!(twin.hash(), state.hash(), "a refused move changed the position");
+    }
+}
+
 fn check_position<G: Game>(state: &G, moves: &mut Vec<G::Move>, again: &mut Vec<G::Move>) {
     assert_eq!(state.hash(), state.hash_from_scratch(), "incremental hash differs from scratch:\n{state}");
     let _ = state.to_string();
@@ -106,6 +125,9 @@ fn check_position<G: Game>(state: &G, moves: &mut Vec<G::Move>, again: &mut Vec<
             assert_eq!(moves, again, "legal moves not deterministic");
             let unique: HashSet<_> = moves.iter().collect();
             assert_eq!(unique.len(), moves.len(), "duplicate legal moves: {moves:?}");
+            for &mv in moves.iter() {
+                assert!(state.is_legal(mv), "is_legal refuses the listed move {mv:?}:\n{state}");
+            }
             for q in 0..state.num_players() {
                 state.legal_moves_of(Player(q as u8), again);
                 if q == p.index() {

@@ -298,6 +298,18 @@ fn three_player_searches_take_the_win() {
     assert!(c.info.score.unwrap() < 0, "{:?}", c.info);
 }
 
+/// Negamax is for two players: on a three-player game alpha-beta refuses to search, saying
+/// which searches fit, rather than answering with a meaningless move.
+#[test]
+fn alphabeta_refuses_games_of_more_than_two_players() {
+    let g = TakeAway { pile: 3, to_move: 0, ply: 0, last: 0 };
+    let mut a = AlphaBetaAgent::<TakeAway, NoEval>::from_spec(&Spec::parse("alphabeta").unwrap(), NoEval).unwrap();
+    let e = a.choose(&g, Player(0), &Limits::none(), &mut NullReport::callback()).unwrap_err();
+    assert!(matches!(e, tabula_core::AgentError::Unavailable(_)), "{e:?}");
+    let text = e.to_string();
+    assert!(text.contains("two-player") && text.contains("3 players") && text.contains("paranoid"), "{text}");
+}
+
 /// A simultaneous duel: both players name 1..=3 at once; the higher number wins, equal
 /// numbers draw. Naming 3 never loses.
 #[derive(Clone, Debug)]

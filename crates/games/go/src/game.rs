@@ -842,6 +842,12 @@ impl Game for Go {
         moves.push(Move::Pass);
     }
 
+    /// The rules' own test, cheaper than listing every move.
+    #[inline]
+    fn is_legal(&self, mv: Move) -> bool {
+        Go::is_legal(self, mv)
+    }
+
     fn play(&mut self, mv: Move) {
         match mv {
             Move::Pass => {

@@ -149,6 +149,18 @@ fn check_turn<G: Game>(state: &G, player: Player) -> Result<(), AgentError> {
     }
 }
 
+/// Negamax scores a position for one side and negates it for the other: that holds for two
+/// players only. Any other count is refused, with the searches that do fit.
+fn check_two_players<G: Game>(state: &G) -> Result<(), AgentError> {
+    match state.num_players() {
+        2 => Ok(()),
+        n => Err(AgentError::Unavailable(format!(
+            "alphabeta searches two-player games and this one has {n} player{}: use paranoid, maxn or mcts",
+            if n == 1 { "" } else { "s" }
+        ))),
+    }
+}
+
 fn choice_of<M: Copy + PartialEq>(r: SearchResult<M>, mv: M) -> Choice<M> {
     let mut info = info_of(&r);
     if info.pv.first() != Some(&mv) {
@@ -366,6 +378,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
         report: Report<'_, G::Move>,
     ) -> Result<Choice<G::Move>, AgentError> {
         check_turn(state, player)?;
+        check_two_players(state)?;
         if state.turn() == Turn::Simultaneous {
             let (depth, nodes, budget) = self.limits.plan(limits);
             let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
