@@ -717,13 +717,13 @@ impl Game for Amazons {
         }
     }
 
-    #[inline]
     /// The rules' own test, cheaper than listing every move.
     #[inline]
     fn is_legal(&self, mv: Move) -> bool {
         Amazons::is_legal(self, mv)
     }
 
+    #[inline]
     fn play(&mut self, mv: Move) {
         let p = self.to_move as usize;
         let (f, t, x) = (mv.from.index(), mv.to.index(), mv.arrow.index());
