@@ -134,10 +134,9 @@ fn parse_line<G: Game>(start: &G, line: &str) -> Result<Opening<G>, String> {
     for word in line.split_whitespace() {
         let step = match state.turn() {
             Turn::Over => return Err(format!("the game is over before '{word}'")),
-            Turn::Player(p) => {
+            Turn::Player(_) => {
                 let mv = state.parse_move(word).map_err(|e| e.to_string())?;
-                state.legal_moves_of(p, &mut legal);
-                if !legal.contains(&mv) {
+                if !state.is_legal(mv) {
                     return Err(format!("'{word}' is not legal at ply {}", state.ply()));
                 }
                 vec![mv]

@@ -102,11 +102,7 @@ mod tests {
                 fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Result<()> {
                     let mut s = game;
                     for m in self.1.split_whitespace() {
-                        let mv = s.parse_move(m)?;
-                        let mut legal = Vec::new();
-                        s.legal_moves(&mut legal);
-                        anyhow::ensure!(legal.contains(&mv), "{m} is not legal");
-                        s.play(mv);
+                        s.play_text(m)?;
                     }
                     agents.build_str(self.0)?;
                     Ok(())

@@ -42,14 +42,8 @@ pub fn write_file(path: &Path, record: &GameRecord) -> std::io::Result<&'static 
 /// the game's moves in its notation from the start position of `game`.
 pub fn score_text(game: &str, moves: &[String]) -> Option<String> {
     fn replay<G: Game>(mut g: G, moves: &[String]) -> Option<G> {
-        let mut legal = Vec::new();
         for text in moves {
-            let mv = g.parse_move(text).ok()?;
-            g.legal_moves(&mut legal);
-            if !legal.contains(&mv) {
-                return None;
-            }
-            g.play(mv);
+            g.play_text(text).ok()?;
         }
         Some(g)
     }
@@ -194,9 +188,7 @@ fn othello_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
     let mut body = String::new();
     for (i, text) in record.moves.iter().enumerate() {
         let mv = game.parse_move(text).map_err(|e| format!("move {}: {e}", i + 1))?;
-        let mut legal = Vec::new();
-        game.legal_moves(&mut legal);
-        if !legal.contains(&mv) {
+        if !game.is_legal(mv) {
             return Err(format!("move {} ({text}) is not legal", i + 1));
         }
         let c = colour(game.current_player());
@@ -252,11 +244,9 @@ fn amazons_sgf(spec: &Spec, record: &GameRecord) -> Result<String, String> {
     }
     out.push_str("PL[W]");
     let mut body = String::new();
-    let mut legal = Vec::new();
     for (i, text) in record.moves.iter().enumerate() {
         let mv = game.parse_move(text).map_err(|e| format!("move {}: {e}", i + 1))?;
-        game.legal_moves(&mut legal);
-        if !legal.contains(&mv) {
+        if !game.is_legal(mv) {
             return Err(format!("move {} ({text}) is not legal", i + 1));
         }
         let c = amazons_colour(game.current_player());

@@ -117,15 +117,13 @@ fn push_block<G: GtpGame>(line: &mut String, root: &G, b: &Block<G::Move>, pv: &
 pub fn format_pv<G: GtpGame>(root: &G, pv: &[G::Move]) -> String {
     let mut s = String::new();
     let mut pos = root.clone();
-    let mut legal = Vec::new();
     for &mv in pv {
-        pos.legal_moves(&mut legal);
-        if !legal.contains(&mv) {
+        let text = pos.format_gtp_move(mv);
+        if pos.try_play(mv).is_err() {
             break;
         }
         s.push(' ');
-        s.push_str(&pos.format_gtp_move(mv));
-        pos.play(mv);
+        s.push_str(&text);
     }
     s
 }

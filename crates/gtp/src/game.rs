@@ -162,7 +162,6 @@ pub struct GameEngine<G: GtpGame> {
     default_limits: Limits,
     registry: Option<GameRegistry<G>>,
     allow_resign: bool,
-    moves: Vec<G::Move>,
     /// The position before a hand-over whose move is about to be pushed.
     pending_hand_over: Option<G>,
 }
@@ -207,7 +206,6 @@ impl<G: GtpGame> GameEngine<G> {
             default_limits: Limits::none(),
             registry: None,
             allow_resign: true,
-            moves: Vec::new(),
             pending_hand_over: None,
         }
     }
@@ -304,8 +302,7 @@ impl<G: GtpGame> GameEngine<G> {
     /// first plays the game's pass move for the other side if it has one.
     pub fn play_checked(&mut self, player: Player, mv: G::Move) -> Result<(), GtpError> {
         let (pos, how) = self.position_for(player).ok_or_else(GtpError::illegal_move)?;
-        pos.legal_moves(&mut self.moves);
-        if !self.moves.contains(&mv) {
+        if !pos.is_legal(mv) {
             return Err(GtpError::illegal_move());
         }
         self.push_out_of_turn(how, pos);
@@ -425,8 +422,7 @@ impl<G: GtpGame> GameEngine<G> {
         if choice.resign && self.allow_resign {
             return Ok("resign".to_string());
         }
-        pos.legal_moves(&mut self.moves);
-        if !self.moves.contains(&choice.mv) {
+        if !pos.is_legal(choice.mv) {
             return Err(GtpError::new(format!("agent chose an illegal move: {}", pos.format_gtp_move(choice.mv))));
         }
         let text = pos.format_gtp_move(choice.mv);
