@@ -17,18 +17,10 @@ pub struct BenchArgs {
     only: Option<String>,
 }
 
-/// The workloads: a game, an agent (single-threaded, seeded: deterministic), and moves
-/// played from the start before searching.
-const WORKLOADS: &[(&str, &str, &str)] = &[
-    ("tictactoe", "alphabeta(tt_mb=1)", ""),
-    ("connect4", "alphabeta(depth=16,tt_mb=16)", "4 4 3 5"),
-    ("connect4", "mcts(playouts=100000,seed=1,threads=1,early=false)", ""),
-    ("othello", "alphabeta(depth=11,tt_mb=16)", "f5 d6 c3"),
-    ("othello", "mcts(playouts=20000,seed=1,threads=1,early=false)", ""),
-    ("amazons(size=8)", "alphabeta(depth=2,tt_mb=16)", ""),
-    ("amazons(size=10)", "mcts(playouts=1000,seed=1,threads=1,early=false)", ""),
-    ("go(size=9,komi=7)", "mcts(playouts=5000,seed=1,threads=1,early=false)", "E5 C3"),
-];
+/// The workloads every registered game declares, in the registry's order.
+fn workloads() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    tabula_registry::GAMES.iter().flat_map(|g| g.bench.iter().map(|w| (w.game, w.agent, w.moves)))
+}
 
 struct Workload<'a> {
     agent: &'a str,
@@ -60,7 +52,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let mut total_nodes = 0u64;
     let mut total_time = Duration::ZERO;
     println!("{:<22} {:<52} {:>12} {:>10} {:>12}", "game", "agent", "nodes", "seconds", "nodes/s");
-    for (game, agent, moves) in WORKLOADS {
+    for (game, agent, moves) in workloads() {
         if args.only.as_deref().is_some_and(|o| !game.contains(o)) {
             continue;
         }
@@ -82,7 +74,7 @@ mod tests {
     #[test]
     fn node_counts_are_a_stable_signature() {
         for (game, agent, moves) in
-            [WORKLOADS[0], ("connect4", "mcts(playouts=3000,seed=1,threads=1,early=false)", "4")]
+            [workloads().next().unwrap(), ("connect4", "mcts(playouts=3000,seed=1,threads=1,early=false)", "4")]
         {
             let (a, _) = with_game(game, Workload { agent, moves }).unwrap().unwrap();
             let (b, _) = with_game(game, Workload { agent, moves }).unwrap().unwrap();
@@ -93,7 +85,7 @@ mod tests {
 
     #[test]
     fn every_workload_names_a_valid_game_agent_and_opening() {
-        for (game, agent, moves) in WORKLOADS {
+        for (game, agent, moves) in workloads() {
             // Building the game and agent and playing the moves must succeed; the search
             // itself is the benchmark and is not run here.
             struct Check<'a>(&'a str, &'a str);

@@ -38,13 +38,6 @@ impl GtpVisitor for Serve {
         engine.run(BufReader::new(io::stdin()), io::stdout())?;
         Ok(())
     }
-
-    fn visit_go(self, game: tabula_go::Go, agents: &dyn AgentFactory<tabula_go::Go>) -> Result<()> {
-        let agent = agents.build_str(&self.agent).context("agent")?;
-        let mut engine = tabula_go::gtp_engine_with_limits(game, agent, self.limits);
-        engine.run(BufReader::new(io::stdin()), io::stdout())?;
-        Ok(())
-    }
 }
 
 /// Runs `tabula gtp`.

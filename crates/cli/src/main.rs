@@ -126,7 +126,7 @@ fn one_line(e: &anyhow::Error) -> String {
 }
 
 fn list() {
-    use tabula_registry::{AGENTS, GAMES};
+    use tabula_registry::{GAMES, agents};
     let show = |params: &[tabula_core::ParamInfo]| {
         for p in params {
             let default = if p.default.is_empty() { String::new() } else { format!(" (default {})", p.default) };
@@ -143,9 +143,10 @@ fn list() {
         }
     }
     println!("agents:");
-    for a in AGENTS {
-        println!("  {:<12} {}", a.name, a.about);
-        show(a.params);
+    for a in agents() {
+        let only = if a.games.is_empty() { String::new() } else { format!(" ({} only)", a.games.join(", ")) };
+        println!("  {:<12} {}{only}", a.info.name, a.info.about);
+        show(a.info.params);
     }
     println!("  {:<12} a person typing moves at the terminal (play only)", "human");
 }

@@ -205,10 +205,10 @@ fn check_range(what: &str, value: u64, low: u64, high: u64) -> Result<()> {
 /// time the agent really has. Other specs are returned as they are.
 pub(crate) fn with_time(text: &str, time_ms: Option<u64>) -> String {
     let (Some(ms), Ok(mut spec)) = (time_ms, tabula_core::Spec::parse(text)) else { return text.to_string() };
-    let reads_time = tabula_registry::AGENTS
+    let reads_time = tabula_registry::agents()
         .iter()
-        .find(|a| a.name == spec.name)
-        .is_some_and(|a| a.params.iter().any(|p| p.name == "time_ms"));
+        .find(|a| a.info.name == spec.name)
+        .is_some_and(|a| a.info.params.iter().any(|p| p.name == "time_ms"));
     if !reads_time {
         return text.to_string();
     }

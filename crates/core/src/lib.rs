@@ -74,6 +74,7 @@
 
 mod agent;
 mod game;
+pub mod kind;
 mod perft;
 pub mod resources;
 mod rng;
@@ -82,6 +83,7 @@ pub mod testing;
 mod zobrist;
 
 pub use agent::{Agent, AgentError, Choice, Clock, Limits, MoveStat, NullReport, Report, SearchInfo, Stopwatch};
+pub use kind::{AgentFactory, AgentInfo, GameInfo, GameKind, GameVisitor, Workload};
 pub use game::{Game, MAX_PLAYERS, MoveParseError, PlayError, Player, Rewards, Turn, Undo};
 pub use perft::{perft, perft_divide};
 pub use rng::{Rng, splitmix64};

@@ -11,7 +11,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn};
+use tabula_core::{Game, MoveParseError, Player, Rewards, Spec, Turn};
 
 use crate::interp::{EvalError, Gid, Interpreter};
 use crate::validate::Problem;
@@ -20,12 +20,6 @@ use crate::{LoadError, load_str};
 /// A move: the interned ground term of the action.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct GdlMove(pub Gid);
-
-/// Parameters of `gdl`.
-pub const PARAMS: &[ParamInfo] = &[
-    ParamInfo::new("file", "", "path of the .kif file with the game's rules (required)"),
-    ParamInfo::new("max_plies", "1000", "plies after which an unfinished game is scored as it stands, 1..=100000"),
-];
 
 struct Shared {
     interp: Mutex<Interpreter>,
@@ -62,9 +56,8 @@ impl fmt::Debug for GdlGame {
 impl GdlGame {
     /// Loads a game from a `.kif` file.
     pub fn from_file(path: &Path) -> Result<GdlGame, LoadError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| LoadError::Io(path.display().to_string(), e.to_string()))?;
-        let spec = Spec::named("gdl").with("file", path.display()).to_string();
+        let text = crate::read_rules(path)?;
+        let spec = Spec::named("gdl").with("file", path.display()).with("reasoner", "reference").to_string();
         GdlGame::from_str(&text, spec, 1000)
     }
 
@@ -77,24 +70,6 @@ impl GdlGame {
         let shared = Arc::new(Shared { interp: Mutex::new(interp), spec, role_names, max_plies });
         let pos = Self::position(&shared, init, 0).map_err(LoadError::Eval)?;
         Ok(GdlGame { shared, pos: Arc::new(pos), ply: 0 })
-    }
-
-    /// Builds the game from its spec: `gdl(file=PATH)`.
-    pub fn from_spec(spec: &Spec) -> Result<GdlGame, SpecError> {
-        let p = Params::new(spec, PARAMS)?;
-        let file = p.raw("file").to_string();
-        let bad = |reason: String| SpecError::BadValue {
-            owner: "gdl".into(),
-            key: "file".into(),
-            value: file.clone(),
-            reason,
-        };
-        if file.is_empty() {
-            return Err(bad("a .kif file is required".into()));
-        }
-        let max_plies: u32 = p.get_in("max_plies", 1..=100_000)?;
-        let text = std::fs::read_to_string(&file).map_err(|e| bad(e.to_string()))?;
-        GdlGame::from_str(&text, spec.to_string(), max_plies).map_err(|e| bad(e.to_string()))
     }
 
     fn lock(&self) -> MutexGuard<'_, Interpreter> {

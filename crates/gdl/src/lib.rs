@@ -11,6 +11,7 @@ pub mod dialect;
 pub mod eval;
 pub mod game;
 pub mod interp;
+mod kind;
 pub mod kif;
 pub mod prolog;
 pub mod propnet;
@@ -20,7 +21,8 @@ pub mod validate;
 use std::path::Path;
 
 pub use eval::{FuzzyGoals, GoalEstimate, GoalPolicy};
-pub use game::{CheckReport, GdlGame, GdlMove, PARAMS, PropnetBuild};
+pub use game::{CheckReport, GdlGame, GdlMove, PropnetBuild};
+pub use kind::{GdlKind, LoadedGame, PARAMS, agents, load, read_rules};
 pub use propnet::{PropnetError, PropnetGame, PropnetMove};
 pub use syntax::Description;
 pub use validate::{Problem, validate, warnings};

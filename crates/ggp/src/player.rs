@@ -22,8 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tabula_core::{Agent, Game, Limits, Player as Seat, Rng, Spec, SpecError, Turn};
-use tabula_gdl::{FuzzyGoals, GdlGame, GoalEstimate, GoalPolicy, PropnetGame};
-use tabula_search::{MaxnAgent, MctsAgent, ParanoidAgent, RandomAgent};
+use tabula_gdl::{GdlGame, GoalEstimate, PropnetGame};
 
 use crate::message::{CaseMap, Message, Term, rules_text};
 use crate::referee::{Referee, RefereeError};
@@ -53,27 +52,15 @@ pub trait AgentFactory: Send + Sync + 'static {
     fn build<G: GgpGame>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError>;
 }
 
-/// The agents of the search crate: `mcts`, `random`, and `paranoid` and `maxn` with the
-/// fuzzy goal evaluation ([`FuzzyGoals`]; `paranoid` is the document's player).
+/// The agents of every GDL game, the same ones `tabula play` and `tabula match` build
+/// ([`tabula_gdl::agents`]): the standard searches with the fuzzy goal evaluation, and MCTS
+/// whose cut-off playouts are scored by the goal estimates.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct StandardAgents;
 
-/// Agent names [`StandardAgents`] builds.
-pub const AGENT_NAMES: &[&str] = &["mcts", "random", "paranoid", "maxn"];
-
 impl AgentFactory for StandardAgents {
     fn build<G: GgpGame>(&self, spec: &Spec) -> Result<Box<dyn Agent<G>>, SpecError> {
-        match spec.name.as_str() {
-            "mcts" => Ok(Box::new(MctsAgent::<G, _>::from_spec(spec, GoalPolicy)?)),
-            "random" => Ok(Box::new(RandomAgent::<G>::from_spec(spec)?)),
-            "paranoid" => Ok(Box::new(ParanoidAgent::from_spec(spec, FuzzyGoals)?)),
-            "maxn" => Ok(Box::new(MaxnAgent::from_spec(spec, FuzzyGoals)?)),
-            other => Err(SpecError::UnknownName {
-                kind: "GGP agent".into(),
-                name: other.to_string(),
-                valid: AGENT_NAMES.join(", "),
-            }),
-        }
+        tabula_core::AgentFactory::<G>::build(&tabula_gdl::agents(), spec)
     }
 }
 

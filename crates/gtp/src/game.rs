@@ -113,6 +113,15 @@ pub trait GtpGame: Game {
         None
     }
 
+    /// Registers the game's own commands (handicap, dead stones, records) on an engine
+    /// [`GameEngine::into_engine`] has just built from `start`, after the standard ones, which
+    /// they may replace. The default adds none.
+    fn gtp_commands(_engine: &mut Engine<GameEngine<Self>>, _start: &Self)
+    where
+        Self: Sized,
+    {
+    }
+
     /// Writes a move in GTP notation; the default is the game's own notation.
     fn format_gtp_move(&self, mv: Self::Move) -> String {
         self.format_move(mv)
@@ -229,11 +238,12 @@ impl<G: GtpGame> GameEngine<G> {
         self
     }
 
-    /// Builds the GTP engine: built-ins plus every standard game command, and the analysis
+    /// Builds the GTP engine: built-ins plus every standard game command, the analysis
     /// commands `lz-analyze`, `lz-genmove_analyze`, `kata-analyze` and
-    /// `kata-genmove_analyze`. Game crates register their own
-    /// commands on the result; each `cmd_*` method can also be registered under other names.
+    /// `kata-genmove_analyze`, and the game's own ([`GtpGame::gtp_commands`]). Each `cmd_*`
+    /// method can also be registered under other names.
     pub fn into_engine(self, name: &str, version: &str) -> Engine<GameEngine<G>> {
+        let start = self.start.clone();
         let mut e = Engine::new(self, name, version);
         e.register("boardsize", Self::cmd_boardsize);
         e.register("clear_board", Self::cmd_clear_board);
@@ -254,6 +264,7 @@ impl<G: GtpGame> GameEngine<G> {
         e.register("lz-genmove_analyze", Self::cmd_lz_genmove_analyze);
         e.register("kata-analyze", Self::cmd_kata_analyze);
         e.register("kata-genmove_analyze", Self::cmd_kata_genmove_analyze);
+        G::gtp_commands(&mut e, &start);
         e
     }
 

@@ -31,10 +31,12 @@ pub mod analysis;
 mod client;
 mod engine;
 mod game;
+mod kind;
 pub mod protocol;
 pub mod time;
 
 pub use client::{ClientError, GTP_PARAMS, GtpAgent, GtpClient};
 pub use engine::{Ctx, Engine, Flow, Handler};
 pub use game::{GameEngine, GameFactory, GameRegistry, GtpGame, GtpMove};
+pub use kind::{GTP_AGENT, GtpKind, GtpVisitor, WithGtp};
 pub use protocol::{Color, Command, GtpError};

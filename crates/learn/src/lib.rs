@@ -11,7 +11,6 @@
 pub mod plot;
 pub mod train;
 
-use tabula_amazons::{Amazons, LinearEval};
 use tabula_core::Game;
 
 pub use train::{
@@ -29,48 +28,6 @@ pub trait LinearModel<G: Game>: Clone + Send + Sync + 'static {
     /// Writes the features of `state` for the side to move into `out` (as many as fit) and
     /// returns how many there are.
     fn features(&self, state: &G, out: &mut [f64]) -> usize;
-}
-
-impl LinearModel<Amazons> for LinearEval {
-    fn names(&self) -> Vec<String> {
-        self.names.iter().map(|n| n.to_string()).collect()
-    }
-
-    fn weights(&self) -> &[f64] {
-        &self.weights
-    }
-
-    fn weights_mut(&mut self) -> &mut [f64] {
-        &mut self.weights
-    }
-
-    fn features(&self, state: &Amazons, out: &mut [f64]) -> usize {
-        LinearEval::features(self, state, out)
-    }
-}
-
-/// Reads the weights file `tabula train` writes (`weights.json`: `evaluator` is `document`
-/// or `territory`, `weights` one number per feature) as an Amazons evaluator.
-pub fn load_amazons_eval(path: &std::path::Path) -> Result<LinearEval, String> {
-    let text = tabula_core::resources::read_text_capped(path, tabula_core::resources::MAX_INPUT_FILE)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let set = match v.get("evaluator").and_then(|e| e.as_str()) {
-        Some("document") => tabula_amazons::FeatureSet::Document,
-        Some("territory") => tabula_amazons::FeatureSet::Territory,
-        other => {
-            return Err(format!("{}: evaluator {other:?}: expected \"document\" or \"territory\"", path.display()));
-        }
-    };
-    let weights: Vec<f64> = v
-        .get("weights")
-        .and_then(|w| w.as_array())
-        .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
-        .ok_or_else(|| format!("{}: no weights array", path.display()))?;
-    if weights.iter().any(|w| !w.is_finite()) {
-        return Err(format!("{}: weights must be finite numbers", path.display()));
-    }
-    LinearEval::with_weights(set, weights).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The most features a model may have (a fixed buffer keeps the hot path allocation-free).
@@ -113,17 +70,5 @@ mod tests {
         td_step(&mut w, &mut e, &[0.0, -1.0], -0.5, 0.1, 0.7);
         assert!((e[0] - 0.7).abs() < 1e-12 && (e[1] - 0.4).abs() < 1e-12, "{e:?}");
         assert!((w[0] - (0.525 - 0.05 * 0.7)).abs() < 1e-12 && (w[1] - (-0.95 - 0.05 * 0.4)).abs() < 1e-12);
-    }
-
-    #[test]
-    fn predictions_are_probabilities_from_the_movers_view() {
-        let model = LinearEval::document();
-        let start = Amazons::from_spec(&tabula_core::Spec::parse("amazons(size=6)").unwrap()).unwrap();
-        let mut phi = [0.0; MAX_FEATURES];
-        let p = predict(&model, &start, &mut phi);
-        assert!(p > 0.0 && p < 1.0);
-        // The symmetric start is even for the document's antisymmetric features.
-        assert!((p - 0.5).abs() < 0.2, "{p}");
-        assert_eq!(sigmoid(0.0), 0.5);
     }
 }

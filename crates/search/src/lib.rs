@@ -54,11 +54,13 @@
 //! assert_eq!(game.rewards().winner(), None, "a draw:\n{game}");
 //! ```
 
+mod agents;
 pub mod alphabeta;
 mod eval;
 pub mod mcts;
 mod random;
 
+pub use agents::{BASELINE_AGENT, STANDARD_AGENTS, StandardAgents};
 pub use eval::{Evaluator, MAX_PLY, NoEval, WIN, WIN_MIN, is_win_score, terminal_score};
 pub use random::{RANDOM_PARAMS, RandomAgent};
 

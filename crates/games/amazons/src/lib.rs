@@ -40,6 +40,7 @@ mod bits;
 mod board;
 mod eval;
 mod gtp;
+mod kind;
 
 use std::fmt;
 
@@ -48,6 +49,7 @@ use tabula_core::{
 };
 
 pub use bits::{BitIter, Bits};
+pub use kind::{AmazonsKind, LEARNED_AGENT, LEARNED_PARAMS};
 pub use board::{MAX_SIDE, MIN_SIDE};
 pub use eval::{DOCUMENT_FEATURES, FeatureSet, LinearEval, TERRITORY_FEATURES, WeightsError};
 

@@ -240,6 +240,33 @@ impl Connect4 {
     }
 }
 
+/// Connect Four as the registry lists it.
+pub struct Connect4Kind;
+
+impl tabula_core::GameKind for Connect4Kind {
+    const INFO: tabula_core::GameInfo = tabula_core::GameInfo {
+        name: "connect4",
+        about: "Connect Four, any board up to 64 cells; moves are column numbers",
+        params: PARAMS,
+        engine: "alphabeta(time_ms=1000)",
+        mcts_params: &[],
+        agents: &[],
+        bench: &[
+            tabula_core::Workload { game: "connect4", agent: "alphabeta(depth=16,tt_mb=16)", moves: "4 4 3 5" },
+            tabula_core::Workload {
+                game: "connect4",
+                agent: "mcts(playouts=100000,seed=1,threads=1,early=false)",
+                moves: "",
+            },
+        ],
+    };
+
+    fn visit<V: tabula_core::GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {
+        let game = Connect4::from_spec(spec)?;
+        Ok(visitor.visit(game, &tabula_search::StandardAgents::new(Connect4Eval, tabula_search::RandomPolicy)))
+    }
+}
+
 impl fmt::Display for Connect4 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for row in (0..self.height as u32).rev() {

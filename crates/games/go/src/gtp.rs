@@ -88,6 +88,10 @@ impl GtpGame for Go {
         Some(after)
     }
 
+    fn gtp_commands(engine: &mut GoEngine, start: &Go) {
+        register_go_commands(engine, start);
+    }
+
     /// The ownership the status commands use ([`status_stats`]: heavy playouts from this
     /// position, deterministic for it), turned to `player`'s side and to KataGo's order, the
     /// top row first.
@@ -703,9 +707,13 @@ pub fn gtp_engine(start: Go, agent: Box<dyn Agent<Go>>) -> GoEngine {
 /// [`gtp_engine`] with the limits `genmove` uses when no time control is set (e.g. a fixed
 /// time per move from the command line).
 pub fn gtp_engine_with_limits(start: Go, agent: Box<dyn Agent<Go>>, limits: Limits) -> GoEngine {
+    GameEngine::new(start, agent).with_default_limits(limits).into_engine("tabula", env!("CARGO_PKG_VERSION"))
+}
+
+/// Go's own commands: handicap, dead stones, records, GoGui's analysis menu, and a
+/// `clear_board` that keeps the spec's start (its handicap) and the komi.
+fn register_go_commands(e: &mut GoEngine, start: &Go) {
     let original = start.clone();
-    let mut e =
-        GameEngine::new(start, agent).with_default_limits(limits).into_engine("tabula", env!("CARGO_PKG_VERSION"));
     e.register("clear_board", move |g: &mut GameEngine<Go>, cmd: &Command, _: &mut Ctx<'_>| {
         cmd.expect_args(0)?;
         let current = g.start();
@@ -732,7 +740,6 @@ pub fn gtp_engine_with_limits(start: Go, agent: Box<dyn Agent<Go>>, limits: Limi
     });
     e.register("gogui-ownership", cmd_gogui_ownership);
     e.register("gogui-territory", cmd_gogui_territory);
-    e
 }
 
 /// Runs the Go GTP engine ([`gtp_engine`]) over `input` and `output` until `quit` or the end

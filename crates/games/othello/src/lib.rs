@@ -31,6 +31,7 @@
 pub mod bits;
 mod eval;
 mod gtp;
+mod kind;
 pub mod obf;
 pub mod pattern;
 mod perft;
@@ -42,6 +43,7 @@ use std::fmt;
 use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo};
 
 pub use bits::Bits;
+pub use kind::OthelloKind;
 pub use eval::{BaselineEval, Geometry, ROOT_SOLVE_EMPTIES, SHORTCUT_EMPTIES, StrongEval, order_score, stable_discs};
 pub use pattern::{PatternEval, PatternWeights};
 pub use perft::perft_bulk;

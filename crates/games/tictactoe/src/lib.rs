@@ -70,6 +70,27 @@ impl TicTacToe {
     }
 }
 
+/// Tic-tac-toe as the registry lists it: searched completely, so alpha-beta needs no
+/// evaluation.
+pub struct TicTacToeKind;
+
+impl tabula_core::GameKind for TicTacToeKind {
+    const INFO: tabula_core::GameInfo = tabula_core::GameInfo {
+        name: "tictactoe",
+        about: "tic-tac-toe on 3x3; moves a1..c3",
+        params: PARAMS,
+        engine: "alphabeta",
+        mcts_params: &[],
+        agents: &[],
+        bench: &[tabula_core::Workload { game: "tictactoe", agent: "alphabeta(tt_mb=1)", moves: "" }],
+    };
+
+    fn visit<V: tabula_core::GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {
+        let game = TicTacToe::from_spec(spec)?;
+        Ok(visitor.visit(game, &tabula_search::StandardAgents::new(tabula_search::NoEval, tabula_search::RandomPolicy)))
+    }
+}
+
 impl fmt::Display for TicTacToe {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for rank in (0..3).rev() {

@@ -146,8 +146,7 @@ fn test_bit(bits: &[u64], i: u32) -> bool {
 impl PropnetGame {
     /// Loads a game from a `.kif` file.
     pub fn from_file(path: &Path) -> Result<PropnetGame, PropnetError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| PropnetError::Load(LoadError::Io(path.display().to_string(), e.to_string())))?;
+        let text = crate::read_rules(path).map_err(PropnetError::Load)?;
         let spec = Spec::named("gdl").with("file", path.display()).with("reasoner", "propnet").to_string();
         PropnetGame::from_str(&text, spec, 1000, Limits::default())
     }
