@@ -228,6 +228,9 @@ fn edges_and_notation_follow_hexgui() {
     }
     let text = g.to_string();
     assert!(text.contains("a b c d e f g h i j k") && text.contains("11 \\"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0].find('a'), lines[1].find('.'), "column a stands over a1:\n{text}");
+    assert_eq!(lines[12].find('a'), lines[11].find('.'), "and under a11:\n{text}");
 }
 
 #[test]
