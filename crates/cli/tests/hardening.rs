@@ -76,7 +76,7 @@ fn gtp_agents_on_games_without_gtp_say_why() {
     let (ok, _, err) = tabula(&["match", "connect4", "gtp(cmd=gnugo)", "random"]);
     assert!(!ok);
     assert!(err.contains("agent 'gtp' is not available for this game"), "{err}");
-    assert!(err.contains("othello, go, amazons") && !err.contains("unknown agent"), "{err}");
+    assert!(err.contains("othello, go, amazons, hex") && !err.contains("unknown agent"), "{err}");
 }
 
 #[test]

@@ -83,8 +83,8 @@ pub mod testing;
 mod zobrist;
 
 pub use agent::{Agent, AgentError, Choice, Clock, Limits, MoveStat, NullReport, Report, SearchInfo, Stopwatch};
-pub use kind::{AgentFactory, AgentInfo, GameInfo, GameKind, GameVisitor, Workload};
 pub use game::{Game, MAX_PLAYERS, MoveParseError, PlayError, Player, Rewards, Turn, Undo};
+pub use kind::{AgentFactory, AgentInfo, GameInfo, GameKind, GameVisitor, Workload};
 pub use perft::{perft, perft_divide};
 pub use rng::{Rng, splitmix64};
 pub use spec::{ParamInfo, Params, Spec, SpecError, Value};

@@ -43,7 +43,8 @@ pub fn load(spec: &Spec) -> Result<LoadedGame, SpecError> {
     let p = Params::new(spec, PARAMS)?;
     let reasoner = p.get_choice("reasoner", &["auto", "propnet", "reference"])?;
     let file = p.raw("file").to_string();
-    let bad = |reason: String| SpecError::BadValue { owner: "gdl".into(), key: "file".into(), value: file.clone(), reason };
+    let bad =
+        |reason: String| SpecError::BadValue { owner: "gdl".into(), key: "file".into(), value: file.clone(), reason };
     if file.is_empty() {
         return Err(bad("a .kif file is required".into()));
     }

@@ -61,6 +61,7 @@ games! {
     tabula_othello::OthelloKind, gtp;
     tabula_go::GoKind, gtp;
     tabula_amazons::AmazonsKind, gtp;
+    tabula_hex::HexKind, gtp;
     tabula_gdl::GdlKind;
 }
 
@@ -311,7 +312,7 @@ mod tests {
             }
         }
         let e = with_game("connect4", Gtp).unwrap();
-        assert_eq!(e, "agent 'gtp' is not available for this game: only othello, go, amazons have it");
+        assert_eq!(e, "agent 'gtp' is not available for this game: only othello, go, amazons, hex have it");
         assert!(with_game("tictactoe", Gtp).unwrap().contains("not available"));
         assert!(with_game("connect4(width=99)", Describe).is_err());
     }

@@ -34,11 +34,8 @@ pub const STANDARD_AGENTS: &[AgentInfo] = &[
 ];
 
 /// `baseline`: alpha-beta with a game's second evaluation, for games that have one.
-pub const BASELINE_AGENT: AgentInfo = AgentInfo {
-    name: "baseline",
-    about: "alpha-beta with the source document's evaluation",
-    params: ALPHABETA_PARAMS,
-};
+pub const BASELINE_AGENT: AgentInfo =
+    AgentInfo { name: "baseline", about: "alpha-beta with the source document's evaluation", params: ALPHABETA_PARAMS };
 
 /// The standard agents of a game, given its evaluator and playout policy, plus an optional
 /// `baseline` alpha-beta agent with a second evaluator.

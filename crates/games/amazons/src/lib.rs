@@ -49,9 +49,9 @@ use tabula_core::{
 };
 
 pub use bits::{BitIter, Bits};
-pub use kind::{AmazonsKind, LEARNED_AGENT, LEARNED_PARAMS};
 pub use board::{MAX_SIDE, MIN_SIDE};
 pub use eval::{DOCUMENT_FEATURES, FeatureSet, LinearEval, TERRITORY_FEATURES, WeightsError};
+pub use kind::{AmazonsKind, LEARNED_AGENT, LEARNED_PARAMS};
 
 use board::Tables;
 

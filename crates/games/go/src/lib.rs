@@ -56,8 +56,8 @@ pub use agent::{
     GoAgent, MCTS_PARAMS, PRIOR_EVEN, PRIOR_VISITS, RAVE_DISTANCE, RAVE_DISTANCE_MAX_SIZE, RAVE_EQUIV, SAFETY_MARGIN,
     default_rave_distance, expected_moves_left, go_agent, go_budget, go_mcts,
 };
-pub use kind::GoKind;
 pub use gtp::{GoEngine, gtp_engine, gtp_engine_with_limits, run_gtp};
+pub use kind::GoKind;
 pub use model::{
     BASE_TACTICS, DISTANCES, LINES, ModelError, ModelTrainer, MoveFeatures, MoveModel, Prediction, TACTICS,
     move_features,

@@ -4,11 +4,10 @@
 //! `play white swap-pieces` both play the swap move.
 //!
 //! HexGui sends the board size as width and height, which the standard `boardsize` does
-//! not read; [`gtp_engine`] builds the engine with a `boardsize` that does. A colour may
+//! not read; the game registers a `boardsize` that does ([`GtpGame::gtp_commands`]). A colour may
 //! move twice in a row (HexGui sets positions up that way, for instance after a swap): the
 //! turn is handed over.
 
-use tabula_core::{Agent, Limits};
 use tabula_gtp::protocol::parse_int;
 use tabula_gtp::{Command, Ctx, Engine, GameEngine, GtpError, GtpGame, GtpMove};
 
@@ -49,6 +48,11 @@ impl GtpGame for Hex {
         tabula_core::Game::parse_move(self, t).map(GtpMove::Move)
     }
 
+    /// HexGui's `boardsize W H`, replacing the standard one.
+    fn gtp_commands(engine: &mut Engine<GameEngine<Hex>>, _start: &Hex) {
+        engine.register("boardsize", cmd_boardsize);
+    }
+
     fn format_gtp_move(&self, mv: Move) -> String {
         match mv {
             Move::Swap => "swap-pieces".to_string(),
@@ -72,16 +76,6 @@ fn cmd_boardsize(g: &mut GameEngine<Hex>, cmd: &Command, _: &mut Ctx<'_>) -> Res
     Ok(String::new())
 }
 
-/// The GTP engine for Hex: [`GameEngine`]'s standard commands over `agent`, starting from
-/// `start`, with a `boardsize` that also reads HexGui's `boardsize W H`. `limits` are what
-/// `genmove` uses when no time control is set.
-pub fn gtp_engine(start: Hex, agent: Box<dyn Agent<Hex>>, limits: Limits) -> Engine<GameEngine<Hex>> {
-    let mut e =
-        GameEngine::new(start, agent).with_default_limits(limits).into_engine("tabula", env!("CARGO_PKG_VERSION"));
-    e.register("boardsize", cmd_boardsize);
-    e
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,16 +83,11 @@ mod tests {
     use tabula_core::{Game, Player};
     use tabula_search::RandomAgent;
 
-    fn session_with(start: Hex, script: &str, hexgui: bool) -> Vec<String> {
+    fn session_with(start: Hex, script: &str) -> Vec<String> {
         let agent = Box::new(RandomAgent::new(Some(5)));
         let mut out = Vec::new();
-        if hexgui {
-            let mut engine = gtp_engine(start, agent, Limits::none());
-            engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
-        } else {
-            let mut engine = GameEngine::new(start, agent).into_engine("tabula", "test");
-            engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
-        }
+        let mut engine = GameEngine::new(start, agent).into_engine("tabula", "test");
+        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
         String::from_utf8(out)
             .unwrap()
             .split("\n\n")
@@ -115,7 +104,6 @@ mod tests {
             "list_games\nboardsize 7 7\nclear_board\nplay black c2\nplay white swap\nshowboard\ngenmove black\nundo\nundo\n\
              play white swap-pieces\nplay black b3\nplay white b3\nplay white z9\nplay white swap\nboardsize 7 8\nboardsize 20 20\n\
              boardsize 5\ngenmove black\nfinal_score\n",
-            true,
         );
         assert_eq!(r[0], "= hex");
         assert_eq!(r[1], "=", "{r:?}");
@@ -145,7 +133,6 @@ mod tests {
         let r = session_with(
             Hex::new(2, false).unwrap(),
             "genmove black\ngenmove white\ngenmove black\ngenmove white\ngenmove black\nfinal_score\n",
-            false,
         );
         assert!(r.iter().take(3).all(|a| a.starts_with("= ") && a.len() == 4), "cells: {r:?}");
         assert!(r.iter().any(|a| a == "= B+1" || a == "= W+1"), "a finished game is scored: {r:?}");
@@ -157,7 +144,6 @@ mod tests {
         let r = session_with(
             Hex::new(5, false).unwrap(),
             "play white c3\nplay white d3\ngenmove white\nundo\nundo\nundo\nundo\n",
-            true,
         );
         assert_eq!(&r[0..2], ["=", "="], "{r:?}");
         assert!(r[2].starts_with("= "), "{r:?}");

@@ -34,7 +34,9 @@
 //! - knowledge for alpha-beta through [`tabula_search::Evaluator`] — [`HexEval`] in
 //!   `eval.rs`;
 //! - GTP notation through [`tabula_gtp::GtpGame`] and, where the standard commands need
-//!   help, an engine builder — `gtp.rs`, [`gtp_engine`];
+//!   help, commands of its own (`GtpGame::gtp_commands`) — `gtp.rs`;
+//! - one registration value naming all of the above for the registry: its facts, how it is
+//!   built from a spec and which agents play it — [`HexKind`] in `kind.rs`;
 //! - tests: the conformance suite, perft, and game-specific properties — `tests.rs` and
 //!   `tests/`.
 //!
@@ -47,6 +49,7 @@
 
 mod eval;
 mod gtp;
+mod kind;
 #[cfg(test)]
 mod tests;
 
@@ -55,7 +58,7 @@ use std::fmt;
 use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo, const_keys};
 
 pub use eval::HexEval;
-pub use gtp::gtp_engine;
+pub use kind::HexKind;
 
 /// The smallest board side.
 pub const MIN_SIZE: usize = 1;

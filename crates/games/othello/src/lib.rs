@@ -43,8 +43,8 @@ use std::fmt;
 use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo};
 
 pub use bits::Bits;
-pub use kind::OthelloKind;
 pub use eval::{BaselineEval, Geometry, ROOT_SOLVE_EMPTIES, SHORTCUT_EMPTIES, StrongEval, order_score, stable_discs};
+pub use kind::OthelloKind;
 pub use pattern::{PatternEval, PatternWeights};
 pub use perft::perft_bulk;
 pub use position::{Position, PositionUndo};
