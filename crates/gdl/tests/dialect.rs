@@ -110,6 +110,7 @@ fn no_standard_game_of_the_project_is_touched() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn no_standard_game_of_the_collection_is_touched() {
     let Some(dir) = testing::corpus("gdl") else { return };
     let seen = standard_games_in(&dir);

@@ -40,6 +40,7 @@ fn compiled_and_reference_reasoners_agree_on_every_project_game() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn compiled_and_reference_reasoners_agree_on_every_game() {
     let Some(dir) = gdl_corpus() else { return };
     let (files, only) = collection(&dir, "TABULA_GDL_DIFF_ONLY");

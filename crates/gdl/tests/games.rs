@@ -36,6 +36,7 @@ fn every_project_game_validates_and_plays_to_the_end() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn every_game_parses_and_validates() {
     let Some(dir) = gdl_corpus() else { return };
     let files = kif_files(&dir);
@@ -82,6 +83,7 @@ fn every_game_parses_and_validates() {
 /// rules give no goal when the move limit ends the game. `TABULA_GDL_CHECK_ONLY=FILE.kif`
 /// runs one game.
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn every_valid_game_plays_a_random_game_to_the_end() {
     let Some(dir) = gdl_corpus() else { return };
     let (files, _) = collection(&dir, "TABULA_GDL_CHECK_ONLY");
@@ -132,6 +134,7 @@ fn n_player_and_simultaneous_games_conform() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn n_player_and_simultaneous_games_of_the_collection_conform() {
     let Some(dir) = gdl_corpus() else { return };
     for name in ["3pffa.kif", "4pttc.kif", "2pffa.kif"] {
@@ -158,6 +161,7 @@ fn moves_read_back_and_bad_input_is_refused() {
 /// of millions of facts), chess's `threatened_with_capture` has seven arguments and is only
 /// ever asked about single squares. Both games then play to the end.
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn relations_too_big_to_materialise_are_evaluated_on_demand() {
     let Some(dir) = gdl_corpus() else { return };
     let sudoku = load_from(&dir, "sudoku.kif");

@@ -278,6 +278,7 @@ fn both_reasoners_agree_with_swi_prolog_on_the_project_games() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn reference_agrees_with_swi_prolog() {
     let Some(dir) = gdl_corpus() else { return };
     if let Ok(only) = std::env::var("TABULA_GDL_PROLOG_ONLY") {
@@ -305,6 +306,7 @@ fn check_compiled(path: &Path, playouts: usize) {
 /// The compiled reasoner straight against SWI-Prolog, along longer playouts than the
 /// collection-wide test's.
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn compiled_reasoner_agrees_with_swi_prolog() {
     let Some(dir) = gdl_corpus() else { return };
     for file in ["hex.kif", "reversi.kif", "quarto.kif"] {
@@ -352,6 +354,7 @@ fn check_any(path: &Path, seed: u64) -> Outcome {
 /// one random playout (`TABULA_GDL_PROLOG_PLAYOUTS`) of up to 40 plies each (10 for the
 /// [`HEAVY`] ones).
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn every_game_of_the_collection_agrees_with_swi_prolog() {
     let Some(dir) = gdl_corpus() else { return };
     let (files, only) = collection(&dir, "TABULA_GDL_PROLOG_ALL_ONLY");

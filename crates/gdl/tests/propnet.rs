@@ -51,6 +51,7 @@ fn multiplayer_and_simultaneous_games_agree() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn games_of_the_collection_agree() {
     let Some(dir) = gdl_corpus() else { return };
     check_in(&dir, "breakthrough.kif", 1, 60);
@@ -146,6 +147,7 @@ fn states_in_any_order_agree() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn states_in_any_order_agree_on_breakthrough() {
     let Some(dir) = gdl_corpus() else { return };
     let text = std::fs::read_to_string(dir.join("breakthrough.kif")).unwrap();

@@ -5,6 +5,7 @@ use tabula_sgf::check::{CheckError, check_path};
 use tabula_sgf::{Mode, ParseOptions, format, parse_lenient};
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn check_a_directory_of_conformance_files() {
     let Some(dir) = corpus("sgf-conformance") else { return };
     let lenient = check_path(&dir, Mode::Lenient, true).expect("check");

@@ -106,6 +106,7 @@ fn every_game_of_the_kgs_sample_reads_without_losing_moves() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn every_kgs_game_reads_without_losing_moves() {
     let Some(dir) = corpus("sgf") else { return };
     let mut archives: Vec<_> = std::fs::read_dir(&dir)

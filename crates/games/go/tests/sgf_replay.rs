@@ -230,6 +230,7 @@ fn every_main_line_of_the_kgs_sample_replays_on_the_go_rules() {
 }
 
 #[test]
+#[ignore = "slow tier (the corpus): scripts/test runs it"]
 fn every_kgs_main_line_replays_on_the_go_rules() {
     let Some(dir) = corpus("sgf") else { return };
     let mut archives: Vec<_> = std::fs::read_dir(&dir)

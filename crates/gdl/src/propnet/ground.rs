@@ -1036,6 +1036,7 @@ mod tests {
     /// [`splitting_every_rule_keeps_the_approximation`] on a game of the GDL collection (a
     /// corpus test).
     #[test]
+    #[ignore = "slow tier (the corpus): scripts/test runs it"]
     fn splitting_every_rule_keeps_the_approximation_of_racer() {
         let Some(dir) = tabula_core::testing::corpus("gdl") else { return };
         let racer = std::fs::read_to_string(dir.join("racer.kif")).unwrap();

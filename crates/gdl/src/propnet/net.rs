@@ -1559,6 +1559,7 @@ mod tests {
 
     /// [`forms_agree`] on larger games of the GDL collection (a corpus test).
     #[test]
+    #[ignore = "slow tier (the corpus): scripts/test runs it"]
     fn forms_agree_on_games_of_the_collection() {
         let Some(dir) = tabula_core::testing::corpus("gdl") else { return };
         forms_agree_in(&dir, &["breakthrough.kif", "connect5.kif", "pentagoSuicide.kif"]);
