@@ -68,26 +68,7 @@ pub struct ImportSummary {
     pub stopped_early: bool,
 }
 
-/// The kind of input a path names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Kind {
-    Sgf,
-    TarGz,
-    Tar,
-}
-
-fn kind_of(path: &Path) -> Option<Kind> {
-    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
-    if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
-        Some(Kind::TarGz)
-    } else if name.ends_with(".tar") {
-        Some(Kind::Tar)
-    } else if name.ends_with(".sgf") {
-        Some(Kind::Sgf)
-    } else {
-        None
-    }
-}
+use tabula_sgf::check::{Kind, kind_of};
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io { path: path.to_path_buf(), source }

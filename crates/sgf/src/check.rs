@@ -73,15 +73,19 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CheckError + '_ {
     move |source| CheckError::Io { path: path.to_path_buf(), source }
 }
 
-/// The kind of input a path names.
+/// The kind of input a path names: what `sgf check` and `db import` read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Kind {
+pub enum Kind {
+    /// An SGF file.
     Sgf,
+    /// A gzip-compressed tar archive of SGF files (`.tar.gz`, `.tgz`).
     TarGz,
+    /// A tar archive of SGF files.
     Tar,
 }
 
-fn kind_of(path: &Path) -> Option<Kind> {
+/// The kind of input a file name says it is (case-insensitive), or `None` for other files.
+pub fn kind_of(path: &Path) -> Option<Kind> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
     if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
         Some(Kind::TarGz)

@@ -369,6 +369,32 @@ impl Board {
         }
     }
 
+    /// Who owns `p` at the end of a playout, where every empty point is an eye: 1 for Black
+    /// (a black stone, or an empty point with only black neighbours), -1 for White, 0 for
+    /// an empty point between both colours. Ownership estimates add this up over playouts.
+    #[inline]
+    pub fn final_owner(&self, p: Point) -> i32 {
+        match self.color_at(p) {
+            Some(Color::Black) => 1,
+            Some(Color::White) => -1,
+            None => {
+                let mut seen = [false; 2];
+                for nb in self.nbrs(p.index()) {
+                    match self.cell(nb) {
+                        1 => seen[0] = true,
+                        2 => seen[1] = true,
+                        _ => {}
+                    }
+                }
+                match seen {
+                    [true, false] => 1,
+                    [false, true] => -1,
+                    _ => 0,
+                }
+            }
+        }
+    }
+
     /// Whether `p` is an empty point of the board.
     #[inline]
     pub fn is_empty_point(&self, p: Point) -> bool {

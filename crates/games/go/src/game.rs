@@ -679,26 +679,7 @@ impl Go {
             scratch.clone_from(&self.board);
             scratch.playout(rng, self.max_plies as usize);
             for p in scratch.points() {
-                let i = scratch.dense_index(p);
-                own[i] += match scratch.color_at(p) {
-                    Some(Color::Black) => 1,
-                    Some(Color::White) => -1,
-                    None => {
-                        let mut seen = [false; 2];
-                        for nb in scratch.nbrs(p.index()) {
-                            match scratch.cell(nb) {
-                                1 => seen[0] = true,
-                                2 => seen[1] = true,
-                                _ => {}
-                            }
-                        }
-                        match seen {
-                            [true, false] => 1,
-                            [false, true] => -1,
-                            _ => 0,
-                        }
-                    }
-                };
+                own[scratch.dense_index(p)] += scratch.final_owner(p);
             }
         }
         own.iter().map(|&v| v as f32 / playouts.max(1) as f32).collect()

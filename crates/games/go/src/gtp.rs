@@ -154,25 +154,7 @@ pub fn playout_stats(state: &Go, playouts: usize, seed: u64) -> PlayoutStats {
             if now.is_some() && now == start.color_at(p) {
                 alive[i] += 1;
             }
-            own[i] += match now {
-                Some(Color::Black) => 1,
-                Some(Color::White) => -1,
-                None => {
-                    let mut seen = [false; 2];
-                    for nb in board.nbrs(p.index()) {
-                        match board.cell(nb) {
-                            1 => seen[0] = true,
-                            2 => seen[1] = true,
-                            _ => {}
-                        }
-                    }
-                    match seen {
-                        [true, false] => 1,
-                        [false, true] => -1,
-                        _ => 0,
-                    }
-                }
-            };
+            own[i] += board.final_owner(p);
         }
     }
     let share = |v: &i32| *v as f32 / playouts as f32;
