@@ -196,7 +196,7 @@ impl<R: BufRead, W: Write> GameVisitor for Play<'_, R, W> {
                     Some(p) => writeln!(out, "game over: player {} wins", p.0 + 1)?,
                     None => writeln!(out, "game over: no single winner ({:?})", r.as_slice())?,
                 }
-                if let Some(score) = crate::records::score_text(&start.spec(), &texts) {
+                if let Some(score) = state.score_text() {
                     writeln!(out, "{score}")?;
                 }
                 (r.as_slice().to_vec(), Termination::Normal)

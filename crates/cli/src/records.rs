@@ -37,48 +37,6 @@ pub fn write_file(path: &Path, record: &GameRecord) -> std::io::Result<&'static 
     }
 }
 
-/// The final score of a game in words, for the games that count one: Go's points (komi
-/// included), Othello's discs, the squares each side's Amazons can still reach. `moves` are
-/// the game's moves in its notation from the start position of `game`.
-pub fn score_text(game: &str, moves: &[String]) -> Option<String> {
-    fn replay<G: Game>(mut g: G, moves: &[String]) -> Option<G> {
-        for text in moves {
-            g.play_text(text).ok()?;
-        }
-        Some(g)
-    }
-    let spec = Spec::parse(game).ok()?;
-    match spec.name.as_str() {
-        "go" => {
-            let g = replay(tabula_go::Go::from_spec(&spec).ok()?, moves)?;
-            let s = g.score();
-            Some(format!("score: black {:.1}, white {:.1} with komi ({s})", s.black, s.white))
-        }
-        "othello" => {
-            let g = replay(tabula_othello::Othello::from_spec(&spec).ok()?, moves)?;
-            let (b, w) = (g.disc_count(Player::FIRST), g.disc_count(Player::SECOND));
-            Some(format!("discs: black {b}, white {w}"))
-        }
-        "amazons" => {
-            let g = replay(tabula_amazons::Amazons::from_spec(&spec).ok()?, moves)?;
-            // The empty squares each side's amazons can still reach, one king step at a time.
-            let reach = |p: Player| {
-                let mut set = g.amazons(p);
-                loop {
-                    let next = set | g.king_reach(set);
-                    if next == set {
-                        return (set & g.empty()).count();
-                    }
-                    set = next;
-                }
-            };
-            let (white, black) = (reach(Player::FIRST), reach(Player::SECOND));
-            Some(format!("territory (empty squares each side can still reach): white {white}, black {black}"))
-        }
-        _ => None,
-    }
-}
-
 fn text(dir: &Path, stem: &str, record: &GameRecord) -> std::io::Result<()> {
     let mut f = std::fs::File::create(dir.join(format!("{stem}.txt")))?;
     write_text_record(record, &mut f)

@@ -285,6 +285,13 @@ pub trait Game: Clone + Send + Sync + fmt::Display + fmt::Debug + 'static {
     /// Number of plies played since the start position.
     fn ply(&self) -> u32;
 
+    /// The score in words, for games that count one (Go's points, Othello's discs), as a
+    /// front end shows it under the result; `None` (the default) for games decided by the
+    /// winner alone.
+    fn score_text(&self) -> Option<String> {
+        None
+    }
+
     /// A dense index for moves, if the game has one: every move maps to a distinct number
     /// below [`move_index_bound`](Game::move_index_bound). Used for RAVE/AMAF and history
     /// tables. Games without one return a bound of 0.

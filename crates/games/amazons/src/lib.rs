@@ -788,6 +788,22 @@ impl Game for Amazons {
     fn ply(&self) -> u32 {
         self.ply
     }
+
+    /// The empty squares each side's amazons can still reach, one king step at a time.
+    fn score_text(&self) -> Option<String> {
+        let reach = |p: Player| {
+            let mut set = self.amazons(p);
+            loop {
+                let next = set | self.king_reach(set);
+                if next == set {
+                    return (set & self.empty()).count();
+                }
+                set = next;
+            }
+        };
+        let (white, black) = (reach(Player::FIRST), reach(Player::SECOND));
+        Some(format!("territory (empty squares each side can still reach): white {white}, black {black}"))
+    }
 }
 
 impl Undo for Amazons {

@@ -897,6 +897,12 @@ impl Game for Go {
         self.ply
     }
 
+    /// The area or territory count with komi, as the rules score the position.
+    fn score_text(&self) -> Option<String> {
+        let s = self.score();
+        Some(format!("score: black {:.1}, white {:.1} with komi ({s})", s.black, s.white))
+    }
+
     fn move_index_bound(&self) -> usize {
         self.size() * self.size() + 1
     }

@@ -532,6 +532,12 @@ impl Game for Othello {
         each!(self, p => p.ply())
     }
 
+    /// The discs of each colour.
+    fn score_text(&self) -> Option<String> {
+        let (b, w) = (self.disc_count(Player::FIRST), self.disc_count(Player::SECOND));
+        Some(format!("discs: black {b}, white {w}"))
+    }
+
     fn move_index_bound(&self) -> usize {
         self.width() * self.height() + 1
     }
