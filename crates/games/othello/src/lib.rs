@@ -30,6 +30,7 @@
 
 pub mod bits;
 mod eval;
+mod geometry;
 mod gtp;
 mod kind;
 pub mod obf;
@@ -43,7 +44,8 @@ use std::fmt;
 use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo};
 
 pub use bits::Bits;
-pub use eval::{BaselineEval, Geometry, ROOT_SOLVE_EMPTIES, SHORTCUT_EMPTIES, StrongEval, order_score, stable_discs};
+pub use eval::{BaselineEval, ROOT_SOLVE_EMPTIES, SHORTCUT_EMPTIES, StrongEval, order_score};
+pub use geometry::{Geometry, stable_discs};
 pub use kind::OthelloKind;
 pub use pattern::{PatternEval, PatternWeights};
 pub use perft::perft_bulk;

@@ -17,7 +17,7 @@
 //! It works on every board shape (`u64` and `u128` positions alike).
 
 use crate::bits::{BitIter, Bits, flips, moves};
-use crate::eval::{Geometry, stable_discs};
+use crate::geometry::{Geometry, stable_discs};
 use crate::position::Position;
 use crate::{Move, Othello};
 
