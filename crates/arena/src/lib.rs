@@ -60,10 +60,12 @@
 //! ```
 
 pub mod clock;
+mod error;
 pub mod openings;
 pub mod record;
 pub mod report;
 pub mod runner;
+mod schedule;
 pub mod stats;
 
 pub use clock::GameClock;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use tabula_core::{Game, ParamInfo, Params, Player, Rng, Spec, SpecError, Turn, splitmix64};
 
-use crate::runner::ArenaError;
+use crate::error::ArenaError;
 
 /// The longest opening list file read (64 MiB).
 pub const MAX_OPENINGS_FILE: u64 = 64 << 20;

@@ -11,7 +11,7 @@ use std::fmt::{self, Write as _};
 use serde::Serialize;
 
 use crate::record::{GameRecord, Termination};
-use crate::runner::{Fixture, match_schedule};
+use crate::schedule::{Fixture, match_schedule};
 use crate::stats::{
     EloEstimate, PairTable, Penta, RatingOptions, ScoreEstimate, Sprt, SprtDecision, SprtStatus, StatsError, Wld,
     bootstrap_errors, fit_ratings,

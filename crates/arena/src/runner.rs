@@ -23,66 +23,12 @@ use tabula_core::{Agent, AgentError, Clock, Game, Limits, Player, Turn};
 
 use crate::clock::GameClock;
 
+pub use crate::error::ArenaError;
 use crate::openings::{Opening, Openings, apply_step, step_text};
 use crate::record::{GameRecord, MoveStats, Termination};
 use crate::report::{MatchReport, Tally, TournamentReport};
+pub use crate::schedule::{Fixture, Schedule, match_schedule, tournament_schedule};
 use crate::stats::{RatingOptions, Sprt, SprtDecision};
-
-/// Why a match or tournament could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum ArenaError {
-    /// The factory could not build an agent, or an agent cannot play at all (an engine
-    /// that cannot start): the run stops rather than forfeit every game.
-    #[error("agent {} cannot play: {message}", participant + 1)]
-    Agent {
-        /// The participant (0-based).
-        participant: usize,
-        /// The factory's error.
-        message: String,
-    },
-    /// An opening that cannot be played.
-    #[error("opening {index}: {message}")]
-    Opening {
-        /// The opening's index in its list.
-        index: usize,
-        /// What is wrong.
-        message: String,
-    },
-    /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// A results file line that is not a game record.
-    #[error("{path}, line {line}: not a game record: {message}")]
-    ResultsFile {
-        /// The file.
-        path: PathBuf,
-        /// The line number (1-based).
-        line: usize,
-        /// The parse error.
-        message: String,
-    },
-    /// The results file holds games of a different schedule.
-    #[error("{path}: game {id} does not belong to this match ({message}); use a new results file")]
-    ResumeMismatch {
-        /// The file.
-        path: PathBuf,
-        /// The game id.
-        id: usize,
-        /// The difference.
-        message: String,
-    },
-    /// A configuration that cannot work.
-    #[error("invalid configuration: {0}")]
-    Config(String),
-    /// A spec string (openings, SPRT) that does not parse.
-    #[error(transparent)]
-    Spec(#[from] tabula_core::SpecError),
-}
 
 /// Referee settings for one game.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -372,16 +318,6 @@ impl Default for MatchConfig {
     }
 }
 
-/// Who meets whom in a tournament.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Schedule {
-    /// Every player meets every other.
-    #[default]
-    RoundRobin,
-    /// Player 0 meets every other player; the others do not meet.
-    Gauntlet,
-}
-
 /// Settings of a tournament between several players.
 #[derive(Clone, Debug)]
 pub struct TournamentConfig {
@@ -426,62 +362,6 @@ impl Default for TournamentConfig {
             stop: None,
         }
     }
-}
-
-/// One scheduled game.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fixture {
-    /// Its index in the schedule, the `id` of its record.
-    pub id: usize,
-    /// The participant in each seat.
-    pub seats: Vec<usize>,
-    /// The two participants; `a` has seat 0 when the colours are not swapped.
-    pub a: usize,
-    /// The second participant.
-    pub b: usize,
-    /// Index of the opening.
-    pub opening: usize,
-    /// The other game of the colour-swapped pair, if scheduled.
-    pub partner: Option<usize>,
-}
-
-fn seats(a: usize, b: usize, swap: usize, players: usize) -> Vec<usize> {
-    (0..players).map(|s| if (s + swap).is_multiple_of(2) { a } else { b }).collect()
-}
-
-/// The fixtures of a match of `games` games between participants 0 and 1.
-pub fn match_schedule(games: usize, players: usize) -> Vec<Fixture> {
-    pair_schedule(&[(0, 1)], games, players)
-}
-
-/// The fixtures of a tournament.
-pub fn tournament_schedule(n: usize, schedule: Schedule, games_per_pair: usize, players: usize) -> Vec<Fixture> {
-    let pairs: Vec<(usize, usize)> = match schedule {
-        Schedule::RoundRobin => (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect(),
-        Schedule::Gauntlet => (1..n).map(|j| (0, j)).collect(),
-    };
-    pair_schedule(&pairs, games_per_pair, players)
-}
-
-fn pair_schedule(pairs: &[(usize, usize)], games: usize, players: usize) -> Vec<Fixture> {
-    let mut out = Vec::new();
-    for round in 0..games.div_ceil(2) {
-        for &(a, b) in pairs {
-            let both = 2 * round + 1 < games;
-            let id = out.len();
-            for swap in 0..if both { 2 } else { 1 } {
-                out.push(Fixture {
-                    id: id + swap,
-                    seats: seats(a, b, swap, players),
-                    a,
-                    b,
-                    opening: round,
-                    partner: both.then_some(id + 1 - swap),
-                });
-            }
-        }
-    }
-    out
 }
 
 /// Plays a match between the agents built by `factory_a` (participant 0) and `factory_b`

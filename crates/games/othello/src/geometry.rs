@@ -98,4 +98,3 @@ pub fn stable_discs<B: Bits>(p: B, o: B, geo: &Geometry<B>) -> B {
         stable = s;
     }
 }
-
