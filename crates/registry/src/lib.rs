@@ -2,7 +2,7 @@
 //!
 //! Each game crate registers its game once, as a [`GameKind`] (and a [`GtpKind`] when it
 //! speaks GTP): its facts, its agents and how it is built from a spec. This crate only lists
-//! them — one line per game in [`games!`] — and answers for the whole list: [`with_game`]
+//! them — one line per game in `games!` — and answers for the whole list: [`with_game`]
 //! runs a [`GameVisitor`] on whichever game a spec names, [`with_gtp_game`] a
 //! [`GtpVisitor`] on a GTP game, [`GAMES`] and [`agents`] say what there is. Adding a game
 //! is its own crate plus one line here.
