@@ -268,7 +268,7 @@ pub fn go_budget(clock: &Clock, moves_left: u32) -> (Duration, Duration) {
 /// dead stones still sit in the opponent's area, a "win" that any scorer removing dead stones
 /// (GTP `final_score`, servers, GNU Go) turns into a loss. With honest passing on, such a
 /// pass is replaced by the best other move when the dead-stone estimate
-/// ([`crate::gtp::dead_stones`]) says the game would be lost.
+/// ([`crate::status::dead_stones`]) says the game would be lost.
 pub struct GoAgent {
     inner: MctsAgent<Go, GoPolicy>,
     honest_pass: bool,
@@ -305,7 +305,7 @@ impl GoAgent {
         if state.score().winner() != Some(me) {
             return false;
         }
-        let dead = crate::gtp::dead_stones(state);
+        let dead = crate::status::dead_stones(state);
         state.score_with_dead(&dead).ok().and_then(|s| s.winner()) != Some(me)
     }
 

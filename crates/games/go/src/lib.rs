@@ -48,6 +48,7 @@ mod model;
 mod policy;
 pub mod sgf_replay;
 mod spatial;
+mod status;
 
 pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
 pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
