@@ -223,7 +223,7 @@ impl<R: BufRead, W: Write> GameVisitor for Play<'_, R, W> {
 fn offer_to_save(record: &GameRecord, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
     let kind = if crate::records::sgf(record).is_some() { "SGF" } else { "text" };
     loop {
-        write!(out, "save the record ({kind})? file name, or Enter to skip> ")?;
+        write!(out, "save the record ({kind})? file name, or Enter (or n) to skip> ")?;
         out.flush()?;
         let mut line = String::new();
         if input.read_line(&mut line)? == 0 {
@@ -231,7 +231,9 @@ fn offer_to_save(record: &GameRecord, input: &mut impl BufRead, out: &mut impl W
             return Ok(());
         }
         let name = line.trim();
-        if name.is_empty() {
+        // `n` and `no` answer the question rather than name a file.
+        if name.is_empty() || name.eq_ignore_ascii_case("n") || name.eq_ignore_ascii_case("no") {
+            writeln!(out, "record not saved")?;
             return Ok(());
         }
         match crate::records::write_file(std::path::Path::new(name), record) {

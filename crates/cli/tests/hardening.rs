@@ -148,6 +148,29 @@ fn the_terminal_game_knows_undo_pass_resign_and_help() {
     assert!(ok && out.contains("nothing to undo"), "{out}");
 }
 
+/// Answering the save question with `n` or `no` saves nothing (it used to write a record
+/// named `n` into the working folder).
+#[test]
+fn no_to_the_save_question_writes_no_file() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    for answer in ["n", "No", ""] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+            .args(["play", "tictactoe", "--second", "human"])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(format!("resign\n{answer}\n").as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("record not saved"), "{answer:?}: {text}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "{answer:?}: a file was written");
+    }
+}
+
 #[test]
 fn a_finished_game_shows_its_score_and_saves_its_record() {
     let dir = tempfile::tempdir().unwrap();
