@@ -8,6 +8,8 @@
 use std::fmt;
 use std::hash::Hash;
 
+use crate::board::{BoardShape, Cell};
+
 /// The largest number of players a game may have (GDL games use up to six roles).
 pub const MAX_PLAYERS: usize = 8;
 
@@ -302,6 +304,54 @@ pub trait Game: Clone + Send + Sync + fmt::Display + fmt::Debug + 'static {
     /// The dense index of a move (only called when [`move_index_bound`](Game::move_index_bound) > 0).
     fn move_index(&self, _mv: Self::Move) -> usize {
         0
+    }
+
+    /// What searches and front ends may assume about the whole game from this position on.
+    /// The default is the cautious answer: rewards that need not add up, no length bound,
+    /// turns that may be simultaneous.
+    fn properties(&self) -> Properties {
+        Properties { utility: Utility::GeneralSum, max_length: None, simultaneous: true }
+    }
+
+    /// The grid the game is played on, for games played on one; `None` (the default) for
+    /// the others. See [`crate::board`].
+    fn board_shape(&self) -> Option<BoardShape> {
+        None
+    }
+
+    /// What stands on the cell in column `x` and row `y` of [`board_shape`](Game::board_shape) (row 0
+    /// at the top, as the game prints itself); only called with `x < width` and
+    /// `y < height`.
+    fn cell_at(&self, _x: usize, _y: usize) -> Cell {
+        Cell::Empty
+    }
+}
+
+/// How the rewards of a game's ends relate.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Utility {
+    /// Every end's rewards add up to the same total: one side's gain is the other's loss
+    /// (win, loss and draw games). Negamax searches rely on it.
+    ConstantSum,
+    /// Rewards need not add up to the same total (many GDL games), or it is not known.
+    GeneralSum,
+}
+
+/// Facts about a whole game, as [`Game::properties`] gives them.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Properties {
+    /// How the rewards of its ends relate.
+    pub utility: Utility,
+    /// The most plies a game can last from its start, if bounded.
+    pub max_length: Option<u32>,
+    /// Whether some turn may have several players choosing at once ([`Turn::Simultaneous`]).
+    pub simultaneous: bool,
+}
+
+impl Properties {
+    /// An alternating, constant-sum game of at most `max_length` plies (`None`: unbounded).
+    pub const fn alternating(max_length: Option<u32>) -> Properties {
+        Properties { utility: Utility::ConstantSum, max_length, simultaneous: false }
     }
 }
 

@@ -73,6 +73,7 @@
 //! ```
 
 mod agent;
+pub mod board;
 mod game;
 pub mod kind;
 mod perft;
@@ -83,7 +84,8 @@ pub mod testing;
 mod zobrist;
 
 pub use agent::{Agent, AgentError, Choice, Clock, Limits, MoveStat, NullReport, Report, SearchInfo, Stopwatch};
-pub use game::{Game, MAX_PLAYERS, MoveParseError, PlayError, Player, Rewards, Turn, Undo};
+pub use board::{BoardShape, Cell, Geometry};
+pub use game::{Game, MAX_PLAYERS, MoveParseError, PlayError, Player, Properties, Rewards, Turn, Undo, Utility};
 pub use kind::{AgentFactory, AgentInfo, GameInfo, GameKind, GameVisitor, Workload};
 pub use perft::{perft, perft_divide};
 pub use rng::{Rng, splitmix64};

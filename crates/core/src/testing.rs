@@ -5,12 +5,15 @@
 //! are those a search relies on without checking: legal move lists without duplicates and
 //! empty exactly at the end, hashes that agree with a recomputation, notation that reads
 //! back, rewards in range, clones that behave like the original, undo that restores
-//! everything.
+//! everything — and that the game keeps what it declares about itself ([`Game::properties`]:
+//! its length bound, alternating turns, rewards of a constant sum; its board and move index
+//! bound unchanged by play, and cells holding only pieces the board names).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::game::{Game, Player, Turn, Undo};
+use crate::board::{BoardShape, Cell};
+use crate::game::{Game, Player, Properties, Turn, Undo, Utility};
 use crate::rng::Rng;
 
 /// What a conformance run saw, for tests that want to assert more.
@@ -38,16 +41,22 @@ pub fn conformance<G: Game>(start: &G, games: usize, max_plies: u32, seed: u64) 
     let mut moves = Vec::new();
     let mut again = Vec::new();
     let mut joint = Vec::new();
+    let whole = Whole::of(start);
+    let mut reward_sum = None;
     for _ in 0..games {
         let mut state = start.clone();
         let mut plies = 0u32;
         loop {
             report.positions += 1;
             check_position(&state, &mut moves, &mut again);
+            whole.check(&state);
             if state.is_over() {
                 break;
             }
             assert!(plies < max_plies, "game did not end within {max_plies} plies:\n{state}");
+            if let Some(max) = whole.properties.max_length {
+                assert!(plies < max, "the game passed its declared maximum of {max} plies:\n{state}");
+            }
             let before_hash = state.hash();
             let before_ply = state.ply();
             match state.turn() {
@@ -65,6 +74,10 @@ pub fn conformance<G: Game>(start: &G, games: usize, max_plies: u32, seed: u64) 
                     check_stale_moves(&state, &moves, &mut again);
                 }
                 Turn::Simultaneous => {
+                    assert!(
+                        whole.properties.simultaneous,
+                        "a simultaneous turn in a game declared alternating:\n{state}"
+                    );
                     joint.clear();
                     for p in 0..n {
                         state.legal_moves_of(Player(p as u8), &mut moves);
@@ -83,6 +96,11 @@ pub fn conformance<G: Game>(start: &G, games: usize, max_plies: u32, seed: u64) 
         for &r in rewards.as_slice() {
             assert!((0.0..=1.0).contains(&r), "reward {r} outside 0..=1");
         }
+        if whole.properties.utility == Utility::ConstantSum {
+            let sum: f64 = rewards.as_slice().iter().sum();
+            let first = *reward_sum.get_or_insert(sum);
+            assert!((sum - first).abs() < 1e-9, "a constant-sum game's rewards add up to {first} and then {sum}");
+        }
         match rewards.winner() {
             Some(p) => report.wins[p.index()] += 1,
             None => report.draws += 1,
@@ -91,6 +109,56 @@ pub fn conformance<G: Game>(start: &G, games: usize, max_plies: u32, seed: u64) 
         report.longest = report.longest.max(plies);
     }
     report
+}
+
+/// What a game declares about itself as a whole, which every position must agree with.
+struct Whole {
+    properties: Properties,
+    board: Option<BoardShape>,
+    move_index_bound: usize,
+    players: usize,
+}
+
+impl Whole {
+    fn of<G: Game>(start: &G) -> Whole {
+        let board = start.board_shape();
+        if let Some(b) = board {
+            assert!(b.width > 0 && b.height > 0, "an empty board: {b:?}");
+            assert!(!b.pieces.is_empty(), "a board with no kind of piece: {b:?}");
+        }
+        Whole {
+            properties: start.properties(),
+            board,
+            move_index_bound: start.move_index_bound(),
+            players: start.num_players(),
+        }
+    }
+
+    /// The position declares what the start did, and its cells hold what the board allows.
+    fn check<G: Game>(&self, state: &G) {
+        assert_eq!(state.properties(), self.properties, "the game's properties changed during play");
+        assert_eq!(state.move_index_bound(), self.move_index_bound, "the move index bound changed during play");
+        assert_eq!(state.board_shape(), self.board, "the board's shape changed during play");
+        let Some(shape) = self.board else { return };
+        for y in 0..shape.height {
+            for x in 0..shape.width {
+                match state.cell_at(x, y) {
+                    Cell::Empty => {}
+                    Cell::Blocked => assert!(
+                        shape.blocked.is_some(),
+                        "cell ({x}, {y}) blocked on a board without blocked cells:\n{state}"
+                    ),
+                    Cell::Piece { owner, kind } => {
+                        assert!(owner.index() < self.players, "cell ({x}, {y}) holds a piece of {owner:?}:\n{state}");
+                        assert!(
+                            usize::from(kind) < shape.pieces.len(),
+                            "cell ({x}, {y}) holds a piece of unknown kind {kind}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The moves of the last position that are not legal in this one: `is_legal` must say so,

@@ -11,7 +11,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tabula_core::{Game, MoveParseError, Player, Rewards, Spec, Turn};
+use tabula_core::{Game, MoveParseError, Player, Properties, Rewards, Spec, Turn, Utility};
 
 use crate::interp::{EvalError, Gid, Interpreter};
 use crate::validate::Problem;
@@ -249,6 +249,12 @@ impl Game for GdlGame {
             .lookup(e, interp.symbols())
             .map(GdlMove)
             .ok_or_else(|| MoveParseError::new(text, "not a move of this game"))
+    }
+
+    /// Goals need not add up to a constant, any turn may have several roles choosing, and
+    /// the spec's `max_plies` bounds the length.
+    fn properties(&self) -> Properties {
+        Properties { utility: Utility::GeneralSum, max_length: Some(self.shared.max_plies), simultaneous: true }
     }
 
     fn ply(&self) -> u32 {

@@ -45,7 +45,8 @@ mod kind;
 use std::fmt;
 
 use tabula_core::{
-    Game, MoveParseError, ParamInfo, Params, Player, Rewards, Rng, Spec, SpecError, Turn, Undo, const_keys,
+    BoardShape, Cell, Game, MoveParseError, ParamInfo, Params, Player, Properties, Rewards, Rng, Spec, SpecError, Turn,
+    Undo, const_keys,
 };
 
 pub use bits::{BitIter, Bits};
@@ -783,6 +784,30 @@ impl Game for Amazons {
             return Err(MoveParseError::new(text, "unexpected text after the arrow square"));
         }
         Ok(Move { from: squares[0], to: squares[1], arrow: squares[2] })
+    }
+
+    /// Win or loss (a side without a move loses); every move burns one empty square, so a
+    /// game lasts at most as many plies as the board has squares without an amazon.
+    fn properties(&self) -> Properties {
+        let amazons = (self.amazons[0] | self.amazons[1]).count() as usize;
+        Properties::alternating(Some((self.width() * self.height() - amazons) as u32))
+    }
+
+    fn board_shape(&self) -> Option<BoardShape> {
+        Some(BoardShape { blocked: Some("arrow"), ..BoardShape::square(self.width(), self.height(), &["amazon"]) })
+    }
+
+    fn cell_at(&self, x: usize, y: usize) -> Cell {
+        let sq = self.tables.index(x, self.height() - 1 - y);
+        if self.amazons[0].has(sq) {
+            Cell::Piece { owner: Player(0), kind: 0 }
+        } else if self.amazons[1].has(sq) {
+            Cell::Piece { owner: Player(1), kind: 0 }
+        } else if self.arrows.has(sq) {
+            Cell::Blocked
+        } else {
+            Cell::Empty
+        }
     }
 
     fn ply(&self) -> u32 {

@@ -378,3 +378,20 @@ fn perft_2_on_other_boards_matches_the_walk() {
         assert_eq!(g.clone().perft_fast(2), leaves, "{w}x{h}");
     }
 }
+
+#[test]
+fn the_board_a_renderer_sees_shows_amazons_and_arrows() {
+    let mut g = Amazons::from_spec(&tabula_core::Spec::parse("amazons(size=6)").unwrap()).unwrap();
+    let before = tabula_core::board::diagram(&g).unwrap();
+    let mut moves = Vec::new();
+    g.legal_moves(&mut moves);
+    let mv = moves[0];
+    g.play(mv);
+    let after = tabula_core::board::diagram(&g).unwrap();
+    assert_eq!(before.matches('A').count() + before.matches('a').count(), 8);
+    assert_eq!(after.matches('#').count(), 1, "one arrow:\n{after}");
+    // The arrow stands where the move says, counted from the bottom row.
+    let (c, r) = g.coords(mv.arrow());
+    assert_eq!(after.lines().nth(5 - r).unwrap().as_bytes()[c], b'#');
+    assert_eq!(g.board_shape().unwrap().blocked, Some("arrow"));
+}

@@ -10,7 +10,10 @@
 
 use std::fmt;
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo, const_keys};
+use tabula_core::{
+    BoardShape, Cell, Game, MoveParseError, ParamInfo, Params, Player, Properties, Rewards, Spec, SpecError, Turn,
+    Undo, const_keys,
+};
 use tabula_search::{Evaluator, WIN};
 
 /// A column, 0-based from the left.
@@ -387,6 +390,23 @@ impl Game for Connect4 {
     fn move_index(&self, mv: Column) -> usize {
         mv.0 as usize
     }
+
+    /// Win, loss or draw within one ply per cell.
+    fn properties(&self) -> Properties {
+        Properties::alternating(Some((self.width as usize * self.height as usize) as u32))
+    }
+
+    fn board_shape(&self) -> Option<BoardShape> {
+        Some(BoardShape::square(self.width as usize, self.height as usize, &["disc"]))
+    }
+
+    fn cell_at(&self, x: usize, y: usize) -> Cell {
+        let bit = 1u64 << (x as u32 * self.h1() + (self.height as u32 - 1 - y as u32));
+        match (0..2).find(|&p| self.stones[p] & bit != 0) {
+            Some(p) => Cell::Piece { owner: Player(p as u8), kind: 0 },
+            None => Cell::Empty,
+        }
+    }
 }
 
 impl Undo for Connect4 {
@@ -532,5 +552,16 @@ mod tests {
             g
         };
         assert_eq!(e.shortcut(&g, 0), Some(-(WIN - 2)), "\n{g}");
+    }
+
+    #[test]
+    fn the_board_a_renderer_sees_fills_from_the_bottom() {
+        let g = Connect4::from_moves(7, 6, "4434").unwrap();
+        let d = tabula_core::board::diagram(&g).unwrap();
+        assert_eq!(d.lines().count(), 6);
+        assert_eq!(d.lines().nth(5), Some("..AA..."));
+        assert_eq!(d.lines().nth(4), Some("...a..."));
+        assert_eq!(d.lines().nth(3), Some("...a..."));
+        assert!(d.lines().take(3).all(|l| l == "......."));
     }
 }

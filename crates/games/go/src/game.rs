@@ -3,7 +3,10 @@
 
 use std::fmt;
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Rng, Spec, SpecError, Turn, Undo};
+use tabula_core::{
+    BoardShape, Cell, Game, MoveParseError, ParamInfo, Params, Player, Properties, Rewards, Rng, Spec, SpecError, Turn,
+    Undo,
+};
 
 use crate::board::{Board, COLUMNS, Color, KEYS, KO_KEYS, MAX_SIZE, MIN_SIZE, PASS_KEY, Point, SIDE_KEY, stone_key};
 
@@ -911,6 +914,23 @@ impl Game for Go {
         match mv {
             Move::Pass => self.size() * self.size(),
             Move::Play(p) => self.board.dense_index(p),
+        }
+    }
+
+    /// Win, loss or jigo, within the move cap ([`Go::max_plies`]).
+    fn properties(&self) -> Properties {
+        Properties::alternating(Some(self.max_plies))
+    }
+
+    fn board_shape(&self) -> Option<BoardShape> {
+        Some(BoardShape::square(self.size(), self.size(), &["stone"]))
+    }
+
+    fn cell_at(&self, x: usize, y: usize) -> Cell {
+        let n = self.size();
+        match self.board.point(x, n - 1 - y).and_then(|p| self.board.color_at(p)) {
+            Some(c) => Cell::Piece { owner: Player(c as u8), kind: 0 },
+            None => Cell::Empty,
         }
     }
 }

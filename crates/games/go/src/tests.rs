@@ -651,3 +651,21 @@ fn points_of_another_board_do_not_panic() {
         }
     }
 }
+
+#[test]
+fn the_board_a_renderer_sees_has_row_one_at_the_bottom() {
+    let mut g = Go::from_spec(&Spec::parse("go(size=5)").unwrap()).unwrap();
+    for mv in ["a1", "e5", "c3"] {
+        g.play_text(mv).unwrap();
+    }
+    let shape = g.board_shape().unwrap();
+    assert_eq!((shape.width, shape.height, shape.pieces), (5, 5, &["stone"][..]));
+    assert_eq!(tabula_core::board::diagram(&g).unwrap(), "....a\n.....\n..A..\n.....\nA....\n");
+    // Seen by White (player 2), to move: White's stones come first.
+    let mut planes = Vec::new();
+    assert_eq!(tabula_core::board::observation(&g, Player(1), &mut planes), Some([3, 5, 5]));
+    assert_eq!(planes[4], 1.0, "White's e5 in White's own plane");
+    assert_eq!(planes[25 + 20] + planes[25 + 12], 2.0, "Black's a1 and c3 in the opponent plane");
+    assert!(planes[50..].iter().all(|&v| v == 1.0), "White to move");
+    assert_eq!(planes.iter().sum::<f32>(), 28.0);
+}

@@ -55,7 +55,10 @@ mod tests;
 
 use std::fmt;
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo, const_keys};
+use tabula_core::{
+    BoardShape, Cell, Game, Geometry, MoveParseError, ParamInfo, Params, Player, Properties, Rewards, Spec, SpecError,
+    Turn, Undo, const_keys,
+};
 
 pub use eval::HexEval;
 pub use kind::HexKind;
@@ -456,6 +459,23 @@ impl Game for Hex {
         match mv {
             Move::Cell(c) => c as usize,
             Move::Swap => self.size() * self.size(),
+        }
+    }
+
+    /// Hex has no draw, and every ply but a swap fills a cell.
+    fn properties(&self) -> Properties {
+        Properties::alternating(Some((self.size() * self.size() + self.swap as usize) as u32))
+    }
+
+    fn board_shape(&self) -> Option<BoardShape> {
+        let n = self.size();
+        Some(BoardShape { geometry: Geometry::Hex, ..BoardShape::square(n, n, &["stone"]) })
+    }
+
+    fn cell_at(&self, x: usize, y: usize) -> Cell {
+        match self.at(y * self.size() + x) {
+            Some(owner) => Cell::Piece { owner, kind: 0 },
+            None => Cell::Empty,
         }
     }
 }

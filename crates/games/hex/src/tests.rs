@@ -315,3 +315,12 @@ fn distances_are_shortest_paths() {
     assert_eq!(HexEval::distance(&g, Player(0)), None);
     assert_eq!(HexEval::distance(&g, Player(1)), Some(0));
 }
+
+#[test]
+fn the_board_a_renderer_sees_is_a_rhombus_with_a1_at_the_top_left() {
+    let mut g = Hex::from_spec(&Spec::parse("hex(size=3)").unwrap()).unwrap();
+    g.play_text("a1").unwrap();
+    g.play_text("c2").unwrap();
+    assert_eq!(g.board_shape().unwrap().geometry, tabula_core::Geometry::Hex);
+    assert_eq!(tabula_core::board::diagram(&g).unwrap(), "A..\n..a\n...\n");
+}

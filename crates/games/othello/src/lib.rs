@@ -41,7 +41,9 @@ mod solve;
 
 use std::fmt;
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo};
+use tabula_core::{
+    BoardShape, Cell, Game, MoveParseError, ParamInfo, Params, Player, Properties, Rewards, Spec, SpecError, Turn, Undo,
+};
 
 pub use bits::Bits;
 pub use eval::{BaselineEval, ROOT_SOLVE_EMPTIES, SHORTCUT_EMPTIES, StrongEval, order_score};
@@ -548,6 +550,30 @@ impl Game for Othello {
         match mv.square() {
             Some(sq) => sq.row as usize * self.width() + sq.col as usize,
             None => self.width() * self.height(),
+        }
+    }
+
+    /// Win, loss or draw; every placement fills one of the squares outside the centre start,
+    /// and a pass is always followed by a placement or the end, so a game lasts at most twice
+    /// as many plies as there are such squares.
+    fn properties(&self) -> Properties {
+        let squares = self.width() * self.height() - self.blocked().len() - 4;
+        Properties::alternating(Some(2 * squares as u32))
+    }
+
+    fn board_shape(&self) -> Option<BoardShape> {
+        Some(BoardShape {
+            blocked: Some("blocked square"),
+            ..BoardShape::square(self.width(), self.height(), &["disc"])
+        })
+    }
+
+    fn cell_at(&self, x: usize, y: usize) -> Cell {
+        let sq = Square::new(y as u8, x as u8);
+        match self.disc_at(sq) {
+            Some(owner) => Cell::Piece { owner, kind: 0 },
+            None if each!(self, p => p.is_blocked(sq)) => Cell::Blocked,
+            None => Cell::Empty,
         }
     }
 }

@@ -399,3 +399,15 @@ fn under_a_game_clock_the_agent_plays_perfectly_once_the_endgame_fits() {
         checked += 1;
     }
 }
+
+#[test]
+fn the_board_a_renderer_sees_has_blocked_squares_and_a1_at_the_top() {
+    let mut g = spec("othello(size=6,blocked=a1+f6)").unwrap();
+    g.play_text("c2").unwrap();
+    assert_eq!(g.board_shape().unwrap().blocked, Some("blocked square"));
+    assert_eq!(tabula_core::board::diagram(&g).unwrap(), "#.....\n..A...\n..AA..\n..Aa..\n......\n.....#\n");
+    let mut planes = Vec::new();
+    assert_eq!(tabula_core::board::observation(&g, Player(1), &mut planes), Some([4, 6, 6]));
+    assert_eq!(planes[2 * 36..3 * 36].iter().sum::<f32>(), 2.0, "two blocked squares");
+    assert!(planes[3 * 36..].iter().all(|&v| v == 1.0), "White to move");
+}

@@ -5,7 +5,10 @@
 
 use std::fmt;
 
-use tabula_core::{Game, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn, Undo, const_keys};
+use tabula_core::{
+    BoardShape, Cell, Game, MoveParseError, ParamInfo, Params, Player, Properties, Rewards, Spec, SpecError, Turn,
+    Undo, const_keys,
+};
 
 /// A square, 0..9, numbered a1=0, b1=1, c1=2, a2=3, ... c3=8.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -195,6 +198,22 @@ impl Game for TicTacToe {
     fn move_index(&self, mv: Square) -> usize {
         mv.index()
     }
+
+    /// Win, loss or draw within nine plies.
+    fn properties(&self) -> Properties {
+        Properties::alternating(Some(9))
+    }
+
+    fn board_shape(&self) -> Option<BoardShape> {
+        Some(BoardShape::square(3, 3, &["mark"]))
+    }
+
+    fn cell_at(&self, x: usize, y: usize) -> Cell {
+        match self.at(Square(((2 - y) * 3 + x) as u8)) {
+            Some(owner) => Cell::Piece { owner, kind: 0 },
+            None => Cell::Empty,
+        }
+    }
 }
 
 impl Undo for TicTacToe {
@@ -249,5 +268,13 @@ mod tests {
         assert!(g.parse_move("d1").is_err());
         assert!(g.parse_move("").is_err());
         assert!(TicTacToe::from_spec(&Spec::parse("tictactoe(size=4)").unwrap()).is_err());
+    }
+
+    #[test]
+    fn the_board_a_renderer_sees_has_rank_three_at_the_top() {
+        let mut g = TicTacToe::new();
+        g.play_text("a1").unwrap();
+        g.play_text("c3").unwrap();
+        assert_eq!(tabula_core::board::diagram(&g).unwrap(), "..a\n...\nA..\n");
     }
 }

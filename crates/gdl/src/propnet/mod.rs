@@ -21,7 +21,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tabula_core::{Game, MAX_PLAYERS, MoveParseError, ParamInfo, Params, Player, Rewards, Spec, SpecError, Turn};
+use tabula_core::{
+    Game, MAX_PLAYERS, MoveParseError, ParamInfo, Params, Player, Properties, Rewards, Spec, SpecError, Turn, Utility,
+};
 
 use crate::interp::{Gid, Ground};
 use crate::syntax::Symbols;
@@ -412,6 +414,12 @@ impl Game for PropnetGame {
             .lookup(e, &self.shared.symbols)
             .map(PropnetMove)
             .ok_or_else(|| MoveParseError::new(text, "not a move of this game"))
+    }
+
+    /// Goals need not add up to a constant, any turn may have several roles choosing, and
+    /// the spec's `max_plies` bounds the length.
+    fn properties(&self) -> Properties {
+        Properties { utility: Utility::GeneralSum, max_length: Some(self.shared.max_plies), simultaneous: true }
     }
 
     fn ply(&self) -> u32 {
