@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::game::{Game, Player};
 
@@ -71,56 +71,6 @@ impl Limits {
     #[inline]
     pub fn stopped(&self) -> bool {
         self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
-    }
-}
-
-/// Measures elapsed time against a soft and a hard budget.
-#[derive(Clone, Debug)]
-pub struct Stopwatch {
-    start: Instant,
-    soft: Option<Duration>,
-    hard: Option<Duration>,
-}
-
-impl Stopwatch {
-    /// Starts timing with the budgets of `limits` (hard defaults to the soft budget).
-    pub fn start(limits: &Limits) -> Stopwatch {
-        let soft = limits.time;
-        let hard = limits.hard_time.or(soft);
-        Stopwatch { start: Instant::now(), soft, hard }
-    }
-
-    /// Starts timing with explicit budgets.
-    pub fn with_budget(soft: Option<Duration>, hard: Option<Duration>) -> Stopwatch {
-        Stopwatch { start: Instant::now(), soft, hard }
-    }
-
-    /// Time since the start.
-    #[inline]
-    pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
-    }
-
-    /// The soft budget.
-    pub fn soft(&self) -> Option<Duration> {
-        self.soft
-    }
-
-    /// The hard budget.
-    pub fn hard(&self) -> Option<Duration> {
-        self.hard
-    }
-
-    /// Whether the soft budget is used up.
-    #[inline]
-    pub fn soft_expired(&self) -> bool {
-        self.soft.is_some_and(|s| self.start.elapsed() >= s)
-    }
-
-    /// Whether the hard budget is used up.
-    #[inline]
-    pub fn hard_expired(&self) -> bool {
-        self.hard.is_some_and(|h| self.start.elapsed() >= h)
     }
 }
 

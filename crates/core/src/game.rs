@@ -306,6 +306,13 @@ pub trait Game: Clone + Send + Sync + fmt::Display + fmt::Debug + 'static {
         0
     }
 
+    /// The moves the side to move can expect still to play, which time management spreads
+    /// its clock over ([`crate::time`]). The default, for games that cannot tell, is
+    /// [`DEFAULT_MOVES_LEFT`](crate::time::DEFAULT_MOVES_LEFT).
+    fn moves_left(&self) -> u32 {
+        crate::time::DEFAULT_MOVES_LEFT
+    }
+
     /// What searches and front ends may assume about the whole game from this position on.
     /// The default is the cautious answer: rewards that need not add up, no length bound,
     /// turns that may be simultaneous.

@@ -10,12 +10,12 @@
 
 use std::time::{Duration, Instant};
 
-use tabula_core::{Agent, AgentError, Game, Limits, MoveParseError, Player, SearchInfo};
+use tabula_core::{Agent, AgentError, Budget, Game, Limits, MoveParseError, Player, SearchInfo};
 
 use crate::analysis::{Style, analysis_line, push_ownership};
 use crate::engine::{Ctx, Engine};
 use crate::protocol::{Color, Command, GtpError, parse_color, parse_float, parse_int};
-use crate::time::{SideClock, TimeSystem, limits_from_clock};
+use crate::time::{SideClock, TimeSystem};
 
 /// A move as GTP writes it: a move of the game, or `pass` / `resign` when the game has no
 /// such move of its own.
@@ -368,11 +368,17 @@ impl<G: GtpGame> GameEngine<G> {
         Ok(())
     }
 
-    /// The limits for a move of `color`: from its clock when a time control is set, else the
+    /// The limits for a move of `color`: when a time control is set, its clock and the
+    /// budget the shared policy gives it for the moves the position has left
+    /// ([`Budget::from_limits`], which agents that read the clock arrive at too); else the
     /// default limits.
     pub fn limits_for(&self, color: Color) -> Limits {
         match &self.clocks[color.index()] {
-            Some(c) => limits_from_clock(&c.to_clock(&self.time)),
+            Some(c) => {
+                let clock = Limits { clock: Some(c.to_clock(&self.time)), ..Limits::default() };
+                let budget = Budget::from_limits(&clock, self.state.moves_left());
+                Limits { time: budget.soft, hard_time: budget.hard, ..clock }
+            }
             None => self.default_limits.clone(),
         }
     }

@@ -1,4 +1,5 @@
-//! Time controls as GTP states them, and thinking budgets derived from them.
+//! Time controls as GTP states them, turned into the core [`Clock`] the agents budget (with
+//! the one policy of [`tabula_core::time`]).
 //!
 //! GTP sets the control once (`time_settings`: Canadian overtime; `kgs-time_settings`:
 //! also absolute and Japanese byo-yomi) and then reports each side's clock before moves
@@ -7,7 +8,7 @@
 
 use std::time::Duration;
 
-use tabula_core::{Clock, Limits};
+use tabula_core::Clock;
 
 /// A time control.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -171,51 +172,18 @@ impl SideClock {
     }
 }
 
-/// Time kept back for the protocol round trip and process scheduling.
-pub const LATENCY_MARGIN: Duration = Duration::from_millis(50);
-
-const MIN_BUDGET: Duration = Duration::from_millis(10);
-
-/// Thinking limits for one move under `clock`: a soft target and a hard ceiling that keep
-/// the side safely inside its time, with the clock attached for agents that manage their
-/// own time.
-pub fn limits_from_clock(clock: &Clock) -> Limits {
-    let per_overtime_move = if clock.overtime_period.is_zero() {
-        Duration::ZERO
-    } else if clock.canadian {
-        clock.overtime_period / clock.overtime_count.max(1)
-    } else {
-        clock.overtime_period
-    };
-    let (soft, hard) = match clock.moves_to_go {
-        // Canadian overtime: the remaining time spread over the stones left.
-        Some(n) if clock.canadian => {
-            let per = clock.remaining / n.max(1);
-            (per.mul_f64(0.8), per.mul_f64(0.95))
-        }
-        Some(n) => {
-            let per = clock.remaining / n.max(1);
-            (per.mul_f64(0.8), (clock.remaining / 2).max(per))
-        }
-        None if clock.remaining.is_zero() => (per_overtime_move.mul_f64(0.8), per_overtime_move.mul_f64(0.95)),
-        None => {
-            let soft =
-                (clock.remaining / 30).saturating_add(clock.increment).saturating_add(per_overtime_move.mul_f64(0.8));
-            let hard =
-                (clock.remaining / 8).saturating_add(clock.increment).saturating_add(per_overtime_move.mul_f64(0.95));
-            (soft, hard)
-        }
-    };
-    let hard = hard.saturating_sub(LATENCY_MARGIN).max(MIN_BUDGET);
-    let soft = soft.saturating_sub(LATENCY_MARGIN).max(MIN_BUDGET).min(hard);
-    Limits { time: Some(soft), hard_time: Some(hard), clock: Some(clock.clone()), ..Limits::default() }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use tabula_core::Budget;
+
     const S: fn(u64) -> Duration = Duration::from_secs;
+
+    /// What an agent thinking against `clock` may spend on a move (30 moves expected).
+    fn budget(clock: &Clock) -> Budget {
+        Budget::for_move(clock, 30)
+    }
 
     #[test]
     fn gtp_settings() {
@@ -240,8 +208,8 @@ mod tests {
         assert_eq!(c.count, 2);
         let clock = c.to_clock(&sys);
         assert_eq!(clock.moves_to_go, Some(2));
-        let l = limits_from_clock(&clock);
-        assert!(l.hard_time.unwrap() < S(14), "{l:?}");
+        let b = budget(&clock);
+        assert!(b.hard.unwrap() < S(14), "{b:?}");
         c.charge(&sys, S(1));
         c.charge(&sys, S(1));
         assert_eq!((c.count, c.period_left), (3, S(30)), "a new period starts");
@@ -257,9 +225,9 @@ mod tests {
         assert!(c.overtime);
         c.charge(&sys, S(25));
         assert_eq!(c.count, 1);
-        let l = limits_from_clock(&c.to_clock(&sys));
-        assert!(l.hard_time.unwrap() < S(10));
-        assert!(l.time.unwrap() <= l.hard_time.unwrap());
+        let b = budget(&c.to_clock(&sys));
+        assert!(b.hard.unwrap() < S(10));
+        assert!(b.soft.unwrap() <= b.hard.unwrap());
     }
 
     #[test]
@@ -275,8 +243,8 @@ mod tests {
                     canadian,
                     moves_to_go,
                 };
-                let l = limits_from_clock(&clock);
-                assert!(l.time.unwrap() <= l.hard_time.unwrap());
+                let b = budget(&clock);
+                assert!(b.soft.unwrap() <= b.hard.unwrap());
             }
         }
         let sys = TimeSystem::Canadian { main: huge, period: huge, stones: 1 };
@@ -293,17 +261,6 @@ mod tests {
             let mut c = sys.start_clock().unwrap();
             c.charge(&sys, S(5));
             assert_eq!(c.count, 1);
-        }
-    }
-
-    #[test]
-    fn budgets_stay_inside_the_clock() {
-        for secs in [0u64, 1, 5, 60, 600, 3600] {
-            let clock = Clock { remaining: S(secs), ..Clock::default() };
-            let l = limits_from_clock(&clock);
-            let hard = l.hard_time.unwrap();
-            assert!(l.time.unwrap() <= hard);
-            assert!(hard <= S(secs).max(MIN_BUDGET), "{secs}: {hard:?}");
         }
     }
 }

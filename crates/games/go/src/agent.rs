@@ -2,15 +2,12 @@
 //! [`GoPolicy`] and Go defaults, and [`GoAgent`] wraps it with what only Go needs — time
 //! budgets from Go clocks and a last check that the chosen move does not fill an own eye.
 //!
-//! Time: the generic budget spreads main time over a fixed number of moves. A Go game's
-//! length is foreseeable from the empty points left, and byo-yomi and Canadian overtime
-//! guarantee time for later moves, so [`go_budget`] spends main time by the moves still
-//! expected, adds part of the overtime per move, and keeps every hard limit inside the time
-//! the side really has, with a margin for the protocol round trip.
+//! Time: the shared policy of [`tabula_core::time`], with the moves left that Go expects from
+//! its empty points ([`Game::moves_left`](tabula_core::Game::moves_left)); the player turns
+//! a clock into explicit limits first ([`GoAgent::limits_for`]) so that it can keep part of
+//! them back for its dead-stone check after passes.
 
-use std::time::Duration;
-
-use tabula_core::{Agent, AgentError, Choice, Clock, Limits, ParamInfo, Player, Report, Spec, SpecError};
+use tabula_core::{Agent, AgentError, Budget, Choice, Game, Limits, ParamInfo, Player, Report, Spec, SpecError};
 use tabula_search::{MctsAgent, MctsConfig};
 
 use crate::game::{Go, Move};
@@ -90,10 +87,6 @@ pub const RAVE_DISTANCE_MAX_SIZE: usize = 13;
 pub fn default_rave_distance(size: usize) -> u32 {
     if size <= RAVE_DISTANCE_MAX_SIZE { RAVE_DISTANCE } else { 0 }
 }
-
-/// Time kept back on every move for the protocol round trip and scheduling.
-pub const SAFETY_MARGIN: Duration = Duration::from_millis(150);
-const MIN_BUDGET: Duration = Duration::from_millis(10);
 
 fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
     SpecError::BadValue { owner: spec.name.clone(), key: key.into(), value: value.into(), reason: reason.into() }
@@ -211,55 +204,6 @@ pub fn go_agent(spec: &Spec) -> Result<GoAgent, SpecError> {
     Ok(GoAgent::new(go_mcts(spec)?).with_honest_pass(honest).with_rave_distance_by_size(by_size))
 }
 
-/// The expected number of moves the side to move still has to play in `state`: about half
-/// the empty points (most empty points get filled, by both sides, and some are never played).
-pub fn expected_moves_left(state: &Go) -> u32 {
-    let empty = state.board().empty_count() as f64;
-    (empty * 0.45).max(10.0) as u32
-}
-
-/// The (soft, hard) thinking time for one move under `clock` with `moves_left` moves expected
-/// (see [`expected_moves_left`]). Absolute time is spread over the moves left; byo-yomi and
-/// Canadian main time add part of one overtime move's share; in byo-yomi the period, in
-/// Canadian overtime the period left over the stones left, is the budget. Hard limits never
-/// reach the time the side has, less [`SAFETY_MARGIN`].
-pub fn go_budget(clock: &Clock, moves_left: u32) -> (Duration, Duration) {
-    let moves = moves_left.max(1);
-    let per_overtime_move = if clock.overtime_period.is_zero() {
-        Duration::ZERO
-    } else if clock.canadian {
-        clock.overtime_period / clock.overtime_count.max(1)
-    } else {
-        clock.overtime_period
-    };
-    let (soft, hard, available) = match clock.moves_to_go {
-        // Canadian overtime: the period left spread over the stones still to play in it.
-        Some(n) if clock.canadian => {
-            let per = clock.remaining / n.max(1);
-            (per.mul_f64(0.8), per.mul_f64(0.95), clock.remaining)
-        }
-        Some(n) => {
-            let per = clock.remaining / n.max(1) + clock.increment;
-            (per.mul_f64(0.8), per.max(clock.remaining / 4), clock.remaining + clock.increment)
-        }
-        None if clock.remaining.is_zero() => {
-            // Byo-yomi periods (or nothing but an increment).
-            let per = per_overtime_move + clock.increment;
-            (per.mul_f64(0.7), per.mul_f64(0.85), per)
-        }
-        None => {
-            let share = clock.remaining / moves + clock.increment;
-            let soft = share + per_overtime_move.mul_f64(0.5);
-            let hard = (soft * 3).min(clock.remaining / 4 + per_overtime_move.mul_f64(0.85)).max(soft);
-            (soft, hard, clock.remaining + clock.increment + per_overtime_move.mul_f64(0.85))
-        }
-    };
-    let ceiling = available.saturating_sub(SAFETY_MARGIN).max(MIN_BUDGET);
-    let hard = hard.min(ceiling).max(MIN_BUDGET);
-    let soft = soft.min(hard).max(MIN_BUDGET);
-    (soft, hard)
-}
-
 /// The Go player: the MCTS agent of [`go_mcts`] with Go time management, a veto on
 /// filling an own eye and (by default) honest passing.
 ///
@@ -314,17 +258,11 @@ impl GoAgent {
         &self.inner
     }
 
-    /// The limits for one move: when a clock is given, the Go budget replaces the soft time
-    /// and tightens the hard one.
+    /// The limits for one move as explicit times: the caller's and what the clock allows
+    /// for the moves Go expects to have left ([`Budget::from_limits`]).
     pub fn limits_for(state: &Go, limits: &Limits) -> Limits {
-        let mut l = limits.clone();
-        if let Some(clock) = &limits.clock {
-            let (soft, hard) = go_budget(clock, expected_moves_left(state));
-            let hard = limits.hard_time.map_or(hard, |h| h.min(hard));
-            l.time = Some(soft.min(hard));
-            l.hard_time = Some(hard);
-        }
-        l
+        let budget = Budget::from_limits(limits, state.moves_left());
+        Limits { time: budget.soft, hard_time: budget.hard, ..limits.clone() }
     }
 }
 
@@ -463,47 +401,6 @@ mod tests {
     use super::*;
     use crate::model::MoveModel;
 
-    fn secs(s: f64) -> Duration {
-        Duration::from_secs_f64(s)
-    }
-
-    #[test]
-    fn budgets_stay_inside_the_clock() {
-        let absolute = Clock { remaining: secs(60.0), ..Clock::default() };
-        let (s, h) = go_budget(&absolute, 30);
-        assert_eq!(s, secs(2.0));
-        assert!(h >= s && h <= secs(15.0), "{h:?}");
-        let tight = Clock { remaining: secs(0.1), ..Clock::default() };
-        let (s, h) = go_budget(&tight, 30);
-        assert!(s <= h && h <= secs(0.01) + Duration::from_nanos(1), "{s:?} {h:?}");
-        let byo = Clock { overtime_period: secs(10.0), overtime_count: 3, ..Clock::default() };
-        assert_eq!(go_budget(&byo, 30), (secs(7.0), secs(8.5)));
-        let byo_main =
-            Clock { remaining: secs(30.0), overtime_period: secs(10.0), overtime_count: 3, ..Clock::default() };
-        let (s, h) = go_budget(&byo_main, 30);
-        assert_eq!(s, secs(6.0));
-        assert!(h <= secs(30.0 + 8.5), "{h:?}");
-        let canadian = Clock {
-            remaining: secs(20.0),
-            overtime_period: secs(60.0),
-            overtime_count: 10,
-            canadian: true,
-            moves_to_go: Some(4),
-            ..Clock::default()
-        };
-        assert_eq!(go_budget(&canadian, 30), (secs(4.0), secs(4.75)));
-        let canadian_last = Clock {
-            remaining: secs(0.1),
-            overtime_period: secs(60.0),
-            overtime_count: 10,
-            canadian: true,
-            moves_to_go: Some(1),
-            ..Clock::default()
-        };
-        let (_, h) = go_budget(&canadian_last, 30);
-        assert!(h < secs(0.1), "{h:?}");
-    }
-
     #[test]
     fn spec_keys() {
         let a = go_mcts(&Spec::parse("mcts(playouts=10,playout=light,widen=false,seed=3)").unwrap()).unwrap();
@@ -598,6 +495,8 @@ mod tests {
 mod play_tests {
     use super::*;
     use crate::board::Color;
+    use std::time::Duration;
+    use tabula_core::Clock;
     use tabula_core::NullReport;
 
     #[test]

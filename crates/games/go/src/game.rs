@@ -917,6 +917,12 @@ impl Game for Go {
         }
     }
 
+    /// About half the empty points: most get filled, by both sides, and some are never
+    /// played; at least 10, as a game may go on in the opponent's area.
+    fn moves_left(&self) -> u32 {
+        (self.board.empty_count() as f64 * 0.45).max(10.0) as u32
+    }
+
     /// Win, loss or jigo, within the move cap ([`Go::max_plies`]).
     fn properties(&self) -> Properties {
         Properties::alternating(Some(self.max_plies))

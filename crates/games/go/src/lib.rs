@@ -54,8 +54,8 @@ pub use board::{Board, Color, MAX_SIZE, MIN_SIZE, PlayEffect, Point};
 pub use game::{Go, IllegalMove, Move, PARAMS, RuleSet, Rules, Score, SetupError, Superko, fixed_handicap_points};
 
 pub use agent::{
-    GoAgent, MCTS_PARAMS, PRIOR_EVEN, PRIOR_VISITS, RAVE_DISTANCE, RAVE_DISTANCE_MAX_SIZE, RAVE_EQUIV, SAFETY_MARGIN,
-    default_rave_distance, expected_moves_left, go_agent, go_budget, go_mcts,
+    GoAgent, MCTS_PARAMS, PRIOR_EVEN, PRIOR_VISITS, RAVE_DISTANCE, RAVE_DISTANCE_MAX_SIZE, RAVE_EQUIV,
+    default_rave_distance, go_agent, go_mcts,
 };
 pub use gtp::{GoEngine, gtp_engine, gtp_engine_with_limits, run_gtp};
 pub use kind::GoKind;

@@ -553,6 +553,11 @@ impl Game for Othello {
         }
     }
 
+    /// Half the empty squares, each side filling about as many.
+    fn moves_left(&self) -> u32 {
+        self.empties().div_ceil(2).max(1)
+    }
+
     /// Win, loss or draw; every placement fills one of the squares outside the centre start,
     /// and a pass is always followed by a placement or the end, so a game lasts at most twice
     /// as many plies as there are such squares.

@@ -14,9 +14,9 @@ use tabula_core::{
 
 use super::multi::{MultiMode, run_multi};
 use super::search::{SearchConfig, SearchResult, Shared, info_of, run};
-use super::time::{Budget, TimeKeeper};
 use super::tt::TransTable;
 use crate::eval::Evaluator;
+use tabula_core::{Budget, TimeKeeper};
 
 /// Thinking time per move when neither the spec nor the limits bound the search.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
@@ -93,9 +93,10 @@ impl SearchLimits {
         Ok(SearchLimits { depth, time: ms("time_ms")?, hard_time: ms("hard_ms")?, nodes })
     }
 
-    /// Combines with the front end's limits: the tighter of each; a default time when
-    /// nothing bounds the search.
-    pub fn plan(&self, limits: &Limits) -> (Option<u32>, Option<u64>, Budget) {
+    /// Combines with the front end's limits for a move with `moves_left` expected (see
+    /// [`Budget::from_limits`]): the tighter of each; a default time when nothing bounds
+    /// the search.
+    pub fn plan(&self, limits: &Limits, moves_left: u32) -> (Option<u32>, Option<u64>, Budget) {
         fn min<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
             match (a, b) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -106,7 +107,7 @@ impl SearchLimits {
         let depth = min(self.depth, limits.depth);
         let nodes = min(self.nodes, limits.nodes);
         let own = Budget { soft: self.time, hard: self.hard_time.or(self.time) };
-        let mut budget = Budget::from_limits(limits).min(own);
+        let mut budget = Budget::from_limits(limits, moves_left).min(own);
         if depth.is_none() && nodes.is_none() && budget.soft.is_none() && budget.hard.is_none() {
             budget = Budget { soft: Some(DEFAULT_TIME), hard: Some(DEFAULT_TIME) };
         }
@@ -256,7 +257,7 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
     /// choosing by `mc_depth`-ply alpha-beta; the best-valued move whose playout `player`
     /// wins is chosen, else `fallback`. Deterministic for a given position.
     fn mc_choice(&mut self, state: &G, player: Player, limits: &Limits, fallback: G::Move) -> G::Move {
-        let (depth, _, _) = self.limits.plan(limits);
+        let (depth, _, _) = self.limits.plan(limits, state.moves_left());
         let root_depth = depth.unwrap_or(3).saturating_sub(1).max(1);
         let mut moves = Vec::new();
         state.legal_moves(&mut moves);
@@ -332,7 +333,7 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
         limits: &Limits,
         report: &mut dyn FnMut(&tabula_core::SearchInfo<G::Move>),
     ) -> Option<SearchResult<G::Move>> {
-        let (depth, nodes, budget) = self.limits.plan(limits);
+        let (depth, nodes, budget) = self.limits.plan(limits, state.moves_left());
         let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
         let mut config = self.config.clone();
         config.max_depth = depth;
@@ -380,7 +381,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
         check_turn(state, player)?;
         check_two_players(state)?;
         if state.turn() == Turn::Simultaneous {
-            let (depth, nodes, budget) = self.limits.plan(limits);
+            let (depth, nodes, budget) = self.limits.plan(limits, state.moves_left());
             let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
             let r = run_multi(MultiMode::Paranoid, state, player, &self.eval, &shared, depth, report)
                 .ok_or(AgentError::NoMove)?;
@@ -443,7 +444,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for ParanoidAgent<G, E> {
         report: Report<'_, G::Move>,
     ) -> Result<Choice<G::Move>, AgentError> {
         check_turn(state, player)?;
-        let (depth, nodes, budget) = self.limits.plan(limits);
+        let (depth, nodes, budget) = self.limits.plan(limits, state.moves_left());
         let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
         let r = run_multi(MultiMode::Paranoid, state, player, &self.eval, &shared, depth, report)
             .ok_or(AgentError::NoMove)?;
@@ -494,7 +495,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for MaxnAgent<G, E> {
         report: Report<'_, G::Move>,
     ) -> Result<Choice<G::Move>, AgentError> {
         check_turn(state, player)?;
-        let (depth, nodes, budget) = self.limits.plan(limits);
+        let (depth, nodes, budget) = self.limits.plan(limits, state.moves_left());
         let shared = Shared::new(&self.tt, limits.stop.as_deref(), nodes, TimeKeeper::start(budget));
         let r =
             run_multi(MultiMode::MaxN, state, player, &self.eval, &shared, depth, report).ok_or(AgentError::NoMove)?;

@@ -7,7 +7,7 @@
 //! - [`TransTable`]: a lock-free, bucketed table shared by all threads (`tt`);
 //! - [`SearchConfig`] / [`search`]: iterative deepening with aspiration windows, TT, killer
 //!   and history ordering on top of the evaluator's, quiescence, Lazy SMP (`search`);
-//! - [`Budget`]: soft and hard time budgets from [`tabula_core::Limits`] and a game clock (`time`);
+//! - time: the soft and hard [`Budget`] of [`tabula_core::time`], which every agent shares;
 //! - [`solve`]: the exact value with mate distances by null-window narrowing (`solve`);
 //! - [`MultiMode`]: max-n and paranoid search (`multi`);
 //! - [`AlphaBetaAgent`], [`ParanoidAgent`], [`MaxnAgent`]: the agents built from spec strings.
@@ -16,7 +16,6 @@ mod agent;
 mod multi;
 mod search;
 mod solve;
-mod time;
 mod tt;
 
 pub use agent::{
@@ -26,7 +25,7 @@ pub use agent::{
 pub use multi::MultiMode;
 pub use search::{SearchConfig, SearchResult, proven_in};
 pub use solve::{SolveOptions, SolveProgress, Solved, solve, solve_in, solve_with};
-pub use time::{Budget, TimeKeeper};
+pub use tabula_core::{Budget, TimeKeeper};
 pub use tt::{Bound, TransTable, TtEntry, score_from_tt, score_to_tt};
 
 use tabula_core::{Game, Limits, SearchInfo};
@@ -46,7 +45,7 @@ pub fn search<G: Game, E: Evaluator<G>>(
     if state.is_over() {
         return None;
     }
-    let budget = Budget::from_limits(limits);
+    let budget = Budget::from_limits(limits, state.moves_left());
     let shared = search::Shared::new(tt, limits.stop.as_deref(), limits.nodes, TimeKeeper::start(budget));
     let mut config = config.clone();
     config.max_depth = match (config.max_depth, limits.depth) {

@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use tabula_core::{Game, Player, Rng, SearchInfo, Turn};
 
-use super::time::TimeKeeper;
 use super::tt::{Bound, TransTable};
 use crate::eval::{Evaluator, MAX_PLY, WIN, WIN_MIN, is_win_score};
+use tabula_core::TimeKeeper;
 
 /// A progress callback.
 pub(crate) type ReportFn<'r, M> = &'r mut dyn FnMut(&SearchInfo<M>);

@@ -15,9 +15,9 @@ use std::time::Duration;
 use tabula_core::Game;
 
 use super::search::{INF, MAX_SEARCH_PLY, SearchConfig, Searcher, Shared, proven_in};
-use super::time::{Budget, TimeKeeper};
 use super::tt::TransTable;
 use crate::eval::{Evaluator, WIN};
+use tabula_core::{Budget, TimeKeeper};
 
 /// Settings of a solve.
 #[derive(Clone, Debug)]

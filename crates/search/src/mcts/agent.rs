@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tabula_core::{
-    Agent, AgentError, Choice, Clock, Game, Limits, MoveStat, Player, Report, Rng, SearchInfo, Spec, SpecError, Turn,
+    Agent, AgentError, Budget, Choice, Game, Limits, MoveStat, Player, Report, Rng, SearchInfo, Spec, SpecError, Turn,
 };
 
 use super::config::{DEFAULT_PLAYOUTS, FinalChoice, MctsConfig, Parallelism};
@@ -556,7 +556,7 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
 
         let start = Instant::now();
         self.prepare_trees(state);
-        let (deadline, hard) = time_budget(limits, self.config.time);
+        let (deadline, hard) = time_budget(limits, self.config.time, state.moves_left());
         let budget = limits.nodes.or(self.config.playouts).unwrap_or(if deadline.is_some() {
             u64::MAX
         } else {
@@ -630,39 +630,11 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
     }
 }
 
-/// The soft deadline and hard limit for one move from the caller's limits, the game clock
-/// or the agent's own `time_ms`.
-fn time_budget(limits: &Limits, own: Option<Duration>) -> (Option<Duration>, Option<Duration>) {
-    if limits.time.is_some() || limits.hard_time.is_some() {
-        let hard = limits.hard_time;
-        let soft = match (limits.time, hard) {
-            (Some(s), Some(h)) => Some(s.min(h)),
-            (s, h) => s.or(h),
-        };
-        return (soft, hard);
-    }
-    if let Some(clock) = &limits.clock {
-        let (s, h) = clock_budget(clock);
-        return (Some(s), Some(h));
-    }
-    (own, own)
-}
-
-/// A simple time manager: an even share of the main time (plus most of the increment),
-/// never more than a quarter of what is left; in overtime most of one period's share.
-fn clock_budget(c: &Clock) -> (Duration, Duration) {
-    if !c.remaining.is_zero() {
-        let moves = c.moves_to_go.unwrap_or(30).max(1);
-        let share = c.remaining / moves + c.increment * 3 / 4;
-        let hard = (c.remaining / 4).max(share.min(c.remaining * 9 / 10));
-        (share.min(hard), hard)
-    } else if !c.overtime_period.is_zero() {
-        let per = if c.canadian { c.overtime_period / c.overtime_count.max(1) } else { c.overtime_period };
-        (per * 7 / 10, per * 85 / 100)
-    } else {
-        let t = (c.increment * 3 / 4).max(Duration::from_millis(10));
-        (t, t)
-    }
+/// The soft deadline and hard limit for one move: the caller's limits and the game clock as
+/// [`Budget::from_limits`] combines them, else the agent's own `time_ms`.
+fn time_budget(limits: &Limits, own: Option<Duration>, moves_left: u32) -> (Option<Duration>, Option<Duration>) {
+    let b = Budget::from_limits(limits, moves_left).or(Budget { soft: own, hard: own });
+    (b.soft, b.hard)
 }
 
 impl<G: Game, P: MctsPolicy<G>> Agent<G> for MctsAgent<G, P> {
@@ -715,33 +687,21 @@ impl<G: Game, P: MctsPolicy<G>> Agent<G> for MctsAgent<G, P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tabula_core::Clock;
 
     fn secs(s: f64) -> Duration {
         Duration::from_secs_f64(s)
     }
 
     #[test]
-    fn clock_budgets() {
-        let main = Clock { remaining: secs(60.0), ..Clock::default() };
-        assert_eq!(clock_budget(&main), (secs(2.0), secs(15.0)));
-        let inc = Clock { remaining: secs(10.0), increment: secs(4.0), moves_to_go: Some(5), ..Clock::default() };
-        assert_eq!(clock_budget(&inc), (secs(5.0), secs(5.0)));
-        let byo = Clock { overtime_period: secs(30.0), overtime_count: 3, ..Clock::default() };
-        assert_eq!(clock_budget(&byo), (secs(21.0), secs(25.5)));
-        let canadian = Clock { overtime_period: secs(300.0), overtime_count: 25, canadian: true, ..Clock::default() };
-        assert_eq!(clock_budget(&canadian), (secs(8.4), secs(10.2)));
-        let none = Clock::default();
-        assert_eq!(clock_budget(&none), (Duration::from_millis(10), Duration::from_millis(10)));
-    }
-
-    #[test]
     fn limits_take_precedence_over_own_time() {
         let own = Some(secs(1.0));
-        assert_eq!(time_budget(&Limits::none(), own), (own, own));
-        assert_eq!(time_budget(&Limits::time(secs(3.0)), own), (Some(secs(3.0)), Some(secs(3.0))));
+        assert_eq!(time_budget(&Limits::none(), own, 30), (own, own));
+        assert_eq!(time_budget(&Limits::time(secs(3.0)), own, 30), (Some(secs(3.0)), Some(secs(3.0))));
         let hard_only = Limits { hard_time: Some(secs(2.0)), ..Limits::default() };
-        assert_eq!(time_budget(&hard_only, own), (Some(secs(2.0)), Some(secs(2.0))));
+        assert_eq!(time_budget(&hard_only, own, 30), (Some(secs(2.0)), Some(secs(2.0))));
         let clock = Limits { clock: Some(Clock { remaining: secs(60.0), ..Clock::default() }), ..Limits::default() };
-        assert_eq!(time_budget(&clock, own), (Some(secs(2.0)), Some(secs(15.0))));
+        assert_eq!(time_budget(&clock, own, 30), (Some(secs(2.0)), Some(secs(6.0))));
+        assert_eq!(time_budget(&clock, own, 10), (Some(secs(6.0)), Some(secs(15.0))), "fewer moves left, more time");
     }
 }
