@@ -22,6 +22,11 @@ const TERMINAL: i64 = -4;
 /// OpenSpiel's `current_player()` when every player moves at once.
 const SIMULTANEOUS: i64 = -2;
 
+/// An optional value as Python writes it (`None` or the value).
+fn py_opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "None".to_string(), |v| v.to_string())
+}
+
 fn py_err(e: AnyError) -> PyErr {
     match e {
         AnyError::Agent(e) => PyRuntimeError::new_err(e.to_string()),
@@ -69,7 +74,8 @@ fn load_game(py: Python<'_>, spec: &str) -> PyResult<Game> {
 #[pyfunction]
 fn deserialize_state(py: Python<'_>, text: &str) -> PyResult<State> {
     let mut lines = text.lines();
-    let spec = lines.next().filter(|s| !s.trim().is_empty()).ok_or_else(|| PyValueError::new_err("empty state text"))?;
+    let spec =
+        lines.next().filter(|s| !s.trim().is_empty()).ok_or_else(|| PyValueError::new_err("empty state text"))?;
     let game = load_game(py, spec)?;
     let mut state = (*game.start).clone();
     for (n, line) in lines.enumerate() {
@@ -350,7 +356,11 @@ impl State {
         let (player, text): (Option<i64>, String) = match args.len() {
             1 => (None, args.get_item(0)?.extract()?),
             2 => (Some(args.get_item(0)?.extract()?), args.get_item(1)?.extract()?),
-            n => return Err(PyValueError::new_err(format!("string_to_action takes (player, text) or (text), not {n} arguments"))),
+            n => {
+                return Err(PyValueError::new_err(format!(
+                    "string_to_action takes (player, text) or (text), not {n} arguments"
+                )));
+            }
         };
         let p = self.player_or_current(player)?;
         self.game.move_to_action(p, &text).map_err(py_err)
@@ -409,7 +419,13 @@ struct MoveStat {
 #[pymethods]
 impl MoveStat {
     fn __repr__(&self) -> String {
-        format!("<MoveStat {} visits={} win_rate={:?} score={:?}>", self.mv, self.visits, self.win_rate, self.score)
+        format!(
+            "<MoveStat {} visits={} win_rate={} score={}>",
+            self.mv,
+            self.visits,
+            py_opt(self.win_rate),
+            py_opt(self.score)
+        )
     }
 }
 
@@ -442,8 +458,12 @@ struct SearchInfo {
 impl SearchInfo {
     fn __repr__(&self) -> String {
         format!(
-            "<SearchInfo depth={} nodes={} score={:?} win_rate={:?} pv={:?}>",
-            self.depth, self.nodes, self.score, self.win_rate, self.pv
+            "<SearchInfo depth={} nodes={} score={} win_rate={} pv={:?}>",
+            self.depth,
+            self.nodes,
+            py_opt(self.score),
+            py_opt(self.win_rate),
+            self.pv
         )
     }
 }

@@ -139,10 +139,7 @@ impl<G: Game> Typed<G> {
         if player < self.game.num_players() {
             Ok(())
         } else {
-            Err(AnyError::Action(format!(
-                "no player {player}: the game has players 0..{}",
-                self.game.num_players()
-            )))
+            Err(AnyError::Action(format!("no player {player}: the game has players 0..{}", self.game.num_players())))
         }
     }
 
@@ -150,9 +147,10 @@ impl<G: Game> Typed<G> {
     fn move_of(&self, player: usize, action: usize) -> Result<G::Move, AnyError> {
         self.check_player(player)?;
         let moves = self.moves_of(player);
-        (0..moves.len()).find(|&i| self.index_of(&moves, i) == action).map(|i| moves[i]).ok_or_else(|| {
-            AnyError::Action(format!("action {action} is not a legal move of player {player} here"))
-        })
+        (0..moves.len())
+            .find(|&i| self.index_of(&moves, i) == action)
+            .map(|i| moves[i])
+            .ok_or_else(|| AnyError::Action(format!("action {action} is not a legal move of player {player} here")))
     }
 
     fn text_move(&self, text: &str) -> Result<G::Move, AnyError> {
@@ -309,7 +307,10 @@ impl<G: Game> Erased for Typed<G> {
     fn play_joint_actions(&mut self, joint: &[usize]) -> Result<(), AnyError> {
         let n = self.game.num_players();
         if joint.len() != n {
-            return Err(AnyError::Action(format!("a joint move needs one action per player ({n}), not {}", joint.len())));
+            return Err(AnyError::Action(format!(
+                "a joint move needs one action per player ({n}), not {}",
+                joint.len()
+            )));
         }
         if let Turn::Player(p) = self.game.turn() {
             return self.play_action(joint[p.index()]);
@@ -386,7 +387,7 @@ pub fn load(spec: &str) -> Result<AnyGame, SpecError> {
 
 /// The most legal moves any player had in any state of [`GDL_PROBE_GAMES`] random games.
 fn probe_bound<G: Game>(start: &G) -> usize {
-    let mut rng = Rng::new(0x7ab1_1a);
+    let mut rng = Rng::new(0x7ab1);
     let mut most = 1;
     let mut moves = Vec::new();
     let max_plies = start.properties().max_length.unwrap_or(10_000).min(10_000);
@@ -635,11 +636,13 @@ impl<G: Game> ErasedAgent for TypedAgent<G> {
             }
         };
         let mut forward = |info: &SearchInfo<G::Move>| report(&typed.info(info));
-        let choice = self.agent.choose(&typed.game, Player(player as u8), limits, &mut forward).map_err(AnyError::Agent)?;
+        let choice =
+            self.agent.choose(&typed.game, Player(player as u8), limits, &mut forward).map_err(AnyError::Agent)?;
         let moves = typed.moves_of(player);
-        let i = moves.iter().position(|&m| m == choice.mv).ok_or_else(|| {
-            AnyError::Agent(AgentError::IllegalMove(typed.game.format_move(choice.mv)))
-        })?;
+        let i = moves
+            .iter()
+            .position(|&m| m == choice.mv)
+            .ok_or_else(|| AnyError::Agent(AgentError::IllegalMove(typed.game.format_move(choice.mv))))?;
         Ok(AnyChoice {
             mv: typed.game.format_move(choice.mv),
             action: typed.index_of(&moves, i),
@@ -692,8 +695,7 @@ mod tests {
                     g.play_action(a).unwrap();
                 }
                 Turn::Simultaneous => {
-                    let joint: Vec<usize> =
-                        (0..g.num_players()).map(|p| rng.choose(&g.legal_actions(p))).collect();
+                    let joint: Vec<usize> = (0..g.num_players()).map(|p| rng.choose(&g.legal_actions(p))).collect();
                     g.play_joint_actions(&joint).unwrap();
                 }
                 Turn::Over => unreachable!(),
@@ -705,10 +707,11 @@ mod tests {
     #[test]
     fn random_games_play_to_the_end_by_action_and_replay_by_text() {
         let gdl = tabula_core::testing::fixture("gdl/ticTacToe.kif");
-        for spec in ["tictactoe", "connect4", "othello(size=10,blocked=c3+h8)", "go(size=5)", "amazons(size=6)", "hex(size=5)"]
-            .map(String::from)
-            .into_iter()
-            .chain([format!("gdl(file={})", gdl.display())])
+        for spec in
+            ["tictactoe", "connect4", "othello(size=10,blocked=c3+h8)", "go(size=5)", "amazons(size=6)", "hex(size=5)"]
+                .map(String::from)
+                .into_iter()
+                .chain([format!("gdl(file={})", gdl.display())])
         {
             let end = play_random(&spec, 3);
             let rewards = end.rewards();
@@ -716,7 +719,11 @@ mod tests {
             let mut again = load(&end.spec()).unwrap();
             for ply in end.history() {
                 let texts: Vec<&str> = ply.iter().map(String::as_str).collect();
-                if texts.len() == 1 { again.play_move(texts[0]).unwrap() } else { again.play_joint_moves(&texts).unwrap() }
+                if texts.len() == 1 {
+                    again.play_move(texts[0]).unwrap()
+                } else {
+                    again.play_joint_moves(&texts).unwrap()
+                }
             }
             assert_eq!(again.to_string(), end.to_string(), "{spec}");
             assert_eq!(again.rewards(), rewards, "{spec}");
