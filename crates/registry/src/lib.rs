@@ -7,6 +7,8 @@
 //! [`GtpVisitor`] on a GTP game, [`GAMES`] and [`agents`] say what there is. Adding a game
 //! is its own crate plus one line here.
 
+pub mod any;
+
 use tabula_core::{AgentInfo, GameInfo, GameKind, Spec, SpecError};
 use tabula_gtp::{GTP_AGENT, GtpKind};
 use tabula_search::STANDARD_AGENTS;

@@ -1,0 +1,788 @@
+//! Any game as one type: [`AnyGame`], for front ends that cannot be generic over the game
+//! (the Python package, the browser page).
+//!
+//! [`load`] builds the game a spec names through [`with_game`](crate::with_game) and keeps
+//! it behind an object-safe trait, so one value holds a Go position or a GDL one alike. Moves
+//! cross the boundary as text (the game's notation) or as *action indices*, dense integers
+//! below [`AnyGame::action_bound`]:
+//!
+//! - games with a move index ([`Game::move_index_bound`] > 0: tic-tac-toe, Connect Four,
+//!   Othello, Go, Hex) use it;
+//! - Amazons numbers a move by its three cells, `(from * cells + to) * cells + arrow` with
+//!   cells counted row by row from the top left, so the bound is `cells³` (46,656 on 6x6,
+//!   1,000,000 on 10x10);
+//! - games without either (GDL) number a role's moves by their place in its list of legal
+//!   moves in the current state — stable for a state, not across states — and the bound is
+//!   the longest such list seen over [`GDL_PROBE_GAMES`] random games from the start (at
+//!   least 1); a state with more moves than that has actions at or past the bound, which
+//!   [`AnyGame::legal_actions`] still lists.
+//!
+//! Agents are built from agent specs by the game's own [`AgentFactory`](crate::AgentFactory),
+//! so every agent the command line knows plays here, and report [`AnyInfo`] with moves as
+//! text.
+
+use std::any::Any;
+use std::fmt;
+use std::time::Duration;
+
+use tabula_core::{
+    Agent, AgentError, AgentFactory, BoardShape, Game, GameVisitor, Limits, MoveParseError, PlayError, Player,
+    Properties, Rng, SearchInfo, SpecError, Turn, board,
+};
+
+/// Random games played at load time to find the action bound of a game without a move
+/// index (GDL).
+pub const GDL_PROBE_GAMES: usize = 50;
+
+/// Why something asked of an [`AnyGame`] or [`AnyAgent`] could not be done.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyError {
+    /// A game or agent spec that names nothing buildable.
+    Spec(SpecError),
+    /// A move that could not be played.
+    Play(PlayError),
+    /// An action index, player or joint move that does not fit the position.
+    Action(String),
+    /// The agent could not choose.
+    Agent(AgentError),
+}
+
+impl fmt::Display for AnyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnyError::Spec(e) => e.fmt(f),
+            AnyError::Play(e) => e.fmt(f),
+            AnyError::Action(e) => f.write_str(e),
+            AnyError::Agent(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for AnyError {}
+
+impl From<SpecError> for AnyError {
+    fn from(e: SpecError) -> AnyError {
+        AnyError::Spec(e)
+    }
+}
+
+impl From<PlayError> for AnyError {
+    fn from(e: PlayError) -> AnyError {
+        AnyError::Play(e)
+    }
+}
+
+impl From<MoveParseError> for AnyError {
+    fn from(e: MoveParseError) -> AnyError {
+        AnyError::Play(PlayError::Parse(e))
+    }
+}
+
+/// How action indices are made for one game.
+#[derive(Copy, Clone, Debug)]
+enum Indexing {
+    /// The game's own [`Game::move_index`].
+    Native(usize),
+    /// Amazons: three cells of a `width x height` board.
+    Amazons { width: usize, height: usize },
+    /// The move's place in the legal list of the state; the bound probed at load.
+    PerState(usize),
+}
+
+impl Indexing {
+    fn bound(self) -> usize {
+        match self {
+            Indexing::Native(n) | Indexing::PerState(n) => n,
+            Indexing::Amazons { width, height } => (width * height).pow(3),
+        }
+    }
+}
+
+/// The Amazons index of `mv`, if `G` is Amazons.
+fn amazons_index<G: Game>(game: &G, mv: G::Move) -> Option<usize> {
+    let game = (game as &dyn Any).downcast_ref::<tabula_amazons::Amazons>()?;
+    let mv = (&mv as &dyn Any).downcast_ref::<tabula_amazons::Move>()?;
+    let (w, h) = (game.width(), game.height());
+    let cell = |sq| {
+        let (col, row) = game.coords(sq);
+        (h - 1 - row) * w + col
+    };
+    Some((cell(mv.from()) * w * h + cell(mv.to())) * w * h + cell(mv.arrow()))
+}
+
+/// One position of a game of type `G`, with the moves that led to it.
+#[derive(Clone)]
+struct Typed<G: Game> {
+    game: G,
+    indexing: Indexing,
+    /// One entry per ply: the move, or one move per player in a simultaneous turn.
+    history: Vec<Vec<String>>,
+}
+
+impl<G: Game> Typed<G> {
+    fn moves_of(&self, player: usize) -> Vec<G::Move> {
+        let mut moves = Vec::new();
+        self.game.legal_moves_of(Player(player as u8), &mut moves);
+        moves
+    }
+
+    fn index_of(&self, moves: &[G::Move], i: usize) -> usize {
+        let mv = moves[i];
+        match self.indexing {
+            Indexing::Native(_) => self.game.move_index(mv),
+            Indexing::Amazons { .. } => amazons_index(&self.game, mv).unwrap_or(i),
+            Indexing::PerState(_) => i,
+        }
+    }
+
+    fn check_player(&self, player: usize) -> Result<(), AnyError> {
+        if player < self.game.num_players() {
+            Ok(())
+        } else {
+            Err(AnyError::Action(format!("no player {player}: the game has players 0..{}", self.game.num_players())))
+        }
+    }
+
+    /// The legal move of `player` with index `action`.
+    fn move_of(&self, player: usize, action: usize) -> Result<G::Move, AnyError> {
+        self.check_player(player)?;
+        let moves = self.moves_of(player);
+        (0..moves.len())
+            .find(|&i| self.index_of(&moves, i) == action)
+            .map(|i| moves[i])
+            .ok_or_else(|| AnyError::Action(format!("action {action} is not a legal move of player {player} here")))
+    }
+
+    fn text_move(&self, text: &str) -> Result<G::Move, AnyError> {
+        Ok(self.game.parse_move(text.trim())?)
+    }
+
+    fn play_checked(&mut self, mv: G::Move) -> Result<(), AnyError> {
+        let text = self.game.format_move(mv);
+        self.game.try_play(mv)?;
+        self.history.push(vec![text]);
+        Ok(())
+    }
+
+    fn play_joint_checked(&mut self, joint: &[G::Move]) -> Result<(), AnyError> {
+        let n = self.game.num_players();
+        if joint.len() != n {
+            return Err(AnyError::Action(format!("a joint move needs one move per player ({n}), not {}", joint.len())));
+        }
+        match self.game.turn() {
+            Turn::Over => return Err(AnyError::Play(PlayError::GameOver)),
+            Turn::Player(p) => return self.play_checked(joint[p.index()]),
+            Turn::Simultaneous => {}
+        }
+        for (p, &mv) in joint.iter().enumerate() {
+            if !self.moves_of(p).contains(&mv) {
+                let text = self.game.format_move(mv);
+                return Err(AnyError::Action(format!("{text} is not a legal move of player {p} here")));
+            }
+        }
+        let texts = joint.iter().map(|&mv| self.game.format_move(mv)).collect();
+        self.game.play_joint(joint);
+        self.history.push(texts);
+        Ok(())
+    }
+
+    fn info(&self, info: &SearchInfo<G::Move>) -> AnyInfo {
+        let text = |line: &[G::Move]| line.iter().map(|&m| self.game.format_move(m)).collect::<Vec<_>>();
+        AnyInfo {
+            depth: info.depth,
+            seldepth: info.seldepth,
+            nodes: info.nodes,
+            elapsed: info.elapsed,
+            score: info.score,
+            proven_in: info.proven_in,
+            win_rate: info.win_rate,
+            pv: text(&info.pv),
+            root_moves: info
+                .root_moves
+                .iter()
+                .map(|s| AnyMoveStat {
+                    mv: self.game.format_move(s.mv),
+                    visits: s.visits,
+                    win_rate: s.win_rate,
+                    score: s.score,
+                    prior: s.prior,
+                    pv: text(&s.pv),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The object-safe face of [`Typed`].
+trait Erased: Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+    fn clone_box(&self) -> Box<dyn Erased>;
+    fn spec(&self) -> String;
+    fn num_players(&self) -> usize;
+    fn turn(&self) -> Turn;
+    fn bound(&self) -> usize;
+    fn legal_actions(&self, player: usize) -> Vec<usize>;
+    fn legal_moves(&self, player: usize) -> Vec<String>;
+    fn action_to_text(&self, player: usize, action: usize) -> Result<String, AnyError>;
+    fn text_to_action(&self, player: usize, text: &str) -> Result<usize, AnyError>;
+    fn play_text(&mut self, text: &str) -> Result<(), AnyError>;
+    fn play_action(&mut self, action: usize) -> Result<(), AnyError>;
+    fn play_joint_text(&mut self, joint: &[&str]) -> Result<(), AnyError>;
+    fn play_joint_actions(&mut self, joint: &[usize]) -> Result<(), AnyError>;
+    fn rewards(&self) -> Vec<f64>;
+    fn properties(&self) -> Properties;
+    fn board_shape(&self) -> Option<BoardShape>;
+    fn observation(&self, player: usize, out: &mut Vec<f32>) -> [usize; 3];
+    fn history(&self) -> &[Vec<String>];
+    fn ply(&self) -> u32;
+    fn score_text(&self) -> Option<String>;
+    fn display(&self) -> String;
+    fn agent(&self, spec: &str) -> Result<Box<dyn ErasedAgent>, AnyError>;
+}
+
+impl<G: Game> Erased for Typed<G> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn clone_box(&self) -> Box<dyn Erased> {
+        Box::new(self.clone())
+    }
+    fn spec(&self) -> String {
+        self.game.spec()
+    }
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+    fn turn(&self) -> Turn {
+        self.game.turn()
+    }
+    fn bound(&self) -> usize {
+        self.indexing.bound()
+    }
+    fn legal_actions(&self, player: usize) -> Vec<usize> {
+        if player >= self.game.num_players() {
+            return Vec::new();
+        }
+        let moves = self.moves_of(player);
+        let mut out: Vec<usize> = (0..moves.len()).map(|i| self.index_of(&moves, i)).collect();
+        out.sort_unstable();
+        out
+    }
+    fn legal_moves(&self, player: usize) -> Vec<String> {
+        if player >= self.game.num_players() {
+            return Vec::new();
+        }
+        self.moves_of(player).into_iter().map(|m| self.game.format_move(m)).collect()
+    }
+    fn action_to_text(&self, player: usize, action: usize) -> Result<String, AnyError> {
+        Ok(self.game.format_move(self.move_of(player, action)?))
+    }
+    fn text_to_action(&self, player: usize, text: &str) -> Result<usize, AnyError> {
+        self.check_player(player)?;
+        let mv = self.text_move(text)?;
+        let moves = self.moves_of(player);
+        match moves.iter().position(|&m| m == mv) {
+            Some(i) => Ok(self.index_of(&moves, i)),
+            None => Err(AnyError::Play(PlayError::Illegal(self.game.format_move(mv)))),
+        }
+    }
+    fn play_text(&mut self, text: &str) -> Result<(), AnyError> {
+        let mv = self.text_move(text)?;
+        self.play_checked(mv)
+    }
+    fn play_action(&mut self, action: usize) -> Result<(), AnyError> {
+        match self.game.turn() {
+            Turn::Over => Err(AnyError::Play(PlayError::GameOver)),
+            Turn::Simultaneous => Err(AnyError::Play(PlayError::Simultaneous)),
+            Turn::Player(p) => {
+                let mv = self.move_of(p.index(), action)?;
+                self.play_checked(mv)
+            }
+        }
+    }
+    fn play_joint_text(&mut self, joint: &[&str]) -> Result<(), AnyError> {
+        let moves = joint.iter().map(|t| self.text_move(t)).collect::<Result<Vec<_>, _>>()?;
+        self.play_joint_checked(&moves)
+    }
+    fn play_joint_actions(&mut self, joint: &[usize]) -> Result<(), AnyError> {
+        let n = self.game.num_players();
+        if joint.len() != n {
+            return Err(AnyError::Action(format!(
+                "a joint move needs one action per player ({n}), not {}",
+                joint.len()
+            )));
+        }
+        if let Turn::Player(p) = self.game.turn() {
+            return self.play_action(joint[p.index()]);
+        }
+        let moves = joint.iter().enumerate().map(|(p, &a)| self.move_of(p, a)).collect::<Result<Vec<_>, _>>()?;
+        self.play_joint_checked(&moves)
+    }
+    fn rewards(&self) -> Vec<f64> {
+        if self.game.is_over() { self.game.rewards().as_slice().to_vec() } else { vec![0.0; self.game.num_players()] }
+    }
+    fn properties(&self) -> Properties {
+        self.game.properties()
+    }
+    fn board_shape(&self) -> Option<BoardShape> {
+        self.game.board_shape()
+    }
+    fn observation(&self, player: usize, out: &mut Vec<f32>) -> [usize; 3] {
+        let observer = Player(player.min(self.game.num_players() - 1) as u8);
+        match board::observation(&self.game, observer, out) {
+            Some(shape) => shape,
+            None => {
+                out.clear();
+                out.push(if self.game.turn() == Turn::Player(observer) { 1.0 } else { 0.0 });
+                [1, 1, 1]
+            }
+        }
+    }
+    fn history(&self) -> &[Vec<String>] {
+        &self.history
+    }
+    fn ply(&self) -> u32 {
+        self.game.ply()
+    }
+    fn score_text(&self) -> Option<String> {
+        self.game.score_text()
+    }
+    fn display(&self) -> String {
+        self.game.to_string()
+    }
+    fn agent(&self, spec: &str) -> Result<Box<dyn ErasedAgent>, AnyError> {
+        struct Build<'a>(&'a str);
+        impl GameVisitor for Build<'_> {
+            type Output = Result<Box<dyn Any + Send>, SpecError>;
+            fn visit<H: Game>(self, _: H, agents: &dyn AgentFactory<H>) -> Self::Output {
+                Ok(Box::new(agents.build_str(self.0)?))
+            }
+        }
+        let built = crate::with_game(&self.game.spec(), Build(spec))??;
+        match built.downcast::<Box<dyn Agent<G>>>() {
+            Ok(agent) => Ok(Box::new(TypedAgent::<G> { agent: *agent })),
+            Err(_) => Err(AnyError::Action(format!("the spec {} builds another kind of game", self.game.spec()))),
+        }
+    }
+}
+
+/// Builds the game `spec` names (any spec the command line accepts), at its start position.
+pub fn load(spec: &str) -> Result<AnyGame, SpecError> {
+    struct Load;
+    impl GameVisitor for Load {
+        type Output = AnyGame;
+        fn visit<G: Game>(self, game: G, _: &dyn AgentFactory<G>) -> AnyGame {
+            let indexing = if game.move_index_bound() > 0 {
+                Indexing::Native(game.move_index_bound())
+            } else if let Some(a) = (&game as &dyn Any).downcast_ref::<tabula_amazons::Amazons>() {
+                Indexing::Amazons { width: a.width(), height: a.height() }
+            } else {
+                Indexing::PerState(probe_bound(&game))
+            };
+            AnyGame { inner: Box::new(Typed { game, indexing, history: Vec::new() }) }
+        }
+    }
+    crate::with_game(spec, Load)
+}
+
+/// The most legal moves any player had in any state of [`GDL_PROBE_GAMES`] random games.
+fn probe_bound<G: Game>(start: &G) -> usize {
+    let mut rng = Rng::new(0x7ab1);
+    let mut most = 1;
+    let mut moves = Vec::new();
+    let max_plies = start.properties().max_length.unwrap_or(10_000).min(10_000);
+    for _ in 0..GDL_PROBE_GAMES {
+        let mut game = start.clone();
+        for _ in 0..max_plies {
+            match game.turn() {
+                Turn::Over => break,
+                Turn::Player(_) => {
+                    game.legal_moves(&mut moves);
+                    most = most.max(moves.len());
+                    if moves.is_empty() {
+                        break;
+                    }
+                    game.play(rng.choose(&moves));
+                }
+                Turn::Simultaneous => {
+                    let mut joint = Vec::with_capacity(game.num_players());
+                    for p in 0..game.num_players() {
+                        game.legal_moves_of(Player(p as u8), &mut moves);
+                        most = most.max(moves.len());
+                        if moves.is_empty() {
+                            break;
+                        }
+                        joint.push(rng.choose(&moves));
+                    }
+                    if joint.len() < game.num_players() {
+                        break;
+                    }
+                    game.play_joint(&joint);
+                }
+            }
+        }
+    }
+    most
+}
+
+/// A position of any game, with the moves that led to it from the start.
+pub struct AnyGame {
+    inner: Box<dyn Erased>,
+}
+
+impl Clone for AnyGame {
+    fn clone(&self) -> AnyGame {
+        AnyGame { inner: self.inner.clone_box() }
+    }
+}
+
+impl fmt::Display for AnyGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.inner.display())
+    }
+}
+
+impl fmt::Debug for AnyGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnyGame").field("spec", &self.spec()).field("history", &self.history()).finish()
+    }
+}
+
+impl AnyGame {
+    /// The spec that builds this game's start position.
+    pub fn spec(&self) -> String {
+        self.inner.spec()
+    }
+    /// Number of players.
+    pub fn num_players(&self) -> usize {
+        self.inner.num_players()
+    }
+    /// Who acts next.
+    pub fn turn(&self) -> Turn {
+        self.inner.turn()
+    }
+    /// Every action index is below this (see the module doc for games without a move index).
+    pub fn action_bound(&self) -> usize {
+        self.inner.bound()
+    }
+    /// The action indices of `player`'s legal moves, ascending (empty when it has none).
+    pub fn legal_actions(&self, player: usize) -> Vec<usize> {
+        self.inner.legal_actions(player)
+    }
+    /// `player`'s legal moves in the game's notation, in the game's order.
+    pub fn legal_moves(&self, player: usize) -> Vec<String> {
+        self.inner.legal_moves(player)
+    }
+    /// The notation of `player`'s legal move with index `action`.
+    pub fn action_to_move(&self, player: usize, action: usize) -> Result<String, AnyError> {
+        self.inner.action_to_text(player, action)
+    }
+    /// The index of `player`'s legal move `text`.
+    pub fn move_to_action(&self, player: usize, text: &str) -> Result<usize, AnyError> {
+        self.inner.text_to_action(player, text)
+    }
+    /// Plays a move given in notation, if it is legal for the player to move.
+    pub fn play_move(&mut self, text: &str) -> Result<(), AnyError> {
+        self.inner.play_text(text)
+    }
+    /// Plays the player to move's legal move with index `action`.
+    pub fn play_action(&mut self, action: usize) -> Result<(), AnyError> {
+        self.inner.play_action(action)
+    }
+    /// Plays one move per player at once, in notation (in an alternating turn, the player
+    /// to move's entry is played).
+    pub fn play_joint_moves(&mut self, joint: &[&str]) -> Result<(), AnyError> {
+        self.inner.play_joint_text(joint)
+    }
+    /// Plays one action per player at once (see [`play_joint_moves`](AnyGame::play_joint_moves)).
+    pub fn play_joint_actions(&mut self, joint: &[usize]) -> Result<(), AnyError> {
+        self.inner.play_joint_actions(joint)
+    }
+    /// One reward per player in `0..=1` once the game is over (win 1, draw ½, loss 0; GDL
+    /// goals / 100), zeros before.
+    pub fn rewards(&self) -> Vec<f64> {
+        self.inner.rewards()
+    }
+    /// What holds for the whole game from here on.
+    pub fn properties(&self) -> Properties {
+        self.inner.properties()
+    }
+    /// The grid, for games played on one.
+    pub fn board_shape(&self) -> Option<BoardShape> {
+        self.inner.board_shape()
+    }
+    /// The observation tensor seen by `player` into `out` (see [`board::observation`]),
+    /// returning its shape `[planes, height, width]`; a game without a board gives `[1, 1, 1]`,
+    /// 1 when `player` is to move.
+    pub fn observation(&self, player: usize, out: &mut Vec<f32>) -> [usize; 3] {
+        self.inner.observation(player, out)
+    }
+    /// The moves played from the start, one entry per ply (one move per player in a
+    /// simultaneous turn).
+    pub fn history(&self) -> &[Vec<String>] {
+        self.inner.history()
+    }
+    /// Plies played from the start position.
+    pub fn ply(&self) -> u32 {
+        self.inner.ply()
+    }
+    /// The score in words, for games that count one.
+    pub fn score_text(&self) -> Option<String> {
+        self.inner.score_text()
+    }
+    /// An agent for this game from an agent spec (`mcts(playouts=2000)`), built by the
+    /// game's own factory.
+    pub fn agent(&self, spec: &str) -> Result<AnyAgent, AnyError> {
+        Ok(AnyAgent { inner: self.inner.agent(spec)? })
+    }
+}
+
+/// Statistics of one root move, with the moves in notation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnyMoveStat {
+    /// The move.
+    pub mv: String,
+    /// Visits (MCTS) or 0.
+    pub visits: u64,
+    /// Win rate for the player to move, if known.
+    pub win_rate: Option<f64>,
+    /// Search score, if known.
+    pub score: Option<i32>,
+    /// Prior probability, if the agent uses priors.
+    pub prior: Option<f64>,
+    /// Best line starting with the move.
+    pub pv: Vec<String>,
+}
+
+/// A search report ([`SearchInfo`]) with the moves in notation.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct AnyInfo {
+    /// Completed depth or average tree depth.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes or playouts.
+    pub nodes: u64,
+    /// Time spent.
+    pub elapsed: Duration,
+    /// Score for the player to move, in the searcher's units.
+    pub score: Option<i32>,
+    /// Moves to a proven end (positive: the player to move wins).
+    pub proven_in: Option<i32>,
+    /// Win rate for the player to move.
+    pub win_rate: Option<f64>,
+    /// Principal variation.
+    pub pv: Vec<String>,
+    /// Root move statistics, best first.
+    pub root_moves: Vec<AnyMoveStat>,
+}
+
+/// What an [`AnyAgent`] chose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnyChoice {
+    /// The move, in notation.
+    pub mv: String,
+    /// Its action index for the player it was chosen for.
+    pub action: usize,
+    /// Whether the agent would rather resign.
+    pub resign: bool,
+    /// The last search report.
+    pub info: AnyInfo,
+}
+
+trait ErasedAgent: Send {
+    fn name(&self) -> String;
+    fn choose(
+        &mut self,
+        state: &AnyGame,
+        player: Option<usize>,
+        limits: &Limits,
+        report: &mut dyn FnMut(&AnyInfo),
+    ) -> Result<AnyChoice, AnyError>;
+}
+
+struct TypedAgent<G: Game> {
+    agent: Box<dyn Agent<G>>,
+}
+
+impl<G: Game> ErasedAgent for TypedAgent<G> {
+    fn name(&self) -> String {
+        self.agent.name()
+    }
+    fn choose(
+        &mut self,
+        state: &AnyGame,
+        player: Option<usize>,
+        limits: &Limits,
+        report: &mut dyn FnMut(&AnyInfo),
+    ) -> Result<AnyChoice, AnyError> {
+        let typed = state
+            .inner
+            .as_any()
+            .downcast_ref::<Typed<G>>()
+            .ok_or_else(|| AnyError::Action("the state is of another game than the agent's".into()))?;
+        let player = match (typed.game.turn(), player) {
+            (Turn::Over, _) => return Err(AnyError::Play(PlayError::GameOver)),
+            (Turn::Player(p), None) => p.index(),
+            (Turn::Player(p), Some(q)) if p.index() != q => {
+                return Err(AnyError::Action(format!("player {q} is not to move; player {} is", p.index())));
+            }
+            (Turn::Simultaneous, None) => {
+                return Err(AnyError::Action("every player moves at once here: say which player to choose for".into()));
+            }
+            (_, Some(q)) => {
+                typed.check_player(q)?;
+                q
+            }
+        };
+        let mut forward = |info: &SearchInfo<G::Move>| report(&typed.info(info));
+        let choice =
+            self.agent.choose(&typed.game, Player(player as u8), limits, &mut forward).map_err(AnyError::Agent)?;
+        let moves = typed.moves_of(player);
+        let i = moves
+            .iter()
+            .position(|&m| m == choice.mv)
+            .ok_or_else(|| AnyError::Agent(AgentError::IllegalMove(typed.game.format_move(choice.mv))))?;
+        Ok(AnyChoice {
+            mv: typed.game.format_move(choice.mv),
+            action: typed.index_of(&moves, i),
+            resign: choice.resign,
+            info: typed.info(&choice.info),
+        })
+    }
+}
+
+/// An agent for one game, choosing moves in [`AnyGame`] positions of that game.
+pub struct AnyAgent {
+    inner: Box<dyn ErasedAgent>,
+}
+
+impl AnyAgent {
+    /// The agent's spec.
+    pub fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    /// Chooses a move for `player` (default: the player to move; required in a
+    /// simultaneous turn) within `limits`, streaming reports to `report`.
+    pub fn choose(
+        &mut self,
+        state: &AnyGame,
+        player: Option<usize>,
+        limits: &Limits,
+        report: &mut dyn FnMut(&AnyInfo),
+    ) -> Result<AnyChoice, AnyError> {
+        self.inner.choose(state, player, limits, report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play_random(spec: &str, seed: u64) -> AnyGame {
+        let mut g = load(spec).unwrap();
+        let mut rng = Rng::new(seed);
+        while g.turn() != Turn::Over {
+            match g.turn() {
+                Turn::Player(p) => {
+                    let actions = g.legal_actions(p.index());
+                    assert!(actions.windows(2).all(|w| w[0] < w[1]), "{spec}: sorted, distinct");
+                    assert!(actions.iter().all(|&a| a < g.action_bound()), "{spec}: below the bound");
+                    let a = rng.choose(&actions);
+                    let text = g.action_to_move(p.index(), a).unwrap();
+                    assert_eq!(g.move_to_action(p.index(), &text).unwrap(), a);
+                    g.play_action(a).unwrap();
+                }
+                Turn::Simultaneous => {
+                    let joint: Vec<usize> = (0..g.num_players()).map(|p| rng.choose(&g.legal_actions(p))).collect();
+                    g.play_joint_actions(&joint).unwrap();
+                }
+                Turn::Over => unreachable!(),
+            }
+        }
+        g
+    }
+
+    #[test]
+    fn random_games_play_to_the_end_by_action_and_replay_by_text() {
+        let gdl = tabula_core::testing::fixture("gdl/ticTacToe.kif");
+        for spec in
+            ["tictactoe", "connect4", "othello(size=10,blocked=c3+h8)", "go(size=5)", "amazons(size=6)", "hex(size=5)"]
+                .map(String::from)
+                .into_iter()
+                .chain([format!("gdl(file={})", gdl.display())])
+        {
+            let end = play_random(&spec, 3);
+            let rewards = end.rewards();
+            assert!(rewards.iter().all(|r| (0.0..=1.0).contains(r)), "{spec}: {rewards:?}");
+            let mut again = load(&end.spec()).unwrap();
+            for ply in end.history() {
+                let texts: Vec<&str> = ply.iter().map(String::as_str).collect();
+                if texts.len() == 1 {
+                    again.play_move(texts[0]).unwrap()
+                } else {
+                    again.play_joint_moves(&texts).unwrap()
+                }
+            }
+            assert_eq!(again.to_string(), end.to_string(), "{spec}");
+            assert_eq!(again.rewards(), rewards, "{spec}");
+        }
+    }
+
+    #[test]
+    fn amazons_actions_name_three_cells() {
+        let mut g = load("amazons(size=6)").unwrap();
+        assert_eq!(g.action_bound(), 36 * 36 * 36);
+        let text = g.legal_moves(0)[0].clone();
+        let a = g.move_to_action(0, &text).unwrap();
+        g.play_action(a).unwrap();
+        assert_eq!(g.history(), [vec![text]]);
+        // Two moves cannot share an index.
+        let actions = g.legal_actions(1);
+        assert_eq!(actions.len(), g.legal_moves(1).len());
+    }
+
+    #[test]
+    fn bad_moves_and_actions_are_errors_that_leave_the_position() {
+        let mut g = load("connect4").unwrap();
+        assert!(matches!(g.play_move("9"), Err(AnyError::Play(_))));
+        assert!(g.play_move("banana").unwrap_err().to_string().contains("banana"));
+        let e = g.play_action(99).unwrap_err().to_string();
+        assert!(e.contains("99"), "{e}");
+        assert!(g.play_joint_actions(&[0]).is_err());
+        assert!(g.action_to_move(5, 0).unwrap_err().to_string().contains("no player 5"));
+        assert!(g.history().is_empty() && g.ply() == 0);
+        assert!(load("connect4(width=99)").is_err());
+        assert!(load("chess").unwrap_err().to_string().contains("connect4"));
+    }
+
+    #[test]
+    fn observation_has_the_board_planes() {
+        let mut g = load("othello").unwrap();
+        let mut out = Vec::new();
+        // Discs of the observer, of the opponent, blocked squares, to move.
+        assert_eq!(g.observation(0, &mut out), [4, 8, 8]);
+        assert_eq!(out.iter().filter(|&&v| v == 1.0).count(), 4 + 64, "4 discs, and to move");
+        g.play_move(&g.legal_moves(0)[0].clone()).unwrap();
+        g.observation(0, &mut out);
+        assert_eq!(out[192..].iter().sum::<f32>(), 0.0, "not to move");
+        assert_eq!(out[..128].iter().sum::<f32>(), 5.0, "a disc more, one flipped");
+    }
+
+    #[test]
+    fn agents_choose_legal_moves_and_stream_reports() {
+        let g = load("connect4").unwrap();
+        let mut agent = g.agent("mcts(playouts=200,seed=1)").unwrap();
+        assert!(agent.name().starts_with("mcts"));
+        let mut reports = 0;
+        let c = agent.choose(&g, None, &Limits::nodes(200), &mut |_| reports += 1).unwrap();
+        assert!(g.legal_moves(0).contains(&c.mv));
+        assert_eq!(g.move_to_action(0, &c.mv).unwrap(), c.action);
+        assert!(c.info.nodes > 0 && reports > 0);
+        assert!(g.agent("deep_thought").is_err());
+        let other = load("tictactoe").unwrap();
+        assert!(agent.choose(&other, None, &Limits::nodes(10), &mut |_| {}).is_err());
+        assert!(agent.choose(&g, Some(1), &Limits::nodes(10), &mut |_| {}).is_err());
+    }
+}
