@@ -13,13 +13,14 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use tabula_core::{Agent, AgentError, Clock, Game, Limits, Player, Turn};
+use tabula_core::{Agent, AgentError, Choice, Clock, Game, Limits, Player, Turn};
 
 use crate::clock::GameClock;
 
@@ -98,12 +99,6 @@ pub struct PlayedGame<G: Game> {
     pub disputes: Vec<String>,
 }
 
-fn forfeit(n: usize, seat: usize) -> Vec<f64> {
-    let mut r = vec![1.0; n];
-    r[seat] = 0.0;
-    r
-}
-
 /// Plays one game from `start`: the opening's moves first, then the agents (`agents[i]`
 /// plays seat `i`), each move checked against the rules.
 ///
@@ -124,157 +119,283 @@ pub fn play_game<G: Game>(
     if agents.len() != n {
         return Err(ArenaError::Config(format!("{} agents for a {n}-player game", agents.len())));
     }
-    let mut state = start.clone();
-    for agent in agents.iter_mut() {
-        agent.new_game(&state);
-    }
-    let mut moves = Vec::new();
-    let observe = |agents: &mut [Box<dyn Agent<G>>], before: &G, step: &[G::Move]| {
-        for agent in agents.iter_mut() {
-            agent.observe(before, step);
-        }
-    };
-    for step in &opening.steps {
-        if state.is_over() {
-            break;
-        }
-        moves.push(step_text(&state, step));
-        observe(agents, &state, step);
-        apply_step(&mut state, step);
-    }
-    let opening_plies = moves.len();
-    let forfeit_after = match (limits.hard_time.or(limits.time), rules.time_margin) {
-        (Some(h), Some(m)) => Some(h.saturating_add(m)),
-        _ => None,
-    };
-    let mut clocks: Vec<GameClock> = rules.clock.iter().flat_map(|c| vec![GameClock::new(c.clone()); n]).collect();
-    let mut seat_limits = limits.clone();
-    let mut legal = Vec::new();
-    let mut stats: Vec<MoveStats> = Vec::new();
-    let adj = &rules.adjudication;
-    let (mut resign_streak, mut draw_streak) = (vec![0u32; n], vec![0u32; n]);
-    let end = |state: G, moves, rewards, termination, stats| PlayedGame {
-        state,
-        moves,
-        opening_plies,
-        rewards,
-        termination,
-        stats,
-        disputes: Vec::new(),
-    };
+    let mut game = Referee::new(start, limits, rules);
+    game.open(agents, opening);
     loop {
-        let turn = state.turn();
-        if turn == Turn::Over {
-            let rewards = state.rewards().as_slice().to_vec();
-            let disputes: Vec<String> = agents
-                .iter_mut()
-                .enumerate()
-                .filter_map(|(seat, a)| a.dispute_result(&state).map(|d| format!("seat {}: {d}", seat + 1)))
-                .collect();
-            let mut played = end(state, moves, rewards, Termination::Normal, stats);
-            played.disputes = disputes;
-            return Ok(played);
+        if let Some(ending) = game.rules_ending(agents) {
+            return Ok(game.finish(ending));
         }
-        if rules.max_plies.is_some_and(|m| moves.len() as u64 >= m as u64) {
-            return Ok(end(state, moves, vec![0.5; n], Termination::MaxPlies, stats));
-        }
-        let movers: Vec<usize> = match turn {
+        let movers: Vec<usize> = match game.state.turn() {
             Turn::Player(p) => vec![p.index()],
             _ => (0..n).collect(),
         };
+        let step = match game.collect_step(agents, &movers)? {
+            ControlFlow::Continue(step) => step,
+            ControlFlow::Break(ending) => return Ok(game.finish(ending)),
+        };
+        game.play(agents, &step);
+        if let Some(ending) = game.adjudicate(&movers) {
+            return Ok(game.finish(ending));
+        }
+    }
+}
+
+/// How a game ended: the reward of each seat and why.
+struct Ending {
+    rewards: Vec<f64>,
+    termination: Termination,
+    disputes: Vec<String>,
+}
+
+impl Ending {
+    fn new(rewards: Vec<f64>, termination: Termination) -> Ending {
+        Ending { rewards, termination, disputes: Vec::new() }
+    }
+
+    /// `seat` loses (every other seat wins).
+    fn forfeit(n: usize, seat: usize, termination: Termination) -> Ending {
+        let mut rewards = vec![1.0; n];
+        rewards[seat] = 0.0;
+        Ending::new(rewards, termination)
+    }
+
+    fn draw(n: usize, termination: Termination) -> Ending {
+        Ending::new(vec![0.5; n], termination)
+    }
+}
+
+/// The figures of an agent's progress report: depth, nodes, score, win rate.
+type Progress = (u32, u64, Option<i32>, Option<f64>);
+
+/// What [`play_game`] keeps between moves.
+struct Referee<'r, G: Game> {
+    rules: &'r GameRules,
+    n: usize,
+    state: G,
+    /// Every step so far as text.
+    moves: Vec<String>,
+    opening_plies: usize,
+    stats: Vec<MoveStats>,
+    /// One clock per seat with a time control, else none.
+    clocks: Vec<GameClock>,
+    /// The limits of the seat to move (its clock's view set before each move).
+    seat_limits: Limits,
+    /// A move that takes longer loses on time (the hard limit plus the margin, when both are set).
+    forfeit_after: Option<Duration>,
+    legal: Vec<G::Move>,
+    /// Per seat, its hopeless and its drawish moves in a row (see [`Adjudication`]).
+    resign_streak: Vec<u32>,
+    draw_streak: Vec<u32>,
+}
+
+impl<'r, G: Game> Referee<'r, G> {
+    /// The start of a game: the position, the clocks and the time limits.
+    fn new(start: &G, limits: &Limits, rules: &'r GameRules) -> Referee<'r, G> {
+        let n = start.num_players();
+        let forfeit_after = match (limits.hard_time.or(limits.time), rules.time_margin) {
+            (Some(h), Some(m)) => Some(h.saturating_add(m)),
+            _ => None,
+        };
+        Referee {
+            rules,
+            n,
+            state: start.clone(),
+            moves: Vec::new(),
+            opening_plies: 0,
+            stats: Vec::new(),
+            clocks: rules.clock.iter().flat_map(|c| vec![GameClock::new(c.clone()); n]).collect(),
+            seat_limits: limits.clone(),
+            forfeit_after,
+            legal: Vec::new(),
+            resign_streak: vec![0; n],
+            draw_streak: vec![0; n],
+        }
+    }
+
+    /// Tells the agents a game starts and plays the opening's steps (those before the game
+    /// ends), which the agents observe.
+    fn open(&mut self, agents: &mut [Box<dyn Agent<G>>], opening: &Opening<G>) {
+        for agent in agents.iter_mut() {
+            agent.new_game(&self.state);
+        }
+        for step in &opening.steps {
+            if self.state.is_over() {
+                break;
+            }
+            self.play(agents, step);
+        }
+        self.opening_plies = self.moves.len();
+    }
+
+    /// Plays `step`, which the agents observe first.
+    fn play(&mut self, agents: &mut [Box<dyn Agent<G>>], step: &[G::Move]) {
+        self.moves.push(step_text(&self.state, step));
+        for agent in agents.iter_mut() {
+            agent.observe(&self.state, step);
+        }
+        apply_step(&mut self.state, step);
+    }
+
+    /// The end the rules give before the next step: the game is over (with the agents'
+    /// disputes of the result), or it reached the ply limit (a draw).
+    fn rules_ending(&self, agents: &mut [Box<dyn Agent<G>>]) -> Option<Ending> {
+        if self.state.turn() == Turn::Over {
+            let mut ending = Ending::new(self.state.rewards().as_slice().to_vec(), Termination::Normal);
+            ending.disputes = agents
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(seat, a)| a.dispute_result(&self.state).map(|d| format!("seat {}: {d}", seat + 1)))
+                .collect();
+            return Some(ending);
+        }
+        if self.rules.max_plies.is_some_and(|m| self.moves.len() as u64 >= m as u64) {
+            return Some(Ending::draw(self.n, Termination::MaxPlies));
+        }
+        None
+    }
+
+    /// Asks each of `movers` for its move and checks it: the step to play, or the end of the
+    /// game when a seat has no move, fails, runs out of time, resigns or plays an illegal move.
+    fn collect_step(
+        &mut self,
+        agents: &mut [Box<dyn Agent<G>>],
+        movers: &[usize],
+    ) -> Result<ControlFlow<Ending, Vec<G::Move>>, ArenaError> {
+        let turn = self.state.turn();
         let mut step = Vec::with_capacity(movers.len());
-        for &seat in &movers {
-            state.legal_moves_of(Player(seat as u8), &mut legal);
-            if legal.is_empty() {
+        for &seat in movers {
+            self.state.legal_moves_of(Player(seat as u8), &mut self.legal);
+            if self.legal.is_empty() {
                 if turn == Turn::Simultaneous {
-                    return Ok(end(state, moves, vec![0.5; n], Termination::NoLegalMove { seat }, stats));
+                    return Ok(ControlFlow::Break(Ending::draw(self.n, Termination::NoLegalMove { seat })));
                 }
                 // An alternating game whose mover has no move breaks the Game contract;
                 // score it as the rules' verdict.
-                let rewards = state.rewards().as_slice().to_vec();
-                return Ok(end(state, moves, rewards, Termination::Normal, stats));
+                return Ok(ControlFlow::Break(Ending::new(
+                    self.state.rewards().as_slice().to_vec(),
+                    Termination::Normal,
+                )));
             }
-            if let Some(c) = clocks.get(seat) {
-                seat_limits.clock = Some(c.view());
-            }
-            let mut last = None;
-            let clock = Instant::now();
-            // A panicking agent loses the game like a crashed engine instead of taking the
-            // whole match down; it is rebuilt for the next game.
-            let choice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                agents[seat].choose(&state, Player(seat as u8), &seat_limits, &mut |info| {
-                    last = Some((info.depth, info.nodes, info.score, info.win_rate))
-                })
-            }))
-            .unwrap_or_else(|panic| {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Err(AgentError::Engine(format!("agent panicked: {what}")))
-            });
-            let took = clock.elapsed();
+            let (choice, took, streamed) = self.ask(agents, seat);
             let choice = match choice {
                 Ok(c) => c,
                 Err(AgentError::Unavailable(message)) => return Err(ArenaError::Agent { participant: seat, message }),
                 Err(e) => {
                     let t = Termination::AgentError { seat, error: e.to_string() };
-                    return Ok(end(state, moves, forfeit(n, seat), t, stats));
+                    return Ok(ControlFlow::Break(Ending::forfeit(self.n, seat, t)));
                 }
             };
-            let flag_fell = clocks
-                .get_mut(seat)
-                .is_some_and(|c| c.spend(took, rules.time_margin.unwrap_or(Duration::ZERO)).is_err());
-            if flag_fell || forfeit_after.is_some_and(|limit| took > limit) {
-                let t = Termination::TimeForfeit { seat, millis: took.as_millis() as u64 };
-                return Ok(end(state, moves, forfeit(n, seat), t, stats));
+            if let Some(ending) = self.charge_clock(seat, took) {
+                return Ok(ControlFlow::Break(ending));
             }
-            // The choice's own report is the final one; agents that leave it empty may still
-            // have streamed progress.
-            let i = &choice.info;
-            let own = i.depth > 0 || i.nodes > 0 || i.score.is_some() || i.win_rate.is_some();
-            let (depth, nodes, score, win_rate) =
-                if own { (i.depth, i.nodes, i.score, i.win_rate) } else { last.unwrap_or((0, 0, None, None)) };
-            stats.push(MoveStats {
-                ply: moves.len(),
-                seat,
-                millis: took.as_millis() as u64,
-                depth: (depth > 0).then_some(depth),
-                nodes: (nodes > 0).then_some(nodes),
-                score,
-                win_rate,
-            });
-            if let Some(st) = stats.last() {
-                resign_streak[seat] = if adj.hopeless(st) { resign_streak[seat] + 1 } else { 0 };
-                draw_streak[seat] = if adj.drawish(st) { draw_streak[seat] + 1 } else { 0 };
-            }
+            self.note_stats(seat, took, &choice, streamed);
             if choice.resign {
-                return Ok(end(state, moves, forfeit(n, seat), Termination::Resignation { seat }, stats));
+                return Ok(ControlFlow::Break(Ending::forfeit(self.n, seat, Termination::Resignation { seat })));
             }
-            if !legal.contains(&choice.mv) {
-                let t = Termination::IllegalMove { seat, mv: state.format_move(choice.mv) };
-                return Ok(end(state, moves, forfeit(n, seat), t, stats));
+            if !self.legal.contains(&choice.mv) {
+                let t = Termination::IllegalMove { seat, mv: self.state.format_move(choice.mv) };
+                return Ok(ControlFlow::Break(Ending::forfeit(self.n, seat, t)));
             }
             step.push(choice.mv);
         }
-        moves.push(step_text(&state, &step));
-        observe(agents, &state, &step);
-        apply_step(&mut state, &step);
-        if state.is_over() {
-            continue;
+        Ok(ControlFlow::Continue(step))
+    }
+
+    /// Lets `seat` choose, with its clock in its limits: the choice, the time it took and
+    /// the last progress report streamed (depth, nodes, score, win rate).
+    fn ask(
+        &mut self,
+        agents: &mut [Box<dyn Agent<G>>],
+        seat: usize,
+    ) -> (Result<Choice<G::Move>, AgentError>, Duration, Option<Progress>) {
+        if let Some(c) = self.clocks.get(seat) {
+            self.seat_limits.clock = Some(c.view());
         }
+        let mut last = None;
+        let clock = Instant::now();
+        // A panicking agent loses the game like a crashed engine instead of taking the
+        // whole match down; it is rebuilt for the next game.
+        let choice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            agents[seat].choose(&self.state, Player(seat as u8), &self.seat_limits, &mut |info| {
+                last = Some((info.depth, info.nodes, info.score, info.win_rate))
+            })
+        }))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(AgentError::Engine(format!("agent panicked: {what}")))
+        });
+        (choice, clock.elapsed(), last)
+    }
+
+    /// Charges `took` to `seat`'s clock: a loss on time when its flag fell or the move took
+    /// longer than the hard limit allows.
+    fn charge_clock(&mut self, seat: usize, took: Duration) -> Option<Ending> {
+        let margin = self.rules.time_margin.unwrap_or(Duration::ZERO);
+        let flag_fell = self.clocks.get_mut(seat).is_some_and(|c| c.spend(took, margin).is_err());
+        (flag_fell || self.forfeit_after.is_some_and(|limit| took > limit)).then(|| {
+            let t = Termination::TimeForfeit { seat, millis: took.as_millis() as u64 };
+            Ending::forfeit(self.n, seat, t)
+        })
+    }
+
+    /// Records what `seat` reported about its move and counts it towards adjudication.
+    fn note_stats(&mut self, seat: usize, took: Duration, choice: &Choice<G::Move>, streamed: Option<Progress>) {
+        // The choice's own report is the final one; agents that leave it empty may still
+        // have streamed progress.
+        let i = &choice.info;
+        let own = i.depth > 0 || i.nodes > 0 || i.score.is_some() || i.win_rate.is_some();
+        let (depth, nodes, score, win_rate) =
+            if own { (i.depth, i.nodes, i.score, i.win_rate) } else { streamed.unwrap_or((0, 0, None, None)) };
+        let st = MoveStats {
+            ply: self.moves.len(),
+            seat,
+            millis: took.as_millis() as u64,
+            depth: (depth > 0).then_some(depth),
+            nodes: (nodes > 0).then_some(nodes),
+            score,
+            win_rate,
+        };
+        let adj = &self.rules.adjudication;
+        self.resign_streak[seat] = if adj.hopeless(&st) { self.resign_streak[seat] + 1 } else { 0 };
+        self.draw_streak[seat] = if adj.drawish(&st) { self.draw_streak[seat] + 1 } else { 0 };
+        self.stats.push(st);
+    }
+
+    /// Ends a game the rules have not ended after the step of `movers` early by the agents'
+    /// evaluations (see [`Adjudication`]): a loss for a mover hopeless long enough, or a draw.
+    fn adjudicate(&self, movers: &[usize]) -> Option<Ending> {
+        if self.state.is_over() {
+            return None;
+        }
+        let adj = &self.rules.adjudication;
         if adj.resign_moves > 0
-            && let Some(&seat) = movers.iter().find(|&&s| resign_streak[s] >= adj.resign_moves)
+            && let Some(&seat) = movers.iter().find(|&&s| self.resign_streak[s] >= adj.resign_moves)
         {
-            let t = Termination::Adjudicated { loser: Some(seat) };
-            return Ok(end(state, moves, forfeit(n, seat), t, stats));
+            return Some(Ending::forfeit(self.n, seat, Termination::Adjudicated { loser: Some(seat) }));
         }
         if adj.draw_moves > 0
-            && moves.len() as u64 >= u64::from(adj.draw_after)
-            && draw_streak.iter().all(|&k| k >= adj.draw_moves)
+            && self.moves.len() as u64 >= u64::from(adj.draw_after)
+            && self.draw_streak.iter().all(|&k| k >= adj.draw_moves)
         {
-            return Ok(end(state, moves, vec![0.5; n], Termination::Adjudicated { loser: None }, stats));
+            return Some(Ending::draw(self.n, Termination::Adjudicated { loser: None }));
+        }
+        None
+    }
+
+    /// The played game with its `ending`.
+    fn finish(self, ending: Ending) -> PlayedGame<G> {
+        PlayedGame {
+            state: self.state,
+            moves: self.moves,
+            opening_plies: self.opening_plies,
+            rewards: ending.rewards,
+            termination: ending.termination,
+            stats: self.stats,
+            disputes: ending.disputes,
         }
     }
 }

@@ -418,8 +418,21 @@ impl<G: GtpGame> GameEngine<G> {
         limits: Limits,
         report: &mut dyn FnMut(&G, &SearchInfo<G::Move>),
     ) -> Result<String, GtpError> {
+        let found = self.position_for(self.player(color));
+        self.generate_at(found, color, play, limits, report)
+    }
+
+    /// [`generate`](Self::generate) in `found`, what `position_for` gave for `color`.
+    fn generate_at(
+        &mut self,
+        found: Option<(G, Option<OutOfTurn<G>>)>,
+        color: Color,
+        play: bool,
+        limits: Limits,
+        report: &mut dyn FnMut(&G, &SearchInfo<G::Move>),
+    ) -> Result<String, GtpError> {
         let player = self.player(color);
-        let Some((pos, how)) = self.position_for(player) else {
+        let Some((pos, how)) = found else {
             if self.state.is_over() {
                 return Ok("pass".to_string());
             }
@@ -663,10 +676,12 @@ impl<G: GtpGame> GameEngine<G> {
         if args.ownership && style == Style::Lz {
             return Err(GtpError::new("ownership needs kata-analyze"));
         }
+        // The position searched, found once for the ownership estimate and the search.
         let player = self.player(args.color);
+        let found = self.position_for(player);
         let mut ownership = None;
         if args.ownership {
-            let Some((pos, _)) = self.position_for(player) else {
+            let Some((pos, _)) = &found else {
                 return Err(GtpError::new("not this colour's turn"));
             };
             let values = pos
@@ -684,7 +699,7 @@ impl<G: GtpGame> GameEngine<G> {
         };
         let mut last: Option<Instant> = None;
         let mut pending = String::new();
-        let result = self.generate(args.color, genmove, limits, &mut |pos, info| {
+        let result = self.generate_at(found, args.color, genmove, limits, &mut |pos, info| {
             let mut line = analysis_line(pos, info, style);
             if line.is_empty() {
                 return;

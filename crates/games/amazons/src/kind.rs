@@ -10,27 +10,29 @@ use tabula_core::{
 };
 use tabula_gtp::{GtpKind, GtpVisitor, WithGtp};
 use tabula_learn::LinearModel;
-use tabula_search::{AlphaBetaAgent, BASELINE_AGENT, RandomPolicy, StandardAgents};
+use tabula_search::{ALPHABETA_PARAMS, AlphaBetaAgent, BASELINE_AGENT, RandomPolicy, StandardAgents};
 
 use crate::{Amazons, FeatureSet, LinearEval, PARAMS};
 
 /// The Game of the Amazons on any board.
 pub struct AmazonsKind;
 
-/// Parameters of `learned`: alpha-beta's, plus the weights file.
-pub const LEARNED_PARAMS: &[ParamInfo] = &[
-    ParamInfo::new("weights", "", "weights.json written by `tabula train` (required)"),
-    ParamInfo::new("depth", "", "deepest iteration in plies, 1..=500 (default: no limit)"),
-    ParamInfo::new("time_ms", "", "target time per move in milliseconds, 1..=86400000"),
-    ParamInfo::new("hard_ms", "", "time never to exceed in milliseconds, 1..=86400000 (default: time_ms)"),
-    ParamInfo::new("nodes", "", "nodes per move, 1..=10^15"),
-    ParamInfo::new("tt_mb", "16", "transposition table size in megabytes, 0..=65536"),
-    ParamInfo::new("threads", "1", "search threads (Lazy SMP), 1..=256"),
-    ParamInfo::new("aspiration", "50", "aspiration window half-width in evaluation units, 0 (off)..=1000000"),
-    ParamInfo::new("quiescence", "true", "extend noisy moves at the horizon"),
-    ParamInfo::new("random", "false", "choose at random among equally good moves"),
-    ParamInfo::new("seed", "", "random seed for tie-breaking (default: from the clock)"),
-];
+/// Parameters of `learned`: the weights file, then alpha-beta's own
+/// ([`ALPHABETA_PARAMS`](tabula_search::ALPHABETA_PARAMS)).
+pub const LEARNED_PARAMS: &[ParamInfo] = &LEARNED_TABLE;
+
+/// The weights file, the one key `learned` adds to alpha-beta's.
+const WEIGHTS_PARAM: ParamInfo = ParamInfo::new("weights", "", "weights.json written by `tabula train` (required)");
+
+const LEARNED_TABLE: [ParamInfo; ALPHABETA_PARAMS.len() + 1] = {
+    let mut table = [WEIGHTS_PARAM; ALPHABETA_PARAMS.len() + 1];
+    let mut i = 0;
+    while i < ALPHABETA_PARAMS.len() {
+        table[i + 1] = ALPHABETA_PARAMS[i];
+        i += 1;
+    }
+    table
+};
 
 /// `learned`: alpha-beta over learned weights.
 pub const LEARNED_AGENT: AgentInfo = AgentInfo {
@@ -155,5 +157,13 @@ mod tests {
         // The symmetric start is even for the document's antisymmetric features.
         assert!((p - 0.5).abs() < 0.2, "{p}");
         assert_eq!(sigmoid(0.0), 0.5);
+    }
+
+    #[test]
+    fn learned_takes_every_alphabeta_key() {
+        let (first, rest) = LEARNED_PARAMS.split_first().unwrap();
+        assert_eq!(first.name, "weights");
+        let row = |p: &ParamInfo| (p.name, p.default, p.help);
+        assert_eq!(rest.iter().map(row).collect::<Vec<_>>(), ALPHABETA_PARAMS.iter().map(row).collect::<Vec<_>>());
     }
 }

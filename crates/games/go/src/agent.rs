@@ -14,9 +14,9 @@ use crate::game::{Go, Move};
 use crate::policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 
 /// The keys Go's `mcts(...)` player reads besides those of the generic agent ([`go_mcts`],
-/// [`go_agent`]), as `tabula list` shows them. Go also changes six generic defaults:
-/// `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`, `prior_visits=210`, `prior_even=14`,
-/// and [`go_agent`] sets `rave_distance` by board size ([`default_rave_distance`]).
+/// [`go_agent`]), as `tabula list` shows them. Go also has its own defaults for seven generic
+/// keys: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`, `prior_visits=210`,
+/// `prior_even=14`, and `rave_distance` by board size ([`default_rave_distance`]).
 pub const MCTS_PARAMS: &[ParamInfo] = &[
     ParamInfo::new("playout", "heavy", "playout policy: heavy (captures, escapes, 3x3 shapes, no self-atari) or light"),
     ParamInfo::new(
@@ -88,6 +88,32 @@ pub fn default_rave_distance(size: usize) -> u32 {
     if size <= RAVE_DISTANCE_MAX_SIZE { RAVE_DISTANCE } else { 0 }
 }
 
+/// Go's UCT exploration constant (`c`).
+const C: f64 = 0.05;
+
+/// Go's resignation threshold (`resign`).
+const RESIGN: f64 = 0.08;
+
+/// The board size a Go player's defaults are those of until it sees a board: the `go` game's
+/// default size.
+const DEFAULT_SIZE: usize = 19;
+
+/// Go's values of generic `mcts(...)` keys on a board of `size`, as a spec writes them: a Go
+/// player's spec takes each of these keys it does not give from here. Only `rave_distance`
+/// ([`default_rave_distance`]) depends on the size: where the spec does not give it, a
+/// [`GoAgent`] takes it from the board of each search.
+fn mcts_defaults(size: usize) -> [(&'static str, String); 7] {
+    [
+        ("rave_distance", default_rave_distance(size).to_string()),
+        ("rave", true.to_string()),
+        ("equiv", RAVE_EQUIV.to_string()),
+        ("c", C.to_string()),
+        ("resign", RESIGN.to_string()),
+        ("prior_visits", PRIOR_VISITS.to_string()),
+        ("prior_even", PRIOR_EVEN.to_string()),
+    ]
+}
+
 fn bad(spec: &Spec, key: &str, value: &str, reason: &str) -> SpecError {
     SpecError::BadValue { owner: spec.name.clone(), key: key.into(), value: value.into(), reason: reason.into() }
 }
@@ -114,33 +140,21 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// `tactics=true|false` (ladder and two-liberty reading in the heavy playouts, default false) and
 /// `nakade=true|false` (vital points and dead-shape fills of small eye spaces, default false). Go
 /// defaults where the spec is silent: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`,
-/// `prior_visits=210`, `prior_even=14` ([`PRIOR_VISITS`], [`PRIOR_EVEN`]). ([`go_agent`]
-/// also reads `honest_pass`, and sets `rave_distance` by board size where the spec is silent.)
+/// `prior_visits=210`, `prior_even=14` ([`PRIOR_VISITS`], [`PRIOR_EVEN`]), and the
+/// `rave_distance` of a 19x19 board ([`default_rave_distance`]). ([`go_agent`] also reads
+/// `honest_pass`, and takes `rave_distance` from each board where the spec is silent.)
 ///
 /// # Errors
 /// An unknown key or a bad value.
 pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let mut generic = Spec::named(&spec.name);
     generic.params = spec.params.iter().filter(|(k, _)| !is_go_key(k)).cloned().collect();
-    let mut config = MctsConfig::from_spec(&generic)?;
-    if spec.get("rave").is_none() {
-        config.rave = true;
+    for (key, value) in mcts_defaults(DEFAULT_SIZE) {
+        if spec.get(key).is_none() {
+            generic = generic.with(key, value);
+        }
     }
-    if spec.get("equiv").is_none() {
-        config.rave_equiv = RAVE_EQUIV;
-    }
-    if spec.get("c").is_none() {
-        config.c = 0.05;
-    }
-    if spec.get("resign").is_none() {
-        config.resign = 0.08;
-    }
-    if spec.get("prior_visits").is_none() {
-        config.prior_visits = PRIOR_VISITS;
-    }
-    if spec.get("prior_even").is_none() {
-        config.prior_even = PRIOR_EVEN;
-    }
+    let config = MctsConfig::from_spec(&generic)?;
     let playouts = word(spec, "playout", &[("heavy", Playouts::Heavy), ("light", Playouts::Light)], Playouts::Heavy)?;
     let widen = word(spec, "widen", &[("true", true), ("false", false)], true)?;
     let tactics = word(spec, "tactics", &[("true", true), ("false", false)], false)?;
@@ -193,8 +207,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
 }
 
 /// Builds a [`GoAgent`] (the agent of [`go_mcts`] with Go time management) from a spec.
-/// Where the spec has no `rave_distance`, the agent takes [`default_rave_distance`] of each
-/// board it plays on.
+/// Where the spec has no `rave_distance`, the agent takes Go's default for each board it
+/// plays on ([`default_rave_distance`]); a value the spec gives holds on every board.
 ///
 /// # Errors
 /// An unknown key or a bad value.
@@ -275,31 +289,18 @@ impl Agent<Go> for GoAgent {
         let mut spec = Spec::parse(&self.inner.name()).unwrap_or_else(|_| Spec::named("mcts"));
         let policy = self.inner.policy();
         // The generic name leaves out a value equal to the generic default, which is not
-        // Go's default: spell those out so that the name builds this agent again.
-        let (config, generic) = (self.inner.config(), MctsConfig::default());
-        if self.rave_distance_by_size {
-            // Set by the board, not by the spec: the name stays the same on every board.
-            spec.params.retain(|(k, _)| k != "rave_distance");
-        } else if config.rave_distance == generic.rave_distance {
-            spec = spec.with("rave_distance", config.rave_distance);
-        }
-        if !config.rave {
-            spec = spec.with("rave", false);
-        }
-        if config.rave_equiv == generic.rave_equiv {
-            spec = spec.with("equiv", config.rave_equiv);
-        }
-        if config.c == generic.c {
-            spec = spec.with("c", config.c);
-        }
-        if config.resign == generic.resign {
-            spec = spec.with("resign", config.resign);
-        }
-        if config.prior_visits == generic.prior_visits {
-            spec = spec.with("prior_visits", config.prior_visits);
-        }
-        if config.prior_even == generic.prior_even {
-            spec = spec.with("prior_even", config.prior_even);
+        // Go's default (nor, for `rave_distance`, the board's): spell those out so that the
+        // name builds this agent again.
+        for (key, go_default) in mcts_defaults(DEFAULT_SIZE) {
+            if key == "rave_distance" && self.rave_distance_by_size {
+                // Set by the board, not by the spec: the name stays the same on every board.
+                spec.params.retain(|(k, _)| k != key);
+                continue;
+            }
+            let Some(generic) = tabula_search::MCTS_PARAMS.iter().find(|p| p.name == key) else { continue };
+            if spec.get(key).is_none() && (key == "rave_distance" || generic.default != go_default) {
+                spec = spec.with(key, generic.default);
+            }
         }
         if !self.honest_pass {
             spec = spec.with("honest_pass", false);
@@ -525,6 +526,31 @@ mod play_tests {
                 assert_eq!(fixed.inner().config().rave_distance, given);
             }
         }
+    }
+
+    #[test]
+    fn given_generic_keys_win_over_gos_defaults() {
+        let mut report = NullReport::callback();
+        let g = Go::new(9, crate::game::Rules::default());
+        let values = |a: &GoAgent| {
+            let c = a.inner().config();
+            (c.rave, c.rave_equiv, c.c, c.resign, c.prior_visits, c.prior_even, c.rave_distance)
+        };
+        // Silent, the spec takes Go's defaults for the board searched.
+        let mut plain = go_agent(&Spec::parse("mcts(playouts=20,seed=1)").unwrap()).unwrap();
+        plain.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        assert_eq!(values(&plain), (true, RAVE_EQUIV, 0.05, 0.08, PRIOR_VISITS, PRIOR_EVEN, RAVE_DISTANCE));
+        // Each key given, here at the generic default, holds there.
+        let spec = "mcts(playouts=20,seed=1,rave=false,equiv=1000,c=0.7,resign=0,prior_visits=0,prior_even=0,\
+                    rave_distance=0)";
+        let mut given = go_agent(&Spec::parse(spec).unwrap()).unwrap();
+        given.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        let d = MctsConfig::default();
+        assert_eq!(
+            values(&given),
+            (d.rave, d.rave_equiv, d.c, d.resign, d.prior_visits, d.prior_even, d.rave_distance)
+        );
+        assert_eq!(go_agent(&Spec::parse(&given.name()).unwrap()).unwrap().inner().config(), given.inner().config());
     }
 
     #[test]

@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use super::ground::Grounded;
+use super::ground::{GroundRule, Grounded};
 use super::{ones, test_bit};
 use crate::interp::Gid;
 use crate::syntax::kw;
@@ -148,226 +148,23 @@ pub(crate) struct Net {
 impl Net {
     /// Builds the circuit of a grounded program; an error if a ground atom depends
     /// negatively on itself (the ground rules are not stratified: no least fixpoint orders it).
+    ///
+    /// The phases: the atoms' gates ([`Atoms::of`]), the atoms fixed without state or moves
+    /// ([`fixed_atoms`]), the rule bodies' gates ([`rule_gates`]), the cycles
+    /// ([`components`], [`check_stratified`]), the layers and their steps
+    /// ([`layer_steps`]), the static values, the read-outs ([`Net::set_read_outs`]), the
+    /// fuzzy goal evaluation ([`Net::set_fuzzy_goals`]), the initial state and roles
+    /// ([`Net::set_initial_state`]), then the numbering ([`Net::renumber`]) and the timing
+    /// ([`Net::calibrate`]).
     pub(crate) fn build(g: &Grounded) -> Result<Net, String> {
-        let n_atoms = g.num_atoms as usize;
-        let mut gates = vec![Gate::False; n_atoms];
-        let mut children: Vec<u32> = Vec::new();
-        let mut base_terms = Vec::new();
-        let mut base_of: HashMap<Gid, u32> = HashMap::new();
-        let mut base_gate = Vec::new();
-        let mut input_gate = Vec::new();
-        if let Some((off, rel)) = g.rels.get(&kw::TRUE) {
-            for (i, f) in rel.list.iter().enumerate() {
-                gates[*off as usize + i] = Gate::Base(i as u32);
-                base_gate.push(*off + i as u32);
-                base_terms.push(f[0]);
-                base_of.insert(f[0], i as u32);
-            }
-        }
-        let roles: Vec<Gid> =
-            g.rels.get(&kw::ROLE).map(|(_, r)| r.list.iter().map(|f| f[0]).collect()).unwrap_or_default();
-        let role_ix = |r: Gid| roles.iter().position(|x| *x == r);
-        let mut inputs = vec![Vec::new(); roles.len()];
-        if let Some((off, rel)) = g.rels.get(&kw::DOES) {
-            for (i, f) in rel.list.iter().enumerate() {
-                gates[*off as usize + i] = Gate::Input(i as u32);
-                input_gate.push(*off + i as u32);
-                if let Some(r) = role_ix(f[0]) {
-                    inputs[r].push((f[1], i as u32));
-                }
-            }
-        }
-        for v in &mut inputs {
-            v.sort();
-        }
-        // Rule bodies by head.
-        let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); n_atoms];
-        for (i, r) in g.rules.iter().enumerate() {
-            by_head[r.head as usize].push(i);
-        }
-        let lits = |r: &super::ground::GroundRule| -> Vec<u32> {
-            r.pos.iter().copied().chain(r.neg.iter().map(|a| a | NEG)).collect()
-        };
-        // Atoms whose value depends on neither state nor moves, found before the gates are
-        // made so that their literals fold away instead of steering the factoring.
-        let mut fixed: Vec<Option<bool>> = (0..n_atoms)
-            .map(|a| match gates[a] {
-                Gate::Base(_) | Gate::Input(_) => None,
-                _ if by_head[a].is_empty() => Some(false),
-                _ => None,
-            })
-            .collect();
-        let holds = |fixed: &[Option<bool>], l: u32| fixed[(l & !NEG) as usize].map(|v| v != (l & NEG != 0));
-        loop {
-            let mut again = false;
-            for (a, rules) in by_head.iter().enumerate() {
-                if fixed[a].is_some() || matches!(gates[a], Gate::Base(_) | Gate::Input(_)) {
-                    continue;
-                }
-                let body_value = |ri: &usize| {
-                    let l = lits(&g.rules[*ri]);
-                    if l.iter().any(|&x| holds(&fixed, x) == Some(false)) {
-                        Some(false)
-                    } else if l.iter().all(|&x| holds(&fixed, x) == Some(true)) {
-                        Some(true)
-                    } else {
-                        None
-                    }
-                };
-                let values: Vec<Option<bool>> = rules.iter().map(body_value).collect();
-                if values.contains(&Some(true)) {
-                    fixed[a] = Some(true);
-                    again = true;
-                } else if values.iter().all(|v| *v == Some(false)) {
-                    fixed[a] = Some(false);
-                    again = true;
-                }
-            }
-            if !again {
-                break;
-            }
-        }
-        let mut builder = Builder { gates: &mut gates, children: &mut children, seen: HashMap::new() };
-        for (a, rules) in by_head.iter().enumerate() {
-            if matches!(builder.gates[a], Gate::Base(_) | Gate::Input(_)) || rules.is_empty() {
-                continue;
-            }
-            match fixed[a] {
-                Some(true) => {
-                    builder.gates[a] = Gate::And(0, 0);
-                    continue;
-                }
-                Some(false) => continue,
-                None => {}
-            }
-            // Bodies without their fixed literals; a body with a false one never holds.
-            let bodies = rules
-                .iter()
-                .map(|&ri| lits(&g.rules[ri]))
-                .filter(|l| !l.iter().any(|&x| holds(&fixed, x) == Some(false)))
-                .map(|l| l.into_iter().filter(|&x| holds(&fixed, x).is_none()).collect())
-                .collect();
-            let before = builder.gates.len() as u32;
-            match builder.disjunction(bodies) {
-                None => builder.gates[a] = Gate::And(0, 0),
-                // A gate made just now for this atom takes the atom's place.
-                Some(l) if l & NEG == 0 && l >= before && l + 1 == builder.gates.len() as u32 => {
-                    let top = builder.gates.pop().expect("the gate just made");
-                    builder.gates[a] = top;
-                    if let Gate::And(s, n) | Gate::Or(s, n) = top {
-                        let kids = builder.children[s as usize..(s + n) as usize].to_vec();
-                        builder.seen.insert((matches!(top, Gate::And(..)), kids), a as u32);
-                    }
-                }
-                Some(l) => {
-                    builder.gates[a] = Gate::And(builder.children.len() as u32, 1);
-                    builder.children.push(l);
-                }
-            }
-        }
-        let kids = |gate: Gate| -> &[u32] {
-            match gate {
-                Gate::And(s, n) | Gate::Or(s, n) => &children[s as usize..(s + n) as usize],
-                _ => &[],
-            }
-        };
-        // Strongly connected components, dependencies first (iterative Tarjan).
+        let Atoms { gates, base_gate, base_terms, base_of, input_gate, roles, inputs } = Atoms::of(g);
+        let by_head = rules_by_head(g);
+        let fixed = fixed_atoms(g, &gates, &by_head);
+        let (gates, children) = rule_gates(g, gates, &by_head, &fixed);
+        let sccs = components(&gates, &children);
+        check_stratified(&gates, &children, &sccs)?;
+        let (loops, [static_steps, state_steps, move_steps]) = layer_steps(&gates, &children, &sccs);
         let n = gates.len();
-        let mut index = vec![u32::MAX; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut stack: Vec<u32> = Vec::new();
-        let mut sccs: Vec<Vec<u32>> = Vec::new();
-        let mut counter = 0u32;
-        for root in 0..n {
-            if index[root] != u32::MAX {
-                continue;
-            }
-            let mut work: Vec<(u32, usize)> = vec![(root as u32, 0)];
-            index[root] = counter;
-            low[root] = counter;
-            counter += 1;
-            stack.push(root as u32);
-            on_stack[root] = true;
-            while let Some(&mut (v, ref mut k)) = work.last_mut() {
-                let ks = kids(gates[v as usize]);
-                if *k < ks.len() {
-                    let w = (ks[*k] & !NEG) as usize;
-                    *k += 1;
-                    if index[w] == u32::MAX {
-                        index[w] = counter;
-                        low[w] = counter;
-                        counter += 1;
-                        stack.push(w as u32);
-                        on_stack[w] = true;
-                        work.push((w as u32, 0));
-                    } else if on_stack[w] {
-                        low[v as usize] = low[v as usize].min(index[w]);
-                    }
-                } else {
-                    work.pop();
-                    if let Some(&(p, _)) = work.last() {
-                        low[p as usize] = low[p as usize].min(low[v as usize]);
-                    }
-                    if low[v as usize] == index[v as usize] {
-                        let mut comp = Vec::new();
-                        while let Some(w) = stack.pop() {
-                            on_stack[w as usize] = false;
-                            comp.push(w);
-                            if w == v {
-                                break;
-                            }
-                        }
-                        sccs.push(comp);
-                    }
-                }
-            }
-        }
-        // Negation inside a cycle has no least fixpoint: such rules (accepted by validation
-        // when they negate another instance of their own relation) are refused here.
-        let mut comp_of = vec![0u32; n];
-        for (i, comp) in sccs.iter().enumerate() {
-            for &v in comp {
-                comp_of[v as usize] = i as u32;
-            }
-        }
-        for (v, &gate) in gates.iter().enumerate() {
-            if kids(gate).iter().any(|&c| c & NEG != 0 && comp_of[(c & !NEG) as usize] == comp_of[v]) {
-                return Err("a ground atom depends negatively on itself: the ground rules are not stratified".into());
-            }
-        }
-        // Layers: 0 static, 1 state, 2 move.
-        let mut layer = vec![0u8; n];
-        for comp in &sccs {
-            let mut l = 0u8;
-            for &v in comp {
-                match gates[v as usize] {
-                    Gate::Base(_) => l = l.max(1),
-                    Gate::Input(_) => l = l.max(2),
-                    gate => {
-                        for &c in kids(gate) {
-                            l = l.max(layer[(c & !NEG) as usize]);
-                        }
-                    }
-                }
-            }
-            for &v in comp {
-                layer[v as usize] = l;
-            }
-        }
-        let mut loops = Vec::new();
-        let mut steps: [Vec<Step>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-        for comp in &sccs {
-            let l = layer[comp[0] as usize] as usize;
-            if comp.len() == 1 && !kids(gates[comp[0] as usize]).iter().any(|c| c & !NEG == comp[0]) {
-                steps[l].push(Step::One(comp[0]));
-            } else {
-                let s = loops.len() as u32;
-                loops.extend(comp.iter().copied());
-                steps[l].push(Step::Loop(s, loops.len() as u32));
-            }
-        }
-        let [static_steps, state_steps, move_steps] = steps;
         let mut net = Net {
             dyn_start: 0,
             move_start: 0,
@@ -403,23 +200,36 @@ impl Net {
             init: Vec::new(),
             roles: Vec::new(),
         };
+        // The values of the static gates, once.
         let mut vals = vec![0u8; n];
         net.run(&static_steps, &mut vals, &[], &[]);
         net.template = vals;
-        // Read-outs.
+        net.set_read_outs(g, &roles, &base_of);
+        net.set_fuzzy_goals();
+        net.set_initial_state(g, &base_of);
+        net.renumber(&static_steps);
+        net.calibrate();
+        Ok(net)
+    }
+
+    /// Finds the gates that are read out — the legal atoms per role (numbered flat, see
+    /// `legal_offset`), the goal atoms with a valid value, `terminal`, the `next` atoms of
+    /// base propositions — and tags them (see `tag`). `roles` are all role atoms, in order.
+    fn set_read_outs(&mut self, g: &Grounded, roles: &[Gid], base_of: &HashMap<Gid, u32>) {
+        let role_ix = |r: Gid| roles.iter().position(|x| *x == r);
         if let Some((off, rel)) = g.rels.get(&kw::LEGAL) {
             for (i, f) in rel.list.iter().enumerate() {
                 if let Some(r) = role_ix(f[0]) {
-                    net.legal[r].push((f[1], off + i as u32));
+                    self.legal[r].push((f[1], off + i as u32));
                 }
             }
         }
         let mut o = 0;
-        for l in &net.legal {
-            net.legal_offset.push(o);
+        for l in &self.legal {
+            self.legal_offset.push(o);
             o += l.len() as u32;
         }
-        net.legal_offset.push(o);
+        self.legal_offset.push(o);
         if let Some((off, rel)) = g.rels.get(&kw::GOAL) {
             for (i, f) in rel.list.iter().enumerate() {
                 let mut text = String::new();
@@ -427,48 +237,52 @@ impl Net {
                 if let (Some(r), Ok(v)) = (role_ix(f[0]), text.parse::<u8>())
                     && v <= 100
                 {
-                    net.goals.push((r as u8, v, off + i as u32));
+                    self.goals.push((r as u8, v, off + i as u32));
                 }
             }
         }
-        net.terminal = g.rels.get(&kw::TERMINAL).and_then(|(off, rel)| (!rel.list.is_empty()).then_some(*off));
+        self.terminal = g.rels.get(&kw::TERMINAL).and_then(|(off, rel)| (!rel.list.is_empty()).then_some(*off));
         if let Some((off, rel)) = g.rels.get(&kw::NEXT) {
             for (i, f) in rel.list.iter().enumerate() {
                 if let Some(&b) = base_of.get(&f[0]) {
-                    net.next.push((off + i as u32, b));
+                    self.next.push((off + i as u32, b));
                 }
             }
         }
-        let mut tag = vec![NO_TAG; n];
-        for (r, moves) in net.legal.iter().enumerate() {
+        let mut tag = vec![NO_TAG; self.gates.len()];
+        for (r, moves) in self.legal.iter().enumerate() {
             for (k, &(_, gate)) in moves.iter().enumerate() {
-                tag[gate as usize] = LEGAL_TAG | (net.legal_offset[r] + k as u32);
+                tag[gate as usize] = LEGAL_TAG | (self.legal_offset[r] + k as u32);
             }
         }
-        for &(gate, b) in &net.next {
+        for &(gate, b) in &self.next {
             tag[gate as usize] = b;
         }
-        net.tag = tag;
-        // The fuzzy goal evaluation reads the goal atoms' cone of the state layer only.
-        let mut in_cone = vec![false; n];
-        let mut work: Vec<u32> = net.goals.iter().map(|&(_, _, g)| g).collect();
+        self.tag = tag;
+    }
+
+    /// The fuzzy goal evaluation: the state steps of the goal atoms' cone (it reads the
+    /// state layer only), and each role's mean goal value.
+    fn set_fuzzy_goals(&mut self) {
+        let mut in_cone = vec![false; self.gates.len()];
+        let mut work: Vec<u32> = self.goals.iter().map(|&(_, _, g)| g).collect();
         while let Some(v) = work.pop() {
             if !std::mem::replace(&mut in_cone[v as usize], true) {
-                work.extend(net.kids(v).iter().map(|c| c & !NEG));
+                work.extend(self.kids(v).iter().map(|c| c & !NEG));
             }
         }
-        net.fuzzy_steps = net
+        self.fuzzy_steps = self
             .state_steps
             .iter()
             .copied()
             .filter(|step| match *step {
                 Step::One(v) => in_cone[v as usize],
-                Step::Loop(s, e) => net.loops[s as usize..e as usize].iter().any(|&v| in_cone[v as usize]),
+                Step::Loop(s, e) => self.loops[s as usize..e as usize].iter().any(|&v| in_cone[v as usize]),
             })
             .collect();
-        net.goal_mean = (0..net.legal.len())
+        self.goal_mean = (0..self.legal.len())
             .map(|r| {
-                let mut values: Vec<u8> = net.goals.iter().filter(|g| g.0 as usize == r).map(|g| g.1).collect();
+                let mut values: Vec<u8> = self.goals.iter().filter(|g| g.0 as usize == r).map(|g| g.1).collect();
                 values.sort_unstable();
                 values.dedup();
                 if values.is_empty() {
@@ -478,30 +292,32 @@ impl Net {
                 }
             })
             .collect();
+    }
+
+    /// The initial state (the base propositions of the `init` atoms that hold) and the
+    /// roles (the `role` atoms that hold), from the static values.
+    fn set_initial_state(&mut self, g: &Grounded, base_of: &HashMap<Gid, u32>) {
         if let Some((off, rel)) = g.rels.get(&kw::INIT) {
             let mut init: Vec<u32> = rel
                 .list
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| net.template[(off + *i as u32) as usize] != 0)
+                .filter(|(i, _)| self.template[(off + *i as u32) as usize] != 0)
                 .filter_map(|(_, f)| base_of.get(&f[0]).copied())
                 .collect();
             init.sort();
             init.dedup();
-            net.init = init;
+            self.init = init;
         }
         if let Some((off, rel)) = g.rels.get(&kw::ROLE) {
-            net.roles = rel
+            self.roles = rel
                 .list
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| net.template[(off + *i as u32) as usize] != 0)
+                .filter(|(i, _)| self.template[(off + *i as u32) as usize] != 0)
                 .map(|(_, f)| f[0])
                 .collect();
         }
-        net.renumber(&static_steps);
-        net.calibrate();
-        Ok(net)
     }
 
     /// Finds the base propositions that flip on at least half the plies of a few seeded
@@ -923,6 +739,289 @@ impl Net {
             self.run(&self.move_steps, vals, bits, joint);
         }
     }
+}
+
+/// The first gates of a net: one per ground atom, base propositions (`true`) and input
+/// propositions (`does`) made, the others [`Gate::False`] until their rules are made.
+struct Atoms {
+    gates: Vec<Gate>,
+    /// The gate of each base proposition.
+    base_gate: Vec<u32>,
+    /// The fluent of each base proposition.
+    base_terms: Vec<Gid>,
+    /// The base proposition of each fluent.
+    base_of: HashMap<Gid, u32>,
+    /// The gate of each input proposition.
+    input_gate: Vec<u32>,
+    /// Every role atom's role, in order.
+    roles: Vec<Gid>,
+    /// Per role, `(move, input)` sorted by move.
+    inputs: Vec<Vec<(Gid, u32)>>,
+}
+
+impl Atoms {
+    fn of(g: &Grounded) -> Atoms {
+        let mut gates = vec![Gate::False; g.num_atoms as usize];
+        let mut base_terms = Vec::new();
+        let mut base_of: HashMap<Gid, u32> = HashMap::new();
+        let mut base_gate = Vec::new();
+        let mut input_gate = Vec::new();
+        if let Some((off, rel)) = g.rels.get(&kw::TRUE) {
+            for (i, f) in rel.list.iter().enumerate() {
+                gates[*off as usize + i] = Gate::Base(i as u32);
+                base_gate.push(*off + i as u32);
+                base_terms.push(f[0]);
+                base_of.insert(f[0], i as u32);
+            }
+        }
+        let roles: Vec<Gid> =
+            g.rels.get(&kw::ROLE).map(|(_, r)| r.list.iter().map(|f| f[0]).collect()).unwrap_or_default();
+        let mut inputs = vec![Vec::new(); roles.len()];
+        if let Some((off, rel)) = g.rels.get(&kw::DOES) {
+            for (i, f) in rel.list.iter().enumerate() {
+                gates[*off as usize + i] = Gate::Input(i as u32);
+                input_gate.push(*off + i as u32);
+                if let Some(r) = roles.iter().position(|x| *x == f[0]) {
+                    inputs[r].push((f[1], i as u32));
+                }
+            }
+        }
+        for v in &mut inputs {
+            v.sort();
+        }
+        Atoms { gates, base_gate, base_terms, base_of, input_gate, roles, inputs }
+    }
+}
+
+/// The rules of each atom (indices into the program's rules), by head.
+fn rules_by_head(g: &Grounded) -> Vec<Vec<usize>> {
+    let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); g.num_atoms as usize];
+    for (i, r) in g.rules.iter().enumerate() {
+        by_head[r.head as usize].push(i);
+    }
+    by_head
+}
+
+/// A rule body's literals, the negated ones marked with [`NEG`].
+fn literals(r: &GroundRule) -> Vec<u32> {
+    r.pos.iter().copied().chain(r.neg.iter().map(|a| a | NEG)).collect()
+}
+
+/// Whether literal `l` holds, where its atom's value is fixed.
+fn fixed_holds(fixed: &[Option<bool>], l: u32) -> Option<bool> {
+    fixed[(l & !NEG) as usize].map(|v| v != (l & NEG != 0))
+}
+
+/// Atoms whose value depends on neither state nor moves, found before the gates are made so
+/// that their literals fold away instead of steering the factoring: per atom, its value if
+/// fixed.
+fn fixed_atoms(g: &Grounded, gates: &[Gate], by_head: &[Vec<usize>]) -> Vec<Option<bool>> {
+    let mut fixed: Vec<Option<bool>> = (0..gates.len())
+        .map(|a| match gates[a] {
+            Gate::Base(_) | Gate::Input(_) => None,
+            _ if by_head[a].is_empty() => Some(false),
+            _ => None,
+        })
+        .collect();
+    loop {
+        let mut again = false;
+        for (a, rules) in by_head.iter().enumerate() {
+            if fixed[a].is_some() || matches!(gates[a], Gate::Base(_) | Gate::Input(_)) {
+                continue;
+            }
+            let body_value = |ri: &usize| {
+                let l = literals(&g.rules[*ri]);
+                if l.iter().any(|&x| fixed_holds(&fixed, x) == Some(false)) {
+                    Some(false)
+                } else if l.iter().all(|&x| fixed_holds(&fixed, x) == Some(true)) {
+                    Some(true)
+                } else {
+                    None
+                }
+            };
+            let values: Vec<Option<bool>> = rules.iter().map(body_value).collect();
+            if values.contains(&Some(true)) {
+                fixed[a] = Some(true);
+                again = true;
+            } else if values.iter().all(|v| *v == Some(false)) {
+                fixed[a] = Some(false);
+                again = true;
+            }
+        }
+        if !again {
+            break;
+        }
+    }
+    fixed
+}
+
+/// Makes the gates of the atoms' rules (see [`Builder`]) after the atoms' own `gates`:
+/// each atom defined by rules becomes the disjunction of its bodies without their `fixed`
+/// literals. Returns the gates and their children.
+fn rule_gates(
+    g: &Grounded,
+    mut gates: Vec<Gate>,
+    by_head: &[Vec<usize>],
+    fixed: &[Option<bool>],
+) -> (Vec<Gate>, Vec<u32>) {
+    let mut children: Vec<u32> = Vec::new();
+    let mut builder = Builder { gates: &mut gates, children: &mut children, seen: HashMap::new() };
+    for (a, rules) in by_head.iter().enumerate() {
+        if matches!(builder.gates[a], Gate::Base(_) | Gate::Input(_)) || rules.is_empty() {
+            continue;
+        }
+        match fixed[a] {
+            Some(true) => {
+                builder.gates[a] = Gate::And(0, 0);
+                continue;
+            }
+            Some(false) => continue,
+            None => {}
+        }
+        // Bodies without their fixed literals; a body with a false one never holds.
+        let bodies = rules
+            .iter()
+            .map(|&ri| literals(&g.rules[ri]))
+            .filter(|l| !l.iter().any(|&x| fixed_holds(fixed, x) == Some(false)))
+            .map(|l| l.into_iter().filter(|&x| fixed_holds(fixed, x).is_none()).collect())
+            .collect();
+        let before = builder.gates.len() as u32;
+        match builder.disjunction(bodies) {
+            None => builder.gates[a] = Gate::And(0, 0),
+            // A gate made just now for this atom takes the atom's place.
+            Some(l) if l & NEG == 0 && l >= before && l + 1 == builder.gates.len() as u32 => {
+                let top = builder.gates.pop().expect("the gate just made");
+                builder.gates[a] = top;
+                if let Gate::And(s, n) | Gate::Or(s, n) = top {
+                    let kids = builder.children[s as usize..(s + n) as usize].to_vec();
+                    builder.seen.insert((matches!(top, Gate::And(..)), kids), a as u32);
+                }
+            }
+            Some(l) => {
+                builder.gates[a] = Gate::And(builder.children.len() as u32, 1);
+                builder.children.push(l);
+            }
+        }
+    }
+    (gates, children)
+}
+
+/// The children of `gate` (with [`NEG`] marks) in `children`.
+fn gate_kids(children: &[u32], gate: Gate) -> &[u32] {
+    match gate {
+        Gate::And(s, n) | Gate::Or(s, n) => &children[s as usize..(s + n) as usize],
+        _ => &[],
+    }
+}
+
+/// The strongly connected components of the gates, dependencies first (iterative Tarjan).
+fn components(gates: &[Gate], children: &[u32]) -> Vec<Vec<u32>> {
+    let n = gates.len();
+    let mut index = vec![u32::MAX; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<u32> = Vec::new();
+    let mut sccs: Vec<Vec<u32>> = Vec::new();
+    let mut counter = 0u32;
+    for root in 0..n {
+        if index[root] != u32::MAX {
+            continue;
+        }
+        let mut work: Vec<(u32, usize)> = vec![(root as u32, 0)];
+        index[root] = counter;
+        low[root] = counter;
+        counter += 1;
+        stack.push(root as u32);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut k)) = work.last_mut() {
+            let ks = gate_kids(children, gates[v as usize]);
+            if *k < ks.len() {
+                let w = (ks[*k] & !NEG) as usize;
+                *k += 1;
+                if index[w] == u32::MAX {
+                    index[w] = counter;
+                    low[w] = counter;
+                    counter += 1;
+                    stack.push(w as u32);
+                    on_stack[w] = true;
+                    work.push((w as u32, 0));
+                } else if on_stack[w] {
+                    low[v as usize] = low[v as usize].min(index[w]);
+                }
+            } else {
+                work.pop();
+                if let Some(&(p, _)) = work.last() {
+                    low[p as usize] = low[p as usize].min(low[v as usize]);
+                }
+                if low[v as usize] == index[v as usize] {
+                    let mut comp = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w as usize] = false;
+                        comp.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    sccs.push(comp);
+                }
+            }
+        }
+    }
+    sccs
+}
+
+/// Refuses negation inside a cycle, which has no least fixpoint (such rules are accepted by
+/// validation when they negate another instance of their own relation).
+fn check_stratified(gates: &[Gate], children: &[u32], sccs: &[Vec<u32>]) -> Result<(), String> {
+    let mut comp_of = vec![0u32; gates.len()];
+    for (i, comp) in sccs.iter().enumerate() {
+        for &v in comp {
+            comp_of[v as usize] = i as u32;
+        }
+    }
+    for (v, &gate) in gates.iter().enumerate() {
+        if gate_kids(children, gate).iter().any(|&c| c & NEG != 0 && comp_of[(c & !NEG) as usize] == comp_of[v]) {
+            return Err("a ground atom depends negatively on itself: the ground rules are not stratified".into());
+        }
+    }
+    Ok(())
+}
+
+/// The layer of each component (0 static, 1 state, 2 move: the highest of what it reads)
+/// and the evaluation steps of each layer in dependency order, a cycle's gates as one step.
+/// Returns the cycles' gates (which the steps index) and the steps per layer.
+fn layer_steps(gates: &[Gate], children: &[u32], sccs: &[Vec<u32>]) -> (Vec<u32>, [Vec<Step>; 3]) {
+    let mut layer = vec![0u8; gates.len()];
+    for comp in sccs {
+        let mut l = 0u8;
+        for &v in comp {
+            match gates[v as usize] {
+                Gate::Base(_) => l = l.max(1),
+                Gate::Input(_) => l = l.max(2),
+                gate => {
+                    for &c in gate_kids(children, gate) {
+                        l = l.max(layer[(c & !NEG) as usize]);
+                    }
+                }
+            }
+        }
+        for &v in comp {
+            layer[v as usize] = l;
+        }
+    }
+    let mut loops = Vec::new();
+    let mut steps: [Vec<Step>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    for comp in sccs {
+        let l = layer[comp[0] as usize] as usize;
+        if comp.len() == 1 && !gate_kids(children, gates[comp[0] as usize]).iter().any(|c| c & !NEG == comp[0]) {
+            steps[l].push(Step::One(comp[0]));
+        } else {
+            let s = loops.len() as u32;
+            loops.extend(comp.iter().copied());
+            steps[l].push(Step::Loop(s, loops.len() as u32));
+        }
+    }
+    (loops, steps)
 }
 
 /// Makes the gates of rule bodies: a disjunction of conjunctions has the literal most of
