@@ -533,50 +533,8 @@ fn date(text: &str) -> Result<u32> {
 /// Runs `tabula db`.
 pub fn run(args: DbArgs) -> Result<()> {
     match args.command {
-        DbCommand::Import { paths, db, batch, quiet, wait } => {
-            if batch == 0 {
-                bail!("--batch must be at least 1");
-            }
-            let Ok(busy_timeout) = std::time::Duration::try_from_secs_f64(wait) else {
-                bail!("--wait must be a number of seconds, 0 or more");
-            };
-            let start = Instant::now();
-            let options = ImportOptions { batch_size: batch, progress: !quiet, max_batches: None, busy_timeout };
-            let s = import(&paths, &db, &options)?;
-            println!(
-                "{} source(s) read ({} already imported): {} game(s) imported ({} stopped at an illegal move), {} duplicate(s), {} rejected; {} positions indexed in {:.1} s",
-                s.sources,
-                s.skipped_sources,
-                s.imported,
-                s.flagged,
-                s.duplicates,
-                s.rejected,
-                s.positions,
-                start.elapsed().as_secs_f64()
-            );
-            Ok(())
-        }
-        DbCommand::Patterns { db, side, size, out, quiet } => {
-            let database = Database::open(&db)?;
-            let total = database.counts()?.ok;
-            let bar = if quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(total) };
-            let start = Instant::now();
-            let counts = database.pattern_counts(size, side, &|done| bar.set_position(done))?;
-            bar.finish_and_clear();
-            let mut csv = String::from("pattern,count\n");
-            for (pattern, count) in &counts.counts {
-                csv.push_str(&format!("{pattern},{count}\n"));
-            }
-            std::fs::write(&out, csv).with_context(|| format!("cannot write {}", out.display()))?;
-            println!(
-                "{} distinct {side}x{side} patterns over {} moves in {:.1} s, written to {}",
-                counts.counts.len(),
-                counts.moves,
-                start.elapsed().as_secs_f64(),
-                out.display()
-            );
-            Ok(())
-        }
+        DbCommand::Import { paths, db, batch, quiet, wait } => import_files(&paths, &db, batch, quiet, wait),
+        DbCommand::Patterns { db, side, size, out, quiet } => count_patterns(&db, side, size, &out, quiet),
         DbCommand::Search {
             db,
             sgf,
@@ -597,19 +555,10 @@ pub fn run(args: DbArgs) -> Result<()> {
             limit,
         } => {
             let database = Database::open(&db)?;
-            let pattern = match pattern {
-                None => None,
-                Some(path) if path.as_os_str() == "-" => Some(
-                    std::io::read_to_string(std::io::stdin()).context("cannot read the pattern from standard input")?,
-                ),
-                Some(path) => {
-                    Some(std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?)
-                }
-            };
             let spec = Spec {
                 sgf,
                 move_number,
-                pattern,
+                pattern: read_pattern(pattern)?,
                 anchor,
                 sequence,
                 region,
@@ -624,48 +573,120 @@ pub fn run(args: DbArgs) -> Result<()> {
                 },
                 limit,
             };
-            let found = find(&database, None, &spec)?;
-            if let Some(out) = &export {
-                let sgf = database.export_sgf(&found.games)?;
-                std::fs::write(out, sgf).with_context(|| format!("cannot write {}", out.display()))?;
-            }
-            if json {
-                let mut summaries = Vec::new();
-                println!("{}", serde_json::to_string_pretty(&answer(&database, &found, limit, &mut summaries))?);
-                return Ok(());
-            }
-            let elapsed_ms = found.elapsed_ms;
-            if let Some((hits, conts, note)) = &found.searched {
-                println!("{} hit(s) in {} game(s) in {elapsed_ms:.1} ms; {note}", hits.len(), found.games.len());
-                for c in conts.iter().take(10) {
-                    println!(
-                        "  {:?} {}: {} game(s), black won {}, white won {}",
-                        c.color,
-                        sgf_point(c.point),
-                        c.count,
-                        c.black_wins,
-                        c.white_wins
-                    );
-                }
-            }
-            if let Some(out) = &export {
-                println!("wrote {} game(s) to {}", found.games.len(), out.display());
-            }
-            let games: Vec<_> =
-                found.games.iter().take(limit).filter_map(|&id| database.game_summary(id).ok().flatten()).collect();
-            for g in games {
-                println!(
-                    "  #{:<6} {} - {}  {}  {}  {} moves",
-                    g.id,
-                    g.black.unwrap_or_default(),
-                    g.white.unwrap_or_default(),
-                    g.date.unwrap_or_default(),
-                    g.result.unwrap_or_default(),
-                    g.move_count
-                );
-            }
-            Ok(())
+            search(&database, &spec, json, export.as_deref())
         }
         DbCommand::Query { db, board } => serve(&db, board),
+    }
+}
+
+/// `db import`: imports `paths` into `db` and prints the totals.
+fn import_files(paths: &[PathBuf], db: &std::path::Path, batch: usize, quiet: bool, wait: f64) -> Result<()> {
+    if batch == 0 {
+        bail!("--batch must be at least 1");
+    }
+    let Ok(busy_timeout) = std::time::Duration::try_from_secs_f64(wait) else {
+        bail!("--wait must be a number of seconds, 0 or more");
+    };
+    let start = Instant::now();
+    let options = ImportOptions { batch_size: batch, progress: !quiet, max_batches: None, busy_timeout };
+    let s = import(paths, db, &options)?;
+    println!(
+        "{} source(s) read ({} already imported): {} game(s) imported ({} stopped at an illegal move), {} duplicate(s), {} rejected; {} positions indexed in {:.1} s",
+        s.sources,
+        s.skipped_sources,
+        s.imported,
+        s.flagged,
+        s.duplicates,
+        s.rejected,
+        s.positions,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `db patterns`: counts the `side` x `side` patterns of the games of board size `size` and
+/// writes them to `out` as CSV.
+fn count_patterns(db: &std::path::Path, side: u8, size: u8, out: &std::path::Path, quiet: bool) -> Result<()> {
+    let database = Database::open(db)?;
+    let total = database.counts()?.ok;
+    let bar = if quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(total) };
+    let start = Instant::now();
+    let counts = database.pattern_counts(size, side, &|done| bar.set_position(done))?;
+    bar.finish_and_clear();
+    let mut csv = String::from("pattern,count\n");
+    for (pattern, count) in &counts.counts {
+        csv.push_str(&format!("{pattern},{count}\n"));
+    }
+    std::fs::write(out, csv).with_context(|| format!("cannot write {}", out.display()))?;
+    println!(
+        "{} distinct {side}x{side} patterns over {} moves in {:.1} s, written to {}",
+        counts.counts.len(),
+        counts.moves,
+        start.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// The diagram `--pattern` names: a file, or standard input for `-`.
+fn read_pattern(pattern: Option<PathBuf>) -> Result<Option<String>> {
+    Ok(match pattern {
+        None => None,
+        Some(path) if path.as_os_str() == "-" => {
+            Some(std::io::read_to_string(std::io::stdin()).context("cannot read the pattern from standard input")?)
+        }
+        Some(path) => Some(std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?),
+    })
+}
+
+/// `db search`: runs one search, writes the games found to `export` if asked, and prints the
+/// answer, as JSON with `json`.
+fn search(database: &Database, spec: &Spec, json: bool, export: Option<&std::path::Path>) -> Result<()> {
+    let found = find(database, None, spec)?;
+    if let Some(out) = export {
+        let sgf = database.export_sgf(&found.games)?;
+        std::fs::write(out, sgf).with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    if json {
+        let mut summaries = Vec::new();
+        println!("{}", serde_json::to_string_pretty(&answer(database, &found, spec.limit, &mut summaries))?);
+        return Ok(());
+    }
+    print_found(database, &found, spec.limit, export);
+    Ok(())
+}
+
+/// `db search`'s answer as text: the hits and the ten most played continuations, the export,
+/// and at most `limit` games.
+fn print_found(database: &Database, found: &Found, limit: usize, export: Option<&std::path::Path>) {
+    let elapsed_ms = found.elapsed_ms;
+    if let Some((hits, conts, note)) = &found.searched {
+        println!("{} hit(s) in {} game(s) in {elapsed_ms:.1} ms; {note}", hits.len(), found.games.len());
+        for c in conts.iter().take(10) {
+            println!(
+                "  {:?} {}: {} game(s), black won {}, white won {}",
+                c.color,
+                sgf_point(c.point),
+                c.count,
+                c.black_wins,
+                c.white_wins
+            );
+        }
+    }
+    if let Some(out) = export {
+        println!("wrote {} game(s) to {}", found.games.len(), out.display());
+    }
+    let games: Vec<_> =
+        found.games.iter().take(limit).filter_map(|&id| database.game_summary(id).ok().flatten()).collect();
+    for g in games {
+        println!(
+            "  #{:<6} {} - {}  {}  {}  {} moves",
+            g.id,
+            g.black.unwrap_or_default(),
+            g.white.unwrap_or_default(),
+            g.date.unwrap_or_default(),
+            g.result.unwrap_or_default(),
+            g.move_count
+        );
     }
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{CachedStatement, Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::Error;
 use crate::db::{create_schema, is_busy, open_connection};
@@ -175,6 +175,8 @@ impl Writer<'_> {
         Ok(true)
     }
 
+    /// Writes the batch in one transaction: parses its sources in parallel, stores their games
+    /// and sources, then the batch's index rows in key order.
     fn flush(&mut self) -> Result<(), Error> {
         if self.batch.is_empty() {
             return Ok(());
@@ -183,160 +185,20 @@ impl Writer<'_> {
         let parsed: Vec<Parsed> = batch.par_iter().map(|s| parse_source(&s.bytes)).collect();
         let tx = begin_write(self.conn, self.path, self.options.busy_timeout, &self.bar)?;
         {
-            // Another import may have stored some of these sources since this one started.
-            let mut known_source = tx.prepare_cached("SELECT 1 FROM sources WHERE name = ?1 AND hash = ?2")?;
-            let mut ins_source = tx.prepare_cached("INSERT INTO sources (name, hash, games) VALUES (?1, ?2, ?3)")?;
-            let mut ins_game = tx.prepare_cached(
-                "INSERT INTO games (source, idx, status, reason, duplicate_of, fault_move, black, white, black_rank, \
-                 white_rank, event, round, date_raw, date_first, date_last, result_raw, winner, result_kind, margin, \
-                 komi, handicap, rules, size, move_count, moves, signature, final_key, setup) VALUES (?1, ?2, ?3, ?4, \
-                 ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, \
-                 ?25, ?26, ?27, ?28)",
-            )?;
-            let mut find_dup = tx.prepare_cached(
-                "SELECT id FROM games WHERE signature = ?1 AND final_key = ?2 AND size = ?3 AND status = 'ok' \
-                 AND (move_count >= ?4 OR (black IS ?5 AND white IS ?6 AND date_raw IS ?7)) ORDER BY id LIMIT 1",
-            )?;
-            let mut ins_pos =
-                tx.prepare_cached("INSERT OR IGNORE INTO positions (key, game, move, xform) VALUES (?1, ?2, ?3, ?4)")?;
-            // Index rows of the batch, written last in key order: the B-tree is then filled in
-            // one sweep instead of at random places.
-            let mut rows: Vec<(i64, i64, u32, u8)> = Vec::new();
+            let mut out = BatchWriter::prepare(&tx, &mut self.summary)?;
             for (source, parsed) in batch.iter().zip(parsed) {
-                if known_source.exists(params![source.name, source.hash as i64])? {
-                    self.summary.skipped_sources += 1;
-                    continue;
-                }
-                let records = match parsed {
-                    Ok(r) => r,
-                    Err(why) => {
-                        ins_game.execute(params![
-                            source.name,
-                            0,
-                            "rejected",
-                            format!("unreadable file: {why}"),
-                            None::<i64>,
-                            None::<i64>,
-                            None::<String>,
-                            None::<String>,
-                            None::<String>,
-                            None::<String>,
-                            None::<String>,
-                            None::<String>,
-                            None::<String>,
-                            None::<i64>,
-                            None::<i64>,
-                            None::<String>,
-                            None::<String>,
-                            None::<String>,
-                            None::<f64>,
-                            None::<f64>,
-                            None::<i64>,
-                            None::<String>,
-                            None::<i64>,
-                            0,
-                            None::<Vec<u8>>,
-                            None::<String>,
-                            None::<i64>,
-                            None::<Vec<u8>>,
-                        ])?;
-                        self.summary.rejected += 1;
-                        ins_source.execute(params![source.name, source.hash as i64, 0])?;
-                        continue;
-                    }
-                };
-                for (idx, rec) in records.iter().enumerate() {
-                    let (status, reason, fault_move) = match &rec.outcome {
-                        Outcome::Rejected(why) => ("rejected", Some(why.clone()), None),
-                        Outcome::Indexed { fault: Some((n, why)) } => ("ok", Some(why.clone()), Some(*n as i64)),
-                        Outcome::Indexed { fault: None } => ("ok", None, None),
-                    };
-                    let final_key = rec.final_key().map(|k| k as i64);
-                    let mut status = status;
-                    let mut duplicate_of: Option<i64> = None;
-                    if status == "ok" {
-                        duplicate_of = find_dup
-                            .query_row(
-                                params![
-                                    rec.signature,
-                                    final_key,
-                                    rec.size as i64,
-                                    SIGNATURE_MOVES[0] as i64,
-                                    rec.meta.black,
-                                    rec.meta.white,
-                                    rec.meta.date_raw
-                                ],
-                                |r| r.get(0),
-                            )
-                            .optional()?;
-                        if duplicate_of.is_some() {
-                            status = "duplicate";
-                        }
-                    }
-                    let m = &rec.meta;
-                    let (winner, kind, margin) = match &m.result {
-                        Some(r) => (
-                            r.winner.map(|c| if c == tabula_sgf::Color::Black { "B" } else { "W" }),
-                            Some(r.kind.name()),
-                            r.margin,
-                        ),
-                        None => (None, None, None),
-                    };
-                    let indexed = status != "rejected";
-                    ins_game.execute(params![
-                        source.name,
-                        idx as i64,
-                        status,
-                        reason,
-                        duplicate_of,
-                        fault_move,
-                        m.black,
-                        m.white,
-                        m.black_rank,
-                        m.white_rank,
-                        m.event,
-                        m.round,
-                        m.date_raw,
-                        m.date_first,
-                        m.date_last,
-                        m.result_raw,
-                        winner,
-                        kind,
-                        margin,
-                        m.komi,
-                        m.handicap,
-                        m.rules,
-                        (rec.size > 0).then_some(rec.size as i64),
-                        rec.moves.len() as i64,
-                        indexed.then(|| pack_moves(&rec.moves)),
-                        indexed.then_some(rec.signature.as_str()),
-                        final_key,
-                        (indexed && !rec.setup.is_empty()).then(|| pack_points(&rec.setup)),
-                    ])?;
-                    let id = tx.last_insert_rowid();
-                    match status {
-                        "ok" => {
-                            self.summary.imported += 1;
-                            if fault_move.is_some() {
-                                self.summary.flagged += 1;
-                            }
-                            for (k, &(key, xform)) in rec.positions.iter().enumerate() {
-                                rows.push((key as i64, id, k as u32, xform));
-                            }
-                        }
-                        "duplicate" => self.summary.duplicates += 1,
-                        _ => self.summary.rejected += 1,
-                    }
-                }
-                ins_source.execute(params![source.name, source.hash as i64, records.len() as i64])?;
+                out.source(source, parsed)?;
             }
-            rows.sort_unstable();
-            for (key, id, k, xform) in rows {
-                self.summary.positions += ins_pos.execute(params![key, id, k as i64, xform as i64])? as u64;
-            }
+            out.positions()?;
         }
         tx.commit()?;
-        for s in &batch {
+        self.batch_written(&batch);
+        Ok(())
+    }
+
+    /// Records a committed batch: its sources as known, and the totals on the progress bar.
+    fn batch_written(&mut self, batch: &[Source]) {
+        for s in batch {
             self.known.insert((s.name.clone(), s.hash));
         }
         self.summary.batches += 1;
@@ -344,7 +206,6 @@ impl Writer<'_> {
             "{} games, {} duplicates, {} rejected",
             self.summary.imported, self.summary.duplicates, self.summary.rejected
         ));
-        Ok(())
     }
 
     fn read_archive<R: Read>(&mut self, name: &str, path: &Path, reader: R, gzip: bool) -> Result<bool, Error> {
@@ -368,6 +229,202 @@ impl Writer<'_> {
             }
         }
         Ok(true)
+    }
+}
+
+/// The writing of one batch inside its transaction: the statements, prepared once, the totals
+/// they add to, and the batch's index rows, written last.
+struct BatchWriter<'t> {
+    tx: &'t Transaction<'t>,
+    summary: &'t mut ImportSummary,
+    known_source: CachedStatement<'t>,
+    ins_source: CachedStatement<'t>,
+    ins_game: CachedStatement<'t>,
+    find_dup: CachedStatement<'t>,
+    ins_pos: CachedStatement<'t>,
+    /// Index rows of the batch, written last in key order: the B-tree is then filled in one
+    /// sweep instead of at random places.
+    rows: Vec<(i64, i64, u32, u8)>,
+}
+
+impl<'t> BatchWriter<'t> {
+    fn prepare(tx: &'t Transaction<'t>, summary: &'t mut ImportSummary) -> Result<BatchWriter<'t>, Error> {
+        // Another import may have stored some of these sources since this one started.
+        let known_source = tx.prepare_cached("SELECT 1 FROM sources WHERE name = ?1 AND hash = ?2")?;
+        let ins_source = tx.prepare_cached("INSERT INTO sources (name, hash, games) VALUES (?1, ?2, ?3)")?;
+        let ins_game = tx.prepare_cached(
+            "INSERT INTO games (source, idx, status, reason, duplicate_of, fault_move, black, white, black_rank, \
+             white_rank, event, round, date_raw, date_first, date_last, result_raw, winner, result_kind, margin, \
+             komi, handicap, rules, size, move_count, moves, signature, final_key, setup) VALUES (?1, ?2, ?3, ?4, \
+             ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, \
+             ?25, ?26, ?27, ?28)",
+        )?;
+        let find_dup = tx.prepare_cached(
+            "SELECT id FROM games WHERE signature = ?1 AND final_key = ?2 AND size = ?3 AND status = 'ok' \
+             AND (move_count >= ?4 OR (black IS ?5 AND white IS ?6 AND date_raw IS ?7)) ORDER BY id LIMIT 1",
+        )?;
+        let ins_pos =
+            tx.prepare_cached("INSERT OR IGNORE INTO positions (key, game, move, xform) VALUES (?1, ?2, ?3, ?4)")?;
+        Ok(BatchWriter { tx, summary, known_source, ins_source, ins_game, find_dup, ins_pos, rows: Vec::new() })
+    }
+
+    /// Stores one source: nothing if another import stored it meanwhile, a rejected row if it
+    /// could not be read, else each of its games; then the source itself.
+    fn source(&mut self, source: &Source, parsed: Parsed) -> Result<(), Error> {
+        if self.known_source.exists(params![source.name, source.hash as i64])? {
+            self.summary.skipped_sources += 1;
+            return Ok(());
+        }
+        let records = match parsed {
+            Ok(r) => r,
+            Err(why) => {
+                self.unreadable(source, &why)?;
+                self.summary.rejected += 1;
+                self.ins_source.execute(params![source.name, source.hash as i64, 0])?;
+                return Ok(());
+            }
+        };
+        for (idx, rec) in records.iter().enumerate() {
+            self.game(source, idx, rec)?;
+        }
+        self.ins_source.execute(params![source.name, source.hash as i64, records.len() as i64])?;
+        Ok(())
+    }
+
+    /// The row of a source that could not be read as SGF.
+    fn unreadable(&mut self, source: &Source, why: &str) -> Result<(), Error> {
+        self.ins_game.execute(params![
+            source.name,
+            0,
+            "rejected",
+            format!("unreadable file: {why}"),
+            None::<i64>,
+            None::<i64>,
+            None::<String>,
+            None::<String>,
+            None::<String>,
+            None::<String>,
+            None::<String>,
+            None::<String>,
+            None::<String>,
+            None::<i64>,
+            None::<i64>,
+            None::<String>,
+            None::<String>,
+            None::<String>,
+            None::<f64>,
+            None::<f64>,
+            None::<i64>,
+            None::<String>,
+            None::<i64>,
+            0,
+            None::<Vec<u8>>,
+            None::<String>,
+            None::<i64>,
+            None::<Vec<u8>>,
+        ])?;
+        Ok(())
+    }
+
+    /// Stores game `idx` of a source as ok, duplicate or rejected, counts it, and keeps an ok
+    /// game's positions for the index.
+    fn game(&mut self, source: &Source, idx: usize, rec: &Record) -> Result<(), Error> {
+        let (status, reason, fault_move) = match &rec.outcome {
+            Outcome::Rejected(why) => ("rejected", Some(why.clone()), None),
+            Outcome::Indexed { fault: Some((n, why)) } => ("ok", Some(why.clone()), Some(*n as i64)),
+            Outcome::Indexed { fault: None } => ("ok", None, None),
+        };
+        let final_key = rec.final_key().map(|k| k as i64);
+        let mut status = status;
+        let mut duplicate_of: Option<i64> = None;
+        if status == "ok" {
+            duplicate_of = self.duplicate_of(rec, final_key)?;
+            if duplicate_of.is_some() {
+                status = "duplicate";
+            }
+        }
+        let m = &rec.meta;
+        let (winner, kind, margin) = match &m.result {
+            Some(r) => {
+                (r.winner.map(|c| if c == tabula_sgf::Color::Black { "B" } else { "W" }), Some(r.kind.name()), r.margin)
+            }
+            None => (None, None, None),
+        };
+        let indexed = status != "rejected";
+        self.ins_game.execute(params![
+            source.name,
+            idx as i64,
+            status,
+            reason,
+            duplicate_of,
+            fault_move,
+            m.black,
+            m.white,
+            m.black_rank,
+            m.white_rank,
+            m.event,
+            m.round,
+            m.date_raw,
+            m.date_first,
+            m.date_last,
+            m.result_raw,
+            winner,
+            kind,
+            margin,
+            m.komi,
+            m.handicap,
+            m.rules,
+            (rec.size > 0).then_some(rec.size as i64),
+            rec.moves.len() as i64,
+            indexed.then(|| pack_moves(&rec.moves)),
+            indexed.then_some(rec.signature.as_str()),
+            final_key,
+            (indexed && !rec.setup.is_empty()).then(|| pack_points(&rec.setup)),
+        ])?;
+        let id = self.tx.last_insert_rowid();
+        match status {
+            "ok" => {
+                self.summary.imported += 1;
+                if fault_move.is_some() {
+                    self.summary.flagged += 1;
+                }
+                for (k, &(key, xform)) in rec.positions.iter().enumerate() {
+                    self.rows.push((key as i64, id, k as u32, xform));
+                }
+            }
+            "duplicate" => self.summary.duplicates += 1,
+            _ => self.summary.rejected += 1,
+        }
+        Ok(())
+    }
+
+    /// The stored game an indexed record duplicates, if any (see [`import`]).
+    fn duplicate_of(&mut self, rec: &Record, final_key: Option<i64>) -> Result<Option<i64>, Error> {
+        Ok(self
+            .find_dup
+            .query_row(
+                params![
+                    rec.signature,
+                    final_key,
+                    rec.size as i64,
+                    SIGNATURE_MOVES[0] as i64,
+                    rec.meta.black,
+                    rec.meta.white,
+                    rec.meta.date_raw
+                ],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Writes the batch's index rows, in key order.
+    fn positions(&mut self) -> Result<(), Error> {
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort_unstable();
+        for (key, id, k, xform) in rows {
+            self.summary.positions += self.ins_pos.execute(params![key, id, k as i64, xform as i64])? as u64;
+        }
+        Ok(())
     }
 }
 

@@ -49,6 +49,7 @@
 
 #![warn(missing_docs)]
 
+mod board;
 mod db;
 pub mod hash;
 mod import;
@@ -56,6 +57,7 @@ pub mod meta;
 pub mod pattern;
 pub mod record;
 mod scan;
+mod shape;
 
 use std::path::PathBuf;
 

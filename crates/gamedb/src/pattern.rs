@@ -23,116 +23,14 @@ use rayon::prelude::*;
 use rusqlite::{params_from_iter, types::Value as SqlValue};
 use tabula_sgf::Color;
 
+use crate::board::Board;
 use crate::db::{Continuation, Filter, Hit, MoveStats, Position, SearchResult, continuations, tally};
 use crate::hash::apply;
 use crate::record::{unpack_moves, unpack_points};
 use crate::scan::{GameRow, MemoryIndex};
+use crate::shape::Variant;
+pub use crate::shape::{Cell, MAX_PATTERN_SIDE, Pattern};
 use crate::{Database, Error};
-
-/// One point of a pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Cell {
-    /// Anything.
-    Any,
-    /// No stone.
-    Empty,
-    /// A black stone.
-    Black,
-    /// A white stone.
-    White,
-}
-
-impl Cell {
-    fn swapped(self) -> Cell {
-        match self {
-            Cell::Black => Cell::White,
-            Cell::White => Cell::Black,
-            c => c,
-        }
-    }
-
-    /// The board value this cell wants (0 empty, 1 black, 2 white), if it wants one.
-    pub(crate) fn want(self) -> Option<u8> {
-        match self {
-            Cell::Any => None,
-            Cell::Empty => Some(0),
-            Cell::Black => Some(1),
-            Cell::White => Some(2),
-        }
-    }
-}
-
-/// A rectangle of cells, columns and rows from its top left.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pattern {
-    /// Columns.
-    pub width: u8,
-    /// Rows.
-    pub height: u8,
-    /// Row-major cells.
-    pub cells: Vec<Cell>,
-}
-
-/// The largest pattern side.
-pub const MAX_PATTERN_SIDE: usize = 25;
-
-impl Pattern {
-    /// Reads a diagram: one line per row, one character per point — `X` (or `B`, `#`, `@`)
-    /// black, `O` (or `W`) white, `.` (or `+`, `,`) empty, `?` (or `*`) anything. Spaces are
-    /// ignored, as are empty lines and lines starting with `;` (comments).
-    pub fn parse(text: &str) -> Result<Pattern, Error> {
-        let mut rows: Vec<Vec<Cell>> = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with(';') {
-                continue;
-            }
-            let mut row = Vec::new();
-            for ch in line.chars().filter(|c| !c.is_whitespace()) {
-                row.push(match ch {
-                    'X' | 'x' | 'B' | 'b' | '#' | '@' => Cell::Black,
-                    'O' | 'o' | 'W' | 'w' => Cell::White,
-                    '.' | '+' | ',' => Cell::Empty,
-                    '?' | '*' => Cell::Any,
-                    other => {
-                        return Err(Error::Query(format!(
-                            "pattern line {}: '{other}' is not a point (X black, O white, . empty, ? anything)",
-                            i + 1
-                        )));
-                    }
-                });
-            }
-            if let Some(first) = rows.first()
-                && first.len() != row.len()
-            {
-                return Err(Error::Query(format!(
-                    "pattern line {}: {} points, the first row has {}",
-                    i + 1,
-                    row.len(),
-                    first.len()
-                )));
-            }
-            rows.push(row);
-        }
-        let height = rows.len();
-        let width = rows.first().map_or(0, Vec::len);
-        if height == 0 || width == 0 {
-            return Err(Error::Query("empty pattern".into()));
-        }
-        if height > MAX_PATTERN_SIDE || width > MAX_PATTERN_SIDE {
-            return Err(Error::Query(format!("a {width}x{height} pattern is larger than any board")));
-        }
-        let cells: Vec<Cell> = rows.into_iter().flatten().collect();
-        if cells.iter().all(|&c| c == Cell::Any) {
-            return Err(Error::Query("the pattern constrains no point".into()));
-        }
-        Ok(Pattern { width: width as u8, height: height as u8, cells })
-    }
-
-    fn cell(&self, x: u8, y: u8) -> Cell {
-        self.cells[y as usize * self.width as usize + x as usize]
-    }
-}
 
 /// Where the pattern may lie, in the query's orientation (the symmetries move it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,59 +101,6 @@ pub struct PatternResult {
     /// Games searched: those read from the database as candidates (games that ever had the
     /// pattern's stones), or, for games held in memory, every game the filter accepts.
     pub games_searched: u32,
-}
-
-/// One orientation of the pattern on the board.
-pub(crate) struct Variant {
-    /// Grid size after the symmetry.
-    pub(crate) w: u8,
-    pub(crate) h: u8,
-    /// Cells of the oriented grid, row-major.
-    pub(crate) cells: Vec<Cell>,
-    /// Per board value (0 empty, 1 black, 2 white): the cells wanting it.
-    by_value: [Vec<(u8, u8)>; 3],
-    /// Allowed top-left corners, `n * n` flags.
-    pub(crate) allowed: Vec<bool>,
-    /// The symmetry that made it and whether colours are swapped.
-    pub(crate) sym: u8,
-    pub(crate) swapped: bool,
-    /// The board rows with allowed top-left corners, and those corners' columns as bits (bit
-    /// `x`), for the candidate filter.
-    allowed_rows: Vec<(u8, u32)>,
-}
-
-impl Variant {
-    /// Could some allowed placement have all its stones on points where the game ever had a
-    /// stone of that colour? `ever` holds `2 * n` rows: row `y` of black's points, then of
-    /// white's, with bit `x` set when that colour ever stood on (x, y).
-    pub(crate) fn could_fit(&self, ever: &[u32], n: usize) -> bool {
-        self.allowed_rows.iter().any(|&(ty, allowed)| self.fit_row(ever, n, ty, allowed) != 0)
-    }
-
-    /// Calls `f(ty, columns)` for each board row `ty` with allowed placements where the stones
-    /// could fit as in [`Variant::could_fit`], `columns` holding those placements' `tx` as bits.
-    pub(crate) fn fits(&self, ever: &[u32], n: usize, mut f: impl FnMut(u8, u32)) {
-        for &(ty, allowed) in &self.allowed_rows {
-            let m = self.fit_row(ever, n, ty, allowed);
-            if m != 0 {
-                f(ty, m);
-            }
-        }
-    }
-
-    fn fit_row(&self, ever: &[u32], n: usize, ty: u8, allowed: u32) -> u32 {
-        let ty = ty as usize;
-        let mut m = allowed;
-        for (c, stones) in self.by_value[1..].iter().enumerate() {
-            for &(dx, dy) in stones {
-                if m == 0 {
-                    return 0;
-                }
-                m &= ever[c * n + ty + dy as usize] >> dx;
-            }
-        }
-        m
-    }
 }
 
 /// The oriented variants of a query on a board of side `n`.
@@ -338,119 +183,6 @@ fn variants(q: &PatternQuery) -> Result<Vec<Variant>, Error> {
             .collect();
     }
     Ok(out)
-}
-
-/// A replay board: 0 empty, 1 black, 2 white; captures as in Go (suicide removes the group).
-pub(crate) struct Board {
-    n: usize,
-    pub(crate) v: Vec<u8>,
-    mark: Vec<u32>,
-    epoch: u32,
-    stack: Vec<usize>,
-    group: Vec<usize>,
-}
-
-impl Board {
-    pub(crate) fn new(n: u8) -> Board {
-        let n = n as usize;
-        Board { n, v: vec![0; n * n], mark: vec![0; n * n], epoch: 0, stack: Vec::new(), group: Vec::new() }
-    }
-
-    /// A board with the black handicap stones of a packed set-up (points off it ignored).
-    fn with_setup(n: u8, setup: &[u8]) -> Board {
-        let mut board = Board::new(n);
-        for (x, y) in unpack_points(setup) {
-            if x < n && y < n {
-                board.v[y as usize * n as usize + x as usize] = 1;
-            }
-        }
-        board
-    }
-
-    fn neighbours(&self, p: usize, out: &mut [usize; 4]) -> usize {
-        let (x, y, n) = (p % self.n, p / self.n, self.n);
-        let mut k = 0;
-        if x > 0 {
-            out[k] = p - 1;
-            k += 1;
-        }
-        if x + 1 < n {
-            out[k] = p + 1;
-            k += 1;
-        }
-        if y > 0 {
-            out[k] = p - n;
-            k += 1;
-        }
-        if y + 1 < n {
-            out[k] = p + n;
-            k += 1;
-        }
-        k
-    }
-
-    /// Whether the group at `p` has a liberty. The walk stops at the first liberty found; when
-    /// there is none, `self.group` holds the whole group.
-    fn group_has_liberty(&mut self, p: usize) -> bool {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.mark.iter_mut().for_each(|m| *m = 0);
-            self.epoch = 1;
-        }
-        let color = self.v[p];
-        self.group.clear();
-        self.stack.clear();
-        self.stack.push(p);
-        self.mark[p] = self.epoch;
-        let mut nb = [0usize; 4];
-        while let Some(q) = self.stack.pop() {
-            self.group.push(q);
-            let k = self.neighbours(q, &mut nb);
-            for &r in &nb[..k] {
-                if self.v[r] == 0 {
-                    return true;
-                }
-                if self.v[r] == color && self.mark[r] != self.epoch {
-                    self.mark[r] = self.epoch;
-                    self.stack.push(r);
-                }
-            }
-        }
-        false
-    }
-
-    /// Whether a point next to `p` is empty (a liberty of whatever stands on `p`, found
-    /// without walking its group).
-    fn touches_empty(&self, p: usize) -> bool {
-        let mut nb = [0usize; 4];
-        let k = self.neighbours(p, &mut nb);
-        nb[..k].iter().any(|&r| self.v[r] == 0)
-    }
-
-    /// Plays `color` (1, 2) at `p`, appending captured points to `removed`. Groups are walked
-    /// only when the stone next to the move has no empty neighbour of its own: most moves
-    /// capture nothing and cost a few comparisons.
-    pub(crate) fn play(&mut self, p: usize, color: u8, removed: &mut Vec<usize>) {
-        self.v[p] = color;
-        let mut nb = [0usize; 4];
-        let k = self.neighbours(p, &mut nb);
-        for &r in &nb[..k] {
-            if self.v[r] == 3 - color && !self.touches_empty(r) && !self.group_has_liberty(r) {
-                for i in 0..self.group.len() {
-                    let q = self.group[i];
-                    self.v[q] = 0;
-                    removed.push(q);
-                }
-            }
-        }
-        if !self.touches_empty(p) && !self.group_has_liberty(p) {
-            for i in 0..self.group.len() {
-                let q = self.group[i];
-                self.v[q] = 0;
-                removed.push(q);
-            }
-        }
-    }
 }
 
 /// Could the game match at all? Some variant must have an allowed placement whose stones all
@@ -606,18 +338,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn diagrams_parse_or_explain() {
-        let p = Pattern::parse("X O .\n? . X\n").unwrap();
-        assert_eq!((p.width, p.height), (3, 2));
-        assert_eq!(p.cell(0, 0), Cell::Black);
-        assert_eq!(p.cell(1, 0), Cell::White);
-        assert_eq!(p.cell(0, 1), Cell::Any);
-        for bad in ["", "???\n???", "XO\nX", "XZ", &"X".repeat(30)] {
-            assert!(Pattern::parse(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
     fn anchors_parse() {
         assert_eq!("corner".parse::<Anchor>().unwrap(), Anchor::Corner);
         assert_eq!("at=3,4".parse::<Anchor>().unwrap(), Anchor::At(3, 4));
@@ -670,19 +390,6 @@ mod tests {
             // A set-up (handicap) stone counts as black.
             assert!(candidate(&pack(&[(true, 0, 1)]), &[0, 0], 9, &vars), "{anchor:?}");
         }
-    }
-
-    #[test]
-    fn captures_empty_the_points() {
-        let mut b = Board::new(5);
-        let mut removed = Vec::new();
-        // White at (0,0), Black at (1,0) and (0,1) captures it.
-        b.play(0, 2, &mut removed);
-        b.play(1, 1, &mut removed);
-        assert!(removed.is_empty());
-        b.play(5, 1, &mut removed);
-        assert_eq!(removed, vec![0]);
-        assert_eq!(b.v[0], 0);
     }
 }
 
