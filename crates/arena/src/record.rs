@@ -28,6 +28,7 @@
 use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
+use tabula_core::{Ending, RecordView};
 
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +86,21 @@ impl Termination {
             | Termination::AgentError { seat, .. }
             | Termination::TimeForfeit { seat, .. } => Some(*seat),
             _ => None,
+        }
+    }
+
+    /// How the game ended in a record's terms: a failed agent's or illegal move's loss is a
+    /// forfeit, a ply limit or a turn without a move a draw.
+    pub fn ending(&self) -> Ending {
+        match self {
+            Termination::Normal => Ending::Rules,
+            Termination::IllegalMove { seat, .. } | Termination::AgentError { seat, .. } => {
+                Ending::Forfeit { seat: *seat }
+            }
+            Termination::TimeForfeit { seat, .. } => Ending::TimeForfeit { seat: *seat },
+            Termination::Resignation { seat } => Ending::Resignation { seat: *seat },
+            Termination::Adjudicated { loser } => Ending::Adjudicated { loser: *loser },
+            Termination::MaxPlies | Termination::NoLegalMove { .. } => Ending::Drawn,
         }
     }
 
@@ -156,6 +172,17 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// The game as a game's record writer reads it (its SGF writer, through the registry).
+    pub fn view(&self) -> RecordView<'_> {
+        RecordView {
+            game: &self.game,
+            id: self.id,
+            players: &self.players,
+            moves: &self.moves,
+            ending: self.termination.ending(),
+        }
+    }
+
     /// The mean reward of `participant` over its seats (None if it did not play).
     pub fn reward_of(&self, participant: usize) -> Option<f64> {
         let (sum, n) = self

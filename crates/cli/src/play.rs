@@ -221,7 +221,7 @@ impl<R: BufRead, W: Write> GameVisitor for Play<'_, R, W> {
 /// Asks for a file name and writes the record there (SGF where the game has it, else the
 /// arena's text record); an empty line or the end of input skips it.
 fn offer_to_save(record: &GameRecord, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
-    let kind = if crate::records::sgf(record).is_some() { "SGF" } else { "text" };
+    let kind = if crate::records::has_sgf(record) { "SGF" } else { "text" };
     loop {
         write!(out, "save the record ({kind})? file name, or Enter (or n) to skip> ")?;
         out.flush()?;

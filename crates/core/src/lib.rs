@@ -87,7 +87,7 @@ mod zobrist;
 pub use agent::{Agent, AgentError, Choice, Clock, Limits, MoveStat, NullReport, Report, SearchInfo};
 pub use board::{BoardShape, Cell, Geometry};
 pub use game::{Game, MAX_PLAYERS, MoveParseError, PlayError, Player, Properties, Rewards, Turn, Undo, Utility};
-pub use kind::{AgentFactory, AgentInfo, GameInfo, GameKind, GameVisitor, Workload};
+pub use kind::{AgentFactory, AgentInfo, Ending, GameInfo, GameKind, GameVisitor, RecordView, SgfWriter, Workload};
 pub use perft::{perft, perft_divide};
 pub use rng::{Rng, splitmix64};
 pub use spec::{ParamInfo, Params, Spec, SpecError, Value};

@@ -93,6 +93,7 @@ impl GameKind for GdlKind {
         mcts_params: &[],
         agents: &[],
         bench: &[],
+        sgf: None,
     };
 
     fn visit<V: GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {

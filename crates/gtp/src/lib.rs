@@ -33,6 +33,7 @@ mod engine;
 mod game;
 mod kind;
 pub mod protocol;
+pub mod testing;
 pub mod time;
 
 pub use client::{ClientError, GTP_PARAMS, GtpAgent, GtpClient};

@@ -4,12 +4,13 @@
 //! speaks GTP): its facts, its agents and how it is built from a spec. This crate only lists
 //! them — one line per game in `games!` — and answers for the whole list: [`with_game`]
 //! runs a [`GameVisitor`] on whichever game a spec names, [`with_gtp_game`] a
-//! [`GtpVisitor`] on a GTP game, [`GAMES`] and [`agents`] say what there is. Adding a game
+//! [`GtpVisitor`] on a GTP game, [`GAMES`] and [`agents`] say what there is, and
+//! [`sgf_record`] writes a finished game with its game's own record writer. Adding a game
 //! is its own crate plus one line here.
 
 pub mod any;
 
-use tabula_core::{AgentInfo, GameInfo, GameKind, Spec, SpecError};
+use tabula_core::{AgentInfo, GameInfo, GameKind, RecordView, SgfWriter, Spec, SpecError};
 use tabula_gtp::{GTP_AGENT, GtpKind};
 use tabula_search::STANDARD_AGENTS;
 
@@ -71,6 +72,19 @@ games! {
 pub fn default_engine(game: &str) -> Option<&'static str> {
     let name = Spec::parse(game).ok()?.name;
     GAMES.iter().find(|g| g.name == name).map(|g| g.engine)
+}
+
+/// The SGF record writer of the game a spec names, if the game is registered and has one.
+pub fn sgf_writer(game: &str) -> Option<SgfWriter> {
+    let name = Spec::parse(game).ok()?.name;
+    GAMES.iter().find(|g| g.name == name)?.sgf
+}
+
+/// The SGF text of a finished game, written by its game's own writer; `None` when the game
+/// has no SGF form (or the record's spec names no game), an error when the record cannot be
+/// written as SGF (a move its game does not accept).
+pub fn sgf_record(record: &RecordView<'_>) -> Option<Result<String, String>> {
+    sgf_writer(record.game).map(|write| write(record))
 }
 
 /// An agent as `tabula list` shows it, with the games that offer it.
@@ -290,6 +304,25 @@ mod tests {
         let e = with_game("amazons(size=6)", Build("learned(depth=1)".into())).unwrap().unwrap_err();
         assert!(e.contains("required"), "{e}");
         assert!(with_game("connect4", Build("learned(weights=x)".into())).unwrap().is_err());
+    }
+
+    #[test]
+    fn sgf_records_come_from_the_games_that_have_them() {
+        let with: Vec<&str> = GAMES.iter().filter(|g| g.sgf.is_some()).map(|g| g.name).collect();
+        assert_eq!(with, ["othello", "go", "amazons"]);
+        let players = ["a".to_string(), "b".to_string()];
+        let (legal, illegal) = (["d3".to_string()], ["a1".to_string()]);
+        let view =
+            |game, moves| RecordView { game, id: 0, players: &players, moves, ending: tabula_core::Ending::Rules };
+        let text = sgf_record(&view("othello(size=8)", &legal)).unwrap().unwrap();
+        assert!(text.starts_with("(;FF[4]GM[2]") && text.contains(";B[dc]"), "{text}");
+        // A move the game does not accept is an error, not a record.
+        let e = sgf_record(&view("othello", &illegal)).unwrap().unwrap_err();
+        assert_eq!(e, "move 1 (a1) is not legal");
+        // Games without an SGF form, and specs that name no game, have none.
+        assert!(sgf_record(&view("connect4", &legal)).is_none());
+        assert!(sgf_record(&view("chess", &legal)).is_none());
+        assert!(sgf_record(&view("go(", &legal)).is_none());
     }
 
     #[test]

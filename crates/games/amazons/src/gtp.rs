@@ -56,46 +56,38 @@ impl GtpGame for Amazons {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
     use tabula_search::RandomAgent;
+
+    /// A session on the 10x10 board with a seeded random player.
+    fn session(script: &str) -> Vec<String> {
+        tabula_gtp::testing::game_session(Amazons::new(10).unwrap(), Box::new(RandomAgent::new(Some(3))), script)
+    }
 
     #[test]
     fn quarry_style_session() {
-        let game = Amazons::new(10).unwrap();
-        let agent = Box::new(RandomAgent::new(Some(3)));
-        let mut engine = tabula_gtp::GameEngine::new(game, agent).into_engine("tabula", "test");
         let script = "list_games\nset_game Amazons\nboardsize 8\nplay white C1-C7xF7\ngenmove black\nplay black Z9-A1-A2\nboardsize 13\n";
-        let mut out = Vec::new();
-        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let replies: Vec<&str> = text.split("\n\n").filter(|r| !r.is_empty()).map(str::trim_end).collect();
+        let replies = session(script);
         assert_eq!(replies[0], "= Amazons");
         assert_eq!(replies[1], "=");
         assert_eq!(replies[2], "=");
-        assert_eq!(replies[3], "=", "{text}");
+        assert_eq!(replies[3], "=", "{replies:?}");
         let mv = replies[4].trim_start_matches("= ");
         assert!(mv.len() >= 8 && mv.matches('-').count() == 2, "{mv}");
-        assert!(replies[5].starts_with('?'), "{text}");
-        assert!(replies[6].starts_with('?'), "{text}");
+        assert!(replies[5].starts_with('?'), "{replies:?}");
+        assert!(replies[6].starts_with('?'), "{replies:?}");
     }
 
     #[test]
     fn a_colour_may_move_twice_in_a_row() {
         // GTP v2: controllers set positions up with consecutive moves of one colour.
-        let game = Amazons::new(10).unwrap();
-        let agent = Box::new(RandomAgent::new(Some(3)));
-        let mut engine = tabula_gtp::GameEngine::new(game, agent).into_engine("tabula", "test");
         let script = "play black A7-A5-A6\nplay white D1-D5-D6\nplay white G1-G5-G6\ngenmove white\nundo\nundo\nundo\nundo\nundo\n";
-        let mut out = Vec::new();
-        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let r: Vec<&str> = text.split("\n\n").filter(|r| !r.is_empty()).map(str::trim_end).collect();
-        assert_eq!(r[0], "=", "black first, though white starts: {text}");
-        assert_eq!(r[1], "=", "{text}");
-        assert_eq!(r[2], "=", "white twice: {text}");
-        assert!(r[3].starts_with("= ") && r[3].matches('-').count() == 2, "white a third time: {text}");
-        assert_eq!(&r[4..8], ["=", "=", "=", "="], "{text}");
-        assert!(r[8].starts_with('?'), "nothing left to undo: {text}");
+        let r = session(script);
+        assert_eq!(r[0], "=", "black first, though white starts: {r:?}");
+        assert_eq!(r[1], "=", "{r:?}");
+        assert_eq!(r[2], "=", "white twice: {r:?}");
+        assert!(r[3].starts_with("= ") && r[3].matches('-').count() == 2, "white a third time: {r:?}");
+        assert_eq!(&r[4..8], ["=", "=", "=", "="], "{r:?}");
+        assert!(r[8].starts_with('?'), "nothing left to undo: {r:?}");
     }
 
     #[test]

@@ -53,6 +53,7 @@ impl GameKind for AmazonsKind {
             Workload { game: "amazons(size=8)", agent: "alphabeta(depth=2,tt_mb=16)", moves: "" },
             Workload { game: "amazons(size=10)", agent: "mcts(playouts=1000,seed=1,threads=1,early=false)", moves: "" },
         ],
+        sgf: Some(crate::record::sgf_record),
     };
 
     fn visit<V: GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {

@@ -41,6 +41,7 @@ mod board;
 mod eval;
 mod gtp;
 mod kind;
+mod record;
 
 use std::fmt;
 

@@ -262,6 +262,7 @@ impl tabula_core::GameKind for Connect4Kind {
                 moves: "",
             },
         ],
+        sgf: None,
     };
 
     fn visit<V: tabula_core::GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {

@@ -428,6 +428,11 @@ fn cmd_loadsgf(e: &mut GameEngine<Go>, cmd: &Command, _: &mut Ctx<'_>) -> Result
 /// The SGF record of the game so far: size, komi, rules, handicap and setup stones at the
 /// root, then every move, and the result when the game is over.
 pub fn game_to_sgf(start: &Go, moves: &[(Color, Move)], end: &Go) -> String {
+    tabula_sgf::write_collection(std::slice::from_ref(&sgf_tree(start, moves, end)))
+}
+
+/// The game tree [`game_to_sgf`] writes, which match records complete with the players.
+pub(crate) fn sgf_tree(start: &Go, moves: &[(Color, Move)], end: &Go) -> GameTree {
     let mut tree = GameTree::new();
     let root = NodeId(0);
     let size = start.size();
@@ -490,7 +495,7 @@ pub fn game_to_sgf(start: &Go, moves: &[(Color, Move)], end: &Go) -> String {
         };
         tree.push_property(node, ident, &[&value]);
     }
-    tabula_sgf::write_collection(std::slice::from_ref(&tree))
+    tree
 }
 
 /// `printsgf [FILE]`: the game record, or written to FILE.

@@ -24,6 +24,7 @@ impl GameKind for GoKind {
             agent: "mcts(playouts=5000,seed=1,threads=1,early=false)",
             moves: "E5 C3",
         }],
+        sgf: Some(crate::record::sgf_record),
     };
 
     fn visit<V: GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {

@@ -46,6 +46,7 @@ mod heavy;
 mod kind;
 mod model;
 mod policy;
+mod record;
 pub mod sgf_replay;
 mod spatial;
 mod status;

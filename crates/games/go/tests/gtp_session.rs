@@ -19,10 +19,7 @@ fn start(size: usize) -> Go {
 
 /// Runs `input` and returns the responses, one per command, without the trailing blank line.
 fn session(start: Go, playouts: u32, input: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    tabula_go::run_gtp(start, agent(playouts), Cursor::new(input.as_bytes().to_vec()), &mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
-    text.split("\n\n").filter(|s| !s.is_empty()).map(str::to_string).collect()
+    tabula_gtp::testing::session(&mut gtp_engine(start, agent(playouts)), input)
 }
 
 fn ok(r: &str) -> &str {
@@ -496,8 +493,7 @@ fn analysis_session(start: Go, playouts: u32, input: &str) -> Vec<String> {
     let input = std::io::BufReader::new(OpenInput { commands: Cursor::new(input.as_bytes().to_vec()), shown: rx });
     let mut out = WatchedOutput { text: Vec::new(), shown: Some(tx) };
     tabula_go::run_gtp(start, agent(playouts), input, &mut out).unwrap();
-    let text = String::from_utf8(out.text).unwrap();
-    text.split("\n\n").filter(|s| !s.is_empty()).map(str::to_string).collect()
+    tabula_gtp::testing::answers(&out.text)
 }
 
 /// `lz-analyze b` with White to move analyses Black's moves in this position (as Leela Zero

@@ -79,21 +79,11 @@ fn cmd_boardsize(g: &mut GameEngine<Hex>, cmd: &Command, _: &mut Ctx<'_>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
     use tabula_core::{Game, Player};
     use tabula_search::RandomAgent;
 
     fn session_with(start: Hex, script: &str) -> Vec<String> {
-        let agent = Box::new(RandomAgent::new(Some(5)));
-        let mut out = Vec::new();
-        let mut engine = GameEngine::new(start, agent).into_engine("tabula", "test");
-        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
-        String::from_utf8(out)
-            .unwrap()
-            .split("\n\n")
-            .filter(|r| !r.is_empty())
-            .map(|r| r.trim_end().to_string())
-            .collect()
+        tabula_gtp::testing::game_session(start, Box::new(RandomAgent::new(Some(5))), script)
     }
 
     #[test]

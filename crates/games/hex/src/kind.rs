@@ -28,6 +28,7 @@ impl GameKind for HexKind {
             Workload { game: "hex(size=5)", agent: "alphabeta(depth=6,tt_mb=16)", moves: "c3" },
             Workload { game: "hex(size=11)", agent: "mcts(playouts=5000,seed=1,threads=1,early=false)", moves: "" },
         ],
+        sgf: None,
     };
 
     fn visit<V: GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {

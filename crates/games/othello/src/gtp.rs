@@ -49,20 +49,10 @@ impl GtpGame for Othello {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Cursor;
     use tabula_search::RandomAgent;
 
     fn session(script: &str) -> Vec<String> {
-        let agent = Box::new(RandomAgent::new(Some(5)));
-        let mut engine = tabula_gtp::GameEngine::new(Othello::standard(), agent).into_engine("tabula", "test");
-        let mut out = Vec::new();
-        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
-        String::from_utf8(out)
-            .unwrap()
-            .split("\n\n")
-            .filter(|r| !r.is_empty())
-            .map(|r| r.trim_end().to_string())
-            .collect()
+        session_from(Othello::standard(), script)
     }
 
     #[test]
@@ -85,16 +75,7 @@ mod tests {
     }
 
     fn session_from(start: Othello, script: &str) -> Vec<String> {
-        let agent = Box::new(RandomAgent::new(Some(5)));
-        let mut engine = tabula_gtp::GameEngine::new(start, agent).into_engine("tabula", "test");
-        let mut out = Vec::new();
-        engine.run(Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
-        String::from_utf8(out)
-            .unwrap()
-            .split("\n\n")
-            .filter(|r| !r.is_empty())
-            .map(|r| r.trim_end().to_string())
-            .collect()
+        tabula_gtp::testing::game_session(start, Box::new(RandomAgent::new(Some(5))), script)
     }
 
     #[test]

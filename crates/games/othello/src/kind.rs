@@ -26,6 +26,7 @@ impl GameKind for OthelloKind {
             Workload { game: "othello", agent: "alphabeta(depth=11,tt_mb=16)", moves: "f5 d6 c3" },
             Workload { game: "othello", agent: "mcts(playouts=20000,seed=1,threads=1,early=false)", moves: "" },
         ],
+        sgf: Some(crate::record::sgf_record),
     };
 
     fn visit<V: GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {

@@ -37,6 +37,7 @@ pub mod obf;
 pub mod pattern;
 mod perft;
 mod position;
+mod record;
 mod solve;
 
 use std::fmt;

@@ -86,6 +86,7 @@ impl tabula_core::GameKind for TicTacToeKind {
         mcts_params: &[],
         agents: &[],
         bench: &[tabula_core::Workload { game: "tictactoe", agent: "alphabeta(tt_mb=1)", moves: "" }],
+        sgf: None,
     };
 
     fn visit<V: tabula_core::GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {
