@@ -5,16 +5,18 @@
 //! `weights.json`, the learning curve (evaluation games open with two random plies) `curve.csv` / `curve.svg`, and the weight snapshots
 //! `weights.csv` / `weights.svg`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use tabula_amazons::{Amazons, FeatureSet, LinearEval};
-use tabula_core::Spec;
-use tabula_learn::{Algorithm, Init, Opponent, Schedule, TrainConfig, plot, train};
+use tabula_core::{Game, Spec};
+use tabula_learn::{
+    Algorithm, Init, LinearModel, Opponent, Schedule, TrainConfig, TrainError, TrainOutcome, TrainVisitor, plot, train,
+};
+use tabula_search::Evaluator;
 
 /// Training recipes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -39,23 +41,17 @@ pub enum InitArg {
     Hand,
 }
 
-/// Which linear evaluator's weights to learn.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EvalArg {
-    /// The source document's 12 features.
-    Document,
-    /// Territory, position, mobility and game phase.
-    Territory,
-}
-
 /// Arguments of `tabula train`.
 #[derive(Args, Debug)]
 pub struct TrainArgs {
-    /// The game, e.g. `amazons(size=8)` (games with a linear evaluator: amazons).
+    /// The game, e.g. `amazons(size=8)` (a game with a linear evaluator: `tabula list`
+    /// shows them).
     game: String,
-    /// The evaluator whose weights are learned.
-    #[arg(long, value_enum, default_value = "document")]
-    eval: EvalArg,
+    /// The evaluator whose weights are learned, one of the game's linear models (default:
+    /// its first; for Amazons `document`, the source document's 12 features, or
+    /// `territory`).
+    #[arg(long)]
+    eval: Option<String>,
     /// The recipe.
     #[arg(long, value_enum, default_value = "document-td0")]
     preset: Preset,
@@ -111,17 +107,37 @@ fn opponent(text: &str) -> Result<Opponent> {
     }
 }
 
+/// Trains on whichever game and model the registry builds.
+struct Trainer<'a> {
+    cfg: &'a TrainConfig,
+    checkpoint: &'a Path,
+    stop: &'a AtomicBool,
+    progress: &'a mut dyn FnMut(u64),
+}
+
+impl TrainVisitor for Trainer<'_> {
+    type Output = Result<TrainOutcome, TrainError>;
+    fn visit<G: Game, M: LinearModel<G> + Evaluator<G>>(self, start: G, model: M) -> Self::Output {
+        train(&start, &model, self.cfg, Some(self.checkpoint), self.stop, self.progress)
+    }
+}
+
 /// Runs `tabula train`.
 pub fn run(args: TrainArgs) -> Result<()> {
     let spec = Spec::parse(&args.game)?;
-    if spec.name != "amazons" {
-        bail!("training needs a game with a linear evaluator: amazons (got '{}')", spec.name);
-    }
-    let start = Amazons::from_spec(&spec)?;
-    let model = match args.eval {
-        EvalArg::Document => LinearEval::document(),
-        EvalArg::Territory => LinearEval::territory(),
+    let models = tabula_registry::models(&spec.name);
+    let Some(default_model) = models.first() else {
+        bail!(
+            "training needs a game with a linear evaluator: {} (got '{}')",
+            tabula_registry::trainable_games().join(", "),
+            spec.name
+        );
     };
+    let model = args.eval.clone().unwrap_or_else(|| default_model.name.to_string());
+    if !models.iter().any(|m| m.name == model) {
+        let names: Vec<&str> = models.iter().map(|m| m.name).collect();
+        bail!("{} has no linear evaluator '{model}': {}", spec.name, names.join(", "));
+    }
     let mut schedule = Schedule::document_td0();
     let algorithm = match args.preset {
         Preset::DocumentTd0 => Algorithm::TdLambda,
@@ -181,16 +197,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
             })
             .progress_chars("=> "),
     );
-    let outcome = train(&start, &model, &cfg, Some(&checkpoint), &stop, &mut |step| bar.set_position(step))?;
+    let mut progress = |step| bar.set_position(step);
+    let trainer = Trainer { cfg: &cfg, checkpoint: &checkpoint, stop: &stop, progress: &mut progress };
+    let outcome = tabula_registry::with_trainable_game(&args.game, &model, trainer)??;
     bar.finish_and_clear();
     let run = &outcome.checkpoint;
 
-    let set = match model.set {
-        FeatureSet::Document => "document",
-        FeatureSet::Territory => "territory",
-    };
     let weights =
-        serde_json::json!({ "game": cfg.game, "evaluator": set, "features": run.names, "weights": run.weights });
+        serde_json::json!({ "game": cfg.game, "evaluator": model, "features": run.names, "weights": run.weights });
     let write = |name: &str, text: String| {
         let path = args.out.join(name);
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))

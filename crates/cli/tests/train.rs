@@ -83,4 +83,7 @@ fn train_refuses_bad_settings() {
     }
     let (ok, _, err) = tabula(&["train", "connect4", "--out", out, "--quiet"]);
     assert!(!ok && err.contains("amazons"), "{err}");
+    // The models are the game's own: an unknown one is refused with the list.
+    let (ok, _, err) = tabula(&["train", "amazons(size=6)", "--eval", "material", "--out", out, "--quiet"]);
+    assert!(!ok && err.contains("'material'") && err.contains("document, territory"), "{err}");
 }

@@ -8,11 +8,13 @@
 //! games, moves the weights towards the next prediction (TD(λ), TD-leaf(λ)) and keeps a
 //! learning curve, with checkpoints so an interrupted run resumes where it stopped.
 
+pub mod kind;
 pub mod plot;
 pub mod train;
 
 use tabula_core::Game;
 
+pub use kind::{ModelInfo, TrainKind, TrainVisitor};
 pub use train::{
     Algorithm, Checkpoint, CurvePoint, Init, Opponent, Schedule, TrainConfig, TrainError, TrainOutcome, train,
 };

@@ -4,7 +4,8 @@
 //! speaks GTP): its facts, its agents and how it is built from a spec. This crate only lists
 //! them — one line per game in `games!` — and answers for the whole list: [`with_game`]
 //! runs a [`GameVisitor`] on whichever game a spec names, [`with_gtp_game`] a
-//! [`GtpVisitor`] on a GTP game, [`GAMES`] and [`agents`] say what there is, and
+//! [`GtpVisitor`] on a GTP game, [`with_trainable_game`] a [`TrainVisitor`] on a game with
+//! linear evaluators, [`GAMES`] and [`agents`] say what there is, and
 //! [`sgf_record`] writes a finished game with its game's own record writer. Adding a game
 //! is its own crate plus one line here.
 
@@ -12,19 +13,24 @@ pub mod any;
 
 use tabula_core::{AgentInfo, GameInfo, GameKind, RecordView, SgfWriter, Spec, SpecError};
 use tabula_gtp::{GTP_AGENT, GtpKind};
+use tabula_learn::{ModelInfo, TrainKind};
 use tabula_search::STANDARD_AGENTS;
 
 pub use tabula_core::{AgentFactory, GameVisitor};
 pub use tabula_gtp::GtpVisitor;
+pub use tabula_learn::TrainVisitor;
 
-/// Lists the games: one line per game, its kind, and `gtp` for the games that speak GTP.
+/// Lists the games: one line per game, its kind, then what else it registers — `gtp` for
+/// the games that speak GTP, `train` for those with linear models the trainer can learn.
 macro_rules! games {
-    ($($kind:path $(, $gtp:ident)?;)*) => {
+    ($($kind:path $(, $flag:ident)*;)*) => {
         /// Every game, in the order `tabula list` shows them.
         pub const GAMES: &[GameInfo] = &[$(<$kind as GameKind>::INFO),*];
 
-        /// The names of the games that speak GTP.
-        pub const GTP_GAMES: &[&str] = &[$($(games!(@gtp_name $kind, $gtp),)?)*];
+        /// Each game's name, whether it speaks GTP and whether the trainer can learn for it.
+        const FLAGS: &[(&str, bool, bool)] = &[$(
+            (<$kind as GameKind>::INFO.name, games!(@has gtp; $($flag)*), games!(@has train; $($flag)*))
+        ),*];
 
         fn visit<V: GameVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {
             $(
@@ -40,21 +46,54 @@ macro_rules! games {
         }
 
         fn visit_gtp<V: GtpVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {
-            $($(
-                games!(@gtp_visit $kind, $gtp, spec, visitor);
-            )?)*
+            $(games!(@gtp $kind, spec, visitor; $($flag)*);)*
+            Err(SpecError::UnknownName { kind: "GTP game".into(), name: spec.name.clone(), valid: gtp_games().join(", ") })
+        }
+
+        fn visit_train<V: TrainVisitor>(spec: &Spec, model: &str, visitor: V) -> Result<V::Output, SpecError> {
+            $(games!(@train $kind, spec, model, visitor; $($flag)*);)*
             Err(SpecError::UnknownName {
-                kind: "GTP game".into(),
+                kind: "game with a linear evaluator".into(),
                 name: spec.name.clone(),
-                valid: GTP_GAMES.join(", "),
+                valid: trainable_games().join(", "),
             })
         }
+
+        /// The linear models the trainer can learn for the game named `game`, the default
+        /// first; none for a game without.
+        pub fn models(game: &str) -> &'static [ModelInfo] {
+            $(games!(@models $kind, game; $($flag)*);)*
+            &[]
+        }
     };
-    (@gtp_name $kind:path, gtp) => { <$kind as GameKind>::INFO.name };
-    (@gtp_visit $kind:path, gtp, $spec:ident, $visitor:ident) => {
+    (@has $want:ident;) => { false };
+    (@has gtp; gtp $($rest:ident)*) => { true };
+    (@has train; train $($rest:ident)*) => { true };
+    (@has $want:ident; $other:ident $($rest:ident)*) => { games!(@has $want; $($rest)*) };
+    (@gtp $kind:path, $spec:ident, $visitor:ident;) => {};
+    (@gtp $kind:path, $spec:ident, $visitor:ident; gtp $($rest:ident)*) => {
         if $spec.name == <$kind as GameKind>::INFO.name {
             return <$kind as GtpKind>::visit_gtp($spec, $visitor);
         }
+    };
+    (@gtp $kind:path, $spec:ident, $visitor:ident; $other:ident $($rest:ident)*) => {
+        games!(@gtp $kind, $spec, $visitor; $($rest)*)
+    };
+    (@models $kind:path, $game:ident;) => {};
+    (@models $kind:path, $game:ident; train $($rest:ident)*) => {
+        if $game == <$kind as GameKind>::INFO.name {
+            return <$kind as TrainKind>::MODELS;
+        }
+    };
+    (@models $kind:path, $game:ident; $other:ident $($rest:ident)*) => { games!(@models $kind, $game; $($rest)*) };
+    (@train $kind:path, $spec:ident, $model:ident, $visitor:ident;) => {};
+    (@train $kind:path, $spec:ident, $model:ident, $visitor:ident; train $($rest:ident)*) => {
+        if $spec.name == <$kind as GameKind>::INFO.name {
+            return <$kind as TrainKind>::visit_train($spec, $model, $visitor);
+        }
+    };
+    (@train $kind:path, $spec:ident, $model:ident, $visitor:ident; $other:ident $($rest:ident)*) => {
+        games!(@train $kind, $spec, $model, $visitor; $($rest)*)
     };
 }
 
@@ -63,9 +102,19 @@ games! {
     tabula_connect4::Connect4Kind;
     tabula_othello::OthelloKind, gtp;
     tabula_go::GoKind, gtp;
-    tabula_amazons::AmazonsKind, gtp;
+    tabula_amazons::AmazonsKind, gtp, train;
     tabula_hex::HexKind, gtp;
     tabula_gdl::GdlKind;
+}
+
+/// The names of the games that speak GTP.
+pub fn gtp_games() -> Vec<&'static str> {
+    FLAGS.iter().filter(|f| f.1).map(|f| f.0).collect()
+}
+
+/// The names of the games the trainer can learn weights for.
+pub fn trainable_games() -> Vec<&'static str> {
+    FLAGS.iter().filter(|f| f.2).map(|f| f.0).collect()
 }
 
 /// The engine for a game spec's name, if the game is registered.
@@ -99,7 +148,7 @@ pub struct AgentEntry {
 /// Every agent: the ones every game has, external GTP engines, then each game's own.
 pub fn agents() -> Vec<AgentEntry> {
     let mut out: Vec<AgentEntry> = STANDARD_AGENTS.iter().map(|&info| AgentEntry { info, games: Vec::new() }).collect();
-    out.push(AgentEntry { info: GTP_AGENT, games: GTP_GAMES.to_vec() });
+    out.push(AgentEntry { info: GTP_AGENT, games: gtp_games() });
     for game in GAMES {
         for &info in game.agents {
             match out.iter_mut().find(|a| a.info.name == info.name) {
@@ -165,6 +214,12 @@ pub fn with_game<V: GameVisitor>(text: &str, visitor: V) -> Result<V::Output, Sp
 /// Parses a game spec for a game that speaks GTP, builds it and runs `visitor` on it.
 pub fn with_gtp_game<V: GtpVisitor>(text: &str, visitor: V) -> Result<V::Output, SpecError> {
     visit_gtp(&Spec::parse(text)?, Wrap(visitor))
+}
+
+/// Parses a game spec for a game with linear evaluators, builds it and the model named
+/// `model` (one of [`models`]), and runs `visitor` on them (the trainer's way in).
+pub fn with_trainable_game<V: TrainVisitor>(text: &str, model: &str, visitor: V) -> Result<V::Output, SpecError> {
+    visit_train(&Spec::parse(text)?, model, visitor)
 }
 
 #[cfg(test)]

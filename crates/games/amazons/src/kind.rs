@@ -9,7 +9,7 @@ use tabula_core::{
     Agent, AgentFactory, AgentInfo, GameInfo, GameKind, GameVisitor, ParamInfo, Params, Spec, SpecError, Workload,
 };
 use tabula_gtp::{GtpKind, GtpVisitor, WithGtp};
-use tabula_learn::LinearModel;
+use tabula_learn::{LinearModel, ModelInfo, TrainKind, TrainVisitor};
 use tabula_search::{ALPHABETA_PARAMS, AlphaBetaAgent, BASELINE_AGENT, RandomPolicy, StandardAgents};
 
 use crate::{Amazons, FeatureSet, LinearEval, PARAMS};
@@ -64,6 +64,28 @@ impl GameKind for AmazonsKind {
 impl GtpKind for AmazonsKind {
     fn visit_gtp<V: GtpVisitor>(spec: &Spec, visitor: V) -> Result<V::Output, SpecError> {
         Ok(visitor.visit(Amazons::from_spec(spec)?, &WithGtp(AmazonsAgents::new())))
+    }
+}
+
+impl TrainKind for AmazonsKind {
+    const MODELS: &'static [ModelInfo] = &[
+        ModelInfo { name: "document", about: "the source document's 12 features" },
+        ModelInfo { name: "territory", about: "territory, position, mobility and game phase" },
+    ];
+
+    fn visit_train<V: TrainVisitor>(spec: &Spec, model: &str, visitor: V) -> Result<V::Output, SpecError> {
+        let model = match model {
+            "document" => LinearEval::document(),
+            "territory" => LinearEval::territory(),
+            _ => {
+                return Err(SpecError::UnknownName {
+                    kind: "amazons evaluator".into(),
+                    name: model.into(),
+                    valid: "document, territory".into(),
+                });
+            }
+        };
+        Ok(visitor.visit(Amazons::from_spec(spec)?, model))
     }
 }
 
