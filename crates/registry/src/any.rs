@@ -25,11 +25,11 @@ use std::any::Any;
 use std::fmt;
 use std::time::Duration;
 
+pub use tabula_core::board::Cell;
 use tabula_core::{
     Agent, AgentError, AgentFactory, BoardShape, Game, GameVisitor, Limits, MoveParseError, PlayError, Player,
     Properties, Rng, SearchInfo, SpecError, Turn, board,
 };
-pub use tabula_core::board::Cell;
 
 /// Random games played at load time to find the action bound of a game without a move
 /// index (GDL).
@@ -331,7 +331,12 @@ impl<G: Game> Erased for Typed<G> {
     }
     fn cells(&self) -> Option<Vec<Cell>> {
         let shape = self.game.board_shape()?;
-        Some((0..shape.height).flat_map(|y| (0..shape.width).map(move |x| (x, y))).map(|(x, y)| self.game.cell_at(x, y)).collect())
+        Some(
+            (0..shape.height)
+                .flat_map(|y| (0..shape.width).map(move |x| (x, y)))
+                .map(|(x, y)| self.game.cell_at(x, y))
+                .collect(),
+        )
     }
     fn observation(&self, player: usize, out: &mut Vec<f32>) -> [usize; 3] {
         let observer = Player(player.min(self.game.num_players() - 1) as u8);

@@ -100,17 +100,13 @@ async fn events(
     let first = app.state(&entry).to_string();
     let initial = stream::once(async move { Ok(Event::default().event("state").data(first)) });
     let updates = stream::unfold((rx, app, entry), |(mut rx, app, entry)| async move {
-        loop {
-            match rx.recv().await {
-                Ok((name, data)) => return Some((Ok(Event::default().event(name).data(data)), (rx, app, entry))),
-                // Too slow a reader: skip to the state as it is now.
-                Err(RecvError::Lagged(_)) => {
-                    let data = app.state(&entry).to_string();
-                    return Some((Ok(Event::default().event("state").data(data)), (rx, app, entry)));
-                }
-                Err(RecvError::Closed) => return None,
-            }
-        }
+        let event = match rx.recv().await {
+            Ok((name, data)) => Event::default().event(name).data(data),
+            // Too slow a reader: skip to the state as it is now.
+            Err(RecvError::Lagged(_)) => Event::default().event("state").data(app.state(&entry).to_string()),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((Ok(event), (rx, app, entry)))
     });
     Ok(Sse::new(futures_util::StreamExt::chain(initial, updates)).keep_alive(KeepAlive::default()))
 }

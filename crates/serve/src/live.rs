@@ -125,8 +125,7 @@ fn path(before: &[Cell], after: &[Cell], mover: usize) -> Vec<usize> {
     let only = |v: Vec<usize>| if v.len() == 1 { v.first().copied() } else { None };
     let to = only((0..before.len()).filter(|&i| before[i] == Cell::Empty && mine(&after[i])).collect());
     let from = only((0..before.len()).filter(|&i| mine(&before[i]) && !mine(&after[i])).collect());
-    let arrow =
-        only((0..before.len()).filter(|&i| before[i] != Cell::Blocked && after[i] == Cell::Blocked).collect());
+    let arrow = only((0..before.len()).filter(|&i| before[i] != Cell::Blocked && after[i] == Cell::Blocked).collect());
     let mut out = Vec::new();
     if to.is_some() {
         out.extend(from);

@@ -239,7 +239,8 @@ async fn the_catalogue_and_the_page_are_served() {
 async fn two_agents_play_connect_four_to_the_end() {
     let addr = server(quick()).await;
     let players = ["mcts(playouts=200,seed=1)", "alphabeta(depth=3)"];
-    let (status, state) = json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": players})).await;
+    let (status, state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": players})).await;
     assert_eq!(status, 201, "{state}");
     let id = state["id"].as_str().unwrap().to_string();
     let mut events = Events::open(addr, &id).await;

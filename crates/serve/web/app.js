@@ -311,7 +311,7 @@ function drawBoard(state, st) {
           t.textContent = st.marks[owner] || "?";
         } else {
           el("circle", { cx, cy, r: S * 0.42, fill: colour, stroke: "#0008", "stroke-width": 1 }, g);
-          if (piece === "queen") {
+          if (piece === "amazon" || piece === "queen") {
             const t = el("text", { x: cx, y: cy + S * 0.17, "text-anchor": "middle", "font-size": S * 0.5, fill: owner === 0 ? "#111" : "#f4f4f4" }, g);
             t.textContent = "♛";
           }
