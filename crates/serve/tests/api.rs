@@ -256,3 +256,32 @@ async fn two_agents_play_connect_four_to_the_end() {
     let (status, _) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "1"})).await;
     assert_eq!(status, 400);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_name_the_cells_they_touch() {
+    let addr = server(quick()).await;
+    let humans = |spec: &str| json!({"spec": spec, "players": ["human", "human"]});
+    // Amazons: from, to, arrow; row 0 is the top, so b1 on 6x6 is cell 5 * 6 + 1.
+    let (status, state) = json_request(addr, "POST", "/api/game", humans("amazons(size=6)")).await;
+    assert_eq!(status, 201, "{state}");
+    let legal = state["legal"].as_array().unwrap();
+    let mv = legal.iter().find(|m| m["move"] == "b1-b2/b1").unwrap();
+    assert_eq!(mv["path"], json!([31, 25, 31]));
+    assert!(legal.iter().all(|m| m["path"].as_array().unwrap().len() == 3));
+    let id = state["id"].as_str().unwrap();
+    let (status, after) =
+        json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "b1-b2/b1"})).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["board"]["cells"][31], "blocked");
+    assert_eq!(after["last"]["path"], json!([31, 25, 31]));
+    // Othello: the placed disc only, though others flip.
+    let (_, state) = json_request(addr, "POST", "/api/game", humans("othello")).await;
+    let d3 = state["legal"].as_array().unwrap().iter().find(|m| m["move"] == "d3").unwrap().clone();
+    assert_eq!(d3["path"], json!([2 * 8 + 3]));
+    // Hex is drawn as a hex grid.
+    let (_, state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "hex(size=5)", "players": ["random(seed=1)", "human"]}))
+            .await;
+    assert_eq!(state["board"]["geometry"], "hex");
+    assert_eq!(state["board"]["cells"].as_array().unwrap().len(), 25);
+}
