@@ -13,6 +13,7 @@ mod match_cmd;
 mod perft_cmd;
 mod play;
 mod records;
+mod serve_cmd;
 mod sgf_cmd;
 mod solve_cmd;
 mod train_cmd;
@@ -59,6 +60,8 @@ enum Command {
     Ggp(ggp_cmd::GgpArgs),
     /// General game playing: run a match between GGP players and write its record.
     GgpMatch(ggp_cmd::GgpMatchArgs),
+    /// Serve the browser page: play any game against any agent (http://127.0.0.1:8080/).
+    Serve(serve_cmd::ServeArgs),
 }
 
 /// Lets a closed output pipe (`tabula list | head -1`) end the process quietly, as it
@@ -101,6 +104,7 @@ fn main() -> ExitCode {
         Command::Db(args) => db_cmd::run(args),
         Command::Gtp(args) => gtp_cmd::run(args),
         Command::Solve(args) => solve_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

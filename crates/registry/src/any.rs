@@ -25,6 +25,7 @@ use std::any::Any;
 use std::fmt;
 use std::time::Duration;
 
+pub use tabula_core::board::Cell;
 use tabula_core::{
     Agent, AgentError, AgentFactory, BoardShape, Game, GameVisitor, Limits, MoveParseError, PlayError, Player,
     Properties, Rng, SearchInfo, SpecError, Turn, board,
@@ -232,6 +233,7 @@ trait Erased: Send + Sync {
     fn rewards(&self) -> Vec<f64>;
     fn properties(&self) -> Properties;
     fn board_shape(&self) -> Option<BoardShape>;
+    fn cells(&self) -> Option<Vec<Cell>>;
     fn observation(&self, player: usize, out: &mut Vec<f32>) -> [usize; 3];
     fn history(&self) -> &[Vec<String>];
     fn ply(&self) -> u32;
@@ -326,6 +328,15 @@ impl<G: Game> Erased for Typed<G> {
     }
     fn board_shape(&self) -> Option<BoardShape> {
         self.game.board_shape()
+    }
+    fn cells(&self) -> Option<Vec<Cell>> {
+        let shape = self.game.board_shape()?;
+        Some(
+            (0..shape.height)
+                .flat_map(|y| (0..shape.width).map(move |x| (x, y)))
+                .map(|(x, y)| self.game.cell_at(x, y))
+                .collect(),
+        )
     }
     fn observation(&self, player: usize, out: &mut Vec<f32>) -> [usize; 3] {
         let observer = Player(player.min(self.game.num_players() - 1) as u8);
@@ -510,6 +521,11 @@ impl AnyGame {
     /// The grid, for games played on one.
     pub fn board_shape(&self) -> Option<BoardShape> {
         self.inner.board_shape()
+    }
+    /// What stands on each cell of the grid, row by row from the top left (`y * width + x`),
+    /// for games played on one.
+    pub fn cells(&self) -> Option<Vec<Cell>> {
+        self.inner.cells()
     }
     /// The observation tensor seen by `player` into `out` (see [`board::observation`]),
     /// returning its shape `[planes, height, width]`; a game without a board gives `[1, 1, 1]`,
@@ -755,6 +771,17 @@ mod tests {
         assert!(g.history().is_empty() && g.ply() == 0);
         assert!(load("connect4(width=99)").is_err());
         assert!(load("chess").unwrap_err().to_string().contains("connect4"));
+    }
+
+    #[test]
+    fn cells_are_the_board_row_by_row() {
+        let mut g = load("tictactoe").unwrap();
+        g.play_move("a1").unwrap();
+        let cells = g.cells().unwrap();
+        assert_eq!(cells.len(), 9);
+        // a1 is the bottom left cell: row 2 from the top.
+        assert_eq!(cells[6], Cell::Piece { owner: Player(0), kind: 0 });
+        assert_eq!(cells.iter().filter(|c| **c == Cell::Empty).count(), 8);
     }
 
     #[test]

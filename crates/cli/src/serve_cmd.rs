@@ -1,0 +1,48 @@
+//! `tabula serve`: the browser page, to play any game against any agent.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+
+/// Arguments of `tabula serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Port to listen on.
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Address to listen on; the default serves this machine only.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Thinking time per agent move, in milliseconds (1..=600000).
+    #[arg(long, default_value_t = 2000)]
+    move_ms: u64,
+    /// Most games kept at once (1..=10000).
+    #[arg(long, default_value_t = 64)]
+    max_games: usize,
+    /// Most agent searches running at once (1..=64).
+    #[arg(long, default_value_t = 2)]
+    max_searches: usize,
+}
+
+/// Runs `tabula serve` until the process ends.
+pub fn run(args: ServeArgs) -> Result<()> {
+    if !(1..=600_000).contains(&args.move_ms) {
+        bail!("--move-ms must be in 1..=600000, not {}", args.move_ms);
+    }
+    if !(1..=10_000).contains(&args.max_games) {
+        bail!("--max-games must be in 1..=10000, not {}", args.max_games);
+    }
+    if !(1..=64).contains(&args.max_searches) {
+        bail!("--max-searches must be in 1..=64, not {}", args.max_searches);
+    }
+    let config = tabula_serve::Config {
+        host: args.host,
+        port: args.port,
+        max_games: args.max_games,
+        max_searches: args.max_searches,
+        move_time: Duration::from_millis(args.move_ms),
+    };
+    let address = format!("{}:{}", config.host, config.port);
+    tabula_serve::serve(config).with_context(|| format!("serving on {address}"))
+}

@@ -1,0 +1,138 @@
+//! The HTTP routes: the embedded page and the JSON API.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures_util::stream::{self, Stream};
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::MAX_BODY;
+use crate::live::{ApiError, App};
+
+const INDEX: &str = include_str!("../web/index.html");
+const APP_JS: &str = include_str!("../web/app.js");
+const STYLE: &str = include_str!("../web/style.css");
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
+        (status, [(header::CONTENT_TYPE, "application/json")], json!({"error": self.message}).to_string())
+            .into_response()
+    }
+}
+
+fn ok(value: Value) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], value.to_string()).into_response()
+}
+
+/// The request body as a JSON object, within [`MAX_BODY`] bytes.
+async fn read_json(body: Body) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let bytes = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| ApiError {
+        status: 413,
+        message: format!("the request body is too large or unreadable (at most {MAX_BODY} bytes)"),
+    })?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::bad("the request body must be a JSON object")),
+        Err(e) => Err(ApiError::bad(format!("the request body is not JSON: {e}"))),
+    }
+}
+
+fn string_field(map: &serde_json::Map<String, Value>, key: &str) -> Result<String, ApiError> {
+    match map.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(ApiError::bad(format!("{key} must be a string"))),
+        None => Err(ApiError::bad(format!("{key} is missing"))),
+    }
+}
+
+async fn games(State(app): State<Arc<App>>) -> Response {
+    ok(app.catalogue())
+}
+
+async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
+    let map = read_json(body).await?;
+    let spec = string_field(&map, "spec")?;
+    let players = match map.get("players") {
+        Some(Value::Array(list)) if list.len() <= 16 => list
+            .iter()
+            .map(|p| p.as_str().map(str::to_string).ok_or_else(|| ApiError::bad("players must be strings")))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(_) => return Err(ApiError::bad("players must be a list of at most 16 strings")),
+        None => return Err(ApiError::bad("players is missing")),
+    };
+    let (_, state) = app.create(&spec, &players)?;
+    Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], state.to_string()).into_response())
+}
+
+async fn state(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    Ok(ok(app.state(&entry)))
+}
+
+async fn play(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let map = read_json(body).await?;
+    let mv = string_field(&map, "move")?;
+    Ok(ok(app.play(&entry, &mv)?))
+}
+
+async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    Ok(ok(app.undo(&entry)?))
+}
+
+async fn events(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let entry = app.get(&id)?;
+    // Subscribe before reading the state, so no change falls between the two.
+    let rx = app.subscribe(&entry);
+    let first = app.state(&entry).to_string();
+    let initial = stream::once(async move { Ok(Event::default().event("state").data(first)) });
+    let updates = stream::unfold((rx, app, entry), |(mut rx, app, entry)| async move {
+        let event = match rx.recv().await {
+            Ok((name, data)) => Event::default().event(name).data(data),
+            // Too slow a reader: skip to the state as it is now.
+            Err(RecvError::Lagged(_)) => Event::default().event("state").data(app.state(&entry).to_string()),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((Ok(event), (rx, app, entry)))
+    });
+    Ok(Sse::new(futures_util::StreamExt::chain(initial, updates)).keep_alive(KeepAlive::default()))
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("no such page or API route")
+}
+
+fn asset(content_type: &'static str, text: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], text).into_response()
+}
+
+/// The page and the API, with a fresh set of games under `config`'s limits.
+pub fn router(config: crate::Config) -> Router {
+    let app = Arc::new(App::new(config));
+    Router::new()
+        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
+        .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
+        .route("/api/games", get(games))
+        .route("/api/game", post(create))
+        .route("/api/game/{id}", get(state))
+        .route("/api/game/{id}/move", post(play))
+        .route("/api/game/{id}/undo", post(undo))
+        .route("/api/game/{id}/events", get(events))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(app)
+}

@@ -1,0 +1,80 @@
+//! `tabula serve`: play any registered game against any agent in the browser.
+//!
+//! One axum server holds the games in memory, keyed by an id, and answers a JSON API; the
+//! page (HTML, one ES module, CSS, the board drawn in SVG) is embedded in the binary.
+//!
+//! - `GET /api/games`: the registry's games and agents with their parameters and help.
+//! - `POST /api/game` `{spec, players}`: a new game; each player is `"human"` or an agent
+//!   spec. Answers the state.
+//! - `GET /api/game/{id}`: the state (see [`Live::state`]).
+//! - `POST /api/game/{id}/move` `{move}`: plays a human's move; a move that cannot be played
+//!   is a 400 and leaves the game as it was.
+//! - `POST /api/game/{id}/undo`: takes back moves to the last human turn.
+//! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
+//!   and after every change) and `info` (an agent's search reports while it thinks).
+//!
+//! When an agent is to move, the server runs its search on a blocking thread within the
+//! configured time, at most [`Config::max_searches`] at once. Every input is checked: specs
+//! are parsed by the registry, specs that would start a process or read a file (`gtp`,
+//! `file=`, `weights=`, `cmd=`) and GDL games are refused, request bodies and the number of
+//! live games are capped, and errors are `{"error": "..."}` with a 4xx status.
+
+mod api;
+mod live;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+pub use api::router;
+
+/// The server's settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on (`127.0.0.1` unless told otherwise).
+    pub host: String,
+    /// Port to listen on (0: any free port).
+    pub port: u16,
+    /// Most games kept at once; creating one more is refused.
+    pub max_games: usize,
+    /// Most agent searches running at once; the others wait their turn.
+    pub max_searches: usize,
+    /// Thinking time per agent move.
+    pub move_time: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            host: "127.0.0.1".into(),
+            port: 8080,
+            max_games: 64,
+            max_searches: 2,
+            move_time: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Most bytes of a request body.
+pub const MAX_BODY: usize = 16 * 1024;
+
+/// Binds the configured address and serves in the background of the current runtime,
+/// returning the address bound (useful with port 0).
+pub async fn start(config: Config) -> std::io::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
+    let addr = listener.local_addr()?;
+    let app = router(config);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok(addr)
+}
+
+/// Serves until the process ends, on a runtime of its own, printing the address.
+pub fn serve(config: Config) -> std::io::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
+        let addr = listener.local_addr()?;
+        println!("tabula serve: http://{addr}/");
+        let app = router(config);
+        axum::serve(listener, app).await
+    })
+}

@@ -1,0 +1,473 @@
+//! The games in play: their positions, seats, and the agents' searches.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tabula_core::{Geometry, Limits, Spec, Turn};
+use tabula_registry::any::{AnyAgent, AnyGame, AnyInfo, Cell, load};
+use tokio::sync::{Semaphore, broadcast};
+
+use crate::Config;
+
+/// Most legal moves whose cells are worked out for clicking; beyond it moves are typed.
+const MAX_PATHS: usize = 5000;
+
+/// Least time between two search reports sent to the page.
+const INFO_EVERY: Duration = Duration::from_millis(100);
+
+/// Spec keys that name a file or a command, refused from the browser.
+const FORBIDDEN_KEYS: &[&str] = &["file", "weights", "cmd"];
+
+/// An error for the client: a status and a sentence.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: u16,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn bad(message: impl Into<String>) -> ApiError {
+        ApiError { status: 400, message: message.into() }
+    }
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError { status: 404, message: message.into() }
+    }
+}
+
+/// What sits in one seat.
+enum Seat {
+    Human,
+    Agent { spec: String, agent: Arc<Mutex<AnyAgent>> },
+}
+
+/// A move as the board shows it: its text and the cells it touched (from, to, arrow).
+#[derive(Clone)]
+struct Marked {
+    mv: String,
+    path: Vec<usize>,
+}
+
+/// One game's mutable part.
+pub struct Live {
+    game: AnyGame,
+    seats: Vec<Seat>,
+    /// The marked move of each ply played.
+    marks: Vec<Marked>,
+    /// Bumped by every change; a search whose game changed meanwhile is thrown away.
+    version: u64,
+    thinking: bool,
+    stop: Option<Arc<AtomicBool>>,
+    error: Option<String>,
+}
+
+/// A game and its event channel.
+pub struct Entry {
+    id: String,
+    live: Mutex<Live>,
+    events: broadcast::Sender<(&'static str, String)>,
+}
+
+/// Every live game, and the limits.
+pub struct App {
+    config: Config,
+    games: Mutex<HashMap<String, Arc<Entry>>>,
+    next_id: Mutex<u64>,
+    searches: Arc<Semaphore>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Refuses specs that name a file, a command or an external engine, at any depth.
+fn check_safe(text: &str, what: &str) -> Result<Spec, ApiError> {
+    let spec = Spec::parse(text).map_err(|e| ApiError::bad(format!("{what}: {e}")))?;
+    check_spec(&spec, what)?;
+    Ok(spec)
+}
+
+fn check_spec(spec: &Spec, what: &str) -> Result<(), ApiError> {
+    if spec.name == "gtp" {
+        return Err(ApiError::bad(format!("{what}: external engines (gtp) cannot be started from the browser")));
+    }
+    for (key, _) in &spec.params {
+        if FORBIDDEN_KEYS.contains(&key.as_str()) {
+            return Err(ApiError::bad(format!("{what}: {key}= names a file or command, refused from the browser")));
+        }
+        if let Some(v) = spec.get(key)
+            && v.contains('(')
+            && let Ok(inner) = Spec::parse(v)
+        {
+            check_spec(&inner, what)?;
+        }
+    }
+    Ok(())
+}
+
+fn cells_json(cells: &[Cell]) -> Vec<Value> {
+    cells
+        .iter()
+        .map(|c| match c {
+            Cell::Empty => Value::Null,
+            Cell::Blocked => json!("blocked"),
+            Cell::Piece { owner, kind } => json!([owner.index(), kind]),
+        })
+        .collect()
+}
+
+/// The cells a move by `mover` touched: the mover's piece that left (Amazons), the cell a
+/// piece of the mover arrived on, and the cell that became blocked (an arrow).
+fn path(before: &[Cell], after: &[Cell], mover: usize) -> Vec<usize> {
+    let mine = |c: &Cell| matches!(c, Cell::Piece { owner, .. } if owner.index() == mover);
+    let only = |v: Vec<usize>| if v.len() == 1 { v.first().copied() } else { None };
+    let to = only((0..before.len()).filter(|&i| before[i] == Cell::Empty && mine(&after[i])).collect());
+    let from = only((0..before.len()).filter(|&i| mine(&before[i]) && !mine(&after[i])).collect());
+    let arrow = only((0..before.len()).filter(|&i| before[i] != Cell::Blocked && after[i] == Cell::Blocked).collect());
+    let mut out = Vec::new();
+    if to.is_some() {
+        out.extend(from);
+    }
+    out.extend(to);
+    out.extend(arrow);
+    out
+}
+
+fn info_json(info: &AnyInfo) -> Value {
+    json!({
+        "depth": info.depth,
+        "seldepth": info.seldepth,
+        "nodes": info.nodes,
+        "ms": info.elapsed.as_millis() as u64,
+        "score": info.score,
+        "proven_in": info.proven_in,
+        "win_rate": info.win_rate,
+        "pv": info.pv,
+        "root_moves": info.root_moves.iter().take(32).map(|s| json!({
+            "move": s.mv, "visits": s.visits, "win_rate": s.win_rate, "score": s.score,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+impl Live {
+    fn to_move(&self) -> Option<usize> {
+        match self.game.turn() {
+            Turn::Player(p) => Some(p.index()),
+            _ => None,
+        }
+    }
+
+    fn seat_is_human(&self, p: usize) -> bool {
+        matches!(self.seats.get(p), Some(Seat::Human))
+    }
+
+    /// Plays `mv` for the player to move, marking the cells it touched.
+    fn play(&mut self, mv: &str) -> Result<(), String> {
+        let mover = self.to_move().ok_or_else(|| match self.game.turn() {
+            Turn::Over => "the game is over".to_string(),
+            _ => "simultaneous turns are not played here yet".to_string(),
+        })?;
+        let before = self.game.cells();
+        let mut next = self.game.clone();
+        next.play_move(mv).map_err(|e| e.to_string())?;
+        let path = match (before, next.cells()) {
+            (Some(b), Some(a)) => path(&b, &a, mover),
+            _ => Vec::new(),
+        };
+        let text = next.history().last().and_then(|p| p.first()).cloned().unwrap_or_default();
+        self.game = next;
+        self.marks.push(Marked { mv: text, path });
+        self.changed();
+        Ok(())
+    }
+
+    fn changed(&mut self) {
+        self.version += 1;
+        self.error = None;
+        if let Some(stop) = self.stop.take() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        self.thinking = false;
+    }
+
+    /// Takes back the last ply, and more until a human is to move (or the start).
+    fn undo(&mut self) -> Result<(), String> {
+        if self.marks.is_empty() {
+            return Err("nothing to undo".into());
+        }
+        let mut keep = self.marks.len() - 1;
+        let start = load(&self.game.spec()).map_err(|e| e.to_string())?;
+        let replay = |n: usize| -> Result<AnyGame, String> {
+            let mut g = start.clone();
+            for ply in &self.game.history()[..n] {
+                let texts: Vec<&str> = ply.iter().map(String::as_str).collect();
+                if texts.len() == 1 { g.play_move(texts[0]) } else { g.play_joint_moves(&texts) }
+                    .map_err(|e| e.to_string())?;
+            }
+            Ok(g)
+        };
+        let mut game = replay(keep)?;
+        let any_human = self.seats.iter().any(|s| matches!(s, Seat::Human));
+        while any_human && keep > 0 && !matches!(game.turn(), Turn::Player(p) if self.seat_is_human(p.index())) {
+            keep -= 1;
+            game = replay(keep)?;
+        }
+        self.game = game;
+        self.marks.truncate(keep);
+        self.changed();
+        Ok(())
+    }
+
+    /// The whole state as the page reads it.
+    pub fn state(&self, id: &str) -> Value {
+        let game = &self.game;
+        let turn = game.turn();
+        let mover = self.to_move();
+        let cells = game.cells();
+        let board = game.board_shape().map(|shape| {
+            json!({
+                "width": shape.width,
+                "height": shape.height,
+                "geometry": match shape.geometry { Geometry::Square => "square", Geometry::Hex => "hex" },
+                "pieces": shape.pieces,
+                "blocked": shape.blocked,
+                "cells": cells.as_deref().map(cells_json).unwrap_or_default(),
+            })
+        });
+        let legal: Vec<Value> = match mover {
+            Some(p) if self.seat_is_human(p) => {
+                let moves = game.legal_moves(p);
+                let paths = moves.len() <= MAX_PATHS;
+                moves
+                    .iter()
+                    .map(|mv| {
+                        let path = match (&cells, paths) {
+                            (Some(before), true) => {
+                                let mut next = game.clone();
+                                match (next.play_move(mv), next.cells()) {
+                                    (Ok(()), Some(after)) => path(before, &after, p),
+                                    _ => Vec::new(),
+                                }
+                            }
+                            _ => Vec::new(),
+                        };
+                        json!({"move": mv, "path": path})
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let players: Vec<Value> = self
+            .seats
+            .iter()
+            .map(|s| match s {
+                Seat::Human => json!("human"),
+                Seat::Agent { spec, .. } => json!(spec),
+            })
+            .collect();
+        let over = turn == Turn::Over;
+        json!({
+            "id": id,
+            "spec": game.spec(),
+            "players": players,
+            "turn": mover,
+            "over": over,
+            "simultaneous": turn == Turn::Simultaneous,
+            "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)),
+            "thinking": self.thinking,
+            "board": board,
+            "legal": legal,
+            "last": self.marks.last().map(|m| json!({"move": m.mv, "path": m.path})),
+            "history": game.history(),
+            "ply": game.history().len(),
+            "rewards": if over { Some(game.rewards()) } else { None },
+            "score": game.score_text(),
+            "error": self.error,
+        })
+    }
+}
+
+impl App {
+    pub fn new(config: Config) -> App {
+        let searches = Arc::new(Semaphore::new(config.max_searches.max(1)));
+        App { config, games: Mutex::new(HashMap::new()), next_id: Mutex::new(1), searches }
+    }
+
+    /// The registry's games and agents, for the form.
+    pub fn catalogue(&self) -> Value {
+        let params = |ps: &[tabula_core::ParamInfo]| -> Vec<Value> {
+            ps.iter().map(|p| json!({"name": p.name, "default": p.default, "help": p.help})).collect()
+        };
+        let games: Vec<Value> = tabula_registry::GAMES
+            .iter()
+            .filter(|g| g.name != "gdl")
+            .map(|g| {
+                json!({
+                    "name": g.name, "about": g.about, "params": params(g.params),
+                    "engine": g.engine, "mcts_params": params(g.mcts_params),
+                })
+            })
+            .collect();
+        let agents: Vec<Value> = tabula_registry::agents()
+            .iter()
+            .filter(|a| a.info.name != "gtp")
+            .map(|a| json!({"name": a.info.name, "about": a.info.about, "params": params(a.info.params), "games": a.games}))
+            .collect();
+        json!({"games": games, "agents": agents})
+    }
+
+    pub fn get(&self, id: &str) -> Result<Arc<Entry>, ApiError> {
+        lock(&self.games).get(id).cloned().ok_or_else(|| ApiError::not_found(format!("no game {id:?}")))
+    }
+
+    /// Creates a game from a spec and one seat per player.
+    pub fn create(self: &Arc<Self>, spec: &str, players: &[String]) -> Result<(Arc<Entry>, Value), ApiError> {
+        let parsed = check_safe(spec, "game")?;
+        if parsed.name == "gdl" {
+            return Err(ApiError::bad("game: GDL games are not offered in the browser yet"));
+        }
+        let game = load(spec).map_err(|e| ApiError::bad(format!("game: {e}")))?;
+        if players.len() != game.num_players() {
+            return Err(ApiError::bad(format!(
+                "players: {} has {} players, not {}",
+                game.spec(),
+                game.num_players(),
+                players.len()
+            )));
+        }
+        let mut seats = Vec::new();
+        for (i, p) in players.iter().enumerate() {
+            if p.trim() == "human" {
+                seats.push(Seat::Human);
+            } else {
+                check_safe(p, &format!("player {}", i + 1))?;
+                let agent = game.agent(p).map_err(|e| ApiError::bad(format!("player {}: {e}", i + 1)))?;
+                seats.push(Seat::Agent { spec: p.trim().to_string(), agent: Arc::new(Mutex::new(agent)) });
+            }
+        }
+        let mut games = lock(&self.games);
+        if games.len() >= self.config.max_games {
+            return Err(ApiError {
+                status: 429,
+                message: format!("the server holds its most games ({})", self.config.max_games),
+            });
+        }
+        let id = {
+            let mut n = lock(&self.next_id);
+            *n += 1;
+            format!("g{}", *n - 1)
+        };
+        let live = Live { game, seats, marks: Vec::new(), version: 0, thinking: false, stop: None, error: None };
+        let (events, _) = broadcast::channel(64);
+        let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events });
+        games.insert(id, entry.clone());
+        drop(games);
+        let state = self.kick(&entry);
+        Ok((entry, state))
+    }
+
+    /// Plays a human's move.
+    pub fn play(self: &Arc<Self>, entry: &Arc<Entry>, mv: &str) -> Result<Value, ApiError> {
+        {
+            let mut live = lock(&entry.live);
+            match live.to_move() {
+                Some(p) if !live.seat_is_human(p) => {
+                    return Err(ApiError { status: 409, message: format!("player {} is an agent", p + 1) });
+                }
+                _ => {}
+            }
+            live.play(mv).map_err(ApiError::bad)?;
+        }
+        Ok(self.kick(entry))
+    }
+
+    pub fn undo(self: &Arc<Self>, entry: &Arc<Entry>) -> Result<Value, ApiError> {
+        lock(&entry.live).undo().map_err(ApiError::bad)?;
+        Ok(self.kick(entry))
+    }
+
+    pub fn state(&self, entry: &Entry) -> Value {
+        lock(&entry.live).state(&entry.id)
+    }
+
+    pub fn subscribe(&self, entry: &Entry) -> broadcast::Receiver<(&'static str, String)> {
+        entry.events.subscribe()
+    }
+
+    /// Starts the agent's search if an agent is to move and none is searching; sends the
+    /// state to the watchers and returns it.
+    fn kick(self: &Arc<Self>, entry: &Arc<Entry>) -> Value {
+        let mut live = lock(&entry.live);
+        if let Some(p) = live.to_move()
+            && !live.thinking
+            && let Some(Seat::Agent { agent, .. }) = live.seats.get(p)
+        {
+            let agent = agent.clone();
+            let stop = Arc::new(AtomicBool::new(false));
+            live.stop = Some(stop.clone());
+            live.thinking = true;
+            let version = live.version;
+            let game = live.game.clone();
+            let limits = Limits { stop: Some(stop), ..Limits::time(self.config.move_time) };
+            let app = self.clone();
+            let entry2 = entry.clone();
+            tokio::spawn(async move { app.search(entry2, agent, game, limits, version).await });
+        }
+        let state = live.state(&entry.id);
+        drop(live);
+        let _ = entry.events.send(("state", state.to_string()));
+        state
+    }
+
+    async fn search(
+        self: Arc<Self>,
+        entry: Arc<Entry>,
+        agent: Arc<Mutex<AnyAgent>>,
+        game: AnyGame,
+        limits: Limits,
+        version: u64,
+    ) {
+        let permit = self.searches.clone().acquire_owned().await;
+        let events = entry.events.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            let mut agent = lock(&agent);
+            let mut last: Option<Instant> = None;
+            agent.choose(&game, None, &limits, &mut |info| {
+                if last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
+                    last = Some(Instant::now());
+                    let _ = events.send(("info", info_json(info).to_string()));
+                }
+            })
+        })
+        .await;
+        drop(permit);
+        {
+            let mut live = lock(&entry.live);
+            if live.version != version {
+                return;
+            }
+            live.thinking = false;
+            live.stop = None;
+            let error = match result {
+                Ok(Ok(choice)) => {
+                    let _ = entry.events.send(("info", info_json(&choice.info).to_string()));
+                    live.play(&choice.mv).err()
+                }
+                Ok(Err(e)) => Some(format!("the agent failed: {e}")),
+                Err(_) => Some("the agent failed".to_string()),
+            };
+            if let Some(e) = error {
+                live.error = Some(e);
+            }
+        }
+        let error_stops = lock(&entry.live).error.is_some();
+        if error_stops {
+            let state = self.state(&entry);
+            let _ = entry.events.send(("state", state.to_string()));
+        } else {
+            self.kick(&entry);
+        }
+    }
+}

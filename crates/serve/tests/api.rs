@@ -1,0 +1,287 @@
+//! The server over real HTTP on an ephemeral localhost port: games created, played, refused
+//! and watched through the JSON API and its server-sent events.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tabula_serve::{Config, MAX_BODY, start};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+async fn server(config: Config) -> SocketAddr {
+    start(Config { port: 0, ..config }).await.unwrap()
+}
+
+fn quick() -> Config {
+    Config { move_time: Duration::from_millis(50), ..Config::default() }
+}
+
+/// One request with `Connection: close`; the status and the body.
+async fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, body.to_string())
+}
+
+async fn json_request(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16, Value) {
+    let (status, text) = request(addr, method, path, &body.to_string()).await;
+    (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")))
+}
+
+/// A stream of server-sent events, read from a chunked response.
+struct Events {
+    stream: TcpStream,
+    raw: Vec<u8>,
+    body: String,
+}
+
+impl Events {
+    async fn open(addr: SocketAddr, id: &str) -> Events {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let req = format!("GET /api/game/{id}/events HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+        stream.write_all(req.as_bytes()).await.unwrap();
+        let mut events = Events { stream, raw: Vec::new(), body: String::new() };
+        while !events.raw.windows(4).any(|w| w == b"\r\n\r\n") {
+            events.fill().await;
+        }
+        let at = events.raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let head = String::from_utf8_lossy(&events.raw[..at]).to_lowercase();
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(head.contains("content-type: text/event-stream"), "{head}");
+        events.raw.drain(..at + 4);
+        events
+    }
+
+    async fn fill(&mut self) {
+        let mut buf = [0u8; 8192];
+        let n = self.stream.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the event stream ended");
+        self.raw.extend_from_slice(&buf[..n]);
+    }
+
+    /// Moves whole chunks from `raw` to `body`.
+    fn dechunk(&mut self) {
+        while let Some(end) = self.raw.windows(2).position(|w| w == b"\r\n") {
+            let size = usize::from_str_radix(std::str::from_utf8(&self.raw[..end]).unwrap().trim(), 16).unwrap();
+            if self.raw.len() < end + 2 + size + 2 {
+                return;
+            }
+            self.body.push_str(std::str::from_utf8(&self.raw[end + 2..end + 2 + size]).unwrap());
+            self.raw.drain(..end + 2 + size + 2);
+        }
+    }
+
+    /// The next event: its name and data.
+    async fn next(&mut self) -> (String, String) {
+        loop {
+            self.dechunk();
+            if let Some(end) = self.body.find("\n\n") {
+                let block: String = self.body.drain(..end + 2).collect();
+                let mut name = String::from("message");
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("event:") {
+                        name = v.trim().to_string();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue; // a keep-alive comment
+                }
+                return (name, data);
+            }
+            self.fill().await;
+        }
+    }
+
+    /// The next state event for which `done` holds, counting the info events passed.
+    async fn state_where(&mut self, done: impl Fn(&Value) -> bool) -> (Value, usize) {
+        let mut infos = 0;
+        loop {
+            let (name, data) = self.next().await;
+            let value: Value = serde_json::from_str(&data).unwrap();
+            match name.as_str() {
+                "state" if done(&value) => return (value, infos),
+                "info" => {
+                    assert!(value["nodes"].is_u64(), "{value}");
+                    infos += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_human_plays_tictactoe_against_alphabeta() {
+    let addr = server(quick()).await;
+    let (status, state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "tictactoe", "players": ["human", "alphabeta"]})).await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    assert_eq!(state["turn"], 0);
+    assert_eq!(state["human_to_move"], true);
+    assert_eq!(state["board"]["width"], 3);
+    assert_eq!(state["board"]["cells"].as_array().unwrap().len(), 9);
+    let legal = state["legal"].as_array().unwrap();
+    assert_eq!(legal.len(), 9);
+    // b2 is the middle cell.
+    let b2 = legal.iter().find(|m| m["move"] == "b2").unwrap();
+    assert_eq!(b2["path"], json!([4]));
+
+    let mut events = Events::open(addr, &id).await;
+    let (status, after) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "b2"})).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["history"][0], json!(["b2"]));
+    assert_eq!(after["board"]["cells"][4], json!([0, 0]));
+    // The agent answers by itself.
+    let (answered, infos) = events.state_where(|s| s["ply"] == 2).await;
+    assert_eq!(answered["human_to_move"], true);
+    assert!(infos > 0, "the search reported");
+    let reply = answered["history"][1][0].as_str().unwrap().to_string();
+    assert_ne!(reply, "b2");
+    assert_eq!(answered["last"]["move"], json!(reply));
+    assert_eq!(answered["last"]["path"].as_array().unwrap().len(), 1);
+
+    // An occupied cell and a nonsense move are refused, and nothing changes.
+    for bad in ["b2", "z9", ""] {
+        let (status, err) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": bad})).await;
+        assert_eq!(status, 400, "{bad}: {err}");
+        assert!(!err["error"].as_str().unwrap().is_empty());
+    }
+    let (status, now) = json_request(addr, "GET", &format!("/api/game/{id}"), json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(now["ply"], 2);
+    assert_eq!(now["history"], answered["history"]);
+
+    // Undo takes back the agent's move and the human's.
+    let (status, undone) = json_request(addr, "POST", &format!("/api/game/{id}/undo"), json!({})).await;
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["ply"], 0);
+    assert_eq!(undone["human_to_move"], true);
+    assert_eq!(undone["board"]["cells"][4], Value::Null);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_get_a_json_error_and_a_4xx() {
+    let addr = server(Config { max_games: 1, ..quick() }).await;
+    let cases = [
+        (json!({"spec": "chess", "players": ["human", "human"]}), "chess"),
+        (json!({"spec": "connect4(width=99)", "players": ["human", "human"]}), "width"),
+        (json!({"spec": "tictactoe", "players": ["human"]}), "2 players"),
+        (json!({"spec": "tictactoe", "players": ["human", "deep_thought"]}), "deep_thought"),
+        (json!({"spec": "go", "players": ["human", "gtp(cmd=gnugo --mode gtp)"]}), "browser"),
+        (json!({"spec": "gdl(file=/etc/passwd)", "players": ["human", "human"]}), "browser"),
+        (json!({"spec": "amazons", "players": ["human", "learned(weights=/etc/passwd)"]}), "browser"),
+        (json!({"spec": "tictactoe((", "players": ["human", "human"]}), "game"),
+        (json!({"spec": 3, "players": ["human", "human"]}), "spec"),
+        (json!({"spec": "tictactoe"}), "players"),
+        (json!(["tictactoe"]), "object"),
+    ];
+    for (body, needle) in cases {
+        let (status, err) = json_request(addr, "POST", "/api/game", body.clone()).await;
+        assert_eq!(status, 400, "{body}: {err}");
+        let text = err["error"].as_str().unwrap();
+        assert!(text.contains(needle), "{body}: {text}");
+    }
+    let (status, text) = request(addr, "POST", "/api/game", "{not json").await;
+    assert_eq!(status, 400, "{text}");
+    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(MAX_BODY));
+    let (status, text) = request(addr, "POST", "/api/game", &big).await;
+    assert_eq!(status, 413, "{text}");
+    assert!(text.contains("error"), "{text}");
+    let (status, err) = json_request(addr, "GET", "/api/game/nope", json!({})).await;
+    assert_eq!(status, 404);
+    assert!(err["error"].as_str().unwrap().contains("nope"));
+    let (status, _) = request(addr, "GET", "/api/nothing", "").await;
+    assert_eq!(status, 404);
+
+    // The cap on live games.
+    let two_humans = json!({"spec": "tictactoe", "players": ["human", "human"]});
+    let (status, _) = json_request(addr, "POST", "/api/game", two_humans.clone()).await;
+    assert_eq!(status, 201);
+    let (status, err) = json_request(addr, "POST", "/api/game", two_humans).await;
+    assert_eq!(status, 429, "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catalogue_and_the_page_are_served() {
+    let addr = server(quick()).await;
+    let (status, cat) = json_request(addr, "GET", "/api/games", json!({})).await;
+    assert_eq!(status, 200);
+    let games: Vec<&str> = cat["games"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap()).collect();
+    for g in ["tictactoe", "connect4", "othello", "go", "amazons", "hex"] {
+        assert!(games.contains(&g), "{games:?}");
+    }
+    let agents = cat["agents"].as_array().unwrap();
+    assert!(agents.iter().any(|a| a["name"] == "mcts" && !a["params"].as_array().unwrap().is_empty()));
+    assert!(!agents.iter().any(|a| a["name"] == "gtp"));
+    let (status, page) = request(addr, "GET", "/", "").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("app.js"), "{page}");
+    let (status, js) = request(addr, "GET", "/app.js", "").await;
+    assert_eq!(status, 200);
+    assert!(js.contains("/api/game"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_play_connect_four_to_the_end() {
+    let addr = server(quick()).await;
+    let players = ["mcts(playouts=200,seed=1)", "alphabeta(depth=3)"];
+    let (status, state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": players})).await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    let (end, _) = events.state_where(|s| s["over"] == true).await;
+    let rewards: Vec<f64> = end["rewards"].as_array().unwrap().iter().map(|r| r.as_f64().unwrap()).collect();
+    assert_eq!(rewards.len(), 2);
+    assert!((rewards[0] + rewards[1] - 1.0).abs() < 1e-9, "{rewards:?}");
+    let plies = end["history"].as_array().unwrap().len();
+    let pieces = end["board"]["cells"].as_array().unwrap().iter().filter(|c| c.is_array()).count();
+    assert_eq!(pieces, plies, "one disc per move");
+    assert!(end["legal"].as_array().unwrap().is_empty());
+    // A human move into a finished game is refused.
+    let (status, _) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "1"})).await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_name_the_cells_they_touch() {
+    let addr = server(quick()).await;
+    let humans = |spec: &str| json!({"spec": spec, "players": ["human", "human"]});
+    // Amazons: from, to, arrow; row 0 is the top, so b1 on 6x6 is cell 5 * 6 + 1.
+    let (status, state) = json_request(addr, "POST", "/api/game", humans("amazons(size=6)")).await;
+    assert_eq!(status, 201, "{state}");
+    let legal = state["legal"].as_array().unwrap();
+    let mv = legal.iter().find(|m| m["move"] == "b1-b2/b1").unwrap();
+    assert_eq!(mv["path"], json!([31, 25, 31]));
+    assert!(legal.iter().all(|m| m["path"].as_array().unwrap().len() == 3));
+    let id = state["id"].as_str().unwrap();
+    let (status, after) =
+        json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "b1-b2/b1"})).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["board"]["cells"][31], "blocked");
+    assert_eq!(after["last"]["path"], json!([31, 25, 31]));
+    // Othello: the placed disc only, though others flip.
+    let (_, state) = json_request(addr, "POST", "/api/game", humans("othello")).await;
+    let d3 = state["legal"].as_array().unwrap().iter().find(|m| m["move"] == "d3").unwrap().clone();
+    assert_eq!(d3["path"], json!([2 * 8 + 3]));
+    // Hex is drawn as a hex grid.
+    let (_, state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "hex(size=5)", "players": ["random(seed=1)", "human"]}))
+            .await;
+    assert_eq!(state["board"]["geometry"], "hex");
+    assert_eq!(state["board"]["cells"].as_array().unwrap().len(), 25);
+}

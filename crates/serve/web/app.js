@@ -1,0 +1,369 @@
+// tabula's page: pick a game and its players, then play on an SVG board while agents think.
+// Talks to the JSON API under /api and listens to /api/game/{id}/events (server-sent events).
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+
+let catalogue = null;
+let game = null; // the last state
+let events = null;
+let selection = []; // cells clicked so far of a multi-cell move (Amazons)
+
+// How each game names its players and cells, for labels; anything else gets generic names.
+const STYLE = {
+  go: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], grid: "lines", letters: "abcdefghjklmnopqrstuvwxyz", fromBottom: true, board: "#dcb35c" },
+  othello: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], board: "#2e7d32", fromBottom: false },
+  hex: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], board: "#e8d9b5", fromBottom: false },
+  amazons: { owners: ["white", "black"], colours: ["#f4f4f4", "#111"], board: "#d9c9a3", fromBottom: true, checker: true },
+  tictactoe: { owners: ["X", "O"], colours: ["#1565c0", "#c62828"], board: "#fafafa", fromBottom: true, marks: ["X", "O"] },
+  connect4: { owners: ["red", "yellow"], colours: ["#d32f2f", "#fbc02d"], board: "#1e4fa3", fromBottom: true, columns: true },
+};
+const DEFAULT_STYLE = { owners: ["first", "second", "third", "fourth"], colours: ["#111", "#f4f4f4", "#c62828", "#1565c0"], board: "#e0d8c8", fromBottom: false };
+
+function styleOf(state) {
+  const name = state.spec.split("(")[0];
+  return { name, ...DEFAULT_STYLE, ...(STYLE[name] || {}) };
+}
+
+function cellName(st, x, y, w, h) {
+  const letters = st.letters || "abcdefghijklmnopqrstuvwxyz";
+  const row = st.fromBottom ? h - y : y + 1;
+  if (st.columns) return `column ${x + 1}, row ${row}`;
+  return `${letters[x] || "?"}${row}`;
+}
+
+function ownerName(st, owner) {
+  return st.owners[owner] || `player ${owner + 1}`;
+}
+
+async function api(method, path, body) {
+  const init = { method, headers: { "Content-Type": "application/json" } };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const r = await fetch(path, init);
+  let data = null;
+  try { data = await r.json(); } catch (_) { data = { error: `HTTP ${r.status}` }; }
+  if (!r.ok) throw new Error(data.error || `HTTP ${r.status}`);
+  return data;
+}
+
+// ---- the form ----
+
+function fillGames() {
+  const select = $("game");
+  for (const g of catalogue.games) {
+    const o = document.createElement("option");
+    o.value = g.name;
+    o.textContent = g.name;
+    select.append(o);
+  }
+  const list = $("agent-specs");
+  for (const a of catalogue.agents) {
+    const o = document.createElement("option");
+    o.value = a.name;
+    o.label = a.about;
+    list.append(o);
+  }
+  select.addEventListener("change", fillParams);
+  fillParams();
+}
+
+function fillParams() {
+  const g = catalogue.games.find((g) => g.name === $("game").value);
+  $("game-about").textContent = g.about;
+  const box = $("game-params");
+  box.replaceChildren(Object.assign(document.createElement("legend"), { textContent: "Parameters" }));
+  if (!g.params.length) box.append(Object.assign(document.createElement("p"), { className: "help", textContent: "none" }));
+  for (const p of g.params) {
+    const label = document.createElement("label");
+    label.textContent = p.name;
+    const input = document.createElement("input");
+    input.name = p.name;
+    input.placeholder = p.default;
+    input.dataset.param = p.name;
+    const help = Object.assign(document.createElement("span"), { className: "help", textContent: p.help });
+    help.id = `help-${p.name}`;
+    input.setAttribute("aria-describedby", help.id);
+    label.append(input, help);
+    box.append(label);
+  }
+  const seats = $("seats");
+  seats.replaceChildren(Object.assign(document.createElement("legend"), { textContent: "Players" }));
+  for (let i = 0; i < 2; i++) {
+    const label = document.createElement("label");
+    label.textContent = `Player ${i + 1}`;
+    const input = document.createElement("input");
+    input.setAttribute("list", "agent-specs");
+    input.dataset.seat = i;
+    input.value = i === 0 ? "human" : g.engine;
+    const help = Object.assign(document.createElement("span"), { className: "help", textContent: "human, or an agent spec such as mcts(time_ms=1000)" });
+    label.append(input, help);
+    seats.append(label);
+  }
+}
+
+function specFromForm() {
+  const name = $("game").value;
+  const parts = [];
+  for (const input of $("game-params").querySelectorAll("input[data-param]")) {
+    const v = input.value.trim();
+    if (v !== "") parts.push(`${input.dataset.param}=${v}`);
+  }
+  return parts.length ? `${name}(${parts.join(",")})` : name;
+}
+
+async function startGame(ev) {
+  ev.preventDefault();
+  $("setup-error").textContent = "";
+  const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
+  try {
+    const state = await api("POST", "/api/game", { spec: specFromForm(), players });
+    attach(state);
+  } catch (e) {
+    $("setup-error").textContent = e.message;
+  }
+}
+
+// ---- a game ----
+
+function attach(state) {
+  if (events) events.close();
+  selection = [];
+  $("info").replaceChildren();
+  location.hash = state.id;
+  $("play").hidden = false;
+  render(state);
+  events = new EventSource(`/api/game/${state.id}/events`);
+  events.addEventListener("state", (e) => render(JSON.parse(e.data)));
+  events.addEventListener("info", (e) => showInfo(JSON.parse(e.data)));
+}
+
+async function send(move) {
+  $("play-error").textContent = "";
+  try {
+    await api("POST", `/api/game/${game.id}/move`, { move });
+    selection = [];
+  } catch (e) {
+    $("play-error").textContent = e.message;
+  }
+}
+
+function status(state, st) {
+  if (state.over) {
+    const r = state.rewards || [];
+    const best = Math.max(...r);
+    const winners = r.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0);
+    let text = winners.length === 1 ? `${ownerName(st, winners[0])} (${state.players[winners[0]]}) wins` : "Draw";
+    if (state.score) text += ` — ${state.score}`;
+    return `Game over: ${text}.`;
+  }
+  if (state.turn === null) return "Every player moves at once (not playable here yet).";
+  const who = `${ownerName(st, state.turn)} (${state.players[state.turn]})`;
+  let text = state.thinking ? `${who} is thinking…` : `${who} to move.`;
+  if (state.error) text += ` ${state.error}`;
+  return text;
+}
+
+function render(state) {
+  if (game && state.id === game.id && state.ply !== game.ply) selection = [];
+  game = state;
+  const st = styleOf(state);
+  $("play-title").textContent = `${state.spec}: ${state.players.join(" vs ")}`;
+  $("status").textContent = status(state, st);
+  const moves = $("moves");
+  moves.replaceChildren(...state.history.map((ply) => Object.assign(document.createElement("li"), { textContent: ply.join(" + ") })));
+  const canPlay = state.human_to_move && !state.over;
+  $("move-input").disabled = !canPlay;
+  $("pass").disabled = !canPlay || !state.legal.some((m) => /^(pass|swap)$/i.test(m.move));
+  $("pass").textContent = state.legal.some((m) => m.move === "swap") && !state.legal.some((m) => m.move === "pass") ? "Swap" : "Pass";
+  drawBoard(state, st);
+}
+
+function showInfo(info) {
+  const rows = [];
+  if (info.win_rate !== null && info.win_rate !== undefined) rows.push(["win rate", `${(info.win_rate * 100).toFixed(1)}%`]);
+  if (info.score !== null && info.score !== undefined) rows.push(["score", String(info.score)]);
+  if (info.proven_in !== null && info.proven_in !== undefined) rows.push(["proven", info.proven_in > 0 ? `win in ${info.proven_in}` : `loss in ${-info.proven_in}`]);
+  rows.push(["depth", `${info.depth}/${info.seldepth}`]);
+  rows.push(["nodes", info.nodes.toLocaleString()]);
+  rows.push(["speed", info.ms > 0 ? `${Math.round(info.nodes / info.ms).toLocaleString()} k/s` : "–"]);
+  rows.push(["best line", info.pv.join(" ") || "–"]);
+  $("info").replaceChildren(...rows.flatMap(([k, v]) => [
+    Object.assign(document.createElement("dt"), { textContent: k }),
+    Object.assign(document.createElement("dd"), { textContent: v }),
+  ]));
+}
+
+// ---- the board ----
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (parent) parent.append(e);
+  return e;
+}
+
+/// The legal moves still possible after the cells selected so far, and the cells to click next.
+function nextCells(state, st) {
+  const w = state.board.width;
+  const next = new Map(); // cell -> moves ending or continuing there
+  for (const m of state.legal) {
+    const p = m.path;
+    if (p.length <= selection.length) continue;
+    if (!selection.every((c, i) => p[i] === c)) continue;
+    const c = p[selection.length];
+    const cells = st.columns && selection.length === 0
+      ? [...Array(state.board.height).keys()].map((y) => y * w + (c % w))
+      : [c];
+    for (const cell of cells) {
+      if (!next.has(cell)) next.set(cell, []);
+      next.get(cell).push(m);
+    }
+  }
+  return next;
+}
+
+function clickCell(cell) {
+  const st = styleOf(game);
+  const next = nextCells(game, st);
+  const moves = next.get(cell);
+  if (!moves) {
+    if (selection.length) { selection = []; drawBoard(game, st); }
+    return;
+  }
+  const depth = selection.length + 1;
+  const done = moves.filter((m) => m.path.length === depth);
+  if (done.length === 1 && moves.length === 1) return send(done[0].move);
+  if (done.length >= 1 && moves.every((m) => m.path.length === depth)) return send(done[0].move);
+  selection.push(moves[0].path[selection.length]);
+  drawBoard(game, st);
+}
+
+function drawBoard(state, st) {
+  const svg = $("board");
+  svg.replaceChildren();
+  const b = state.board;
+  if (!b) {
+    svg.setAttribute("viewBox", "0 0 10 1");
+    return;
+  }
+  const S = 40;
+  const hex = b.geometry === "hex";
+  const rowH = hex ? S * 0.866 : S;
+  const margin = S * 0.6;
+  const centre = (x, y) => [margin + (hex ? (x + y * 0.5) : x) * S + S / 2, margin + y * rowH + S / 2];
+  const width = 2 * margin + (hex ? (b.width + (b.height - 1) * 0.5) : b.width) * S;
+  const height = 2 * margin + (b.height - 1) * rowH + S;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  el("rect", { x: 0, y: 0, width, height, fill: hex ? "#f6f4ef" : st.board, rx: 6 }, svg);
+  const canPlay = state.human_to_move && !state.over;
+  const next = canPlay ? nextCells(state, st) : new Map();
+  const last = new Set(state.last ? state.last.path : []);
+  const chosen = new Set(selection);
+  if (st.grid === "lines") {
+    for (let i = 0; i < b.width; i++) { const [x0, y0] = centre(i, 0); const [, y1] = centre(i, b.height - 1); el("line", { x1: x0, y1: y0, x2: x0, y2: y1, stroke: "#3a2a10", "stroke-width": 1.2 }, svg); }
+    for (let j = 0; j < b.height; j++) { const [x0, y0] = centre(0, j); const [x1] = centre(b.width - 1, j); el("line", { x1: x0, y1: y0, x2: x1, y2: y0, stroke: "#3a2a10", "stroke-width": 1.2 }, svg); }
+  }
+  // Coordinates along the edges.
+  for (let x = 0; x < b.width && !st.columns; x++) {
+    const [cx] = centre(x, 0);
+    const t = el("text", { x: cx, y: margin * 0.7, "text-anchor": "middle", "font-size": 12, fill: "#555", "aria-hidden": "true" }, svg);
+    t.textContent = (st.letters || "abcdefghijklmnopqrstuvwxyz")[x];
+  }
+  for (let y = 0; y < b.height; y++) {
+    const [cx, cy] = centre(0, y);
+    const t = el("text", { x: cx - S / 2 - 4, y: cy + 4, "text-anchor": "end", "font-size": 12, fill: "#555", "aria-hidden": "true" }, svg);
+    t.textContent = st.columns ? "" : String(st.fromBottom ? b.height - y : y + 1);
+  }
+  const hexPoints = (cx, cy) => [...Array(6).keys()].map((k) => {
+    const a = Math.PI / 6 + (k * Math.PI) / 3;
+    const r = S / Math.sqrt(3);
+    return `${cx + r * Math.cos(a)},${cy + r * Math.sin(a)}`;
+  }).join(" ");
+  for (let y = 0; y < b.height; y++) {
+    const row = el("g", { role: "row" }, svg);
+    for (let x = 0; x < b.width; x++) {
+      const i = y * b.width + x;
+      const v = b.cells[i];
+      const [cx, cy] = centre(x, y);
+      const g = el("g", { class: "cell", role: "gridcell" }, row);
+      let what = "empty";
+      // The cell's ground.
+      const ground = hex
+        ? el("polygon", { points: hexPoints(cx, cy), fill: "#e8d9b5", stroke: "#8d7b55", "stroke-width": 1, class: "focus-ring" }, g)
+        : st.grid === "lines"
+          ? el("rect", { x: cx - S / 2, y: cy - S / 2, width: S, height: S, fill: "transparent", class: "focus-ring" }, g)
+          : el("rect", { x: cx - S / 2, y: cy - S / 2, width: S, height: S, fill: st.checker && (x + y) % 2 ? "#b58863" : st.board, stroke: st.columns ? "none" : "#0004", class: "focus-ring" }, g);
+      if (st.columns) el("circle", { cx, cy, r: S * 0.38, fill: "#f6f4ef" }, g);
+      if (v === "blocked") {
+        what = b.blocked || "blocked";
+        if (hex) ground.setAttribute("fill", "#555");
+        else {
+          el("rect", { x: cx - S / 2 + 2, y: cy - S / 2 + 2, width: S - 4, height: S - 4, fill: "#555", rx: 3 }, g);
+          el("path", { d: `M${cx - 8},${cy - 8}L${cx + 8},${cy + 8}M${cx + 8},${cy - 8}L${cx - 8},${cy + 8}`, stroke: "#ddd", "stroke-width": 3 }, g);
+        }
+      } else if (Array.isArray(v)) {
+        const [owner, kind] = v;
+        const piece = b.pieces[kind] || "piece";
+        what = `${ownerName(st, owner)} ${piece}`;
+        const colour = st.colours[owner] || "#888";
+        if (st.marks) {
+          const t = el("text", { x: cx, y: cy + S * 0.25, "text-anchor": "middle", "font-size": S * 0.75, "font-weight": 700, fill: colour }, g);
+          t.textContent = st.marks[owner] || "?";
+        } else {
+          el("circle", { cx, cy, r: S * 0.42, fill: colour, stroke: "#0008", "stroke-width": 1 }, g);
+          if (piece === "amazon" || piece === "queen") {
+            const t = el("text", { x: cx, y: cy + S * 0.17, "text-anchor": "middle", "font-size": S * 0.5, fill: owner === 0 ? "#111" : "#f4f4f4" }, g);
+            t.textContent = "♛";
+          }
+        }
+      }
+      if (last.has(i)) el("circle", { cx, cy, r: S * 0.12, fill: "#e53935" }, g);
+      if (chosen.has(i)) el("rect", { x: cx - S / 2 + 2, y: cy - S / 2 + 2, width: S - 4, height: S - 4, fill: "none", stroke: "#1565c0", "stroke-width": 3 }, g);
+      const name = cellName(st, x, y, b.width, b.height);
+      const clickable = next.has(i);
+      if (clickable) {
+        const isTarget = next.get(i).some((m) => m.path[selection.length] === i);
+        if (isTarget && v === null) el("circle", { cx, cy, r: S * 0.1, fill: "#1565c088" }, g);
+        g.classList.add("clickable");
+        g.setAttribute("tabindex", "0");
+        g.addEventListener("click", () => clickCell(i));
+        g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickCell(i); } });
+      }
+      const extra = [last.has(i) ? "last move" : "", chosen.has(i) ? "selected" : "", clickable ? "playable" : ""].filter(Boolean).join(", ");
+      g.setAttribute("aria-label", `${name}, ${what}${extra ? ", " + extra : ""}`);
+    }
+  }
+}
+
+// ---- start ----
+
+async function init() {
+  $("new-game").addEventListener("submit", startGame);
+  $("move-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const v = $("move-input").value.trim();
+    if (v) send(v).then(() => { if (!$("play-error").textContent) $("move-input").value = ""; });
+  });
+  $("pass").addEventListener("click", () => {
+    const m = game.legal.find((m) => /^pass$/i.test(m.move)) || game.legal.find((m) => /^swap$/i.test(m.move));
+    if (m) send(m.move);
+  });
+  $("undo").addEventListener("click", async () => {
+    $("play-error").textContent = "";
+    try { await api("POST", `/api/game/${game.id}/undo`); selection = []; } catch (e) { $("play-error").textContent = e.message; }
+  });
+  $("new").addEventListener("click", () => { $("setup").scrollIntoView(); $("game").focus(); });
+  try {
+    catalogue = await api("GET", "/api/games");
+  } catch (e) {
+    $("setup-error").textContent = `cannot reach the server: ${e.message}`;
+    return;
+  }
+  fillGames();
+  const id = location.hash.slice(1);
+  if (id) {
+    try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`)); } catch (_) { location.hash = ""; }
+  }
+}
+
+init();
