@@ -3,7 +3,7 @@
 //! A front end that draws a board (the browser page, a terminal) and a learner that wants a
 //! tensor (the Python package) need the same thing from a game it does not know: the grid,
 //! and what stands on each cell. Games played on a grid describe it through
-//! [`Game::board_shape`] and [`Game::cell`]; everything else here derives from those two, so a
+//! [`Game::board_shape`] and [`Game::cell_at`]; everything else here derives from those two, so a
 //! new game gets a drawing and an observation tensor by answering them.
 
 use crate::{Game, Player};

@@ -17,7 +17,7 @@
 //!   least 1); a state with more moves than that has actions at or past the bound, which
 //!   [`AnyGame::legal_actions`] still lists.
 //!
-//! Agents are built from agent specs by the game's own [`AgentFactory`](crate::AgentFactory),
+//! Agents are built from agent specs by the game's own [`AgentFactory`],
 //! so every agent the command line knows plays here, and report [`AnyInfo`] with moves as
 //! text.
 
