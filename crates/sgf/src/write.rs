@@ -12,6 +12,13 @@ use crate::parse::{Collection, ParseOptions, parse};
 use crate::props;
 use crate::tree::{GameTree, NodeId, NodeRef, Value};
 
+/// `text` as a simple-text property value, escaped as [`escape_into`] does it.
+pub fn escape(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    escape_into(&mut s, text, false);
+    s
+}
+
 /// Appends `text` escaped for use inside `[...]`.
 ///
 /// Besides `\\`, `]` and (when asked) `:`, the control character ESC is escaped too: escaping any

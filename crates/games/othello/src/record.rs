@@ -4,19 +4,13 @@
 use std::fmt::Write as _;
 
 use tabula_core::{Game, Player, RecordView, Spec};
+use tabula_sgf::write::escape;
 
 use crate::Othello;
 
 /// Black moves first: the first player is SGF's black.
 fn colour(p: Player) -> char {
     if p == Player::FIRST { 'B' } else { 'W' }
-}
-
-/// A simple-text property value escaped as SGF requires.
-fn escape(text: &str) -> String {
-    let mut s = String::with_capacity(text.len());
-    tabula_sgf::write::escape_into(&mut s, text, false);
-    s
 }
 
 /// The SGF record of a finished Othello game (the registry's [`tabula_core::SgfWriter`]);
