@@ -23,12 +23,11 @@
 
 use std::any::Any;
 use std::fmt;
-use std::time::Duration;
 
 pub use tabula_core::board::Cell;
 use tabula_core::{
-    Agent, AgentError, AgentFactory, BoardShape, Game, GameVisitor, Limits, MoveParseError, PlayError, Player,
-    Properties, Rng, SearchInfo, SpecError, Turn, board,
+    Agent, AgentError, AgentFactory, BoardShape, Game, GameVisitor, Limits, MoveParseError, MoveStat, PlayError,
+    Player, Properties, Rng, SearchInfo, SpecError, Turn, board,
 };
 
 /// Random games played at load time to find the action bound of a game without a move
@@ -554,44 +553,10 @@ impl AnyGame {
 }
 
 /// Statistics of one root move, with the moves in notation.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AnyMoveStat {
-    /// The move.
-    pub mv: String,
-    /// Visits (MCTS) or 0.
-    pub visits: u64,
-    /// Win rate for the player to move, if known.
-    pub win_rate: Option<f64>,
-    /// Search score, if known.
-    pub score: Option<i32>,
-    /// Prior probability, if the agent uses priors.
-    pub prior: Option<f64>,
-    /// Best line starting with the move.
-    pub pv: Vec<String>,
-}
+pub type AnyMoveStat = MoveStat<String>;
 
 /// A search report ([`SearchInfo`]) with the moves in notation.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct AnyInfo {
-    /// Completed depth or average tree depth.
-    pub depth: u32,
-    /// Deepest ply reached.
-    pub seldepth: u32,
-    /// Nodes or playouts.
-    pub nodes: u64,
-    /// Time spent.
-    pub elapsed: Duration,
-    /// Score for the player to move, in the searcher's units.
-    pub score: Option<i32>,
-    /// Moves to a proven end (positive: the player to move wins).
-    pub proven_in: Option<i32>,
-    /// Win rate for the player to move.
-    pub win_rate: Option<f64>,
-    /// Principal variation.
-    pub pv: Vec<String>,
-    /// Root move statistics, best first.
-    pub root_moves: Vec<AnyMoveStat>,
-}
+pub type AnyInfo = SearchInfo<String>;
 
 /// What an [`AnyAgent`] chose.
 #[derive(Clone, Debug, PartialEq)]
