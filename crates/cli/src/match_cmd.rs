@@ -2,20 +2,19 @@
 //!
 //! The arena crate does the work (referee, scheduling, parallel games, the results file
 //! that makes a run resumable, statistics); this module turns command-line options into
-//! its configuration, builds agents through the registry, and writes game records.
+//! its configuration, runs it through the registry's [`matches`] (shared with the Python
+//! package), and writes game records.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use tabula_arena::{
-    GameRecord, GameRules, MatchConfig, Openings, Schedule, Sprt, TournamentConfig, run_match, run_tournament,
-};
+use tabula_arena::{GameRecord, GameRules, MatchConfig, Openings, Schedule, Sprt, TournamentConfig};
 use tabula_core::resources::{MAX_DEPTH, MAX_NODES, MAX_TIME_MS};
-use tabula_core::{Clock, Game, Limits};
-use tabula_registry::{AgentFactory, GameVisitor, with_game};
+use tabula_core::{Clock, Limits};
+use tabula_registry::matches::{self, RunError, parse_openings};
 
 /// Options shared by matches and tournaments.
 #[derive(Args, Debug, Clone)]
@@ -117,18 +116,7 @@ impl CommonArgs {
     fn openings(&self) -> Result<Openings> {
         Ok(match &self.openings {
             None => Openings::None,
-            Some(o) => match o.strip_prefix("random:") {
-                Some(n) => {
-                    let plies: u32 =
-                        n.parse().with_context(|| format!("--openings random:N needs a number, got '{n}'"))?;
-                    anyhow::ensure!(
-                        plies <= MAX_OPENING_PLIES,
-                        "--openings random:{plies}: at most {MAX_OPENING_PLIES} plies"
-                    );
-                    Openings::RandomPlies { plies, seed: self.seed }
-                }
-                None => Openings::from_file(Path::new(o))?,
-            },
+            Some(o) => parse_openings(o, self.seed)?,
         })
     }
 
@@ -189,58 +177,10 @@ impl CommonArgs {
 const MAX_JOBS: usize = 256;
 /// Most games in one match or tournament (`--games`, and games per pairing times pairings).
 const MAX_GAMES: u64 = 1_000_000;
-/// Longest random opening.
-const MAX_OPENING_PLIES: u32 = 1_000;
 
 fn check_range(what: &str, value: u64, low: u64, high: u64) -> Result<()> {
     if value < low || value > high {
         bail!("{what} {value} is out of range: {low}..={high}");
-    }
-    Ok(())
-}
-
-/// The agent spec with the time in force written into it: `--time-ms` replaces the agent's
-/// own `time_ms` (and a longer `hard_ms`), and is added to the spec of an agent that reads
-/// `time_ms` but was given none, so that names in reports, records and the terminal show the
-/// time the agent really has. Other specs are returned as they are.
-pub(crate) fn with_time(text: &str, time_ms: Option<u64>) -> String {
-    let (Some(ms), Ok(mut spec)) = (time_ms, tabula_core::Spec::parse(text)) else { return text.to_string() };
-    let reads_time = tabula_registry::agents()
-        .iter()
-        .find(|a| a.info.name == spec.name)
-        .is_some_and(|a| a.info.params.iter().any(|p| p.name == "time_ms"));
-    if !reads_time {
-        return text.to_string();
-    }
-    let mut found = false;
-    for (k, v) in &mut spec.params {
-        if k == "time_ms" {
-            *v = tabula_core::Value(ms.to_string());
-            found = true;
-        } else if k == "hard_ms" && v.0.trim().parse::<u64>().is_ok_and(|h| h > ms) {
-            *v = tabula_core::Value(ms.to_string());
-        }
-    }
-    if !found {
-        spec = spec.with("time_ms", ms);
-    }
-    spec.to_string()
-}
-
-/// Builds every agent once (so that a bad spec fails before any game starts) and checks
-/// that `parallel` workers, each keeping one of every agent with its tables and trees, fit
-/// in the memory available.
-fn check_agents<G: Game>(agents: &dyn AgentFactory<G>, specs: &[String], parallel: usize) -> Result<()> {
-    let mut one = 0u64;
-    for (i, spec) in specs.iter().enumerate() {
-        // Each agent is dropped before the next is built, so none counts against the others.
-        let agent = agents.build_str(spec).with_context(|| format!("agent {}", i + 1))?;
-        one = one.saturating_add(agent.memory_bound());
-    }
-    if let Err(reason) = tabula_core::resources::check_memory(one.saturating_mul(parallel as u64)) {
-        bail!(
-            "--jobs {parallel}: {parallel} game(s) at once with these agents: {reason}; use fewer jobs or smaller tables"
-        );
     }
     Ok(())
 }
@@ -254,18 +194,18 @@ fn write_record(dir: &Option<PathBuf>, record: &GameRecord) {
     }
 }
 
-struct Match {
-    args: MatchArgs,
+/// A run's error, naming `--jobs` when too many games at once would not fit in memory.
+fn jobs_error(e: RunError) -> anyhow::Error {
+    match e {
+        RunError::Memory { parallel, .. } => anyhow::anyhow!("--jobs {parallel}: {e}"),
+        e => e.into(),
+    }
 }
 
-impl GameVisitor for Match {
-    type Output = Result<()>;
-    fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Result<()> {
-        let a = &self.args;
-        let c = &a.common;
-        let (spec_a, spec_b) = (with_time(&a.agent_a, c.time_ms), with_time(&a.agent_b, c.time_ms));
-        check_agents(agents, &[spec_a.clone(), spec_b.clone()], c.jobs.min(a.games))?;
-        let sprt = match &a.sprt {
+impl MatchArgs {
+    fn run(&self) -> Result<()> {
+        let c = &self.common;
+        let sprt = match &self.sprt {
             None => None,
             Some(s) => {
                 let (e0, e1) = s.split_once(',').context("--sprt takes ELO0,ELO1")?;
@@ -273,7 +213,7 @@ impl GameVisitor for Match {
             }
         };
         let config = MatchConfig {
-            games: a.games,
+            games: self.games,
             jobs: c.jobs,
             openings: c.openings()?,
             limits: c.limits(),
@@ -283,33 +223,21 @@ impl GameVisitor for Match {
             sprt,
             stop: None,
         };
-        let report = run_match(
-            &game,
-            || agents.build_str(&spec_a),
-            || agents.build_str(&spec_b),
-            &config,
-            |record| write_record(&c.records, record),
-        )?;
+        let report = matches::run_match(&self.game, &self.agent_a, &self.agent_b, &config, |record| {
+            write_record(&c.records, record)
+        })
+        .map_err(jobs_error)?;
         c.print(|| report.to_json(), || report.to_csv(), || report.to_string());
         Ok(())
     }
 }
 
-struct Tourney {
-    args: TourneyArgs,
-}
-
-impl GameVisitor for Tourney {
-    type Output = Result<()>;
-    fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Result<()> {
-        let a = &self.args;
-        let c = &a.common;
-        let specs: Vec<String> = a.agents.iter().map(|s| with_time(s, c.time_ms)).collect();
-        check_agents(agents, &specs, c.jobs)?;
+impl TourneyArgs {
+    fn run(&self) -> Result<()> {
+        let c = &self.common;
         let config = TournamentConfig {
-            players: a.agents.len(),
-            schedule: if a.gauntlet { Schedule::Gauntlet } else { Schedule::RoundRobin },
-            games_per_pair: a.games,
+            schedule: if self.gauntlet { Schedule::Gauntlet } else { Schedule::RoundRobin },
+            games_per_pair: self.games,
             jobs: c.jobs,
             openings: c.openings()?,
             limits: c.limits(),
@@ -320,7 +248,8 @@ impl GameVisitor for Tourney {
             ..TournamentConfig::default()
         };
         let report =
-            run_tournament(&game, |i| agents.build_str(&specs[i]), &config, |record| write_record(&c.records, record))?;
+            matches::run_tournament(&self.game, &self.agents, &config, |record| write_record(&c.records, record))
+                .map_err(jobs_error)?;
         c.print(|| report.to_json(), || report.to_csv(), || report.to_string());
         Ok(())
     }
@@ -330,8 +259,7 @@ impl GameVisitor for Tourney {
 pub fn run_match_cmd(args: MatchArgs) -> Result<()> {
     args.common.check()?;
     check_range("--games", args.games as u64, 1, MAX_GAMES)?;
-    let game = args.game.clone();
-    with_game(&game, Match { args })?
+    args.run()
 }
 
 /// Runs `tabula tourney`.
@@ -343,6 +271,5 @@ pub fn run_tourney_cmd(args: TourneyArgs) -> Result<()> {
     if pairs.saturating_mul(args.games as u64) > MAX_GAMES {
         bail!("{} games per pairing over {pairs} pairings is more than {MAX_GAMES} games", args.games);
     }
-    let game = args.game.clone();
-    with_game(&game, Tourney { args })?
+    args.run()
 }

@@ -333,7 +333,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     // The agents' names show the time in force.
     let specs = [args.first, args.second.unwrap_or_else(|| engine.to_string())]
         .iter()
-        .map(|s| crate::match_cmd::with_time(s, args.time_ms))
+        .map(|s| tabula_registry::matches::with_time(s, args.time_ms))
         .collect();
     let stdin = io::stdin();
     let mut input = stdin.lock();

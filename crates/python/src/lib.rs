@@ -6,6 +6,10 @@
 //! `RuntimeError` when an agent cannot choose). The Python package `tabula` re-exports it
 //! and adds the PettingZoo and OpenSpiel adapters.
 
+mod arena;
+mod background;
+mod batch;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -27,7 +31,7 @@ fn py_opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "None".to_string(), |v| v.to_string())
 }
 
-fn py_err(e: AnyError) -> PyErr {
+pub(crate) fn py_err(e: AnyError) -> PyErr {
     match e {
         AnyError::Agent(e) => PyRuntimeError::new_err(e.to_string()),
         e => PyValueError::new_err(e.to_string()),
@@ -86,10 +90,20 @@ fn deserialize_state(py: Python<'_>, text: &str) -> PyResult<State> {
     Ok(State { game: state })
 }
 
+/// A `Game`, or the game a spec string names.
+pub(crate) fn game_of(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Game> {
+    match value.cast::<Game>() {
+        Ok(game) => Ok(Game { start: game.get().start.clone() }),
+        Err(_) => {
+            load_game(py, &value.extract::<String>().map_err(|_| PyValueError::new_err("a Game or a game spec"))?)
+        }
+    }
+}
+
 /// A game: its rules and start position. Made by `tabula.load_game(spec)`.
 #[pyclass(module = "tabula._tabula", frozen)]
-struct Game {
-    start: Arc<AnyGame>,
+pub(crate) struct Game {
+    pub(crate) start: Arc<AnyGame>,
 }
 
 #[pymethods]
@@ -585,6 +599,9 @@ fn _tabula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(load_game, m)?)?;
     m.add_function(wrap_pyfunction!(deserialize_state, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::self_play, m)?)?;
+    m.add_function(wrap_pyfunction!(arena::play_match, m)?)?;
+    m.add_function(wrap_pyfunction!(arena::tourney, m)?)?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Agent>()?;

@@ -23,6 +23,9 @@
 
 use std::any::Any;
 use std::fmt;
+use std::sync::atomic::AtomicUsize;
+
+use crate::batch::{SelfPlay, Trajectories};
 
 pub use tabula_core::board::Cell;
 use tabula_core::{
@@ -80,7 +83,7 @@ impl From<MoveParseError> for AnyError {
 
 /// How action indices are made for one game.
 #[derive(Copy, Clone, Debug)]
-enum Indexing {
+pub(crate) enum Indexing {
     /// The game's own [`Game::move_index`].
     Native(usize),
     /// Amazons: three cells of a `width x height` board.
@@ -90,6 +93,15 @@ enum Indexing {
 }
 
 impl Indexing {
+    /// The action index of `moves[i]`, a legal move in `game`.
+    pub(crate) fn index_in<G: Game>(self, game: &G, moves: &[G::Move], i: usize) -> usize {
+        match self {
+            Indexing::Native(_) => game.move_index(moves[i]),
+            Indexing::Amazons { .. } => amazons_index(game, moves[i]).unwrap_or(i),
+            Indexing::PerState(_) => i,
+        }
+    }
+
     fn bound(self) -> usize {
         match self {
             Indexing::Native(n) | Indexing::PerState(n) => n,
@@ -110,11 +122,25 @@ fn amazons_index<G: Game>(game: &G, mv: G::Move) -> Option<usize> {
     Some((cell(mv.from()) * w * h + cell(mv.to())) * w * h + cell(mv.arrow()))
 }
 
+/// The observation tensor `player` sees in `game` into `out`, and its shape (see
+/// [`AnyGame::observation`]).
+pub(crate) fn observe<G: Game>(game: &G, player: usize, out: &mut Vec<f32>) -> [usize; 3] {
+    let observer = Player(player.min(game.num_players() - 1) as u8);
+    match board::observation(game, observer, out) {
+        Some(shape) => shape,
+        None => {
+            out.clear();
+            out.push(if game.turn() == Turn::Player(observer) { 1.0 } else { 0.0 });
+            [1, 1, 1]
+        }
+    }
+}
+
 /// One position of a game of type `G`, with the moves that led to it.
 #[derive(Clone)]
-struct Typed<G: Game> {
-    game: G,
-    indexing: Indexing,
+pub(crate) struct Typed<G: Game> {
+    pub(crate) game: G,
+    pub(crate) indexing: Indexing,
     /// One entry per ply: the move, or one move per player in a simultaneous turn.
     history: Vec<Vec<String>>,
 }
@@ -127,12 +153,7 @@ impl<G: Game> Typed<G> {
     }
 
     fn index_of(&self, moves: &[G::Move], i: usize) -> usize {
-        let mv = moves[i];
-        match self.indexing {
-            Indexing::Native(_) => self.game.move_index(mv),
-            Indexing::Amazons { .. } => amazons_index(&self.game, mv).unwrap_or(i),
-            Indexing::PerState(_) => i,
-        }
+        self.indexing.index_in(&self.game, moves, i)
     }
 
     fn check_player(&self, player: usize) -> Result<(), AnyError> {
@@ -239,6 +260,7 @@ trait Erased: Send + Sync {
     fn score_text(&self) -> Option<String>;
     fn display(&self) -> String;
     fn agent(&self, spec: &str) -> Result<Box<dyn ErasedAgent>, AnyError>;
+    fn self_play(&self, config: &SelfPlay, done: &AtomicUsize) -> Result<Trajectories, AnyError>;
 }
 
 impl<G: Game> Erased for Typed<G> {
@@ -338,15 +360,7 @@ impl<G: Game> Erased for Typed<G> {
         )
     }
     fn observation(&self, player: usize, out: &mut Vec<f32>) -> [usize; 3] {
-        let observer = Player(player.min(self.game.num_players() - 1) as u8);
-        match board::observation(&self.game, observer, out) {
-            Some(shape) => shape,
-            None => {
-                out.clear();
-                out.push(if self.game.turn() == Turn::Player(observer) { 1.0 } else { 0.0 });
-                [1, 1, 1]
-            }
-        }
+        observe(&self.game, player, out)
     }
     fn history(&self) -> &[Vec<String>] {
         &self.history
@@ -361,18 +375,26 @@ impl<G: Game> Erased for Typed<G> {
         self.game.to_string()
     }
     fn agent(&self, spec: &str) -> Result<Box<dyn ErasedAgent>, AnyError> {
-        struct Build<'a>(&'a str);
-        impl GameVisitor for Build<'_> {
-            type Output = Result<Box<dyn Any + Send>, SpecError>;
-            fn visit<H: Game>(self, _: H, agents: &dyn AgentFactory<H>) -> Self::Output {
-                Ok(Box::new(agents.build_str(self.0)?))
-            }
+        Ok(Box::new(TypedAgent::<G> { agent: build_agent(&self.game, spec)? }))
+    }
+    fn self_play(&self, config: &SelfPlay, done: &AtomicUsize) -> Result<Trajectories, AnyError> {
+        crate::batch::self_play(self, config, done)
+    }
+}
+
+/// An agent for `game`'s kind of game from an agent spec, built by the game's own factory.
+pub(crate) fn build_agent<G: Game>(game: &G, spec: &str) -> Result<Box<dyn Agent<G>>, AnyError> {
+    struct Build<'a>(&'a str);
+    impl GameVisitor for Build<'_> {
+        type Output = Result<Box<dyn Any + Send>, SpecError>;
+        fn visit<H: Game>(self, _: H, agents: &dyn AgentFactory<H>) -> Self::Output {
+            Ok(Box::new(agents.build_str(self.0)?))
         }
-        let built = crate::with_game(&self.game.spec(), Build(spec))??;
-        match built.downcast::<Box<dyn Agent<G>>>() {
-            Ok(agent) => Ok(Box::new(TypedAgent::<G> { agent: *agent })),
-            Err(_) => Err(AnyError::Action(format!("the spec {} builds another kind of game", self.game.spec()))),
-        }
+    }
+    let built = crate::with_game(&game.spec(), Build(spec))??;
+    match built.downcast::<Box<dyn Agent<G>>>() {
+        Ok(agent) => Ok(*agent),
+        Err(_) => Err(AnyError::Action(format!("the spec {} builds another kind of game", game.spec()))),
     }
 }
 
@@ -549,6 +571,11 @@ impl AnyGame {
     /// game's own factory.
     pub fn agent(&self, spec: &str) -> Result<AnyAgent, AnyError> {
         Ok(AnyAgent { inner: self.inner.agent(spec)? })
+    }
+    /// Plays `config.games` games from this position in threads (see [`crate::batch`]),
+    /// counting finished games in `done` as they end.
+    pub fn self_play(&self, config: &SelfPlay, done: &AtomicUsize) -> Result<Trajectories, AnyError> {
+        self.inner.self_play(config, done)
     }
 }
 

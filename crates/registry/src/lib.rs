@@ -10,6 +10,8 @@
 //! is its own crate plus one line here.
 
 pub mod any;
+pub mod batch;
+pub mod matches;
 
 use tabula_core::{AgentInfo, GameInfo, GameKind, RecordView, SgfWriter, Spec, SpecError};
 use tabula_gtp::{GTP_AGENT, GtpKind};

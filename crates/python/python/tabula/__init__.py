@@ -11,6 +11,8 @@ Games and agents are named by the spec strings the ``tabula`` command line accep
 (``tabula.games()`` lists them). States follow OpenSpiel's conventions
 (``current_player()`` is -4 at the end and -2 when every player moves at once);
 ``returns()`` are tabula's rewards in 0..1 (win 1, draw 0.5, loss 0).
+``tabula.self_play`` plays batches of games in Rust threads for learning, and
+``tabula.match`` / ``tabula.tourney`` run the arena's matches with their statistics.
 ``tabula.pettingzoo`` and ``tabula.openspiel`` adapt games to those libraries.
 """
 
@@ -25,6 +27,9 @@ from ._tabula import (
     deserialize_state,
     games,
     load_game,
+    match,
+    self_play,
+    tourney,
 )
 
 __all__ = [
@@ -38,4 +43,7 @@ __all__ = [
     "deserialize_state",
     "games",
     "load_game",
+    "match",
+    "self_play",
+    "tourney",
 ]

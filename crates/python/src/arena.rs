@@ -1,0 +1,212 @@
+//! `tabula.match` and `tabula.tourney`: the arena's matches and tournaments from Python.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use tabula_arena::{ArenaError, GameRecord, MatchConfig, Openings, Schedule, Sprt, TournamentConfig};
+use tabula_core::Limits;
+use tabula_registry::matches::{self, RunError, parse_openings};
+
+use crate::background;
+
+/// Most games played at once.
+const MAX_JOBS: usize = 256;
+/// Most games in one run.
+const MAX_GAMES: usize = 1_000_000;
+
+fn run_err(e: RunError) -> PyErr {
+    match e {
+        RunError::Arena(ArenaError::Io { .. }) => PyOSError::new_err(e.to_string()),
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// The settings both runs share, checked.
+struct Common {
+    limits: Limits,
+    openings: Openings,
+    results: Option<PathBuf>,
+}
+
+fn common(
+    jobs: usize,
+    time_ms: Option<u64>,
+    nodes: Option<u64>,
+    depth: Option<u32>,
+    openings: Option<&str>,
+    seed: u64,
+    results: Option<PathBuf>,
+) -> PyResult<Common> {
+    if !(1..=MAX_JOBS).contains(&jobs) {
+        return Err(PyValueError::new_err(format!("jobs {jobs} is out of range: 1..={MAX_JOBS}")));
+    }
+    let mut limits = match time_ms {
+        Some(ms) if ms == 0 || ms > tabula_core::resources::MAX_TIME_MS => {
+            return Err(PyValueError::new_err(format!("time_ms {ms} is out of range")));
+        }
+        Some(ms) => Limits::time(Duration::from_millis(ms)),
+        None => Limits::none(),
+    };
+    limits.nodes = nodes;
+    limits.depth = depth;
+    let openings = match openings {
+        None => Openings::None,
+        Some(text) => parse_openings(text, seed).map_err(run_err)?,
+    };
+    Ok(Common { limits, openings, results })
+}
+
+/// Each finished game's record handed to `on_game` (as a dict) from the arena's threads;
+/// the first error `on_game` raises is kept and stops the run.
+fn record_hook(
+    on_game: Option<Py<PyAny>>,
+    failure: &Mutex<Option<PyErr>>,
+    stop: &AtomicBool,
+) -> impl FnMut(&GameRecord) + Send {
+    move |record: &GameRecord| {
+        let Some(f) = &on_game else { return };
+        Python::attach(|py| {
+            let result = serde_json::to_string(record)
+                .map_err(|e| PyValueError::new_err(e.to_string()))
+                .and_then(|text| py.import("json")?.call_method1("loads", (text,)))
+                .and_then(|dict| f.call1(py, (dict,)));
+            if let Err(e) = result {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+            }
+        });
+    }
+}
+
+/// A match of `game` (a spec) between agents `a` and `b` (specs), through tabula's arena:
+/// `games` games with colours alternating, `jobs` at once; `time_ms` / `nodes` / `depth`
+/// per move; `openings` as `"random:N"` or a file of openings; `sprt=(elo0, elo1)` stops
+/// once the test decides; `results` is a JSON-lines file that a rerun resumes from (the
+/// one `tabula match --results` writes); `on_game(record)` is called with each finished
+/// game. Returns the report as a dict (W/L/D, Elo with its 95% interval, the SPRT state),
+/// the same as `tabula match --json` prints. Ctrl-C stops scheduling games.
+#[pyfunction]
+#[pyo3(name = "match", signature = (game, a, b, games=10, jobs=1, time_ms=None, nodes=None, depth=None,
+                                     openings=None, seed=1, max_plies=None, sprt=None, results=None,
+                                     on_game=None, progress=false))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn play_match<'py>(
+    py: Python<'py>,
+    game: &str,
+    a: &str,
+    b: &str,
+    games: usize,
+    jobs: usize,
+    time_ms: Option<u64>,
+    nodes: Option<u64>,
+    depth: Option<u32>,
+    openings: Option<&str>,
+    seed: u64,
+    max_plies: Option<u32>,
+    sprt: Option<(f64, f64)>,
+    results: Option<PathBuf>,
+    on_game: Option<Py<PyAny>>,
+    progress: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    if !(1..=MAX_GAMES).contains(&games) {
+        return Err(PyValueError::new_err(format!("games {games} is out of range: 1..={MAX_GAMES}")));
+    }
+    let c = common(jobs, time_ms, nodes, depth, openings, seed, results)?;
+    let sprt = match sprt {
+        None => None,
+        Some((e0, e1)) => Some(Sprt::new(e0, e1, 0.05, 0.05).map_err(|e| PyValueError::new_err(e.to_string()))?),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let config = MatchConfig {
+        games,
+        jobs,
+        openings: c.openings,
+        limits: c.limits,
+        rules: rules(max_plies, time_ms),
+        results_path: c.results,
+        progress,
+        sprt,
+        stop: Some(stop.clone()),
+    };
+    let failure = Mutex::new(None);
+    let hook = record_hook(on_game, &failure, &stop);
+    let report = background::run(py, &stop, |_| Ok(()), || matches::run_match(game, a, b, &config, hook))?;
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let report = report.map_err(run_err)?;
+    py.import("json")?.call_method1("loads", (report.to_json(),))
+}
+
+/// A tournament of `game` (a spec) between `agents` (specs): a round robin, or with
+/// `gauntlet=True` the first agent against each other; `games` games per pairing. The
+/// other settings are those of `tabula.match`. Returns the report as a dict (standings
+/// with ratings), the same as `tabula tourney --json` prints.
+#[pyfunction]
+#[pyo3(signature = (game, agents, games=2, gauntlet=false, jobs=1, time_ms=None, nodes=None, depth=None,
+                    openings=None, seed=1, max_plies=None, results=None, on_game=None, progress=false))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tourney<'py>(
+    py: Python<'py>,
+    game: &str,
+    agents: Vec<String>,
+    games: usize,
+    gauntlet: bool,
+    jobs: usize,
+    time_ms: Option<u64>,
+    nodes: Option<u64>,
+    depth: Option<u32>,
+    openings: Option<&str>,
+    seed: u64,
+    max_plies: Option<u32>,
+    results: Option<PathBuf>,
+    on_game: Option<Py<PyAny>>,
+    progress: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    if agents.len() < 2 {
+        return Err(PyValueError::new_err("a tournament needs two agents or more"));
+    }
+    let n = agents.len();
+    let pairs = if gauntlet { n - 1 } else { n * (n - 1) / 2 };
+    if games == 0 || pairs.saturating_mul(games) > MAX_GAMES {
+        return Err(PyValueError::new_err(format!(
+            "{games} games per pairing over {pairs} pairings: between 1 and {MAX_GAMES} games in all"
+        )));
+    }
+    let c = common(jobs, time_ms, nodes, depth, openings, seed, results)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let config = TournamentConfig {
+        schedule: if gauntlet { Schedule::Gauntlet } else { Schedule::RoundRobin },
+        games_per_pair: games,
+        jobs,
+        openings: c.openings,
+        limits: c.limits,
+        rules: rules(max_plies, time_ms),
+        results_path: c.results,
+        progress,
+        stop: Some(stop.clone()),
+        ..TournamentConfig::default()
+    };
+    let failure = Mutex::new(None);
+    let hook = record_hook(on_game, &failure, &stop);
+    let report = background::run(py, &stop, |_| Ok(()), || matches::run_tournament(game, &agents, &config, hook))?;
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let report = report.map_err(run_err)?;
+    py.import("json")?.call_method1("loads", (report.to_json(),))
+}
+
+/// The referee's settings: a draw after `max_plies`, and the CLI's margin over a timed move.
+fn rules(max_plies: Option<u32>, time_ms: Option<u64>) -> tabula_arena::GameRules {
+    tabula_arena::GameRules {
+        max_plies,
+        time_margin: time_ms.map(|_| Duration::from_millis(500)),
+        ..tabula_arena::GameRules::default()
+    }
+}

@@ -1,0 +1,373 @@
+//! Many games at once, for learning: self-play in threads, returned as flat arrays.
+//!
+//! A learner wants many positions with their legal actions, the action taken and the
+//! final returns. Driving a game one call per step from Python costs far more than the
+//! game itself, so [`self_play`](crate::any::AnyGame::self_play) plays whole games in Rust
+//! threads — uniformly random moves, or moves chosen by agent specs — and hands back one
+//! [`Trajectories`] value: every step of every game in game order, in flat arrays ready to
+//! become NumPy arrays without a copy per element. Random games depend only on the seed and
+//! the game's number, never on the number of threads.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tabula_core::{Agent, Game, Limits, Player, Rng, Turn, splitmix64};
+
+use crate::any::{AnyError, Typed, build_agent, observe};
+
+/// Most threads a self-play run may ask for.
+pub const MAX_THREADS: usize = 256;
+/// Most games one self-play run may ask for.
+pub const MAX_GAMES: usize = 10_000_000;
+
+/// What a self-play run plays.
+#[derive(Clone, Debug)]
+pub struct SelfPlay {
+    /// Games to play.
+    pub games: usize,
+    /// One agent spec for every seat, or one per seat; empty for uniformly random moves.
+    pub agents: Vec<String>,
+    /// Limits for each agent move.
+    pub limits: Limits,
+    /// Threads playing games at once (each keeps its own agents).
+    pub threads: usize,
+    /// Seed of the random moves: game `i` uses a generator derived from `seed` and `i`.
+    pub seed: u64,
+    /// A game still going after this many plies ends there, scored ½ for every seat and
+    /// marked truncated.
+    pub max_plies: Option<u32>,
+    /// Most bytes the arrays may take: the run stops with an error rather than go past it.
+    pub max_bytes: usize,
+    /// Set from another thread to stop the run; it then returns an error.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl Default for SelfPlay {
+    fn default() -> SelfPlay {
+        SelfPlay {
+            games: 1,
+            agents: Vec::new(),
+            limits: Limits::none(),
+            threads: 1,
+            seed: 0,
+            max_plies: None,
+            max_bytes: 2 << 30,
+            stop: None,
+        }
+    }
+}
+
+/// Every step of a self-play run. A *step* is one player's decision: one per ply in
+/// alternating games, one per player in a simultaneous turn. Step arrays are in game
+/// order, and game `g`'s steps are `game_offsets[g]..game_offsets[g + 1]`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trajectories {
+    /// Players of the game.
+    pub num_players: usize,
+    /// Shape of one observation, `[planes, height, width]`.
+    pub shape: [usize; 3],
+    /// One observation per step, seen by the player deciding, flattened.
+    pub observations: Vec<f32>,
+    /// The player deciding at each step.
+    pub players: Vec<i32>,
+    /// The action chosen at each step.
+    pub actions: Vec<i64>,
+    /// The legal actions of every step, ascending, one after the other; step `s`'s are
+    /// `legal[legal_offsets[s]..legal_offsets[s + 1]]`.
+    pub legal: Vec<i64>,
+    /// Where each step's legal actions start in `legal`, plus the end (steps + 1 entries).
+    pub legal_offsets: Vec<i64>,
+    /// Where each game's steps start, plus the end (games + 1 entries).
+    pub game_offsets: Vec<i64>,
+    /// Each game's reward per player (`games × num_players`, row by row), in `0..=1`.
+    pub returns: Vec<f64>,
+    /// Whether each game was cut by `max_plies` rather than played to its end.
+    pub truncated: Vec<bool>,
+}
+
+impl Trajectories {
+    /// Number of steps.
+    pub fn steps(&self) -> usize {
+        self.actions.len()
+    }
+}
+
+/// One game's share of the arrays.
+#[derive(Default)]
+struct GameSteps {
+    observations: Vec<f32>,
+    players: Vec<i32>,
+    actions: Vec<i64>,
+    legal: Vec<i64>,
+    legal_counts: Vec<i64>,
+    returns: Vec<f64>,
+    truncated: bool,
+}
+
+/// What every worker shares: the next game to take, the bytes used and the first failure.
+struct Shared {
+    next: AtomicUsize,
+    bytes: AtomicUsize,
+    failed: AtomicBool,
+    error: Mutex<Option<AnyError>>,
+    games: Mutex<Vec<Option<GameSteps>>>,
+}
+
+impl Shared {
+    fn fail(&self, e: AnyError) {
+        self.failed.store(true, Ordering::Relaxed);
+        let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(e);
+    }
+}
+
+pub(crate) fn self_play<G: Game>(
+    start: &Typed<G>,
+    config: &SelfPlay,
+    done: &AtomicUsize,
+) -> Result<Trajectories, AnyError> {
+    let n = start.game.num_players();
+    if config.games > MAX_GAMES {
+        return Err(AnyError::Action(format!("{} games is more than {MAX_GAMES}", config.games)));
+    }
+    if !(1..=MAX_THREADS).contains(&config.threads) {
+        return Err(AnyError::Action(format!("{} threads is out of range: 1..={MAX_THREADS}", config.threads)));
+    }
+    if !(config.agents.is_empty() || config.agents.len() == 1 || config.agents.len() == n) {
+        return Err(AnyError::Action(format!(
+            "{} agent specs for a {n}-player game: give one for every seat, or one per seat",
+            config.agents.len()
+        )));
+    }
+    // A bad spec fails here, before any thread starts.
+    for spec in &config.agents {
+        build_agent(&start.game, spec)?;
+    }
+    let mut probe = Vec::new();
+    let shape = observe(&start.game, 0, &mut probe);
+    let shared = Shared {
+        next: AtomicUsize::new(0),
+        bytes: AtomicUsize::new(0),
+        failed: AtomicBool::new(false),
+        error: Mutex::new(None),
+        games: Mutex::new((0..config.games).map(|_| None).collect()),
+    };
+    let threads = config.threads.min(config.games.max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                if let Err(e) = worker(start, config, &shared, done) {
+                    shared.fail(e);
+                }
+            });
+        }
+    });
+    if let Some(e) = shared.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let games = shared.games.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut out = Trajectories { num_players: n, shape, ..Trajectories::default() };
+    out.game_offsets.push(0);
+    out.legal_offsets.push(0);
+    for game in games {
+        let game = game.ok_or_else(|| AnyError::Action("a self-play game was not played".into()))?;
+        out.observations.extend_from_slice(&game.observations);
+        out.players.extend_from_slice(&game.players);
+        out.actions.extend_from_slice(&game.actions);
+        out.legal.extend_from_slice(&game.legal);
+        let mut at = *out.legal_offsets.last().unwrap_or(&0);
+        for count in game.legal_counts {
+            at += count;
+            out.legal_offsets.push(at);
+        }
+        out.game_offsets.push(out.actions.len() as i64);
+        out.returns.extend_from_slice(&game.returns);
+        out.truncated.push(game.truncated);
+    }
+    Ok(out)
+}
+
+/// Takes games from the shared counter and plays them until none is left.
+fn worker<G: Game>(start: &Typed<G>, config: &SelfPlay, shared: &Shared, done: &AtomicUsize) -> Result<(), AnyError> {
+    let n = start.game.num_players();
+    let mut agents: Vec<Box<dyn Agent<G>>> = match config.agents.len() {
+        0 => Vec::new(),
+        1 => (0..n).map(|_| build_agent(&start.game, &config.agents[0])).collect::<Result<_, _>>()?,
+        _ => config.agents.iter().map(|spec| build_agent(&start.game, spec)).collect::<Result<_, _>>()?,
+    };
+    loop {
+        if shared.failed.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let index = shared.next.fetch_add(1, Ordering::Relaxed);
+        if index >= config.games {
+            return Ok(());
+        }
+        let steps = play_one(start, config, index, &mut agents, shared)?;
+        shared.games.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(steps);
+        done.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Plays game `index` to its end (or `max_plies`), recording every step.
+fn play_one<G: Game>(
+    start: &Typed<G>,
+    config: &SelfPlay,
+    index: usize,
+    agents: &mut [Box<dyn Agent<G>>],
+    shared: &Shared,
+) -> Result<GameSteps, AnyError> {
+    let mut seed = config.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(splitmix64(&mut seed));
+    let mut game = start.game.clone();
+    for agent in agents.iter_mut() {
+        agent.new_game(&game);
+    }
+    let mut steps = GameSteps::default();
+    let mut moves = Vec::new();
+    let mut observation = Vec::new();
+    let mut legal: Vec<i64> = Vec::new();
+    let mut plies = 0u32;
+    let mut joint = Vec::with_capacity(game.num_players());
+    loop {
+        let deciding: Vec<usize> = match game.turn() {
+            Turn::Over => break,
+            Turn::Player(p) => vec![p.index()],
+            Turn::Simultaneous => (0..game.num_players()).collect(),
+        };
+        if config.max_plies.is_some_and(|cap| plies >= cap) {
+            steps.truncated = true;
+            break;
+        }
+        if config.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Err(AnyError::Action("self-play was stopped".into()));
+        }
+        if shared.failed.load(Ordering::Relaxed) {
+            return Err(AnyError::Action("another self-play game failed".into()));
+        }
+        joint.clear();
+        for &p in &deciding {
+            game.legal_moves_of(Player(p as u8), &mut moves);
+            if moves.is_empty() {
+                return Err(AnyError::Action(format!("player {p} has no legal move in a game that is not over")));
+            }
+            let mv = match agents.get_mut(p) {
+                None => rng.choose(&moves),
+                Some(agent) => {
+                    let choice =
+                        agent.choose(&game, Player(p as u8), &config.limits, &mut |_| {}).map_err(AnyError::Agent)?;
+                    if !moves.contains(&choice.mv) {
+                        return Err(AnyError::Agent(tabula_core::AgentError::IllegalMove(game.format_move(choice.mv))));
+                    }
+                    choice.mv
+                }
+            };
+            let chosen = moves.iter().position(|&m| m == mv).unwrap_or(0);
+            let shape = observe(&game, p, &mut observation);
+            legal.clear();
+            legal.extend((0..moves.len()).map(|i| start.indexing.index_in(&game, &moves, i) as i64));
+            let action = legal[chosen];
+            legal.sort_unstable();
+            let bytes = observation.len() * 4 + legal.len() * 8 + 4 + 8 + 8;
+            let total = shared.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+            if total > config.max_bytes {
+                return Err(AnyError::Action(format!(
+                    "the self-play arrays would take more than {} bytes; play fewer games or allow more",
+                    config.max_bytes
+                )));
+            }
+            debug_assert_eq!(shape.iter().product::<usize>(), observation.len());
+            steps.observations.extend_from_slice(&observation);
+            steps.players.push(p as i32);
+            steps.actions.push(action);
+            steps.legal_counts.push(legal.len() as i64);
+            steps.legal.extend_from_slice(&legal);
+            joint.push(mv);
+        }
+        let before = (!agents.is_empty()).then(|| game.clone());
+        if joint.len() == 1 {
+            game.play(joint[0]);
+        } else {
+            game.play_joint(&joint);
+        }
+        if let Some(before) = before {
+            for agent in agents.iter_mut() {
+                agent.observe(&before, &joint);
+            }
+        }
+        plies += 1;
+    }
+    steps.returns = if steps.truncated { vec![0.5; game.num_players()] } else { game.rewards().as_slice().to_vec() };
+    Ok(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::any::load;
+
+    fn run(spec: &str, config: &SelfPlay) -> Result<Trajectories, AnyError> {
+        load(spec).unwrap().self_play(config, &AtomicUsize::new(0))
+    }
+
+    #[test]
+    fn random_games_replay_to_the_returns_they_report() {
+        for spec in ["connect4", "othello(size=6)", "amazons(size=5)", "go(size=5)"] {
+            let config = SelfPlay { games: 6, threads: 3, seed: 9, ..SelfPlay::default() };
+            let t = run(spec, &config).unwrap();
+            assert_eq!(t.game_offsets.len(), 7, "{spec}");
+            assert_eq!(t.legal_offsets.len(), t.steps() + 1);
+            assert_eq!(t.observations.len(), t.steps() * t.shape.iter().product::<usize>());
+            for g in 0..6 {
+                let mut state = load(spec).unwrap();
+                for s in t.game_offsets[g] as usize..t.game_offsets[g + 1] as usize {
+                    let p = t.players[s] as usize;
+                    let legal = &t.legal[t.legal_offsets[s] as usize..t.legal_offsets[s + 1] as usize];
+                    let expected: Vec<i64> = state.legal_actions(p).into_iter().map(|a| a as i64).collect();
+                    assert_eq!(legal, expected, "{spec} game {g} step {s}");
+                    assert!(legal.contains(&t.actions[s]));
+                    let mut obs = Vec::new();
+                    state.observation(p, &mut obs);
+                    let size = obs.len();
+                    assert_eq!(&t.observations[s * size..(s + 1) * size], &obs[..]);
+                    state.play_action(t.actions[s] as usize).unwrap();
+                }
+                assert_eq!(state.turn(), Turn::Over, "{spec} game {g} ends");
+                assert_eq!(&t.returns[g * 2..g * 2 + 2], &state.rewards()[..], "{spec}");
+            }
+        }
+    }
+
+    #[test]
+    fn random_games_do_not_depend_on_the_threads() {
+        let one = run("othello", &SelfPlay { games: 8, threads: 1, seed: 4, ..SelfPlay::default() }).unwrap();
+        let four = run("othello", &SelfPlay { games: 8, threads: 4, seed: 4, ..SelfPlay::default() }).unwrap();
+        assert_eq!(one, four);
+        let other = run("othello", &SelfPlay { games: 8, threads: 4, seed: 5, ..SelfPlay::default() }).unwrap();
+        assert_ne!(one.actions, other.actions);
+    }
+
+    #[test]
+    fn agents_play_and_caps_hold() {
+        let config = SelfPlay {
+            games: 2,
+            threads: 2,
+            agents: vec!["mcts(playouts=50,seed=1)".into()],
+            max_plies: Some(5),
+            ..SelfPlay::default()
+        };
+        let t = run("connect4", &config).unwrap();
+        assert_eq!(t.truncated, [true, true]);
+        assert_eq!(t.steps(), 10);
+        assert_eq!(t.returns, [0.5; 4]);
+        assert!(run("connect4", &SelfPlay { agents: vec!["nonsense".into()], ..SelfPlay::default() }).is_err());
+        let three = SelfPlay { agents: vec!["random".into(); 3], ..SelfPlay::default() };
+        assert!(run("connect4", &three).unwrap_err().to_string().contains("3 agent specs"));
+        let small = SelfPlay { games: 50, max_bytes: 10_000, ..SelfPlay::default() };
+        assert!(run("go(size=9)", &small).unwrap_err().to_string().contains("10000 bytes"));
+        assert!(run("connect4", &SelfPlay { threads: 0, ..SelfPlay::default() }).is_err());
+        let stop = Arc::new(AtomicBool::new(true));
+        let stopped = SelfPlay { stop: Some(stop), ..SelfPlay::default() };
+        assert!(run("connect4", &stopped).unwrap_err().to_string().contains("stopped"));
+    }
+}

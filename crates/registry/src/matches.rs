@@ -1,0 +1,216 @@
+//! Matches and tournaments between agents named by spec strings, for every front end.
+//!
+//! The arena is generic over the game; the command line, the Python package and the
+//! browser all hold a game spec and agent specs instead. This module is the one place that
+//! turns those strings into an arena run: it builds each agent once up front (a bad spec
+//! fails before any game), checks that the games played at once fit in memory, writes the
+//! time in force into the agents' names, and reads the `--openings` syntax.
+
+use std::path::Path;
+
+use tabula_arena::{ArenaError, GameRecord, MatchConfig, MatchReport, Openings, TournamentConfig, TournamentReport};
+use tabula_core::{AgentFactory, Game, GameVisitor, SpecError};
+
+/// Longest random opening, in plies.
+pub const MAX_OPENING_PLIES: u32 = 1_000;
+
+/// Why a match or tournament could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The game spec names nothing buildable.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// An agent spec names nothing buildable for this game.
+    #[error("agent {}: {message}", index + 1)]
+    Agent {
+        /// The agent's place in the list (0-based).
+        index: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The games played at once, each with its own agents, would not fit in memory.
+    #[error("{parallel} game(s) at once with these agents: {reason}; play fewer at once or use smaller tables")]
+    Memory {
+        /// Games played at once.
+        parallel: usize,
+        /// What the memory check said.
+        reason: String,
+    },
+    /// A setting is out of range.
+    #[error("{0}")]
+    Config(String),
+    /// The arena stopped.
+    #[error(transparent)]
+    Arena(#[from] ArenaError),
+}
+
+/// Openings from their command-line form: `random:N` (N random plies from `seed`, each
+/// opening played with both colours) or a file with one opening per line.
+pub fn parse_openings(text: &str, seed: u64) -> Result<Openings, RunError> {
+    match text.strip_prefix("random:") {
+        Some(n) => {
+            let plies: u32 = n
+                .trim()
+                .parse()
+                .map_err(|_| RunError::Config(format!("openings random:N needs a number, got '{n}'")))?;
+            if plies > MAX_OPENING_PLIES {
+                return Err(RunError::Config(format!("openings random:{plies}: at most {MAX_OPENING_PLIES} plies")));
+            }
+            Ok(Openings::RandomPlies { plies, seed })
+        }
+        None => Ok(Openings::from_file(Path::new(text))?),
+    }
+}
+
+/// The agent spec with the time in force written into it: `time_ms` replaces the agent's
+/// own `time_ms` (and a longer `hard_ms`), and is added to the spec of an agent that reads
+/// `time_ms` but was given none, so that names in reports, records and the terminal show the
+/// time the agent really has. Other specs are returned as they are.
+pub fn with_time(text: &str, time_ms: Option<u64>) -> String {
+    let (Some(ms), Ok(mut spec)) = (time_ms, tabula_core::Spec::parse(text)) else { return text.to_string() };
+    let reads_time = crate::agents()
+        .iter()
+        .find(|a| a.info.name == spec.name)
+        .is_some_and(|a| a.info.params.iter().any(|p| p.name == "time_ms"));
+    if !reads_time {
+        return text.to_string();
+    }
+    let mut found = false;
+    for (k, v) in &mut spec.params {
+        if k == "time_ms" {
+            *v = tabula_core::Value(ms.to_string());
+            found = true;
+        } else if k == "hard_ms" && v.0.trim().parse::<u64>().is_ok_and(|h| h > ms) {
+            *v = tabula_core::Value(ms.to_string());
+        }
+    }
+    if !found {
+        spec = spec.with("time_ms", ms);
+    }
+    spec.to_string()
+}
+
+/// The per-move time of `limits` in milliseconds, if it sets one.
+fn time_ms(limits: &tabula_core::Limits) -> Option<u64> {
+    limits.time.map(|t| t.as_millis().min(u128::from(u64::MAX)) as u64)
+}
+
+/// Builds every agent once (so that a bad spec fails before any game starts) and checks
+/// that `parallel` workers, each keeping one of every agent with its tables and trees, fit
+/// in the memory available.
+fn check_agents<G: Game>(agents: &dyn AgentFactory<G>, specs: &[String], parallel: usize) -> Result<(), RunError> {
+    let mut one = 0u64;
+    for (index, spec) in specs.iter().enumerate() {
+        // Each agent is dropped before the next is built, so none counts against the others.
+        let agent = agents.build_str(spec).map_err(|e| RunError::Agent { index, message: e.to_string() })?;
+        one = one.saturating_add(agent.memory_bound());
+    }
+    if let Err(reason) = tabula_core::resources::check_memory(one.saturating_mul(parallel as u64)) {
+        return Err(RunError::Memory { parallel, reason });
+    }
+    Ok(())
+}
+
+/// Plays a match of `game` between `agent_a` and `agent_b` (specs; `config.limits.time`,
+/// if set, is written into them), calling `on_game` with each finished game.
+pub fn run_match(
+    game: &str,
+    agent_a: &str,
+    agent_b: &str,
+    config: &MatchConfig,
+    on_game: impl FnMut(&GameRecord) + Send,
+) -> Result<MatchReport, RunError> {
+    struct Match<'a, F> {
+        specs: [String; 2],
+        config: &'a MatchConfig,
+        on_game: F,
+    }
+    impl<F: FnMut(&GameRecord) + Send> GameVisitor for Match<'_, F> {
+        type Output = Result<MatchReport, RunError>;
+        fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Self::Output {
+            let [a, b] = &self.specs;
+            check_agents(agents, &self.specs, self.config.jobs.min(self.config.games))?;
+            Ok(tabula_arena::run_match(
+                &game,
+                || agents.build_str(a),
+                || agents.build_str(b),
+                self.config,
+                self.on_game,
+            )?)
+        }
+    }
+    let ms = time_ms(&config.limits);
+    let specs = [with_time(agent_a, ms), with_time(agent_b, ms)];
+    crate::with_game(game, Match { specs, config, on_game })?
+}
+
+/// Plays a tournament of `game` between `agents` (specs; `config.limits.time`, if set, is
+/// written into them), calling `on_game` with each finished game. `config.players` is set
+/// from the list.
+pub fn run_tournament(
+    game: &str,
+    agents: &[String],
+    config: &TournamentConfig,
+    on_game: impl FnMut(&GameRecord) + Send,
+) -> Result<TournamentReport, RunError> {
+    struct Tourney<F> {
+        specs: Vec<String>,
+        config: TournamentConfig,
+        on_game: F,
+    }
+    impl<F: FnMut(&GameRecord) + Send> GameVisitor for Tourney<F> {
+        type Output = Result<TournamentReport, RunError>;
+        fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Self::Output {
+            check_agents(agents, &self.specs, self.config.jobs)?;
+            let specs = &self.specs;
+            Ok(tabula_arena::run_tournament(&game, |i| agents.build_str(&specs[i]), &self.config, self.on_game)?)
+        }
+    }
+    let ms = time_ms(&config.limits);
+    let specs: Vec<String> = agents.iter().map(|s| with_time(s, ms)).collect();
+    let config = TournamentConfig { players: specs.len(), ..config.clone() };
+    crate::with_game(game, Tourney { specs, config, on_game })?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_match_by_specs_plays_its_games() {
+        let config = MatchConfig { games: 4, jobs: 2, ..MatchConfig::default() };
+        let mut seen = 0;
+        let report = run_match("tictactoe", "alphabeta(depth=9)", "random(seed=3)", &config, |_| seen += 1).unwrap();
+        assert_eq!(seen, 4);
+        assert_eq!(report.played, 4);
+        assert_eq!(report.wld.losses, 0, "a perfect player never loses tic-tac-toe");
+    }
+
+    #[test]
+    fn bad_specs_and_settings_are_errors_before_any_game() {
+        let config = MatchConfig::default();
+        let e = run_match("tictactoe", "random", "nonsense", &config, |_| panic!("no game")).unwrap_err();
+        assert!(e.to_string().starts_with("agent 2:"), "{e}");
+        assert!(run_match("chess", "random", "random", &config, |_| {}).is_err());
+        assert!(parse_openings("random:5000", 1).unwrap_err().to_string().contains("at most"));
+        assert!(parse_openings("random:x", 1).is_err());
+        assert!(matches!(parse_openings("random:4", 7).unwrap(), Openings::RandomPlies { plies: 4, seed: 7 }));
+        assert!(parse_openings("/no/such/file", 1).is_err());
+    }
+
+    #[test]
+    fn time_is_written_into_specs_that_read_it() {
+        assert_eq!(with_time("mcts", Some(50)), "mcts(time_ms=50)");
+        assert_eq!(with_time("random", Some(50)), "random");
+        assert_eq!(with_time("mcts(time_ms=9)", None), "mcts(time_ms=9)");
+    }
+
+    #[test]
+    fn a_tournament_by_specs_plays_every_pair() {
+        let config = TournamentConfig { games_per_pair: 2, ..TournamentConfig::default() };
+        let specs = ["random(seed=1)".to_string(), "random(seed=2)".into(), "alphabeta(depth=9)".into()];
+        let mut seen = 0;
+        run_tournament("tictactoe", &specs, &config, |_| seen += 1).unwrap();
+        assert_eq!(seen, 6);
+    }
+}
