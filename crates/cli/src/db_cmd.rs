@@ -588,7 +588,7 @@ fn import_files(paths: &[PathBuf], db: &std::path::Path, batch: usize, quiet: bo
         bail!("--wait must be a number of seconds, 0 or more");
     };
     let start = Instant::now();
-    let options = ImportOptions { batch_size: batch, progress: !quiet, max_batches: None, busy_timeout };
+    let options = ImportOptions { batch_size: batch, progress: !quiet, busy_timeout, ..ImportOptions::default() };
     let s = import(paths, db, &options)?;
     println!(
         "{} source(s) read ({} already imported): {} game(s) imported ({} stopped at an illegal move), {} duplicate(s), {} rejected; {} positions indexed in {:.1} s",

@@ -11,6 +11,8 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -34,6 +36,11 @@ pub struct ImportOptions {
     /// How long to wait for the database while another process (another import) holds it,
     /// before giving up with [`Error::Locked`]. The wait is announced once on standard error.
     pub busy_timeout: Duration,
+    /// Set from another thread to stop after the batch being written: what was written
+    /// stays, and a later run resumes after it (reported as [`ImportSummary::stopped_early`]).
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Counts the sources read, for a caller showing its own progress.
+    pub sources_read: Option<Arc<AtomicUsize>>,
 }
 
 impl Default for ImportOptions {
@@ -41,7 +48,14 @@ impl Default for ImportOptions {
         // Each commit rewrites every index page its batch touched (position keys are spread
         // over the whole index), so larger batches import much faster; an interruption loses
         // at most one batch.
-        ImportOptions { batch_size: 4000, progress: false, max_batches: None, busy_timeout: Duration::from_secs(600) }
+        ImportOptions {
+            batch_size: 4000,
+            progress: false,
+            max_batches: None,
+            busy_timeout: Duration::from_secs(600),
+            stop: None,
+            sources_read: None,
+        }
     }
 }
 
@@ -64,7 +78,8 @@ pub struct ImportSummary {
     pub positions: u64,
     /// Batches (transactions) written.
     pub batches: usize,
-    /// Whether the run stopped early because of [`ImportOptions::max_batches`].
+    /// Whether the run stopped early because of [`ImportOptions::max_batches`] or
+    /// [`ImportOptions::stop`].
     pub stopped_early: bool,
 }
 
@@ -159,6 +174,9 @@ impl Writer<'_> {
     fn push(&mut self, name: String, bytes: Vec<u8>) -> Result<bool, Error> {
         self.summary.sources += 1;
         self.bar.inc(1);
+        if let Some(read) = &self.options.sources_read {
+            read.fetch_add(1, Ordering::Relaxed);
+        }
         let hash = content_hash(&bytes);
         if self.known.contains(&(name.clone(), hash)) {
             self.summary.skipped_sources += 1;
@@ -167,7 +185,9 @@ impl Writer<'_> {
         self.batch.push(Source { name, hash, bytes });
         if self.batch.len() >= self.options.batch_size.max(1) {
             self.flush()?;
-            if self.options.max_batches.is_some_and(|m| self.summary.batches >= m) {
+            if self.options.max_batches.is_some_and(|m| self.summary.batches >= m)
+                || self.options.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+            {
                 self.summary.stopped_early = true;
                 return Ok(false);
             }

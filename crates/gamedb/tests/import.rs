@@ -79,6 +79,18 @@ fn interrupted_import_resumes_to_the_same_database() {
     assert_eq!(first.imported + second.imported, full.imported);
     assert_eq!(dump(&parted), dump(&f.db));
 
+    // A stop asked for from outside ends the run after the batch being written, counting
+    // what it read, and a rerun finishes the same database.
+    let stopped = f.db.with_file_name("stopped.db");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let read = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let asked = ImportOptions { stop: Some(stop), sources_read: Some(read.clone()), ..options(100, None) };
+    let cut = import(std::slice::from_ref(&f.input), &stopped, &asked).expect("stopped");
+    assert!(cut.stopped_early && cut.batches == 1, "{cut:?}");
+    assert_eq!(read.load(std::sync::atomic::Ordering::Relaxed), cut.sources);
+    import(std::slice::from_ref(&f.input), &stopped, &options(100, None)).expect("rest");
+    assert_eq!(dump(&stopped), dump(&f.db));
+
     // Importing the same files again, even through another spelling of the path, adds nothing.
     let other_spelling = f.input.join("..").join("sgf");
     let again = import(&[other_spelling], &f.db, &options(100, None)).expect("again");

@@ -9,6 +9,8 @@
 mod arena;
 mod background;
 mod batch;
+mod db;
+mod sgf;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -182,8 +184,8 @@ impl Game {
 /// moves are strings in the game's notation.
 #[pyclass(module = "tabula._tabula")]
 #[derive(Clone)]
-struct State {
-    game: AnyGame,
+pub(crate) struct State {
+    pub(crate) game: AnyGame,
 }
 
 impl State {
@@ -602,6 +604,11 @@ fn _tabula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::self_play, m)?)?;
     m.add_function(wrap_pyfunction!(arena::play_match, m)?)?;
     m.add_function(wrap_pyfunction!(arena::tourney, m)?)?;
+    m.add_function(wrap_pyfunction!(sgf::sgf_parse, m)?)?;
+    m.add_function(wrap_pyfunction!(sgf::sgf_write, m)?)?;
+    m.add_function(wrap_pyfunction!(sgf::state_to_sgf, m)?)?;
+    m.add_function(wrap_pyfunction!(db::import_games, m)?)?;
+    m.add_class::<db::Database>()?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Agent>()?;
