@@ -9,7 +9,9 @@
 //! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the cells they touch, history, result).
 //! - `POST /api/game/{id}/move` `{move}`: plays a human's move; a move that cannot be played
 //!   is a 400 and leaves the game as it was.
-//! - `POST /api/game/{id}/undo`: takes back moves to the last human turn.
+//! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).
+//! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out
+//!   when one human plays, or for the human to move); the other player wins.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!

@@ -61,6 +61,8 @@ pub struct Live {
     thinking: bool,
     stop: Option<Arc<AtomicBool>>,
     error: Option<String>,
+    /// The player who resigned, which ends the game whatever the position.
+    resigned: Option<usize>,
 }
 
 /// A game and its event channel.
@@ -153,6 +155,9 @@ fn info_json(info: &AnyInfo) -> Value {
 
 impl Live {
     fn to_move(&self) -> Option<usize> {
+        if self.resigned.is_some() {
+            return None;
+        }
         match self.game.turn() {
             Turn::Player(p) => Some(p.index()),
             _ => None,
@@ -166,6 +171,7 @@ impl Live {
     /// Plays `mv` for the player to move, marking the cells it touched.
     fn play(&mut self, mv: &str) -> Result<(), String> {
         let mover = self.to_move().ok_or_else(|| match self.game.turn() {
+            _ if self.resigned.is_some() => "the game is over (a player resigned)".to_string(),
             Turn::Over => "the game is over".to_string(),
             _ => "simultaneous turns are not played here yet".to_string(),
         })?;
@@ -192,8 +198,36 @@ impl Live {
         self.thinking = false;
     }
 
-    /// Takes back the last ply, and more until a human is to move (or the start).
+    /// Ends the game with `player`'s resignation: the other player wins.
+    fn resign(&mut self, player: usize) -> Result<(), String> {
+        if self.seats.len() != 2 {
+            return Err("resigning is for two-player games".into());
+        }
+        if self.resigned.is_some() || self.game.turn() == Turn::Over {
+            return Err("the game is over".into());
+        }
+        self.resigned = Some(player);
+        self.changed();
+        Ok(())
+    }
+
+    /// The seat that resigns when the request names none: the only human, or the human to move.
+    fn resigning_seat(&self) -> Result<usize, String> {
+        let humans: Vec<usize> = (0..self.seats.len()).filter(|&p| self.seat_is_human(p)).collect();
+        match humans.as_slice() {
+            [] => Err("no human plays this game".into()),
+            [p] => Ok(*p),
+            _ => self.to_move().filter(|&p| self.seat_is_human(p)).ok_or_else(|| "say which player resigns".into()),
+        }
+    }
+
+    /// Takes back the last ply, and more until a human is to move (or the start); after a
+    /// resignation, takes back the resignation only.
     fn undo(&mut self) -> Result<(), String> {
+        if self.resigned.take().is_some() {
+            self.changed();
+            return Ok(());
+        }
         if self.marks.is_empty() {
             return Err("nothing to undo".into());
         }
@@ -267,14 +301,19 @@ impl Live {
                 Seat::Agent { spec, .. } => json!(spec),
             })
             .collect();
-        let over = turn == Turn::Over;
+        let over = turn == Turn::Over || self.resigned.is_some();
+        let rewards = match self.resigned {
+            Some(r) => Some((0..self.seats.len()).map(|p| if p == r { 0.0 } else { 1.0 }).collect()),
+            None if over => Some(game.rewards()),
+            None => None,
+        };
         json!({
             "id": id,
             "spec": game.spec(),
             "players": players,
             "turn": mover,
             "over": over,
-            "simultaneous": turn == Turn::Simultaneous,
+            "simultaneous": turn == Turn::Simultaneous && self.resigned.is_none(),
             "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)),
             "thinking": self.thinking,
             "board": board,
@@ -282,8 +321,9 @@ impl Live {
             "last": self.marks.last().map(|m| json!({"move": m.mv, "path": m.path})),
             "history": game.history(),
             "ply": game.history().len(),
-            "rewards": if over { Some(game.rewards()) } else { None },
-            "score": game.score_text(),
+            "rewards": rewards,
+            "resigned": self.resigned,
+            "score": if self.resigned.is_some() { None } else { game.score_text() },
             "error": self.error,
         })
     }
@@ -359,7 +399,16 @@ impl App {
             *n += 1;
             format!("g{}", *n - 1)
         };
-        let live = Live { game, seats, marks: Vec::new(), version: 0, thinking: false, stop: None, error: None };
+        let live = Live {
+            game,
+            seats,
+            marks: Vec::new(),
+            version: 0,
+            thinking: false,
+            stop: None,
+            error: None,
+            resigned: None,
+        };
         let (events, _) = broadcast::channel(64);
         let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events });
         games.insert(id, entry.clone());
@@ -379,6 +428,23 @@ impl App {
                 _ => {}
             }
             live.play(mv).map_err(ApiError::bad)?;
+        }
+        Ok(self.kick(entry))
+    }
+
+    /// Resigns for `player` (a human seat), or for the seat [`Live::resigning_seat`] picks.
+    pub fn resign(self: &Arc<Self>, entry: &Arc<Entry>, player: Option<usize>) -> Result<Value, ApiError> {
+        {
+            let mut live = lock(&entry.live);
+            let p = match player {
+                Some(p) if p >= live.seats.len() => return Err(ApiError::bad(format!("there is no player {}", p + 1))),
+                Some(p) if !live.seat_is_human(p) => {
+                    return Err(ApiError { status: 409, message: format!("player {} is an agent", p + 1) });
+                }
+                Some(p) => p,
+                None => live.resigning_seat().map_err(ApiError::bad)?,
+            };
+            live.resign(p).map_err(ApiError::bad)?;
         }
         Ok(self.kick(entry))
     }

@@ -285,3 +285,46 @@ async fn moves_name_the_cells_they_touch() {
     assert_eq!(state["board"]["geometry"], "hex");
     assert_eq!(state["board"]["cells"].as_array().unwrap().len(), 25);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_human_resigns_and_undo_takes_it_back() {
+    let addr = server(quick()).await;
+    let (status, state) = json_request(
+        addr,
+        "POST",
+        "/api/game",
+        json!({"spec": "go(size=9)", "players": ["mcts(playouts=50,seed=2)", "human"]}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    let (before, _) = events.state_where(|s| s["human_to_move"] == true).await;
+    assert_eq!(before["ply"], 1);
+    // An agent's seat cannot resign, nor a seat that does not exist.
+    for (body, want) in [(json!({"player": 0}), 409), (json!({"player": 5}), 400), (json!({"player": "x"}), 400)] {
+        let (status, err) = json_request(addr, "POST", &format!("/api/game/{id}/resign"), body.clone()).await;
+        assert_eq!(status, want, "{body}: {err}");
+    }
+    // No body: the only human resigns.
+    let (status, text) = request(addr, "POST", &format!("/api/game/{id}/resign"), "").await;
+    assert_eq!(status, 200, "{text}");
+    let over: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(over["over"], true);
+    assert_eq!(over["resigned"], 1);
+    assert_eq!(over["rewards"], json!([1.0, 0.0]));
+    assert_eq!(over["score"], Value::Null);
+    assert!(over["legal"].as_array().unwrap().is_empty());
+    assert_eq!(over["ply"], 1, "resigning plays no move");
+    let (status, _) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "e5"})).await;
+    assert_eq!(status, 400);
+    let (status, _) = request(addr, "POST", &format!("/api/game/{id}/resign"), "").await;
+    assert_eq!(status, 400, "a finished game cannot be resigned again");
+    // Undo takes back the resignation only.
+    let (status, back) = json_request(addr, "POST", &format!("/api/game/{id}/undo"), json!({})).await;
+    assert_eq!(status, 200, "{back}");
+    assert_eq!(back["over"], false);
+    assert_eq!(back["resigned"], Value::Null);
+    assert_eq!(back["ply"], 1);
+    assert_eq!(back["human_to_move"], true);
+}
