@@ -309,6 +309,7 @@ impl Live {
         };
         json!({
             "id": id,
+            "version": self.version,
             "spec": game.spec(),
             "players": players,
             "turn": mover,

@@ -8,17 +8,19 @@ let catalogue = null;
 let game = null; // the last state
 let events = null;
 let selection = []; // cells clicked so far of a multi-cell move (Amazons)
+let cursor = null; // the board's keyboard cursor: a cell index
 
 // How each game names its players and cells, for labels; anything else gets generic names.
 const STYLE = {
   go: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], grid: "lines", letters: "abcdefghjklmnopqrstuvwxyz", fromBottom: true, board: "#dcb35c" },
-  othello: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], board: "#2e7d32", fromBottom: false },
+  othello: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], board: "#2e7d32", fromBottom: false, ink: "#e8f5e9", hint: "#ffffffb0" },
   hex: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], board: "#e8d9b5", fromBottom: false },
   amazons: { owners: ["white", "black"], colours: ["#f4f4f4", "#111"], board: "#d9c9a3", fromBottom: true, checker: true },
   tictactoe: { owners: ["X", "O"], colours: ["#1565c0", "#c62828"], board: "#fafafa", fromBottom: true, marks: ["X", "O"] },
   connect4: { owners: ["red", "yellow"], colours: ["#d32f2f", "#fbc02d"], board: "#1e4fa3", fromBottom: true, columns: true },
 };
-const DEFAULT_STYLE = { owners: ["first", "second", "third", "fourth"], colours: ["#111", "#f4f4f4", "#c62828", "#1565c0"], board: "#e0d8c8", fromBottom: false };
+// ink: the coordinates' colour; hint: the mark on a cell where a move can be made.
+const DEFAULT_STYLE = { owners: ["first", "second", "third", "fourth"], colours: ["#111", "#f4f4f4", "#c62828", "#1565c0"], board: "#e0d8c8", fromBottom: false, ink: "#444", hint: "#1565c0a0" };
 
 function styleOf(state) {
   const name = state.spec.split("(")[0];
@@ -117,21 +119,35 @@ async function startGame(ev) {
   const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
   try {
     const state = await api("POST", "/api/game", { spec: specFromForm(), players });
-    attach(state);
+    attach(state, true);
   } catch (e) {
     $("setup-error").textContent = e.message;
   }
 }
 
+/// A new game of the same spec with the players' seats swapped.
+async function swapColours() {
+  $("play-error").textContent = "";
+  try {
+    const players = [...game.players].reverse();
+    attach(await api("POST", "/api/game", { spec: game.spec, players }), false);
+  } catch (e) {
+    $("play-error").textContent = e.message;
+  }
+}
+
 // ---- a game ----
 
-function attach(state) {
+function attach(state, focusBoard) {
   if (events) events.close();
   selection = [];
+  cursor = null;
+  game = null;
   $("info").replaceChildren();
   location.hash = state.id;
   $("play").hidden = false;
   render(state);
+  if (focusBoard) focusCursor();
   events = new EventSource(`/api/game/${state.id}/events`);
   events.addEventListener("state", (e) => render(JSON.parse(e.data)));
   events.addEventListener("info", (e) => showInfo(JSON.parse(e.data)));
@@ -140,8 +156,9 @@ function attach(state) {
 async function send(move) {
   $("play-error").textContent = "";
   try {
-    await api("POST", `/api/game/${game.id}/move`, { move });
+    const state = await api("POST", `/api/game/${game.id}/move`, { move });
     selection = [];
+    render(state);
   } catch (e) {
     $("play-error").textContent = e.message;
   }
@@ -153,6 +170,7 @@ function status(state, st) {
     const best = Math.max(...r);
     const winners = r.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0);
     let text = winners.length === 1 ? `${ownerName(st, winners[0])} (${state.players[winners[0]]}) wins` : "Draw";
+    if (state.resigned !== null && state.resigned !== undefined) text = `${ownerName(st, state.resigned)} resigned; ${text} by resignation`;
     if (state.score) text += ` — ${state.score}`;
     return `Game over: ${text}.`;
   }
@@ -164,7 +182,9 @@ function status(state, st) {
 }
 
 function render(state) {
+  if (game && state.id === game.id && state.version < game.version) return; // an older state, overtaken
   if (game && state.id === game.id && state.ply !== game.ply) selection = [];
+  const hadFocus = $("board").contains(document.activeElement);
   game = state;
   const st = styleOf(state);
   $("play-title").textContent = `${state.spec}: ${state.players.join(" vs ")}`;
@@ -175,7 +195,13 @@ function render(state) {
   $("move-input").disabled = !canPlay;
   $("pass").disabled = !canPlay || !state.legal.some((m) => /^(pass|swap)$/i.test(m.move));
   $("pass").textContent = state.legal.some((m) => m.move === "swap") && !state.legal.some((m) => m.move === "pass") ? "Swap" : "Pass";
+  $("resign").disabled = state.over || state.players.length !== 2 || !state.players.includes("human");
+  const board = $("board");
+  board.dataset.ply = state.ply;
+  board.dataset.over = state.over;
+  board.dataset.human = canPlay;
   drawBoard(state, st);
+  if (hadFocus) focusCursor();
 }
 
 function showInfo(info) {
@@ -223,6 +249,7 @@ function nextCells(state, st) {
 }
 
 function clickCell(cell) {
+  cursor = cell;
   const st = styleOf(game);
   const next = nextCells(game, st);
   const moves = next.get(cell);
@@ -249,15 +276,20 @@ function drawBoard(state, st) {
   const S = 40;
   const hex = b.geometry === "hex";
   const rowH = hex ? S * 0.866 : S;
-  const margin = S * 0.6;
+  // Coordinates sit above and to the left; the other two edges get a thin rim only.
+  const rim = S * 0.15;
+  const margin = st.columns ? rim : S * 0.6;
   const centre = (x, y) => [margin + (hex ? (x + y * 0.5) : x) * S + S / 2, margin + y * rowH + S / 2];
-  const width = 2 * margin + (hex ? (b.width + (b.height - 1) * 0.5) : b.width) * S;
-  const height = 2 * margin + (b.height - 1) * rowH + S;
+  const width = margin + rim + (hex ? (b.width + (b.height - 1) * 0.5) : b.width) * S;
+  const height = margin + rim + (b.height - 1) * rowH + S;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   el("rect", { x: 0, y: 0, width, height, fill: hex ? "#f6f4ef" : st.board, rx: 6 }, svg);
   const canPlay = state.human_to_move && !state.over;
   const next = canPlay ? nextCells(state, st) : new Map();
   const last = new Set(state.last ? state.last.path : []);
+  if (cursor === null || cursor >= b.width * b.height) {
+    cursor = next.size ? Math.min(...next.keys()) : Math.floor(b.height / 2) * b.width + Math.floor(b.width / 2);
+  }
   const chosen = new Set(selection);
   if (st.grid === "lines") {
     for (let i = 0; i < b.width; i++) { const [x0, y0] = centre(i, 0); const [, y1] = centre(i, b.height - 1); el("line", { x1: x0, y1: y0, x2: x0, y2: y1, stroke: "#3a2a10", "stroke-width": 1.2 }, svg); }
@@ -266,12 +298,12 @@ function drawBoard(state, st) {
   // Coordinates along the edges.
   for (let x = 0; x < b.width && !st.columns; x++) {
     const [cx] = centre(x, 0);
-    const t = el("text", { x: cx, y: margin * 0.7, "text-anchor": "middle", "font-size": 12, fill: "#555", "aria-hidden": "true" }, svg);
+    const t = el("text", { x: cx, y: margin * 0.7, "text-anchor": "middle", "font-size": 14, fill: st.ink, "aria-hidden": "true" }, svg);
     t.textContent = (st.letters || "abcdefghijklmnopqrstuvwxyz")[x];
   }
   for (let y = 0; y < b.height; y++) {
     const [cx, cy] = centre(0, y);
-    const t = el("text", { x: cx - S / 2 - 4, y: cy + 4, "text-anchor": "end", "font-size": 12, fill: "#555", "aria-hidden": "true" }, svg);
+    const t = el("text", { x: cx - S / 2 - 4, y: cy + 4, "text-anchor": "end", "font-size": 14, fill: st.ink, "aria-hidden": "true" }, svg);
     t.textContent = st.columns ? "" : String(st.fromBottom ? b.height - y : y + 1);
   }
   const hexPoints = (cx, cy) => [...Array(6).keys()].map((k) => {
@@ -285,7 +317,7 @@ function drawBoard(state, st) {
       const i = y * b.width + x;
       const v = b.cells[i];
       const [cx, cy] = centre(x, y);
-      const g = el("g", { class: "cell", role: "gridcell" }, row);
+      const g = el("g", { class: "cell", role: "gridcell", tabindex: i === cursor ? "0" : "-1", "data-cell": i }, row);
       let what = "empty";
       // The cell's ground.
       const ground = hex
@@ -323,16 +355,52 @@ function drawBoard(state, st) {
       const clickable = next.has(i);
       if (clickable) {
         const isTarget = next.get(i).some((m) => m.path[selection.length] === i);
-        if (isTarget && v === null) el("circle", { cx, cy, r: S * 0.1, fill: "#1565c088" }, g);
+        if (isTarget && v === null) el("circle", { cx, cy, r: S * 0.12, fill: st.hint }, g);
         g.classList.add("clickable");
-        g.setAttribute("tabindex", "0");
         g.addEventListener("click", () => clickCell(i));
-        g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickCell(i); } });
       }
       const extra = [last.has(i) ? "last move" : "", chosen.has(i) ? "selected" : "", clickable ? "playable" : ""].filter(Boolean).join(", ");
       g.setAttribute("aria-label", `${name}, ${what}${extra ? ", " + extra : ""}`);
     }
   }
+}
+
+/// Focuses the cursor's cell, if the board shows one.
+function focusCursor() {
+  const cell = $("board").querySelector(`[data-cell="${cursor}"]`);
+  if (cell) cell.focus();
+}
+
+/// The board's keys: arrows move the cursor (Home/End: the row's ends), Enter or Space plays
+/// (or selects) the cell under it, Escape drops a half-made move.
+function boardKey(e) {
+  if (!game || !game.board) return;
+  const { width: w, height: h } = game.board;
+  let x = cursor % w;
+  let y = Math.floor(cursor / w);
+  switch (e.key) {
+    case "ArrowLeft": x = Math.max(0, x - 1); break;
+    case "ArrowRight": x = Math.min(w - 1, x + 1); break;
+    case "ArrowUp": y = Math.max(0, y - 1); break;
+    case "ArrowDown": y = Math.min(h - 1, y + 1); break;
+    case "Home": x = 0; break;
+    case "End": x = w - 1; break;
+    case "Enter":
+    case " ":
+      e.preventDefault();
+      clickCell(cursor);
+      focusCursor();
+      return;
+    case "Escape":
+      if (selection.length) { selection = []; drawBoard(game, styleOf(game)); focusCursor(); }
+      return;
+    default:
+      return;
+  }
+  e.preventDefault();
+  cursor = y * w + x;
+  for (const c of $("board").querySelectorAll(".cell")) c.setAttribute("tabindex", c.dataset.cell === String(cursor) ? "0" : "-1");
+  focusCursor();
 }
 
 // ---- start ----
@@ -350,9 +418,15 @@ async function init() {
   });
   $("undo").addEventListener("click", async () => {
     $("play-error").textContent = "";
-    try { await api("POST", `/api/game/${game.id}/undo`); selection = []; } catch (e) { $("play-error").textContent = e.message; }
+    try { selection = []; render(await api("POST", `/api/game/${game.id}/undo`)); } catch (e) { $("play-error").textContent = e.message; }
   });
   $("new").addEventListener("click", () => { $("setup").scrollIntoView(); $("game").focus(); });
+  $("swap-colours").addEventListener("click", swapColours);
+  $("resign").addEventListener("click", async () => {
+    $("play-error").textContent = "";
+    try { render(await api("POST", `/api/game/${game.id}/resign`, {})); } catch (e) { $("play-error").textContent = e.message; }
+  });
+  $("board").addEventListener("keydown", boardKey);
   try {
     catalogue = await api("GET", "/api/games");
   } catch (e) {
@@ -362,7 +436,7 @@ async function init() {
   fillGames();
   const id = location.hash.slice(1);
   if (id) {
-    try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`)); } catch (_) { location.hash = ""; }
+    try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`), false); } catch (_) { location.hash = ""; }
   }
 }
 
