@@ -101,6 +101,17 @@ async fn resign(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body)
     Ok(ok(app.resign(&entry, player)?))
 }
 
+async fn analysis(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let map = read_json(body).await?;
+    let spec = match map.get("agent") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(ApiError::bad("agent must be an agent spec or null")),
+    };
+    Ok(ok(app.set_analysis(&entry, spec.as_deref())?))
+}
+
 async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let entry = app.get(&id)?;
     Ok(ok(app.undo(&entry)?))
@@ -148,6 +159,7 @@ pub fn router(config: crate::Config) -> Router {
         .route("/api/game/{id}/move", post(play))
         .route("/api/game/{id}/undo", post(undo))
         .route("/api/game/{id}/resign", post(resign))
+        .route("/api/game/{id}/analysis", post(analysis))
         .route("/api/game/{id}/events", get(events))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -10,6 +10,9 @@
 //! - `POST /api/game/{id}/move` `{move}`: plays a human's move; a move that cannot be played
 //!   is a 400 and leaves the game as it was.
 //! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).
+//! - `POST /api/game/{id}/analysis` `{agent}`: analyse with the agent spec `agent` (or stop,
+//!   with `null`) each position where a human is to move; its reports come as `analysis`
+//!   events, tagged with the position's `version` and the search's `run`.
 //! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out
 //!   when one human plays, or for the human to move); the other player wins.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
@@ -42,6 +45,8 @@ pub struct Config {
     pub max_searches: usize,
     /// Thinking time per agent move.
     pub move_time: Duration,
+    /// Longest analysis of one position for the page's overlay.
+    pub analysis_time: Duration,
 }
 
 impl Default for Config {
@@ -52,6 +57,7 @@ impl Default for Config {
             max_games: 64,
             max_searches: 2,
             move_time: Duration::from_secs(2),
+            analysis_time: Duration::from_secs(20),
         }
     }
 }

@@ -63,6 +63,29 @@ pub struct Live {
     error: Option<String>,
     /// The player who resigned, which ends the game whatever the position.
     resigned: Option<usize>,
+    /// The agent analysing the positions where a human is to move, if asked for.
+    analyst: Option<Analyst>,
+}
+
+/// An agent that searches the position on the board for the page's overlay, while a
+/// human thinks. Each position is analysed once, within [`Config::analysis_time`].
+struct Analyst {
+    spec: String,
+    agent: Arc<Mutex<AnyAgent>>,
+    /// Bumped at each search started; reports carry it, so the page can drop a finished
+    /// search's late reports.
+    run: u64,
+    /// The game version of the last search started.
+    analysed: Option<u64>,
+    stop: Option<Arc<AtomicBool>>,
+}
+
+impl Analyst {
+    fn halt(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// A game and its event channel.
@@ -196,6 +219,9 @@ impl Live {
             stop.store(true, Ordering::Relaxed);
         }
         self.thinking = false;
+        if let Some(a) = &mut self.analyst {
+            a.halt();
+        }
     }
 
     /// Ends the game with `player`'s resignation: the other player wins.
@@ -317,6 +343,7 @@ impl Live {
             "simultaneous": turn == Turn::Simultaneous && self.resigned.is_none(),
             "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)),
             "thinking": self.thinking,
+            "analysis": self.analyst.as_ref().map(|a| json!({"agent": a.spec, "run": a.run})),
             "board": board,
             "legal": legal,
             "last": self.marks.last().map(|m| json!({"move": m.mv, "path": m.path})),
@@ -409,6 +436,7 @@ impl App {
             stop: None,
             error: None,
             resigned: None,
+            analyst: None,
         };
         let (events, _) = broadcast::channel(64);
         let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events });
@@ -450,6 +478,34 @@ impl App {
         Ok(self.kick(entry))
     }
 
+    /// Starts analysing with the agent `spec`, or stops analysing (`None`).
+    pub fn set_analysis(self: &Arc<Self>, entry: &Arc<Entry>, spec: Option<&str>) -> Result<Value, ApiError> {
+        let analyst = match spec {
+            Some(spec) => {
+                check_safe(spec, "analysis")?;
+                let live = lock(&entry.live);
+                let agent = live.game.agent(spec).map_err(|e| ApiError::bad(format!("analysis: {e}")))?;
+                let run = live.analyst.as_ref().map_or(0, |a| a.run);
+                Some(Analyst {
+                    spec: spec.trim().to_string(),
+                    agent: Arc::new(Mutex::new(agent)),
+                    run,
+                    analysed: None,
+                    stop: None,
+                })
+            }
+            None => None,
+        };
+        {
+            let mut live = lock(&entry.live);
+            if let Some(old) = &mut live.analyst {
+                old.halt();
+            }
+            live.analyst = analyst;
+        }
+        Ok(self.kick(entry))
+    }
+
     pub fn undo(self: &Arc<Self>, entry: &Arc<Entry>) -> Result<Value, ApiError> {
         lock(&entry.live).undo().map_err(ApiError::bad)?;
         Ok(self.kick(entry))
@@ -481,11 +537,92 @@ impl App {
             let app = self.clone();
             let entry2 = entry.clone();
             tokio::spawn(async move { app.search(entry2, agent, game, limits, version).await });
+        } else if let Some(p) = live.to_move()
+            && live.seat_is_human(p)
+        {
+            let version = live.version;
+            let game = live.game.clone();
+            let time = self.config.analysis_time;
+            if let Some(a) = &mut live.analyst
+                && a.analysed != Some(version)
+            {
+                a.halt();
+                a.run += 1;
+                a.analysed = Some(version);
+                let stop = Arc::new(AtomicBool::new(false));
+                a.stop = Some(stop.clone());
+                let limits = Limits { stop: Some(stop), ..Limits::time(time) };
+                let (agent, run) = (a.agent.clone(), a.run);
+                let app = self.clone();
+                let entry2 = entry.clone();
+                tokio::spawn(async move { app.analyse(entry2, agent, game, limits, version, run).await });
+            }
         }
         let state = live.state(&entry.id);
         drop(live);
         let _ = entry.events.send(("state", state.to_string()));
         state
+    }
+
+    /// Analyses `game` (at `version`) for the overlay, sending `analysis` events tagged with
+    /// the version and the run; a search stopped by a change sends nothing more.
+    async fn analyse(
+        self: Arc<Self>,
+        entry: Arc<Entry>,
+        agent: Arc<Mutex<AnyAgent>>,
+        game: AnyGame,
+        limits: Limits,
+        version: u64,
+        run: u64,
+    ) {
+        let Ok(_permit) = self.searches.clone().acquire_owned().await else { return };
+        let stop = limits.stop.clone();
+        let stopped = move || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+        if stopped() {
+            return;
+        }
+        let events = entry.events.clone();
+        let tag = move |info: &AnyInfo| {
+            let mut v = info_json(info);
+            v["version"] = json!(version);
+            v["run"] = json!(run);
+            v["done"] = json!(false);
+            v
+        };
+        let result = tokio::task::spawn_blocking(move || {
+            let mut agent = lock(&agent);
+            let mut last: Option<Instant> = None;
+            let result = agent.choose(&game, None, &limits, &mut |info| {
+                if !stopped() && last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
+                    last = Some(Instant::now());
+                    let _ = events.send(("analysis", tag(info).to_string()));
+                }
+            });
+            match result {
+                Ok(choice) if !stopped() => {
+                    let mut v = tag(&choice.info);
+                    v["done"] = json!(true);
+                    let _ = events.send(("analysis", v.to_string()));
+                    None
+                }
+                Ok(_) => None,
+                Err(e) => Some(format!("the analysis failed: {e}")),
+            }
+        })
+        .await;
+        let error = match result {
+            Ok(e) => e,
+            Err(_) => Some("the analysis failed".to_string()),
+        };
+        if let Some(e) = error {
+            let mut live = lock(&entry.live);
+            if live.version == version {
+                live.error = Some(e);
+                let state = live.state(&entry.id);
+                drop(live);
+                let _ = entry.events.send(("state", state.to_string()));
+            }
+        }
     }
 
     async fn search(

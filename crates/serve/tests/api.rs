@@ -328,3 +328,65 @@ async fn a_human_resigns_and_undo_takes_it_back() {
     assert_eq!(back["ply"], 1);
     assert_eq!(back["human_to_move"], true);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analysis_reports_each_position_a_human_is_to_move_in() {
+    let addr = server(Config { analysis_time: Duration::from_secs(5), ..quick() }).await;
+    let (status, state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "tictactoe", "players": ["human", "human"]})).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["analysis"], Value::Null);
+    let id = state["id"].as_str().unwrap().to_string();
+    let path = format!("/api/game/{id}/analysis");
+    for (body, needle) in [
+        (json!({"agent": "gtp(cmd=gnugo)"}), "browser"),
+        (json!({"agent": "deep_thought"}), "deep_thought"),
+        (json!({"agent": 5}), "agent"),
+    ] {
+        let (status, err) = json_request(addr, "POST", &path, body.clone()).await;
+        assert_eq!(status, 400, "{body}: {err}");
+        assert!(err["error"].as_str().unwrap().contains(needle), "{body}: {err}");
+    }
+    let mut events = Events::open(addr, &id).await;
+    let (status, on) = json_request(addr, "POST", &path, json!({"agent": "mcts(playouts=2000,seed=1)"})).await;
+    assert_eq!(status, 200, "{on}");
+    assert_eq!(on["analysis"]["agent"], "mcts(playouts=2000,seed=1)");
+    let run = on["analysis"]["run"].as_u64().unwrap();
+    assert_eq!(run, 1);
+
+    /// The next `analysis` event that is done, skipping the rest.
+    async fn done(events: &mut Events) -> Value {
+        loop {
+            let (name, data) = events.next().await;
+            if name == "analysis" {
+                let v: Value = serde_json::from_str(&data).unwrap();
+                if v["done"] == true {
+                    return v;
+                }
+            }
+        }
+    }
+    let first = done(&mut events).await;
+    assert_eq!(first["run"], 1);
+    assert_eq!(first["version"], on["version"]);
+    let moves = first["root_moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 9, "every first move is looked at: {first}");
+    let visits: u64 = moves.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
+    assert!(visits >= 1000, "{first}");
+    assert!(moves.iter().all(|m| m["win_rate"].as_f64().is_some_and(|w| (0.0..=1.0).contains(&w))), "{first}");
+
+    // A move: the new position is analysed by a new run.
+    let (status, after) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "b2"})).await;
+    assert_eq!(status, 200, "{after}");
+    let second = done(&mut events).await;
+    assert_eq!(second["run"], 2);
+    assert_eq!(second["version"], after["version"]);
+    let moves = second["root_moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 8, "{second}");
+    assert!(moves.iter().all(|m| m["move"] != "b2"));
+
+    // Off: the state says so.
+    let (status, off) = json_request(addr, "POST", &path, json!({"agent": null})).await;
+    assert_eq!(status, 200, "{off}");
+    assert_eq!(off["analysis"], Value::Null);
+}
