@@ -260,6 +260,47 @@ const scenarios = {
     const shots = [await shot(page, "connect4-keys-end")];
     return { moves, plies: s.ply, result, shots };
   },
+
+  // The analysis overlay on Go 9x9: switched on, it draws win rates and visits on empty
+  // points and they change as the search goes on; after a move it is about the new
+  // position; switched off, it is gone.
+  async analysis(page) {
+    await newGame(page, "go", { size: "9" }, ["human", "mcts(playouts=100)"]);
+    await page.fill("#analysis-agent", "mcts");
+    await page.click("#analyse");
+    const marks = () => page.$$eval("#board .overlay .mark", (els) => els.map((e) => `${e.dataset.cell}:${e.textContent}`).join(" "));
+    await page.waitForFunction(() => document.querySelectorAll("#board .overlay .mark").length >= 3, null, { timeout: WAIT_MS });
+    const first = await marks();
+    await page.waitForFunction((first) => {
+      const now = [...document.querySelectorAll("#board .overlay .mark")].map((e) => `${e.dataset.cell}:${e.textContent}`).join(" ");
+      return now !== first && now !== "";
+    }, first, { timeout: WAIT_MS });
+    const grown = await marks();
+    const labels = await page.$$eval("#board [role=gridcell]", (els) => els.map((e) => e.getAttribute("aria-label")));
+    const analysed = labels.filter((l) => l.includes("analysis:"));
+    check(analysed.length >= 3, `${analysed.length} cells carry the analysis in their labels`);
+    check(analysed.every((l) => /, empty, playable, analysis: [A-HJ]\d \d+\.\d% win rate, \d+ visits$/.test(l)), `labels: ${analysed.slice(0, 3).join(" | ")}`);
+    const shots = [await shot(page, "go-9x9-analysis")];
+
+    // A move: the overlay is about the position after the agent's reply.
+    const before = await boardState(page);
+    const s = await clickMove(page);
+    check(s.ply === before.ply + 2, "the agent replied");
+    await page.waitForFunction((version) => {
+      const o = document.querySelector("#board .overlay");
+      return o && Number(o.dataset.version) >= version && o.querySelectorAll(".mark").length >= 3;
+    }, 0, { timeout: WAIT_MS });
+    const after = await marks();
+    const occupied = await page.$$eval("#board [role=gridcell]", (els) => els.filter((e) => /stone/.test(e.getAttribute("aria-label"))).map((e) => e.dataset.cell));
+    const marked = after.split(" ").map((m) => m.split(":")[0]);
+    check(marked.every((c) => !occupied.includes(c)), `a mark on a stone: ${after}`);
+    check(after !== grown, "the overlay did not change after the move");
+
+    await page.click("#analyse");
+    await page.waitForFunction(() => !document.querySelector("#board .overlay"), null, { timeout: WAIT_MS });
+    check(!(await page.$eval("#analyse", (e) => e.checked)), "Analyse is still on");
+    return { first, grown, after, shots };
+  },
 };
 
 const run = scenarios[scenario];

@@ -47,7 +47,13 @@ async fn scenario(name: &str) -> Value {
         "{chromium} is missing: run scripts/browser-env (it installs Chromium and playwright-core)"
     );
     let _one = ONE_BROWSER.lock().await;
-    let addr = start(Config { port: 0, move_time: Duration::from_millis(300), ..Config::default() }).await.unwrap();
+    let config = Config {
+        port: 0,
+        move_time: Duration::from_millis(300),
+        analysis_time: Duration::from_secs(3),
+        ..Config::default()
+    };
+    let addr = start(config).await.unwrap();
     let child = Command::new("node")
         .arg(e2e_dir().join("play.mjs"))
         .arg(format!("http://{addr}/"))
@@ -115,4 +121,12 @@ async fn connect_four_is_played_to_the_end_by_keys_alone() {
     let r = scenario("connect4").await;
     assert!(r["plies"].as_u64().unwrap() >= 7, "{r}");
     assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn the_analysis_overlay_follows_the_search_and_the_game() {
+    let r = scenario("analysis").await;
+    assert_ne!(r["first"], r["grown"], "{r}");
+    assert_ne!(r["grown"], r["after"], "{r}");
 }

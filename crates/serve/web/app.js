@@ -9,6 +9,7 @@ let game = null; // the last state
 let events = null;
 let selection = []; // cells clicked so far of a multi-cell move (Amazons)
 let cursor = null; // the board's keyboard cursor: a cell index
+let overlay = null; // the latest analysis report for the position on the board
 
 // How each game names its players and cells, for labels; anything else gets generic names.
 const STYLE = {
@@ -142,6 +143,7 @@ function attach(state, focusBoard) {
   if (events) events.close();
   selection = [];
   cursor = null;
+  overlay = null;
   game = null;
   $("info").replaceChildren();
   location.hash = state.id;
@@ -151,6 +153,7 @@ function attach(state, focusBoard) {
   events = new EventSource(`/api/game/${state.id}/events`);
   events.addEventListener("state", (e) => render(JSON.parse(e.data)));
   events.addEventListener("info", (e) => showInfo(JSON.parse(e.data)));
+  events.addEventListener("analysis", (e) => showAnalysis(JSON.parse(e.data)));
 }
 
 async function send(move) {
@@ -186,6 +189,9 @@ function render(state) {
   if (game && state.id === game.id && state.ply !== game.ply) selection = [];
   const hadFocus = $("board").contains(document.activeElement);
   game = state;
+  if (overlay && (!state.analysis || overlay.version < state.version || overlay.run < state.analysis.run)) overlay = null;
+  $("analyse").checked = !!state.analysis;
+  if (state.analysis && document.activeElement !== $("analysis-agent")) $("analysis-agent").value = state.analysis.agent;
   const st = styleOf(state);
   $("play-title").textContent = `${state.spec}: ${state.players.join(" vs ")}`;
   $("status").textContent = status(state, st);
@@ -202,6 +208,63 @@ function render(state) {
   board.dataset.human = canPlay;
   drawBoard(state, st);
   if (hadFocus) focusCursor();
+}
+
+/// An analysis report: kept for the overlay when it is about the position shown (or a
+/// newer one whose state is on its way), and shown in the panel.
+function showAnalysis(report) {
+  if (!game || !game.analysis || report.version < game.version || report.run < game.analysis.run) return;
+  overlay = report;
+  if (report.version !== game.version) return;
+  showInfo(report);
+  const hadFocus = $("board").contains(document.activeElement);
+  drawBoard(game, styleOf(game));
+  if (hadFocus) focusCursor();
+}
+
+async function toggleAnalysis() {
+  $("play-error").textContent = "";
+  const agent = $("analyse").checked ? $("analysis-agent").value.trim() || "mcts" : null;
+  try {
+    render(await api("POST", `/api/game/${game.id}/analysis`, { agent }));
+  } catch (e) {
+    $("analyse").checked = false;
+    $("play-error").textContent = e.message;
+  }
+}
+
+/// The overlay's marks: cell -> the statistics of the best move that lands there.
+function overlayMarks(state) {
+  const marks = new Map();
+  if (!overlay || overlay.version !== state.version || !state.board) return marks;
+  const where = new Map(state.legal.map((m) => [m.move, m.path.length >= 2 ? m.path[1] : m.path[0]]));
+  let stats = [...overlay.root_moves];
+  if (!stats.length && overlay.pv.length) stats = [{ move: overlay.pv[0], visits: 0, win_rate: overlay.win_rate, score: overlay.score }];
+  stats.sort((a, b) => b.visits - a.visits || (b.score ?? 0) - (a.score ?? 0));
+  const total = stats.reduce((n, m) => n + m.visits, 0);
+  for (const [rank, m] of stats.slice(0, 12).entries()) {
+    const cell = where.get(m.move);
+    if (cell === undefined || marks.has(cell)) continue;
+    let top, bottom, label;
+    if (m.win_rate !== null && m.win_rate !== undefined) {
+      top = `${Math.round(m.win_rate * 100)}`;
+      bottom = m.visits ? compact(m.visits) : "";
+      label = `analysis: ${m.move} ${(m.win_rate * 100).toFixed(1)}% win rate${m.visits ? `, ${m.visits} visits` : ""}`;
+    } else if (m.score !== null && m.score !== undefined) {
+      top = compact(m.score);
+      bottom = "";
+      label = `analysis: ${m.move} score ${m.score}`;
+    } else continue;
+    marks.set(cell, { rank, top, bottom, label, share: total ? m.visits / total : 1, win: m.win_rate });
+  }
+  return marks;
+}
+
+function compact(n) {
+  const a = Math.abs(n);
+  if (a >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (a >= 1e4) return `${Math.round(n / 1e3)}k`;
+  return String(n);
 }
 
 function showInfo(info) {
@@ -287,6 +350,7 @@ function drawBoard(state, st) {
   const canPlay = state.human_to_move && !state.over;
   const next = canPlay ? nextCells(state, st) : new Map();
   const last = new Set(state.last ? state.last.path : []);
+  const marks = overlayMarks(state);
   if (cursor === null || cursor >= b.width * b.height) {
     cursor = next.size ? Math.min(...next.keys()) : Math.floor(b.height / 2) * b.width + Math.floor(b.width / 2);
   }
@@ -359,8 +423,29 @@ function drawBoard(state, st) {
         g.classList.add("clickable");
         g.addEventListener("click", () => clickCell(i));
       }
-      const extra = [last.has(i) ? "last move" : "", chosen.has(i) ? "selected" : "", clickable ? "playable" : ""].filter(Boolean).join(", ");
+      const extra = [last.has(i) ? "last move" : "", chosen.has(i) ? "selected" : "", clickable ? "playable" : "", marks.get(i)?.label || ""].filter(Boolean).join(", ");
       g.setAttribute("aria-label", `${name}, ${what}${extra ? ", " + extra : ""}`);
+    }
+  }
+  if (marks.size) drawOverlay(svg, marks, centre, S, overlay);
+}
+
+/// The analysis on the board: a disc per move, coloured by its win rate (red to green) and
+/// sized by its share of the visits, with the win rate in percent and the visits below; the
+/// best move is ringed.
+function drawOverlay(svg, marks, centre, S, report) {
+  const w = game.board.width;
+  const layer = el("g", { class: "overlay", "aria-hidden": "true", "pointer-events": "none", "data-version": report.version, "data-run": report.run }, svg);
+  for (const [cell, m] of marks) {
+    const [cx, cy] = centre(cell % w, Math.floor(cell / w));
+    const hue = m.win === null || m.win === undefined ? 210 : Math.round(120 * m.win);
+    const g = el("g", { class: "mark", "data-cell": cell }, layer);
+    el("circle", { cx, cy, r: S * (0.3 + 0.12 * Math.sqrt(m.share)), fill: `hsl(${hue} 70% 45% / 0.85)`, stroke: m.rank === 0 ? "#1565c0" : "#0006", "stroke-width": m.rank === 0 ? 3 : 1 }, g);
+    const t = el("text", { x: cx, y: cy + (m.bottom ? -1 : 4), "text-anchor": "middle", "font-size": 12, "font-weight": 700, fill: "#fff" }, g);
+    t.textContent = m.top;
+    if (m.bottom) {
+      const v = el("text", { x: cx, y: cy + 11, "text-anchor": "middle", "font-size": 9, fill: "#fff" }, g);
+      v.textContent = m.bottom;
     }
   }
 }
@@ -427,6 +512,8 @@ async function init() {
     try { render(await api("POST", `/api/game/${game.id}/resign`, {})); } catch (e) { $("play-error").textContent = e.message; }
   });
   $("board").addEventListener("keydown", boardKey);
+  $("analyse").addEventListener("change", toggleAnalysis);
+  $("analysis-agent").addEventListener("change", () => { if ($("analyse").checked) toggleAnalysis(); });
   try {
     catalogue = await api("GET", "/api/games");
   } catch (e) {
