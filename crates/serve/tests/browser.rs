@@ -117,6 +117,14 @@ async fn amazons_6x6_is_played_to_the_end_by_clicking() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
+async fn hex_5x5_is_played_to_the_end_by_clicking() {
+    let r = scenario("hex").await;
+    assert!(r["plies"].as_u64().unwrap() >= 9, "{r}");
+    assert!(r["result"].as_str().unwrap().contains("wins"), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
 async fn connect_four_is_played_to_the_end_by_keys_alone() {
     let r = scenario("connect4").await;
     assert!(r["plies"].as_u64().unwrap() >= 7, "{r}");

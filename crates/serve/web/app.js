@@ -349,6 +349,11 @@ function drawBoard(state, st) {
   el("rect", { x: 0, y: 0, width, height, fill: hex ? "#f6f4ef" : st.board, rx: 6 }, svg);
   const canPlay = state.human_to_move && !state.over;
   const next = canPlay ? nextCells(state, st) : new Map();
+  // Marks on the empty cells a move can reach, where they tell something: not when nearly
+  // every empty cell is playable (Go, Hex), where they would only cover the board.
+  const targets = [...next.entries()].filter(([c, ms]) => b.cells[c] === null && ms.some((m) => m.path[selection.length] === c)).length;
+  const empty = b.cells.filter((c) => c === null).length;
+  const hints = selection.length > 0 || targets * 2 <= empty;
   const last = new Set(state.last ? state.last.path : []);
   const marks = overlayMarks(state);
   if (cursor === null || cursor >= b.width * b.height) {
@@ -419,7 +424,7 @@ function drawBoard(state, st) {
       const clickable = next.has(i);
       if (clickable) {
         const isTarget = next.get(i).some((m) => m.path[selection.length] === i);
-        if (isTarget && v === null) el("circle", { cx, cy, r: S * 0.12, fill: st.hint }, g);
+        if (hints && isTarget && v === null) el("circle", { cx, cy, r: S * 0.12, fill: st.hint }, g);
         g.classList.add("clickable");
         g.addEventListener("click", () => clickCell(i));
       }
