@@ -19,7 +19,8 @@
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!
 //! When an agent is to move, the server runs its search on a blocking thread within the
-//! configured time, at most [`Config::max_searches`] at once. Every input is checked: specs
+//! configured time, at most [`Config::max_searches`] at once; analyses take the same slots
+//! but give them up to an agent's move that finds none free. Every input is checked: specs
 //! are parsed by the registry, specs that would start a process or read a file (`gtp`,
 //! `file=`, `weights=`, `cmd=`) and GDL games are refused, request bodies and the number of
 //! live games are capped, and errors are `{"error": "..."}` with a 4xx status.

@@ -1,7 +1,7 @@
 //! The games in play: their positions, seats, and the agents' searches.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -101,6 +101,20 @@ pub struct App {
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
+    /// The stop flags of the analyses holding a search slot: an agent's move that finds no
+    /// free slot stops them, so that analysis never delays a game.
+    analyses: Mutex<Vec<Arc<AtomicBool>>>,
+    /// Agents' moves waiting for a search slot; an analysis given a slot meanwhile yields it.
+    waiting: AtomicUsize,
+}
+
+/// Runs its closure when dropped.
+struct Unlist<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for Unlist<F> {
+    fn drop(&mut self) {
+        (self.0)()
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -360,7 +374,14 @@ impl Live {
 impl App {
     pub fn new(config: Config) -> App {
         let searches = Arc::new(Semaphore::new(config.max_searches.max(1)));
-        App { config, games: Mutex::new(HashMap::new()), next_id: Mutex::new(1), searches }
+        App {
+            config,
+            games: Mutex::new(HashMap::new()),
+            next_id: Mutex::new(1),
+            searches,
+            analyses: Mutex::default(),
+            waiting: AtomicUsize::new(0),
+        }
     }
 
     /// The registry's games and agents, for the form.
@@ -578,7 +599,13 @@ impl App {
         let Ok(_permit) = self.searches.clone().acquire_owned().await else { return };
         let stop = limits.stop.clone();
         let stopped = move || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
-        if stopped() {
+        // Listed before looking at the waiting moves, so that a move that starts waiting
+        // meanwhile finds this analysis to stop.
+        let flag = limits.stop.clone().unwrap_or_default();
+        lock(&self.analyses).push(flag.clone());
+        let app = self.clone();
+        let _unlist = Unlist(move || lock(&app.analyses).retain(|f| !Arc::ptr_eq(f, &flag)));
+        if stopped() || self.waiting.load(Ordering::SeqCst) > 0 {
             return;
         }
         let events = entry.events.clone();
@@ -633,7 +660,20 @@ impl App {
         limits: Limits,
         version: u64,
     ) {
-        let permit = self.searches.clone().acquire_owned().await;
+        let permit = match self.searches.clone().try_acquire_owned() {
+            Ok(permit) => Ok(permit),
+            Err(_) => {
+                self.waiting.fetch_add(1, Ordering::SeqCst);
+                let app = self.clone();
+                let _waited = Unlist(move || {
+                    app.waiting.fetch_sub(1, Ordering::SeqCst);
+                });
+                for flag in lock(&self.analyses).iter() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                self.searches.clone().acquire_owned().await
+            }
+        };
         let events = entry.events.clone();
         let result = tokio::task::spawn_blocking(move || {
             let mut agent = lock(&agent);

@@ -390,3 +390,30 @@ async fn analysis_reports_each_position_a_human_is_to_move_in() {
     assert_eq!(status, 200, "{off}");
     assert_eq!(off["analysis"], Value::Null);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_to_move_stops_an_analysis_holding_the_only_search_slot() {
+    let addr = server(Config { max_searches: 1, analysis_time: Duration::from_secs(60), ..quick() }).await;
+    let humans = json!({"spec": "go(size=9)", "players": ["human", "human"]});
+    let (_, analysed) = json_request(addr, "POST", "/api/game", humans).await;
+    let a = analysed["id"].as_str().unwrap().to_string();
+    let mut a_events = Events::open(addr, &a).await;
+    let (status, on) = json_request(addr, "POST", &format!("/api/game/{a}/analysis"), json!({"agent": "mcts"})).await;
+    assert_eq!(status, 200, "{on}");
+    // The analysis holds the slot: it has reported.
+    loop {
+        let (name, _) = a_events.next().await;
+        if name == "analysis" {
+            break;
+        }
+    }
+    let (_, played) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "tictactoe", "players": ["human", "alphabeta"]})).await;
+    let b = played["id"].as_str().unwrap().to_string();
+    let mut b_events = Events::open(addr, &b).await;
+    let (status, _) = json_request(addr, "POST", &format!("/api/game/{b}/move"), json!({"move": "a1"})).await;
+    assert_eq!(status, 200);
+    // Without the stop the reply would wait out the analysis's minute.
+    let answered = tokio::time::timeout(Duration::from_secs(20), b_events.state_where(|s| s["ply"] == 2)).await;
+    assert!(answered.is_ok(), "the agent's move waited for the analysis");
+}
