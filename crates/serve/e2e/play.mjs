@@ -294,8 +294,21 @@ const scenarios = {
     const labels = await page.$$eval("#board [role=gridcell]", (els) => els.map((e) => e.getAttribute("aria-label")));
     const analysed = labels.filter((l) => l.includes("analysis:"));
     check(analysed.length >= 3, `${analysed.length} cells carry the analysis in their labels`);
-    check(analysed.every((l) => /, empty, playable, analysis: [A-HJ]\d \d+\.\d% win rate, \d+ visits$/.test(l)), `labels: ${analysed.slice(0, 3).join(" | ")}`);
+    check(analysed.every((l) => /, empty, playable, analysis: [A-HJ]\d \d+\.\d% win rate, \d+ visits(, line( [A-HJ]\d| pass)+)?$/.test(l)), `labels: ${analysed.slice(0, 3).join(" | ")}`);
     const shots = [await shot(page, "go-9x9-analysis")];
+
+    // Hovering a mark shows its line as numbered ghost stones, the first on that point.
+    const best = await page.$eval("#board .overlay .mark", (e) => e.dataset.cell);
+    await page.hover(`#board g.cell[data-cell="${best}"]`);
+    await page.waitForFunction(() => document.querySelectorAll("#board .ghosts .ghost").length >= 2, null, { timeout: WAIT_MS });
+    const ghosts = await page.$$eval("#board .ghosts .ghost", (els) => els.map((e) => `${e.dataset.cell}:${e.textContent}`));
+    const line = await page.$eval(`#board g.cell[data-cell="${best}"]`, (e) => e.getAttribute("aria-label"));
+    check(ghosts[0] === `${best}:1`, `the line starts elsewhere: ${ghosts.join(" ")} (hovered ${best})`);
+    check(/, line( [A-HJ]\d| pass){2,}$/.test(line), `the label has no line: ${line}`);
+    check(await page.$eval("#board .overlay", (e) => e.style.display === "none"), "the marks stay drawn under the line");
+    shots.push(await shot(page, "go-9x9-line"));
+    await page.mouse.move(1, 1);
+    await page.waitForFunction(() => !document.querySelector("#board .ghosts"), null, { timeout: WAIT_MS });
 
     // A move: the overlay is about the position after the agent's reply.
     const before = await boardState(page);
@@ -314,7 +327,7 @@ const scenarios = {
     await page.click("#analyse");
     await page.waitForFunction(() => !document.querySelector("#board .overlay"), null, { timeout: WAIT_MS });
     check(!(await page.$eval("#analyse", (e) => e.checked)), "Analyse is still on");
-    return { first, grown, after, shots };
+    return { first, grown, after, ghosts, shots };
   },
 };
 

@@ -12,7 +12,8 @@
 //! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).
 //! - `POST /api/game/{id}/analysis` `{agent}`: analyse with the agent spec `agent` (or stop,
 //!   with `null`) each position where a human is to move; its reports come as `analysis`
-//!   events, tagged with the position's `version` and the search's `run`.
+//!   events, tagged with the position's `version` and the search's `run`, each root move
+//!   with its `line` (each ply's move, player and the cells it touches).
 //! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out
 //!   when one human plays, or for the human to move); the other player wins.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting

@@ -174,6 +174,40 @@ fn path(before: &[Cell], after: &[Cell], mover: usize) -> Vec<usize> {
     out
 }
 
+/// Most plies of a root move's line drawn on the board.
+const LINE_PLIES: usize = 12;
+
+/// The first plies of `line` played from `game`: each move with its player and the cells it
+/// touches, up to the first move that cannot be played.
+fn line_json(game: &AnyGame, line: &[String]) -> Vec<Value> {
+    let mut g = game.clone();
+    let mut out = Vec::new();
+    for mv in line.iter().take(LINE_PLIES) {
+        let Turn::Player(p) = g.turn() else { break };
+        let before = g.cells();
+        if g.play_move(mv).is_err() {
+            break;
+        }
+        let path = match (before, g.cells()) {
+            (Some(b), Some(a)) => path(&b, &a, p.index()),
+            _ => Vec::new(),
+        };
+        out.push(json!({"move": mv, "player": p.index(), "path": path}));
+    }
+    out
+}
+
+/// A search report with, for an analysis, each root move's line on the board.
+fn analysis_json(info: &AnyInfo, game: &AnyGame) -> Value {
+    let mut v = info_json(info);
+    if let Some(moves) = v["root_moves"].as_array_mut() {
+        for (m, stat) in moves.iter_mut().zip(&info.root_moves) {
+            m["line"] = json!(line_json(game, &stat.pv));
+        }
+    }
+    v
+}
+
 fn info_json(info: &AnyInfo) -> Value {
     json!({
         "depth": info.depth,
@@ -609,8 +643,8 @@ impl App {
             return;
         }
         let events = entry.events.clone();
-        let tag = move |info: &AnyInfo| {
-            let mut v = info_json(info);
+        let tag = move |info: &AnyInfo, game: &AnyGame| {
+            let mut v = analysis_json(info, game);
             v["version"] = json!(version);
             v["run"] = json!(run);
             v["done"] = json!(false);
@@ -622,12 +656,12 @@ impl App {
             let result = agent.choose(&game, None, &limits, &mut |info| {
                 if !stopped() && last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
                     last = Some(Instant::now());
-                    let _ = events.send(("analysis", tag(info).to_string()));
+                    let _ = events.send(("analysis", tag(info, &game).to_string()));
                 }
             });
             match result {
                 Ok(choice) if !stopped() => {
-                    let mut v = tag(&choice.info);
+                    let mut v = tag(&choice.info, &game);
                     v["done"] = json!(true);
                     let _ = events.send(("analysis", v.to_string()));
                     None

@@ -374,6 +374,19 @@ async fn analysis_reports_each_position_a_human_is_to_move_in() {
     let visits: u64 = moves.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
     assert!(visits >= 1000, "{first}");
     assert!(moves.iter().all(|m| m["win_rate"].as_f64().is_some_and(|w| (0.0..=1.0).contains(&w))), "{first}");
+    // Each move's line, played out on the board: its first ply is the move, by player 0
+    // on one cell, then player 1 answers.
+    for m in moves {
+        let line = m["line"].as_array().unwrap();
+        assert_eq!(line[0]["move"], m["move"], "{m}");
+        assert_eq!(line[0]["player"], 0, "{m}");
+        assert_eq!(line[0]["path"].as_array().unwrap().len(), 1, "{m}");
+        if let Some(second) = line.get(1) {
+            assert_eq!(second["player"], 1, "{m}");
+            assert_ne!(second["path"], line[0]["path"], "{m}");
+        }
+    }
+    assert!(moves.iter().any(|m| m["line"].as_array().unwrap().len() >= 2), "{first}");
 
     // A move: the new position is analysed by a new run.
     let (status, after) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "b2"})).await;

@@ -10,6 +10,8 @@ let events = null;
 let selection = []; // cells clicked so far of a multi-cell move (Amazons)
 let cursor = null; // the board's keyboard cursor: a cell index
 let overlay = null; // the latest analysis report for the position on the board
+let hover = null; // the cell under the pointer or the keyboard focus, whose line is shown
+let drawn = null; // what the last drawBoard drew: { marks, centre, S, st }
 
 // How each game names its players and cells, for labels; anything else gets generic names.
 const STYLE = {
@@ -144,6 +146,7 @@ function attach(state, focusBoard) {
   selection = [];
   cursor = null;
   overlay = null;
+  hover = null;
   game = null;
   $("info").replaceChildren();
   location.hash = state.id;
@@ -246,18 +249,28 @@ function overlayMarks(state) {
     const cell = where.get(m.move);
     if (cell === undefined || marks.has(cell)) continue;
     let top, bottom, label;
+    const line = m.line || [];
+    const lineText = line.length > 1 ? `, line ${line.slice(0, 6).map((p) => p.move).join(" ")}` : "";
     if (m.win_rate !== null && m.win_rate !== undefined) {
       top = `${Math.round(m.win_rate * 100)}`;
       bottom = m.visits ? compact(m.visits) : "";
-      label = `analysis: ${m.move} ${(m.win_rate * 100).toFixed(1)}% win rate${m.visits ? `, ${m.visits} visits` : ""}`;
+      label = `analysis: ${m.move} ${(m.win_rate * 100).toFixed(1)}% win rate${m.visits ? `, ${m.visits} visits` : ""}${lineText}`;
     } else if (m.score !== null && m.score !== undefined) {
       top = compact(m.score);
       bottom = "";
-      label = `analysis: ${m.move} score ${m.score}`;
+      label = `analysis: ${m.move} score ${m.score}${lineText}`;
     } else continue;
-    marks.set(cell, { rank, top, bottom, label, share: total ? m.visits / total : 1, win: m.win_rate });
+    marks.set(cell, { rank, top, bottom, label, line, share: total ? m.visits / total : 1, win: m.win_rate });
   }
   return marks;
+}
+
+/// Black or white, whichever reads better on the colour `#rgb` or `#rrggbb`.
+function inkOn(colour) {
+  const hex = colour.slice(1);
+  const digits = hex.length === 3 ? [...hex].map((d) => d + d) : [hex.slice(0, 2), hex.slice(2, 4), hex.slice(4, 6)];
+  const [r, g, b] = digits.map((d) => parseInt(d, 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? "#111" : "#fff";
 }
 
 function compact(n) {
@@ -428,11 +441,42 @@ function drawBoard(state, st) {
         g.classList.add("clickable");
         g.addEventListener("click", () => clickCell(i));
       }
+      g.addEventListener("pointerenter", () => showLine(i));
+      g.addEventListener("focus", () => { if (g.matches(":focus-visible")) showLine(i); });
       const extra = [last.has(i) ? "last move" : "", chosen.has(i) ? "selected" : "", clickable ? "playable" : "", marks.get(i)?.label || ""].filter(Boolean).join(", ");
       g.setAttribute("aria-label", `${name}, ${what}${extra ? ", " + extra : ""}`);
     }
   }
+  drawn = { marks, centre, S, st };
   if (marks.size) drawOverlay(svg, marks, centre, S, overlay);
+  if (hover !== null) showLine(hover);
+}
+
+/// Draws the analysis's line from the move at `cell` as numbered ghost pieces (and hides
+/// the other marks meanwhile); `null` takes it away.
+function showLine(cell) {
+  hover = cell;
+  const svg = $("board");
+  svg.querySelector(".ghosts")?.remove();
+  const layer = svg.querySelector(".overlay");
+  const mark = cell === null || !drawn ? null : drawn.marks.get(cell);
+  if (layer) layer.style.display = mark && mark.line.length ? "none" : "";
+  if (!mark || !mark.line.length) return;
+  const { centre, S, st } = drawn;
+  const w = game.board.width;
+  const ghosts = el("g", { class: "ghosts", "aria-hidden": "true", "pointer-events": "none" }, svg);
+  const seen = new Set();
+  for (const [k, ply] of mark.line.entries()) {
+    const at = ply.path.length >= 2 ? ply.path[1] : ply.path[0];
+    if (at === undefined || seen.has(at)) continue; // a cell played twice keeps its first number
+    seen.add(at);
+    const [cx, cy] = centre(at % w, Math.floor(at / w));
+    const colour = st.colours[ply.player] || "#888";
+    const g = el("g", { class: "ghost", "data-cell": at }, ghosts);
+    el("circle", { cx, cy, r: S * 0.42, fill: colour, "fill-opacity": 0.6, stroke: "#0008", "stroke-width": 1 }, g);
+    const t = el("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 15, "font-weight": 700, fill: inkOn(colour) }, g);
+    t.textContent = String(k + 1);
+  }
 }
 
 /// The analysis on the board: a disc per move, coloured by its win rate (red to green) and
@@ -517,6 +561,10 @@ async function init() {
     try { render(await api("POST", `/api/game/${game.id}/resign`, {})); } catch (e) { $("play-error").textContent = e.message; }
   });
   $("board").addEventListener("keydown", boardKey);
+  $("board").addEventListener("pointerleave", () => showLine(null));
+  $("board").addEventListener("focusout", (e) => {
+    if (e.target.isConnected && !$("board").contains(e.relatedTarget) && !$("board").matches(":hover")) showLine(null);
+  });
   $("analyse").addEventListener("change", toggleAnalysis);
   $("analysis-agent").addEventListener("change", () => { if ($("analyse").checked) toggleAnalysis(); });
   try {
