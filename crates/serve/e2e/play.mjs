@@ -181,7 +181,21 @@ const scenarios = {
     s = await clickMove(page);
     check(s.ply === 3, `after the human's answer and the agent's reply the ply is ${s.ply}`);
     const swapped = await page.$eval("#play-title", (e) => e.textContent);
-    return { plies, result, swapped, shots };
+
+    // A reload shows the same game (its id is in the address), and the form shows its spec
+    // and players.
+    await page.reload();
+    await page.waitForFunction(() => Number(document.getElementById("board").dataset.ply) === 3, null, { timeout: WAIT_MS });
+    const form = await page.evaluate(() => ({
+      game: document.getElementById("game").value,
+      size: document.querySelector('#game-params input[data-param="size"]').value,
+      komi: document.querySelector('#game-params input[data-param="komi"]').value,
+      players: [...document.querySelectorAll("#seats input[data-seat]")].map((i) => i.value),
+    }));
+    check(form.game === "go" && form.size === "9" && form.komi === "7.5", `the form shows ${JSON.stringify(form)}`);
+    check(form.players.join(" vs ") === "mcts(playouts=100) vs human", `the form's players: ${form.players}`);
+    check((await page.$eval("#play-title", (e) => e.textContent)) === swapped, "the reload shows another game");
+    return { plies, result, swapped, form, shots };
   },
 
   // Othello on a phone-sized window (375 px): the whole game by clicking, the page never

@@ -141,8 +141,39 @@ async function swapColours() {
 
 // ---- a game ----
 
+/// The parameters of a spec `name(k=v,...)`, split at the top level's commas.
+function specParams(spec) {
+  const open = spec.indexOf("(");
+  const params = {};
+  if (open < 0 || !spec.endsWith(")")) return params;
+  let depth = 0, start = open + 1;
+  for (let i = start; i < spec.length; i++) {
+    const c = spec[i];
+    if (c === "(") depth++;
+    else if ((c === "," && depth === 0) || i === spec.length - 1) {
+      const part = spec.slice(start, i);
+      const eq = part.indexOf("=");
+      if (eq > 0) params[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+      start = i + 1;
+    } else if (c === ")") depth--;
+  }
+  return params;
+}
+
+/// Shows a game's spec and players in the form, so that a reload or a rematch can be
+/// changed and started again.
+function showInForm(state) {
+  const name = state.spec.split("(")[0];
+  if (!catalogue.games.some((g) => g.name === name)) return;
+  if ($("game").value !== name) { $("game").value = name; fillParams(); }
+  const params = specParams(state.spec);
+  for (const input of $("game-params").querySelectorAll("input[data-param]")) input.value = params[input.dataset.param] ?? "";
+  for (const input of $("seats").querySelectorAll("input[data-seat]")) input.value = state.players[Number(input.dataset.seat)] ?? "human";
+}
+
 function attach(state, focusBoard) {
   if (events) events.close();
+  showInForm(state);
   selection = [];
   cursor = null;
   overlay = null;
