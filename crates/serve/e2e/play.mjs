@@ -338,10 +338,19 @@ const scenarios = {
     check(marked.every((c) => !occupied.includes(c)), `a mark on a stone: ${after}`);
     check(after !== grown, "the overlay did not change after the move");
 
+    // The win-rate graph has a point for the first position (analysed), the agent's move and
+    // the position now on the board.
+    await page.waitForFunction(() => document.querySelectorAll("#graph .point").length >= 3, null, { timeout: WAIT_MS });
+    const graph = await page.$$eval("#graph .point", (els) => els.map((e) => [Number(e.dataset.ply), Number(e.dataset.win)]));
+    check(graph.map(([p]) => p).join(",") === "0,1,2", `graph points at plies ${graph.map(([p]) => p)}`);
+    check(graph.every(([, w]) => w >= 0 && w <= 1), `graph: ${JSON.stringify(graph)}`);
+    check(/^black's win rate: \d+% after 2 plies$/.test(await page.$eval("#graph-title", (e) => e.textContent)), "the graph's title");
+    shots.push(await shot(page, "go-9x9-graph"));
+
     await page.click("#analyse");
     await page.waitForFunction(() => !document.querySelector("#board .overlay"), null, { timeout: WAIT_MS });
     check(!(await page.$eval("#analyse", (e) => e.checked)), "Analyse is still on");
-    return { first, grown, after, ghosts, shots };
+    return { first, grown, after, ghosts, graph, shots };
   },
 };
 

@@ -6,7 +6,9 @@
 //! - `GET /api/games`: the registry's games and agents with their parameters and help.
 //! - `POST /api/game` `{spec, players}`: a new game; each player is `"human"` or an agent
 //!   spec. Answers the state.
-//! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the cells they touch, history, result).
+//! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
+//!   cells they touch, history, result, and the first player's win rate after each ply a
+//!   search looked at).
 //! - `POST /api/game/{id}/move` `{move}`: plays a human's move; a move that cannot be played
 //!   is a 400 and leaves the game as it was.
 //! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).

@@ -1,6 +1,6 @@
 //! The games in play: their positions, seats, and the agents' searches.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -65,6 +65,9 @@ pub struct Live {
     resigned: Option<usize>,
     /// The agent analysing the positions where a human is to move, if asked for.
     analyst: Option<Analyst>,
+    /// Player 0's win rate in the position after each number of plies, as the last search
+    /// of it (an agent's move or an analysis) found: the win-rate graph.
+    evals: BTreeMap<usize, f64>,
 }
 
 /// An agent that searches the position on the board for the page's overlay, while a
@@ -272,6 +275,16 @@ impl Live {
         }
     }
 
+    /// Records a search's win rate for `mover`, to move after `ply` plies, as player 0's
+    /// (two-player games only).
+    fn record(&mut self, ply: usize, mover: usize, win_rate: Option<f64>) {
+        if let Some(w) = win_rate.filter(|w| (0.0..=1.0).contains(w))
+            && self.seats.len() == 2
+        {
+            self.evals.insert(ply, if mover == 0 { w } else { 1.0 - w });
+        }
+    }
+
     /// Ends the game with `player`'s resignation: the other player wins.
     fn resign(&mut self, player: usize) -> Result<(), String> {
         if self.seats.len() != 2 {
@@ -324,6 +337,7 @@ impl Live {
         }
         self.game = game;
         self.marks.truncate(keep);
+        self.evals.retain(|&ply, _| ply <= keep);
         self.changed();
         Ok(())
     }
@@ -392,6 +406,7 @@ impl Live {
             "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)),
             "thinking": self.thinking,
             "analysis": self.analyst.as_ref().map(|a| json!({"agent": a.spec, "run": a.run})),
+            "evals": self.evals.iter().map(|(ply, w)| json!([ply, w])).collect::<Vec<_>>(),
             "board": board,
             "legal": legal,
             "last": self.marks.last().map(|m| json!({"move": m.mv, "path": m.path})),
@@ -492,6 +507,7 @@ impl App {
             error: None,
             resigned: None,
             analyst: None,
+            evals: BTreeMap::new(),
         };
         let (events, _) = broadcast::channel(64);
         let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events });
@@ -643,6 +659,17 @@ impl App {
             return;
         }
         let events = entry.events.clone();
+        let (ply, mover) = match game.turn() {
+            Turn::Player(p) => (game.history().len(), p.index()),
+            _ => return,
+        };
+        let entry2 = entry.clone();
+        let record = move |info: &AnyInfo| {
+            let mut live = lock(&entry2.live);
+            if live.version == version {
+                live.record(ply, mover, info.win_rate);
+            }
+        };
         let tag = move |info: &AnyInfo, game: &AnyGame| {
             let mut v = analysis_json(info, game);
             v["version"] = json!(version);
@@ -656,11 +683,13 @@ impl App {
             let result = agent.choose(&game, None, &limits, &mut |info| {
                 if !stopped() && last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
                     last = Some(Instant::now());
+                    record(info);
                     let _ = events.send(("analysis", tag(info, &game).to_string()));
                 }
             });
             match result {
                 Ok(choice) if !stopped() => {
+                    record(&choice.info);
                     let mut v = tag(&choice.info, &game);
                     v["done"] = json!(true);
                     let _ = events.send(("analysis", v.to_string()));
@@ -731,6 +760,10 @@ impl App {
             let error = match result {
                 Ok(Ok(choice)) => {
                     let _ = entry.events.send(("info", info_json(&choice.info).to_string()));
+                    if let Some(mover) = live.to_move() {
+                        let ply = live.marks.len();
+                        live.record(ply, mover, choice.info.win_rate);
+                    }
                     live.play(&choice.mv).err()
                 }
                 Ok(Err(e)) => Some(format!("the agent failed: {e}")),

@@ -398,10 +398,22 @@ async fn analysis_reports_each_position_a_human_is_to_move_in() {
     assert_eq!(moves.len(), 8, "{second}");
     assert!(moves.iter().all(|m| m["move"] != "b2"));
 
+    // The win-rate graph has a point for each position analysed, as player 0's win rate.
+    let (_, now) = json_request(addr, "GET", &format!("/api/game/{id}"), json!({})).await;
+    let evals = now["evals"].as_array().unwrap();
+    assert_eq!(evals.iter().map(|e| e[0].as_u64().unwrap()).collect::<Vec<_>>(), vec![0, 1], "{now}");
+    let w1 = evals[1][1].as_f64().unwrap();
+    assert!((w1 - (1.0 - second["win_rate"].as_f64().unwrap())).abs() < 1e-9, "player 1 was to move: {now} {second}");
+    assert!((evals[0][1].as_f64().unwrap() - first["win_rate"].as_f64().unwrap()).abs() < 1e-9, "{now} {first}");
+
     // Off: the state says so.
     let (status, off) = json_request(addr, "POST", &path, json!({"agent": null})).await;
     assert_eq!(status, 200, "{off}");
     assert_eq!(off["analysis"], Value::Null);
+    // Undo takes the later positions' points away.
+    let (status, undone) = json_request(addr, "POST", &format!("/api/game/{id}/undo"), json!({})).await;
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["evals"].as_array().unwrap().len(), 1, "{undone}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -241,7 +241,39 @@ function render(state) {
   board.dataset.over = state.over;
   board.dataset.human = canPlay;
   drawBoard(state, st);
+  drawGraph(state, st);
   if (hadFocus) focusCursor();
+}
+
+/// The win-rate graph: player 1's win rate (the first seat's) after each ply that a search
+/// looked at, the analysis running now included; hidden until there is a point.
+function drawGraph(state, st) {
+  const points = new Map(state.evals.map(([ply, w]) => [ply, w]));
+  if (overlay && overlay.version === state.version && typeof overlay.win_rate === "number" && state.turn !== null && state.players.length === 2) {
+    points.set(state.ply, state.turn === 0 ? overlay.win_rate : 1 - overlay.win_rate);
+  }
+  const svg = $("graph");
+  svg.replaceChildren();
+  $("graph-box").hidden = points.size === 0;
+  if (!points.size) return;
+  const W = 400, H = 90, pad = 6;
+  const last = Math.max(10, state.ply, ...points.keys());
+  const x = (ply) => pad + ((W - 2 * pad) * ply) / last;
+  const y = (w) => pad + (H - 2 * pad) * (1 - w);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  el("rect", { x: 0, y: 0, width: W, height: H, fill: "#fafafa", stroke: "#ccc" }, svg);
+  el("line", { x1: pad, y1: y(0.5), x2: W - pad, y2: y(0.5), stroke: "#bbb", "stroke-dasharray": "4 3" }, svg);
+  el("line", { x1: x(state.ply), y1: pad, x2: x(state.ply), y2: H - pad, stroke: "#e53935", "stroke-width": 1 }, svg);
+  const sorted = [...points.entries()].sort((a, b) => a[0] - b[0]);
+  el("polyline", { points: sorted.map(([p, w]) => `${x(p)},${y(w)}`).join(" "), fill: "none", stroke: "#1565c0", "stroke-width": 2 }, svg);
+  for (const [p, w] of sorted) {
+    const dot = el("circle", { class: "point", cx: x(p), cy: y(w), r: 3, fill: "#1565c0", "data-ply": p, "data-win": w.toFixed(3) }, svg);
+    el("title", {}, dot).textContent = `after ${p} plies: ${ownerName(st, 0)} ${(w * 100).toFixed(1)}%`;
+  }
+  const [lp, lw] = sorted[sorted.length - 1];
+  const who = ownerName(st, 0);
+  $("graph-title").textContent = `${who}'s win rate: ${(lw * 100).toFixed(0)}% after ${lp} plies`;
+  svg.setAttribute("aria-label", `${who}'s win rate along the game: ${sorted.map(([p, w]) => `${Math.round(w * 100)}% after ${p}`).join(", ")}`);
 }
 
 /// An analysis report: kept for the overlay when it is about the position shown (or a
@@ -253,6 +285,7 @@ function showAnalysis(report) {
   showInfo(report);
   const hadFocus = $("board").contains(document.activeElement);
   drawBoard(game, styleOf(game));
+  drawGraph(game, styleOf(game));
   if (hadFocus) focusCursor();
 }
 
