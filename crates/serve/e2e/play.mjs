@@ -118,6 +118,39 @@ async function clickMove(page) {
   return humanTurn(page, before.ply);
 }
 
+/// Plays one move for the human by keys alone: for each cell of the move, the arrows take
+/// the cursor to a playable cell and Enter selects or plays it. Returns the state at the
+/// next human turn and the cells chosen.
+async function keyMove(page, width) {
+  const before = await boardState(page);
+  const chosen = [];
+  for (let step = 0; step < 4; step++) {
+    const cells = await playable(page);
+    check(cells.length > 0, "no playable cell");
+    const cell = cells[pick(cells.length)];
+    const at = await page.evaluate(() => Number(document.activeElement.dataset.cell));
+    check(!Number.isNaN(at), "the focus is not on the board");
+    const dx = (cell % width) - (at % width);
+    const dy = Math.floor(cell / width) - Math.floor(at / width);
+    for (let i = 0; i < Math.abs(dx); i++) await page.keyboard.press(dx > 0 ? "ArrowRight" : "ArrowLeft");
+    for (let i = 0; i < Math.abs(dy); i++) await page.keyboard.press(dy > 0 ? "ArrowDown" : "ArrowUp");
+    check((await page.evaluate(() => Number(document.activeElement.dataset.cell))) === cell, `the arrows did not reach cell ${cell}`);
+    const selected = await page.$$eval("#board [aria-label*=', selected']", (els) => els.length);
+    await page.keyboard.press("Enter");
+    chosen.push(cell);
+    await page.waitForFunction(
+      ([ply, selected]) => {
+        const b = document.getElementById("board");
+        return Number(b.dataset.ply) > ply || b.querySelectorAll("[aria-label*=', selected']").length > selected;
+      },
+      [before.ply, selected],
+      { timeout: WAIT_MS },
+    );
+    if ((await boardState(page)).ply > before.ply) break;
+  }
+  return { state: await humanTurn(page, before.ply), chosen };
+}
+
 async function newGame(page, game, params, players) {
   await page.selectOption("#game", game);
   for (const [name, value] of Object.entries(params)) await page.fill(`#game-params input[data-param="${name}"]`, value);
@@ -218,10 +251,25 @@ const scenarios = {
     return { moves, plies: (await boardState(page)).ply, result, width: { start, end }, shots };
   },
 
-  // Amazons 6x6 against MCTS: each move is three clicks (the queen, its square, the arrow).
+  // Amazons 6x6 against MCTS: each move is three cells (the queen, its square, the arrow),
+  // the first move chosen by keys, the others by clicks.
   async amazons(page) {
     await newGame(page, "amazons", { size: "6" }, ["human", "mcts(playouts=200)"]);
-    const moves = await playToEnd(page, {
+    // By keys first: Enter on a queen selects it, Escape drops it; then a whole move of
+    // three cells by arrows and Enter.
+    const queens = await playable(page);
+    await page.focus(`#board g[data-cell="${queens[queens.length - 1]}"]`);
+    await page.keyboard.press("Enter");
+    check((await page.$$eval("#board [aria-label*=', selected']", (els) => els.length)) === 1, "Enter did not select the queen");
+    await page.keyboard.press("Escape");
+    check((await page.$$eval("#board [aria-label*=', selected']", (els) => els.length)) === 0, "Escape did not drop the selection");
+    const byKeys = await keyMove(page, 6);
+    check(byKeys.chosen.length === 3, `a move of ${byKeys.chosen.length} cells`);
+    const name = (c) => `${"abcdef"[c % 6]}${6 - Math.floor(c / 6)}`;
+    const first = (await moveList(page))[0];
+    const [q, to, arrow] = byKeys.chosen.map(name);
+    check(first === `${q}-${to}/${arrow}`, `keys chose ${q} ${to} ${arrow} but ${first} was played`);
+    const moves = 1 + await playToEnd(page, {
       each: async (s, n) => {
         if (n === 1) await checkLabels(page, 36, /^[a-f][1-6], (empty|arrow|white amazon|black amazon)(, last move)?(, selected)?(, playable)?$/);
       },

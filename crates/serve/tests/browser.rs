@@ -109,7 +109,7 @@ async fn othello_is_played_to_the_end_by_clicking_at_375_px() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn amazons_6x6_is_played_to_the_end_by_clicking() {
+async fn amazons_6x6_is_played_to_the_end_by_keys_then_clicks() {
     let r = scenario("amazons").await;
     assert!(r["plies"].as_u64().unwrap() >= 4, "{r}");
     assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");

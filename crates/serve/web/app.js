@@ -506,7 +506,10 @@ function drawBoard(state, st) {
         g.addEventListener("click", () => clickCell(i));
       }
       g.addEventListener("pointerenter", () => showLine(i));
-      g.addEventListener("focus", () => { if (g.matches(":focus-visible")) showLine(i); });
+      g.addEventListener("focus", () => {
+        if (cursor !== i) moveCursor(i);
+        if (g.matches(":focus-visible")) showLine(i);
+      });
       const extra = [last.has(i) ? "last move" : "", chosen.has(i) ? "selected" : "", clickable ? "playable" : "", marks.get(i)?.label || ""].filter(Boolean).join(", ");
       g.setAttribute("aria-label", `${name}, ${what}${extra ? ", " + extra : ""}`);
     }
@@ -596,9 +599,14 @@ function boardKey(e) {
       return;
   }
   e.preventDefault();
-  cursor = y * w + x;
-  for (const c of $("board").querySelectorAll(".cell")) c.setAttribute("tabindex", c.dataset.cell === String(cursor) ? "0" : "-1");
+  moveCursor(y * w + x);
   focusCursor();
+}
+
+/// Puts the cursor on `cell`: the one cell of the board in the tab order.
+function moveCursor(cell) {
+  cursor = cell;
+  for (const c of $("board").querySelectorAll(".cell")) c.setAttribute("tabindex", c.dataset.cell === String(cursor) ? "0" : "-1");
 }
 
 // ---- start ----
