@@ -17,6 +17,9 @@ pub struct ServeArgs {
     /// Thinking time per agent move, in milliseconds (1..=600000).
     #[arg(long, default_value_t = 2000)]
     move_ms: u64,
+    /// Longest analysis of one position for the page's overlay, in milliseconds (1..=600000).
+    #[arg(long, default_value_t = 20000)]
+    analysis_ms: u64,
     /// Most games kept at once (1..=10000).
     #[arg(long, default_value_t = 64)]
     max_games: usize,
@@ -30,6 +33,9 @@ pub fn run(args: ServeArgs) -> Result<()> {
     if !(1..=600_000).contains(&args.move_ms) {
         bail!("--move-ms must be in 1..=600000, not {}", args.move_ms);
     }
+    if !(1..=600_000).contains(&args.analysis_ms) {
+        bail!("--analysis-ms must be in 1..=600000, not {}", args.analysis_ms);
+    }
     if !(1..=10_000).contains(&args.max_games) {
         bail!("--max-games must be in 1..=10000, not {}", args.max_games);
     }
@@ -42,6 +48,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         max_games: args.max_games,
         max_searches: args.max_searches,
         move_time: Duration::from_millis(args.move_ms),
+        analysis_time: Duration::from_millis(args.analysis_ms),
     };
     let address = format!("{}:{}", config.host, config.port);
     tabula_serve::serve(config).with_context(|| format!("serving on {address}"))

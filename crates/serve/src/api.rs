@@ -39,6 +39,9 @@ async fn read_json(body: Body) -> Result<serde_json::Map<String, Value>, ApiErro
         status: 413,
         message: format!("the request body is too large or unreadable (at most {MAX_BODY} bytes)"),
     })?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::Map::new());
+    }
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ApiError::bad("the request body must be a JSON object")),
@@ -83,6 +86,30 @@ async fn play(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -
     let map = read_json(body).await?;
     let mv = string_field(&map, "move")?;
     Ok(ok(app.play(&entry, &mv)?))
+}
+
+async fn resign(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let map = read_json(body).await?;
+    let player = match map.get("player") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64().and_then(|p| usize::try_from(p).ok()) {
+            Some(p) => Some(p),
+            None => return Err(ApiError::bad("player must be a seat number from 0")),
+        },
+    };
+    Ok(ok(app.resign(&entry, player)?))
+}
+
+async fn analysis(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let map = read_json(body).await?;
+    let spec = match map.get("agent") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(ApiError::bad("agent must be an agent spec or null")),
+    };
+    Ok(ok(app.set_analysis(&entry, spec.as_deref())?))
 }
 
 async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -131,6 +158,8 @@ pub fn router(config: crate::Config) -> Router {
         .route("/api/game/{id}", get(state))
         .route("/api/game/{id}/move", post(play))
         .route("/api/game/{id}/undo", post(undo))
+        .route("/api/game/{id}/resign", post(resign))
+        .route("/api/game/{id}/analysis", post(analysis))
         .route("/api/game/{id}/events", get(events))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))

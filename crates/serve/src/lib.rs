@@ -6,15 +6,24 @@
 //! - `GET /api/games`: the registry's games and agents with their parameters and help.
 //! - `POST /api/game` `{spec, players}`: a new game; each player is `"human"` or an agent
 //!   spec. Answers the state.
-//! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the cells they touch, history, result).
+//! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
+//!   cells they touch, history, result, and the first player's win rate after each ply a
+//!   search looked at).
 //! - `POST /api/game/{id}/move` `{move}`: plays a human's move; a move that cannot be played
 //!   is a 400 and leaves the game as it was.
-//! - `POST /api/game/{id}/undo`: takes back moves to the last human turn.
+//! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).
+//! - `POST /api/game/{id}/analysis` `{agent}`: analyse with the agent spec `agent` (or stop,
+//!   with `null`) each position where a human is to move; its reports come as `analysis`
+//!   events, tagged with the position's `version` and the search's `run`, each root move
+//!   with its `line` (each ply's move, player and the cells it touches).
+//! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out
+//!   when one human plays, or for the human to move); the other player wins.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!
 //! When an agent is to move, the server runs its search on a blocking thread within the
-//! configured time, at most [`Config::max_searches`] at once. Every input is checked: specs
+//! configured time, at most [`Config::max_searches`] at once; analyses take the same slots
+//! but give them up to an agent's move that finds none free. Every input is checked: specs
 //! are parsed by the registry, specs that would start a process or read a file (`gtp`,
 //! `file=`, `weights=`, `cmd=`) and GDL games are refused, request bodies and the number of
 //! live games are capped, and errors are `{"error": "..."}` with a 4xx status.
@@ -40,6 +49,8 @@ pub struct Config {
     pub max_searches: usize,
     /// Thinking time per agent move.
     pub move_time: Duration,
+    /// Longest analysis of one position for the page's overlay.
+    pub analysis_time: Duration,
 }
 
 impl Default for Config {
@@ -50,6 +61,7 @@ impl Default for Config {
             max_games: 64,
             max_searches: 2,
             move_time: Duration::from_secs(2),
+            analysis_time: Duration::from_secs(20),
         }
     }
 }

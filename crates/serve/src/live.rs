@@ -1,7 +1,7 @@
 //! The games in play: their positions, seats, and the agents' searches.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -61,6 +61,34 @@ pub struct Live {
     thinking: bool,
     stop: Option<Arc<AtomicBool>>,
     error: Option<String>,
+    /// The player who resigned, which ends the game whatever the position.
+    resigned: Option<usize>,
+    /// The agent analysing the positions where a human is to move, if asked for.
+    analyst: Option<Analyst>,
+    /// Player 0's win rate in the position after each number of plies, as the last search
+    /// of it (an agent's move or an analysis) found: the win-rate graph.
+    evals: BTreeMap<usize, f64>,
+}
+
+/// An agent that searches the position on the board for the page's overlay, while a
+/// human thinks. Each position is analysed once, within [`Config::analysis_time`].
+struct Analyst {
+    spec: String,
+    agent: Arc<Mutex<AnyAgent>>,
+    /// Bumped at each search started; reports carry it, so the page can drop a finished
+    /// search's late reports.
+    run: u64,
+    /// The game version of the last search started.
+    analysed: Option<u64>,
+    stop: Option<Arc<AtomicBool>>,
+}
+
+impl Analyst {
+    fn halt(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// A game and its event channel.
@@ -76,6 +104,20 @@ pub struct App {
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
+    /// The stop flags of the analyses holding a search slot: an agent's move that finds no
+    /// free slot stops them, so that analysis never delays a game.
+    analyses: Mutex<Vec<Arc<AtomicBool>>>,
+    /// Agents' moves waiting for a search slot; an analysis given a slot meanwhile yields it.
+    waiting: AtomicUsize,
+}
+
+/// Runs its closure when dropped.
+struct Unlist<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for Unlist<F> {
+    fn drop(&mut self) {
+        (self.0)()
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -135,6 +177,40 @@ fn path(before: &[Cell], after: &[Cell], mover: usize) -> Vec<usize> {
     out
 }
 
+/// Most plies of a root move's line drawn on the board.
+const LINE_PLIES: usize = 12;
+
+/// The first plies of `line` played from `game`: each move with its player and the cells it
+/// touches, up to the first move that cannot be played.
+fn line_json(game: &AnyGame, line: &[String]) -> Vec<Value> {
+    let mut g = game.clone();
+    let mut out = Vec::new();
+    for mv in line.iter().take(LINE_PLIES) {
+        let Turn::Player(p) = g.turn() else { break };
+        let before = g.cells();
+        if g.play_move(mv).is_err() {
+            break;
+        }
+        let path = match (before, g.cells()) {
+            (Some(b), Some(a)) => path(&b, &a, p.index()),
+            _ => Vec::new(),
+        };
+        out.push(json!({"move": mv, "player": p.index(), "path": path}));
+    }
+    out
+}
+
+/// A search report with, for an analysis, each root move's line on the board.
+fn analysis_json(info: &AnyInfo, game: &AnyGame) -> Value {
+    let mut v = info_json(info);
+    if let Some(moves) = v["root_moves"].as_array_mut() {
+        for (m, stat) in moves.iter_mut().zip(&info.root_moves) {
+            m["line"] = json!(line_json(game, &stat.pv));
+        }
+    }
+    v
+}
+
 fn info_json(info: &AnyInfo) -> Value {
     json!({
         "depth": info.depth,
@@ -153,6 +229,9 @@ fn info_json(info: &AnyInfo) -> Value {
 
 impl Live {
     fn to_move(&self) -> Option<usize> {
+        if self.resigned.is_some() {
+            return None;
+        }
         match self.game.turn() {
             Turn::Player(p) => Some(p.index()),
             _ => None,
@@ -166,6 +245,7 @@ impl Live {
     /// Plays `mv` for the player to move, marking the cells it touched.
     fn play(&mut self, mv: &str) -> Result<(), String> {
         let mover = self.to_move().ok_or_else(|| match self.game.turn() {
+            _ if self.resigned.is_some() => "the game is over (a player resigned)".to_string(),
             Turn::Over => "the game is over".to_string(),
             _ => "simultaneous turns are not played here yet".to_string(),
         })?;
@@ -190,10 +270,51 @@ impl Live {
             stop.store(true, Ordering::Relaxed);
         }
         self.thinking = false;
+        if let Some(a) = &mut self.analyst {
+            a.halt();
+        }
     }
 
-    /// Takes back the last ply, and more until a human is to move (or the start).
+    /// Records a search's win rate for `mover`, to move after `ply` plies, as player 0's
+    /// (two-player games only).
+    fn record(&mut self, ply: usize, mover: usize, win_rate: Option<f64>) {
+        if let Some(w) = win_rate.filter(|w| (0.0..=1.0).contains(w))
+            && self.seats.len() == 2
+        {
+            self.evals.insert(ply, if mover == 0 { w } else { 1.0 - w });
+        }
+    }
+
+    /// Ends the game with `player`'s resignation: the other player wins.
+    fn resign(&mut self, player: usize) -> Result<(), String> {
+        if self.seats.len() != 2 {
+            return Err("resigning is for two-player games".into());
+        }
+        if self.resigned.is_some() || self.game.turn() == Turn::Over {
+            return Err("the game is over".into());
+        }
+        self.resigned = Some(player);
+        self.changed();
+        Ok(())
+    }
+
+    /// The seat that resigns when the request names none: the only human, or the human to move.
+    fn resigning_seat(&self) -> Result<usize, String> {
+        let humans: Vec<usize> = (0..self.seats.len()).filter(|&p| self.seat_is_human(p)).collect();
+        match humans.as_slice() {
+            [] => Err("no human plays this game".into()),
+            [p] => Ok(*p),
+            _ => self.to_move().filter(|&p| self.seat_is_human(p)).ok_or_else(|| "say which player resigns".into()),
+        }
+    }
+
+    /// Takes back the last ply, and more until a human is to move (or the start); after a
+    /// resignation, takes back the resignation only.
     fn undo(&mut self) -> Result<(), String> {
+        if self.resigned.take().is_some() {
+            self.changed();
+            return Ok(());
+        }
         if self.marks.is_empty() {
             return Err("nothing to undo".into());
         }
@@ -216,6 +337,7 @@ impl Live {
         }
         self.game = game;
         self.marks.truncate(keep);
+        self.evals.retain(|&ply, _| ply <= keep);
         self.changed();
         Ok(())
     }
@@ -267,23 +389,32 @@ impl Live {
                 Seat::Agent { spec, .. } => json!(spec),
             })
             .collect();
-        let over = turn == Turn::Over;
+        let over = turn == Turn::Over || self.resigned.is_some();
+        let rewards = match self.resigned {
+            Some(r) => Some((0..self.seats.len()).map(|p| if p == r { 0.0 } else { 1.0 }).collect()),
+            None if over => Some(game.rewards()),
+            None => None,
+        };
         json!({
             "id": id,
+            "version": self.version,
             "spec": game.spec(),
             "players": players,
             "turn": mover,
             "over": over,
-            "simultaneous": turn == Turn::Simultaneous,
+            "simultaneous": turn == Turn::Simultaneous && self.resigned.is_none(),
             "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)),
             "thinking": self.thinking,
+            "analysis": self.analyst.as_ref().map(|a| json!({"agent": a.spec, "run": a.run})),
+            "evals": self.evals.iter().map(|(ply, w)| json!([ply, w])).collect::<Vec<_>>(),
             "board": board,
             "legal": legal,
             "last": self.marks.last().map(|m| json!({"move": m.mv, "path": m.path})),
             "history": game.history(),
             "ply": game.history().len(),
-            "rewards": if over { Some(game.rewards()) } else { None },
-            "score": game.score_text(),
+            "rewards": rewards,
+            "resigned": self.resigned,
+            "score": if self.resigned.is_some() { None } else { game.score_text() },
             "error": self.error,
         })
     }
@@ -292,7 +423,14 @@ impl Live {
 impl App {
     pub fn new(config: Config) -> App {
         let searches = Arc::new(Semaphore::new(config.max_searches.max(1)));
-        App { config, games: Mutex::new(HashMap::new()), next_id: Mutex::new(1), searches }
+        App {
+            config,
+            games: Mutex::new(HashMap::new()),
+            next_id: Mutex::new(1),
+            searches,
+            analyses: Mutex::default(),
+            waiting: AtomicUsize::new(0),
+        }
     }
 
     /// The registry's games and agents, for the form.
@@ -359,7 +497,18 @@ impl App {
             *n += 1;
             format!("g{}", *n - 1)
         };
-        let live = Live { game, seats, marks: Vec::new(), version: 0, thinking: false, stop: None, error: None };
+        let live = Live {
+            game,
+            seats,
+            marks: Vec::new(),
+            version: 0,
+            thinking: false,
+            stop: None,
+            error: None,
+            resigned: None,
+            analyst: None,
+            evals: BTreeMap::new(),
+        };
         let (events, _) = broadcast::channel(64);
         let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events });
         games.insert(id, entry.clone());
@@ -379,6 +528,51 @@ impl App {
                 _ => {}
             }
             live.play(mv).map_err(ApiError::bad)?;
+        }
+        Ok(self.kick(entry))
+    }
+
+    /// Resigns for `player` (a human seat), or for the seat [`Live::resigning_seat`] picks.
+    pub fn resign(self: &Arc<Self>, entry: &Arc<Entry>, player: Option<usize>) -> Result<Value, ApiError> {
+        {
+            let mut live = lock(&entry.live);
+            let p = match player {
+                Some(p) if p >= live.seats.len() => return Err(ApiError::bad(format!("there is no player {}", p + 1))),
+                Some(p) if !live.seat_is_human(p) => {
+                    return Err(ApiError { status: 409, message: format!("player {} is an agent", p + 1) });
+                }
+                Some(p) => p,
+                None => live.resigning_seat().map_err(ApiError::bad)?,
+            };
+            live.resign(p).map_err(ApiError::bad)?;
+        }
+        Ok(self.kick(entry))
+    }
+
+    /// Starts analysing with the agent `spec`, or stops analysing (`None`).
+    pub fn set_analysis(self: &Arc<Self>, entry: &Arc<Entry>, spec: Option<&str>) -> Result<Value, ApiError> {
+        let analyst = match spec {
+            Some(spec) => {
+                check_safe(spec, "analysis")?;
+                let live = lock(&entry.live);
+                let agent = live.game.agent(spec).map_err(|e| ApiError::bad(format!("analysis: {e}")))?;
+                let run = live.analyst.as_ref().map_or(0, |a| a.run);
+                Some(Analyst {
+                    spec: spec.trim().to_string(),
+                    agent: Arc::new(Mutex::new(agent)),
+                    run,
+                    analysed: None,
+                    stop: None,
+                })
+            }
+            None => None,
+        };
+        {
+            let mut live = lock(&entry.live);
+            if let Some(old) = &mut live.analyst {
+                old.halt();
+            }
+            live.analyst = analyst;
         }
         Ok(self.kick(entry))
     }
@@ -414,11 +608,111 @@ impl App {
             let app = self.clone();
             let entry2 = entry.clone();
             tokio::spawn(async move { app.search(entry2, agent, game, limits, version).await });
+        } else if let Some(p) = live.to_move()
+            && live.seat_is_human(p)
+        {
+            let version = live.version;
+            let game = live.game.clone();
+            let time = self.config.analysis_time;
+            if let Some(a) = &mut live.analyst
+                && a.analysed != Some(version)
+            {
+                a.halt();
+                a.run += 1;
+                a.analysed = Some(version);
+                let stop = Arc::new(AtomicBool::new(false));
+                a.stop = Some(stop.clone());
+                let limits = Limits { stop: Some(stop), ..Limits::time(time) };
+                let (agent, run) = (a.agent.clone(), a.run);
+                let app = self.clone();
+                let entry2 = entry.clone();
+                tokio::spawn(async move { app.analyse(entry2, agent, game, limits, version, run).await });
+            }
         }
         let state = live.state(&entry.id);
         drop(live);
         let _ = entry.events.send(("state", state.to_string()));
         state
+    }
+
+    /// Analyses `game` (at `version`) for the overlay, sending `analysis` events tagged with
+    /// the version and the run; a search stopped by a change sends nothing more.
+    async fn analyse(
+        self: Arc<Self>,
+        entry: Arc<Entry>,
+        agent: Arc<Mutex<AnyAgent>>,
+        game: AnyGame,
+        limits: Limits,
+        version: u64,
+        run: u64,
+    ) {
+        let Ok(_permit) = self.searches.clone().acquire_owned().await else { return };
+        let stop = limits.stop.clone();
+        let stopped = move || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+        // Listed before looking at the waiting moves, so that a move that starts waiting
+        // meanwhile finds this analysis to stop.
+        let flag = limits.stop.clone().unwrap_or_default();
+        lock(&self.analyses).push(flag.clone());
+        let app = self.clone();
+        let _unlist = Unlist(move || lock(&app.analyses).retain(|f| !Arc::ptr_eq(f, &flag)));
+        if stopped() || self.waiting.load(Ordering::SeqCst) > 0 {
+            return;
+        }
+        let events = entry.events.clone();
+        let (ply, mover) = match game.turn() {
+            Turn::Player(p) => (game.history().len(), p.index()),
+            _ => return,
+        };
+        let entry2 = entry.clone();
+        let record = move |info: &AnyInfo| {
+            let mut live = lock(&entry2.live);
+            if live.version == version {
+                live.record(ply, mover, info.win_rate);
+            }
+        };
+        let tag = move |info: &AnyInfo, game: &AnyGame| {
+            let mut v = analysis_json(info, game);
+            v["version"] = json!(version);
+            v["run"] = json!(run);
+            v["done"] = json!(false);
+            v
+        };
+        let result = tokio::task::spawn_blocking(move || {
+            let mut agent = lock(&agent);
+            let mut last: Option<Instant> = None;
+            let result = agent.choose(&game, None, &limits, &mut |info| {
+                if !stopped() && last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
+                    last = Some(Instant::now());
+                    record(info);
+                    let _ = events.send(("analysis", tag(info, &game).to_string()));
+                }
+            });
+            match result {
+                Ok(choice) if !stopped() => {
+                    record(&choice.info);
+                    let mut v = tag(&choice.info, &game);
+                    v["done"] = json!(true);
+                    let _ = events.send(("analysis", v.to_string()));
+                    None
+                }
+                Ok(_) => None,
+                Err(e) => Some(format!("the analysis failed: {e}")),
+            }
+        })
+        .await;
+        let error = match result {
+            Ok(e) => e,
+            Err(_) => Some("the analysis failed".to_string()),
+        };
+        if let Some(e) = error {
+            let mut live = lock(&entry.live);
+            if live.version == version {
+                live.error = Some(e);
+                let state = live.state(&entry.id);
+                drop(live);
+                let _ = entry.events.send(("state", state.to_string()));
+            }
+        }
     }
 
     async fn search(
@@ -429,7 +723,20 @@ impl App {
         limits: Limits,
         version: u64,
     ) {
-        let permit = self.searches.clone().acquire_owned().await;
+        let permit = match self.searches.clone().try_acquire_owned() {
+            Ok(permit) => Ok(permit),
+            Err(_) => {
+                self.waiting.fetch_add(1, Ordering::SeqCst);
+                let app = self.clone();
+                let _waited = Unlist(move || {
+                    app.waiting.fetch_sub(1, Ordering::SeqCst);
+                });
+                for flag in lock(&self.analyses).iter() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                self.searches.clone().acquire_owned().await
+            }
+        };
         let events = entry.events.clone();
         let result = tokio::task::spawn_blocking(move || {
             let mut agent = lock(&agent);
@@ -453,6 +760,10 @@ impl App {
             let error = match result {
                 Ok(Ok(choice)) => {
                     let _ = entry.events.send(("info", info_json(&choice.info).to_string()));
+                    if let Some(mover) = live.to_move() {
+                        let ply = live.marks.len();
+                        live.record(ply, mover, choice.info.win_rate);
+                    }
                     live.play(&choice.mv).err()
                 }
                 Ok(Err(e)) => Some(format!("the agent failed: {e}")),

@@ -285,3 +285,160 @@ async fn moves_name_the_cells_they_touch() {
     assert_eq!(state["board"]["geometry"], "hex");
     assert_eq!(state["board"]["cells"].as_array().unwrap().len(), 25);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_human_resigns_and_undo_takes_it_back() {
+    let addr = server(quick()).await;
+    let (status, state) = json_request(
+        addr,
+        "POST",
+        "/api/game",
+        json!({"spec": "go(size=9)", "players": ["mcts(playouts=50,seed=2)", "human"]}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    let (before, _) = events.state_where(|s| s["human_to_move"] == true).await;
+    assert_eq!(before["ply"], 1);
+    // An agent's seat cannot resign, nor a seat that does not exist.
+    for (body, want) in [(json!({"player": 0}), 409), (json!({"player": 5}), 400), (json!({"player": "x"}), 400)] {
+        let (status, err) = json_request(addr, "POST", &format!("/api/game/{id}/resign"), body.clone()).await;
+        assert_eq!(status, want, "{body}: {err}");
+    }
+    // No body: the only human resigns.
+    let (status, text) = request(addr, "POST", &format!("/api/game/{id}/resign"), "").await;
+    assert_eq!(status, 200, "{text}");
+    let over: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(over["over"], true);
+    assert_eq!(over["resigned"], 1);
+    assert_eq!(over["rewards"], json!([1.0, 0.0]));
+    assert_eq!(over["score"], Value::Null);
+    assert!(over["legal"].as_array().unwrap().is_empty());
+    assert_eq!(over["ply"], 1, "resigning plays no move");
+    let (status, _) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "e5"})).await;
+    assert_eq!(status, 400);
+    let (status, _) = request(addr, "POST", &format!("/api/game/{id}/resign"), "").await;
+    assert_eq!(status, 400, "a finished game cannot be resigned again");
+    // Undo takes back the resignation only.
+    let (status, back) = json_request(addr, "POST", &format!("/api/game/{id}/undo"), json!({})).await;
+    assert_eq!(status, 200, "{back}");
+    assert_eq!(back["over"], false);
+    assert_eq!(back["resigned"], Value::Null);
+    assert_eq!(back["ply"], 1);
+    assert_eq!(back["human_to_move"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analysis_reports_each_position_a_human_is_to_move_in() {
+    let addr = server(Config { analysis_time: Duration::from_secs(5), ..quick() }).await;
+    let (status, state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "tictactoe", "players": ["human", "human"]})).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["analysis"], Value::Null);
+    let id = state["id"].as_str().unwrap().to_string();
+    let path = format!("/api/game/{id}/analysis");
+    for (body, needle) in [
+        (json!({"agent": "gtp(cmd=gnugo)"}), "browser"),
+        (json!({"agent": "deep_thought"}), "deep_thought"),
+        (json!({"agent": 5}), "agent"),
+    ] {
+        let (status, err) = json_request(addr, "POST", &path, body.clone()).await;
+        assert_eq!(status, 400, "{body}: {err}");
+        assert!(err["error"].as_str().unwrap().contains(needle), "{body}: {err}");
+    }
+    let mut events = Events::open(addr, &id).await;
+    let (status, on) = json_request(addr, "POST", &path, json!({"agent": "mcts(playouts=2000,seed=1)"})).await;
+    assert_eq!(status, 200, "{on}");
+    assert_eq!(on["analysis"]["agent"], "mcts(playouts=2000,seed=1)");
+    let run = on["analysis"]["run"].as_u64().unwrap();
+    assert_eq!(run, 1);
+
+    /// The next `analysis` event that is done, skipping the rest.
+    async fn done(events: &mut Events) -> Value {
+        loop {
+            let (name, data) = events.next().await;
+            if name == "analysis" {
+                let v: Value = serde_json::from_str(&data).unwrap();
+                if v["done"] == true {
+                    return v;
+                }
+            }
+        }
+    }
+    let first = done(&mut events).await;
+    assert_eq!(first["run"], 1);
+    assert_eq!(first["version"], on["version"]);
+    let moves = first["root_moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 9, "every first move is looked at: {first}");
+    let visits: u64 = moves.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
+    assert!(visits >= 1000, "{first}");
+    assert!(moves.iter().all(|m| m["win_rate"].as_f64().is_some_and(|w| (0.0..=1.0).contains(&w))), "{first}");
+    // Each move's line, played out on the board: its first ply is the move, by player 0
+    // on one cell, then player 1 answers.
+    for m in moves {
+        let line = m["line"].as_array().unwrap();
+        assert_eq!(line[0]["move"], m["move"], "{m}");
+        assert_eq!(line[0]["player"], 0, "{m}");
+        assert_eq!(line[0]["path"].as_array().unwrap().len(), 1, "{m}");
+        if let Some(second) = line.get(1) {
+            assert_eq!(second["player"], 1, "{m}");
+            assert_ne!(second["path"], line[0]["path"], "{m}");
+        }
+    }
+    assert!(moves.iter().any(|m| m["line"].as_array().unwrap().len() >= 2), "{first}");
+
+    // A move: the new position is analysed by a new run.
+    let (status, after) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "b2"})).await;
+    assert_eq!(status, 200, "{after}");
+    let second = done(&mut events).await;
+    assert_eq!(second["run"], 2);
+    assert_eq!(second["version"], after["version"]);
+    let moves = second["root_moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 8, "{second}");
+    assert!(moves.iter().all(|m| m["move"] != "b2"));
+
+    // The win-rate graph has a point for each position analysed, as player 0's win rate.
+    let (_, now) = json_request(addr, "GET", &format!("/api/game/{id}"), json!({})).await;
+    let evals = now["evals"].as_array().unwrap();
+    assert_eq!(evals.iter().map(|e| e[0].as_u64().unwrap()).collect::<Vec<_>>(), vec![0, 1], "{now}");
+    let w1 = evals[1][1].as_f64().unwrap();
+    assert!((w1 - (1.0 - second["win_rate"].as_f64().unwrap())).abs() < 1e-9, "player 1 was to move: {now} {second}");
+    assert!((evals[0][1].as_f64().unwrap() - first["win_rate"].as_f64().unwrap()).abs() < 1e-9, "{now} {first}");
+
+    // Off: the state says so.
+    let (status, off) = json_request(addr, "POST", &path, json!({"agent": null})).await;
+    assert_eq!(status, 200, "{off}");
+    assert_eq!(off["analysis"], Value::Null);
+    // Undo takes the later positions' points away.
+    let (status, undone) = json_request(addr, "POST", &format!("/api/game/{id}/undo"), json!({})).await;
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["evals"].as_array().unwrap().len(), 1, "{undone}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_to_move_stops_an_analysis_holding_the_only_search_slot() {
+    let addr = server(Config { max_searches: 1, analysis_time: Duration::from_secs(60), ..quick() }).await;
+    let humans = json!({"spec": "go(size=9)", "players": ["human", "human"]});
+    let (_, analysed) = json_request(addr, "POST", "/api/game", humans).await;
+    let a = analysed["id"].as_str().unwrap().to_string();
+    let mut a_events = Events::open(addr, &a).await;
+    let (status, on) = json_request(addr, "POST", &format!("/api/game/{a}/analysis"), json!({"agent": "mcts"})).await;
+    assert_eq!(status, 200, "{on}");
+    // The analysis holds the slot: it has reported.
+    loop {
+        let (name, _) = a_events.next().await;
+        if name == "analysis" {
+            break;
+        }
+    }
+    let (_, played) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "tictactoe", "players": ["human", "alphabeta"]})).await;
+    let b = played["id"].as_str().unwrap().to_string();
+    let mut b_events = Events::open(addr, &b).await;
+    let (status, _) = json_request(addr, "POST", &format!("/api/game/{b}/move"), json!({"move": "a1"})).await;
+    assert_eq!(status, 200);
+    // Without the stop the reply would wait out the analysis's minute.
+    let answered = tokio::time::timeout(Duration::from_secs(20), b_events.state_where(|s| s["ply"] == 2)).await;
+    assert!(answered.is_ok(), "the agent's move waited for the analysis");
+}

@@ -8,17 +8,22 @@ let catalogue = null;
 let game = null; // the last state
 let events = null;
 let selection = []; // cells clicked so far of a multi-cell move (Amazons)
+let cursor = null; // the board's keyboard cursor: a cell index
+let overlay = null; // the latest analysis report for the position on the board
+let hover = null; // the cell under the pointer or the keyboard focus, whose line is shown
+let drawn = null; // what the last drawBoard drew: { marks, centre, S, st }
 
 // How each game names its players and cells, for labels; anything else gets generic names.
 const STYLE = {
   go: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], grid: "lines", letters: "abcdefghjklmnopqrstuvwxyz", fromBottom: true, board: "#dcb35c" },
-  othello: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], board: "#2e7d32", fromBottom: false },
+  othello: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], board: "#2e7d32", fromBottom: false, ink: "#e8f5e9", hint: "#ffffffb0" },
   hex: { owners: ["black", "white"], colours: ["#111", "#f4f4f4"], board: "#e8d9b5", fromBottom: false },
   amazons: { owners: ["white", "black"], colours: ["#f4f4f4", "#111"], board: "#d9c9a3", fromBottom: true, checker: true },
   tictactoe: { owners: ["X", "O"], colours: ["#1565c0", "#c62828"], board: "#fafafa", fromBottom: true, marks: ["X", "O"] },
   connect4: { owners: ["red", "yellow"], colours: ["#d32f2f", "#fbc02d"], board: "#1e4fa3", fromBottom: true, columns: true },
 };
-const DEFAULT_STYLE = { owners: ["first", "second", "third", "fourth"], colours: ["#111", "#f4f4f4", "#c62828", "#1565c0"], board: "#e0d8c8", fromBottom: false };
+// ink: the coordinates' colour; hint: the mark on a cell where a move can be made.
+const DEFAULT_STYLE = { owners: ["first", "second", "third", "fourth"], colours: ["#111", "#f4f4f4", "#c62828", "#1565c0"], board: "#e0d8c8", fromBottom: false, ink: "#444", hint: "#1565c0a0" };
 
 function styleOf(state) {
   const name = state.spec.split("(")[0];
@@ -117,31 +122,80 @@ async function startGame(ev) {
   const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
   try {
     const state = await api("POST", "/api/game", { spec: specFromForm(), players });
-    attach(state);
+    attach(state, true);
   } catch (e) {
     $("setup-error").textContent = e.message;
   }
 }
 
+/// A new game of the same spec with the players' seats swapped.
+async function swapColours() {
+  $("play-error").textContent = "";
+  try {
+    const players = [...game.players].reverse();
+    attach(await api("POST", "/api/game", { spec: game.spec, players }), false);
+  } catch (e) {
+    $("play-error").textContent = e.message;
+  }
+}
+
 // ---- a game ----
 
-function attach(state) {
+/// The parameters of a spec `name(k=v,...)`, split at the top level's commas.
+function specParams(spec) {
+  const open = spec.indexOf("(");
+  const params = {};
+  if (open < 0 || !spec.endsWith(")")) return params;
+  let depth = 0, start = open + 1;
+  for (let i = start; i < spec.length; i++) {
+    const c = spec[i];
+    if (c === "(") depth++;
+    else if ((c === "," && depth === 0) || i === spec.length - 1) {
+      const part = spec.slice(start, i);
+      const eq = part.indexOf("=");
+      if (eq > 0) params[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+      start = i + 1;
+    } else if (c === ")") depth--;
+  }
+  return params;
+}
+
+/// Shows a game's spec and players in the form, so that a reload or a rematch can be
+/// changed and started again.
+function showInForm(state) {
+  const name = state.spec.split("(")[0];
+  if (!catalogue.games.some((g) => g.name === name)) return;
+  if ($("game").value !== name) { $("game").value = name; fillParams(); }
+  const params = specParams(state.spec);
+  for (const input of $("game-params").querySelectorAll("input[data-param]")) input.value = params[input.dataset.param] ?? "";
+  for (const input of $("seats").querySelectorAll("input[data-seat]")) input.value = state.players[Number(input.dataset.seat)] ?? "human";
+}
+
+function attach(state, focusBoard) {
   if (events) events.close();
+  showInForm(state);
   selection = [];
+  cursor = null;
+  overlay = null;
+  hover = null;
+  game = null;
   $("info").replaceChildren();
   location.hash = state.id;
   $("play").hidden = false;
   render(state);
+  if (focusBoard) focusCursor();
   events = new EventSource(`/api/game/${state.id}/events`);
   events.addEventListener("state", (e) => render(JSON.parse(e.data)));
   events.addEventListener("info", (e) => showInfo(JSON.parse(e.data)));
+  events.addEventListener("analysis", (e) => showAnalysis(JSON.parse(e.data)));
 }
 
 async function send(move) {
   $("play-error").textContent = "";
   try {
-    await api("POST", `/api/game/${game.id}/move`, { move });
+    const state = await api("POST", `/api/game/${game.id}/move`, { move });
     selection = [];
+    render(state);
   } catch (e) {
     $("play-error").textContent = e.message;
   }
@@ -153,6 +207,7 @@ function status(state, st) {
     const best = Math.max(...r);
     const winners = r.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0);
     let text = winners.length === 1 ? `${ownerName(st, winners[0])} (${state.players[winners[0]]}) wins` : "Draw";
+    if (state.resigned !== null && state.resigned !== undefined) text = `${ownerName(st, state.resigned)} resigned; ${text} by resignation`;
     if (state.score) text += ` — ${state.score}`;
     return `Game over: ${text}.`;
   }
@@ -164,8 +219,13 @@ function status(state, st) {
 }
 
 function render(state) {
+  if (game && state.id === game.id && state.version < game.version) return; // an older state, overtaken
   if (game && state.id === game.id && state.ply !== game.ply) selection = [];
+  const hadFocus = $("board").contains(document.activeElement);
   game = state;
+  if (overlay && (!state.analysis || overlay.version < state.version || overlay.run < state.analysis.run)) overlay = null;
+  $("analyse").checked = !!state.analysis;
+  if (state.analysis && document.activeElement !== $("analysis-agent")) $("analysis-agent").value = state.analysis.agent;
   const st = styleOf(state);
   $("play-title").textContent = `${state.spec}: ${state.players.join(" vs ")}`;
   $("status").textContent = status(state, st);
@@ -175,7 +235,113 @@ function render(state) {
   $("move-input").disabled = !canPlay;
   $("pass").disabled = !canPlay || !state.legal.some((m) => /^(pass|swap)$/i.test(m.move));
   $("pass").textContent = state.legal.some((m) => m.move === "swap") && !state.legal.some((m) => m.move === "pass") ? "Swap" : "Pass";
+  $("resign").disabled = state.over || state.players.length !== 2 || !state.players.includes("human");
+  const board = $("board");
+  board.dataset.ply = state.ply;
+  board.dataset.over = state.over;
+  board.dataset.human = canPlay;
   drawBoard(state, st);
+  drawGraph(state, st);
+  if (hadFocus) focusCursor();
+}
+
+/// The win-rate graph: player 1's win rate (the first seat's) after each ply that a search
+/// looked at, the analysis running now included; hidden until there is a point.
+function drawGraph(state, st) {
+  const points = new Map(state.evals.map(([ply, w]) => [ply, w]));
+  if (overlay && overlay.version === state.version && typeof overlay.win_rate === "number" && state.turn !== null && state.players.length === 2) {
+    points.set(state.ply, state.turn === 0 ? overlay.win_rate : 1 - overlay.win_rate);
+  }
+  const svg = $("graph");
+  svg.replaceChildren();
+  $("graph-box").hidden = points.size === 0;
+  if (!points.size) return;
+  const W = 400, H = 90, pad = 6;
+  const last = Math.max(10, state.ply, ...points.keys());
+  const x = (ply) => pad + ((W - 2 * pad) * ply) / last;
+  const y = (w) => pad + (H - 2 * pad) * (1 - w);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  el("rect", { x: 0, y: 0, width: W, height: H, fill: "#fafafa", stroke: "#ccc" }, svg);
+  el("line", { x1: pad, y1: y(0.5), x2: W - pad, y2: y(0.5), stroke: "#bbb", "stroke-dasharray": "4 3" }, svg);
+  el("line", { x1: x(state.ply), y1: pad, x2: x(state.ply), y2: H - pad, stroke: "#e53935", "stroke-width": 1 }, svg);
+  const sorted = [...points.entries()].sort((a, b) => a[0] - b[0]);
+  el("polyline", { points: sorted.map(([p, w]) => `${x(p)},${y(w)}`).join(" "), fill: "none", stroke: "#1565c0", "stroke-width": 2 }, svg);
+  for (const [p, w] of sorted) {
+    const dot = el("circle", { class: "point", cx: x(p), cy: y(w), r: 3, fill: "#1565c0", "data-ply": p, "data-win": w.toFixed(3) }, svg);
+    el("title", {}, dot).textContent = `after ${p} plies: ${ownerName(st, 0)} ${(w * 100).toFixed(1)}%`;
+  }
+  const [lp, lw] = sorted[sorted.length - 1];
+  const who = ownerName(st, 0);
+  $("graph-title").textContent = `${who}'s win rate: ${(lw * 100).toFixed(0)}% after ${lp} plies`;
+  svg.setAttribute("aria-label", `${who}'s win rate along the game: ${sorted.map(([p, w]) => `${Math.round(w * 100)}% after ${p}`).join(", ")}`);
+}
+
+/// An analysis report: kept for the overlay when it is about the position shown (or a
+/// newer one whose state is on its way), and shown in the panel.
+function showAnalysis(report) {
+  if (!game || !game.analysis || report.version < game.version || report.run < game.analysis.run) return;
+  overlay = report;
+  if (report.version !== game.version) return;
+  showInfo(report);
+  const hadFocus = $("board").contains(document.activeElement);
+  drawBoard(game, styleOf(game));
+  drawGraph(game, styleOf(game));
+  if (hadFocus) focusCursor();
+}
+
+async function toggleAnalysis() {
+  $("play-error").textContent = "";
+  const agent = $("analyse").checked ? $("analysis-agent").value.trim() || "mcts" : null;
+  try {
+    render(await api("POST", `/api/game/${game.id}/analysis`, { agent }));
+  } catch (e) {
+    $("analyse").checked = false;
+    $("play-error").textContent = e.message;
+  }
+}
+
+/// The overlay's marks: cell -> the statistics of the best move that lands there.
+function overlayMarks(state) {
+  const marks = new Map();
+  if (!overlay || overlay.version !== state.version || !state.board) return marks;
+  const where = new Map(state.legal.map((m) => [m.move, m.path.length >= 2 ? m.path[1] : m.path[0]]));
+  let stats = [...overlay.root_moves];
+  if (!stats.length && overlay.pv.length) stats = [{ move: overlay.pv[0], visits: 0, win_rate: overlay.win_rate, score: overlay.score }];
+  stats.sort((a, b) => b.visits - a.visits || (b.score ?? 0) - (a.score ?? 0));
+  const total = stats.reduce((n, m) => n + m.visits, 0);
+  for (const [rank, m] of stats.slice(0, 12).entries()) {
+    const cell = where.get(m.move);
+    if (cell === undefined || marks.has(cell)) continue;
+    let top, bottom, label;
+    const line = m.line || [];
+    const lineText = line.length > 1 ? `, line ${line.slice(0, 6).map((p) => p.move).join(" ")}` : "";
+    if (m.win_rate !== null && m.win_rate !== undefined) {
+      top = `${Math.round(m.win_rate * 100)}`;
+      bottom = m.visits ? compact(m.visits) : "";
+      label = `analysis: ${m.move} ${(m.win_rate * 100).toFixed(1)}% win rate${m.visits ? `, ${m.visits} visits` : ""}${lineText}`;
+    } else if (m.score !== null && m.score !== undefined) {
+      top = compact(m.score);
+      bottom = "";
+      label = `analysis: ${m.move} score ${m.score}${lineText}`;
+    } else continue;
+    marks.set(cell, { rank, top, bottom, label, line, share: total ? m.visits / total : 1, win: m.win_rate });
+  }
+  return marks;
+}
+
+/// Black or white, whichever reads better on the colour `#rgb` or `#rrggbb`.
+function inkOn(colour) {
+  const hex = colour.slice(1);
+  const digits = hex.length === 3 ? [...hex].map((d) => d + d) : [hex.slice(0, 2), hex.slice(2, 4), hex.slice(4, 6)];
+  const [r, g, b] = digits.map((d) => parseInt(d, 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? "#111" : "#fff";
+}
+
+function compact(n) {
+  const a = Math.abs(n);
+  if (a >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (a >= 1e4) return `${Math.round(n / 1e3)}k`;
+  return String(n);
 }
 
 function showInfo(info) {
@@ -223,6 +389,7 @@ function nextCells(state, st) {
 }
 
 function clickCell(cell) {
+  cursor = cell;
   const st = styleOf(game);
   const next = nextCells(game, st);
   const moves = next.get(cell);
@@ -249,15 +416,26 @@ function drawBoard(state, st) {
   const S = 40;
   const hex = b.geometry === "hex";
   const rowH = hex ? S * 0.866 : S;
-  const margin = S * 0.6;
+  // Coordinates sit above and to the left; the other two edges get a thin rim only.
+  const rim = S * 0.15;
+  const margin = st.columns ? rim : S * 0.6;
   const centre = (x, y) => [margin + (hex ? (x + y * 0.5) : x) * S + S / 2, margin + y * rowH + S / 2];
-  const width = 2 * margin + (hex ? (b.width + (b.height - 1) * 0.5) : b.width) * S;
-  const height = 2 * margin + (b.height - 1) * rowH + S;
+  const width = margin + rim + (hex ? (b.width + (b.height - 1) * 0.5) : b.width) * S;
+  const height = margin + rim + (b.height - 1) * rowH + S;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   el("rect", { x: 0, y: 0, width, height, fill: hex ? "#f6f4ef" : st.board, rx: 6 }, svg);
   const canPlay = state.human_to_move && !state.over;
   const next = canPlay ? nextCells(state, st) : new Map();
+  // Marks on the empty cells a move can reach, where they tell something: not when nearly
+  // every empty cell is playable (Go, Hex), where they would only cover the board.
+  const targets = [...next.entries()].filter(([c, ms]) => b.cells[c] === null && ms.some((m) => m.path[selection.length] === c)).length;
+  const empty = b.cells.filter((c) => c === null).length;
+  const hints = selection.length > 0 || targets * 2 <= empty;
   const last = new Set(state.last ? state.last.path : []);
+  const marks = overlayMarks(state);
+  if (cursor === null || cursor >= b.width * b.height) {
+    cursor = next.size ? Math.min(...next.keys()) : Math.floor(b.height / 2) * b.width + Math.floor(b.width / 2);
+  }
   const chosen = new Set(selection);
   if (st.grid === "lines") {
     for (let i = 0; i < b.width; i++) { const [x0, y0] = centre(i, 0); const [, y1] = centre(i, b.height - 1); el("line", { x1: x0, y1: y0, x2: x0, y2: y1, stroke: "#3a2a10", "stroke-width": 1.2 }, svg); }
@@ -266,12 +444,12 @@ function drawBoard(state, st) {
   // Coordinates along the edges.
   for (let x = 0; x < b.width && !st.columns; x++) {
     const [cx] = centre(x, 0);
-    const t = el("text", { x: cx, y: margin * 0.7, "text-anchor": "middle", "font-size": 12, fill: "#555", "aria-hidden": "true" }, svg);
+    const t = el("text", { x: cx, y: margin * 0.7, "text-anchor": "middle", "font-size": 14, fill: st.ink, "aria-hidden": "true" }, svg);
     t.textContent = (st.letters || "abcdefghijklmnopqrstuvwxyz")[x];
   }
   for (let y = 0; y < b.height; y++) {
     const [cx, cy] = centre(0, y);
-    const t = el("text", { x: cx - S / 2 - 4, y: cy + 4, "text-anchor": "end", "font-size": 12, fill: "#555", "aria-hidden": "true" }, svg);
+    const t = el("text", { x: cx - S / 2 - 4, y: cy + 4, "text-anchor": "end", "font-size": 14, fill: st.ink, "aria-hidden": "true" }, svg);
     t.textContent = st.columns ? "" : String(st.fromBottom ? b.height - y : y + 1);
   }
   const hexPoints = (cx, cy) => [...Array(6).keys()].map((k) => {
@@ -285,7 +463,7 @@ function drawBoard(state, st) {
       const i = y * b.width + x;
       const v = b.cells[i];
       const [cx, cy] = centre(x, y);
-      const g = el("g", { class: "cell", role: "gridcell" }, row);
+      const g = el("g", { class: "cell", role: "gridcell", tabindex: i === cursor ? "0" : "-1", "data-cell": i }, row);
       let what = "empty";
       // The cell's ground.
       const ground = hex
@@ -323,16 +501,112 @@ function drawBoard(state, st) {
       const clickable = next.has(i);
       if (clickable) {
         const isTarget = next.get(i).some((m) => m.path[selection.length] === i);
-        if (isTarget && v === null) el("circle", { cx, cy, r: S * 0.1, fill: "#1565c088" }, g);
+        if (hints && isTarget && v === null) el("circle", { cx, cy, r: S * 0.12, fill: st.hint }, g);
         g.classList.add("clickable");
-        g.setAttribute("tabindex", "0");
         g.addEventListener("click", () => clickCell(i));
-        g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickCell(i); } });
       }
-      const extra = [last.has(i) ? "last move" : "", chosen.has(i) ? "selected" : "", clickable ? "playable" : ""].filter(Boolean).join(", ");
+      g.addEventListener("pointerenter", () => showLine(i));
+      g.addEventListener("focus", () => {
+        if (cursor !== i) moveCursor(i);
+        if (g.matches(":focus-visible")) showLine(i);
+      });
+      const extra = [last.has(i) ? "last move" : "", chosen.has(i) ? "selected" : "", clickable ? "playable" : "", marks.get(i)?.label || ""].filter(Boolean).join(", ");
       g.setAttribute("aria-label", `${name}, ${what}${extra ? ", " + extra : ""}`);
     }
   }
+  drawn = { marks, centre, S, st };
+  if (marks.size) drawOverlay(svg, marks, centre, S, overlay);
+  if (hover !== null) showLine(hover);
+}
+
+/// Draws the analysis's line from the move at `cell` as numbered ghost pieces (and hides
+/// the other marks meanwhile); `null` takes it away.
+function showLine(cell) {
+  hover = cell;
+  const svg = $("board");
+  svg.querySelector(".ghosts")?.remove();
+  const layer = svg.querySelector(".overlay");
+  const mark = cell === null || !drawn ? null : drawn.marks.get(cell);
+  if (layer) layer.style.display = mark && mark.line.length ? "none" : "";
+  if (!mark || !mark.line.length) return;
+  const { centre, S, st } = drawn;
+  const w = game.board.width;
+  const ghosts = el("g", { class: "ghosts", "aria-hidden": "true", "pointer-events": "none" }, svg);
+  const seen = new Set();
+  for (const [k, ply] of mark.line.entries()) {
+    const at = ply.path.length >= 2 ? ply.path[1] : ply.path[0];
+    if (at === undefined || seen.has(at)) continue; // a cell played twice keeps its first number
+    seen.add(at);
+    const [cx, cy] = centre(at % w, Math.floor(at / w));
+    const colour = st.colours[ply.player] || "#888";
+    const g = el("g", { class: "ghost", "data-cell": at }, ghosts);
+    el("circle", { cx, cy, r: S * 0.42, fill: colour, "fill-opacity": 0.6, stroke: "#0008", "stroke-width": 1 }, g);
+    const t = el("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 15, "font-weight": 700, fill: inkOn(colour) }, g);
+    t.textContent = String(k + 1);
+  }
+}
+
+/// The analysis on the board: a disc per move, coloured by its win rate (red to green) and
+/// sized by its share of the visits, with the win rate in percent and the visits below; the
+/// best move is ringed.
+function drawOverlay(svg, marks, centre, S, report) {
+  const w = game.board.width;
+  const layer = el("g", { class: "overlay", "aria-hidden": "true", "pointer-events": "none", "data-version": report.version, "data-run": report.run }, svg);
+  for (const [cell, m] of marks) {
+    const [cx, cy] = centre(cell % w, Math.floor(cell / w));
+    const hue = m.win === null || m.win === undefined ? 210 : Math.round(120 * m.win);
+    const g = el("g", { class: "mark", "data-cell": cell }, layer);
+    el("circle", { cx, cy, r: S * (0.3 + 0.12 * Math.sqrt(m.share)), fill: `hsl(${hue} 70% 45% / 0.85)`, stroke: m.rank === 0 ? "#1565c0" : "#0006", "stroke-width": m.rank === 0 ? 3 : 1 }, g);
+    const t = el("text", { x: cx, y: cy + (m.bottom ? -1 : 4), "text-anchor": "middle", "font-size": 12, "font-weight": 700, fill: "#fff" }, g);
+    t.textContent = m.top;
+    if (m.bottom) {
+      const v = el("text", { x: cx, y: cy + 11, "text-anchor": "middle", "font-size": 9, fill: "#fff" }, g);
+      v.textContent = m.bottom;
+    }
+  }
+}
+
+/// Focuses the cursor's cell, if the board shows one.
+function focusCursor() {
+  const cell = $("board").querySelector(`[data-cell="${cursor}"]`);
+  if (cell) cell.focus();
+}
+
+/// The board's keys: arrows move the cursor (Home/End: the row's ends), Enter or Space plays
+/// (or selects) the cell under it, Escape drops a half-made move.
+function boardKey(e) {
+  if (!game || !game.board) return;
+  const { width: w, height: h } = game.board;
+  let x = cursor % w;
+  let y = Math.floor(cursor / w);
+  switch (e.key) {
+    case "ArrowLeft": x = Math.max(0, x - 1); break;
+    case "ArrowRight": x = Math.min(w - 1, x + 1); break;
+    case "ArrowUp": y = Math.max(0, y - 1); break;
+    case "ArrowDown": y = Math.min(h - 1, y + 1); break;
+    case "Home": x = 0; break;
+    case "End": x = w - 1; break;
+    case "Enter":
+    case " ":
+      e.preventDefault();
+      clickCell(cursor);
+      focusCursor();
+      return;
+    case "Escape":
+      if (selection.length) { selection = []; drawBoard(game, styleOf(game)); focusCursor(); }
+      return;
+    default:
+      return;
+  }
+  e.preventDefault();
+  moveCursor(y * w + x);
+  focusCursor();
+}
+
+/// Puts the cursor on `cell`: the one cell of the board in the tab order.
+function moveCursor(cell) {
+  cursor = cell;
+  for (const c of $("board").querySelectorAll(".cell")) c.setAttribute("tabindex", c.dataset.cell === String(cursor) ? "0" : "-1");
 }
 
 // ---- start ----
@@ -350,9 +624,21 @@ async function init() {
   });
   $("undo").addEventListener("click", async () => {
     $("play-error").textContent = "";
-    try { await api("POST", `/api/game/${game.id}/undo`); selection = []; } catch (e) { $("play-error").textContent = e.message; }
+    try { selection = []; render(await api("POST", `/api/game/${game.id}/undo`)); } catch (e) { $("play-error").textContent = e.message; }
   });
   $("new").addEventListener("click", () => { $("setup").scrollIntoView(); $("game").focus(); });
+  $("swap-colours").addEventListener("click", swapColours);
+  $("resign").addEventListener("click", async () => {
+    $("play-error").textContent = "";
+    try { render(await api("POST", `/api/game/${game.id}/resign`, {})); } catch (e) { $("play-error").textContent = e.message; }
+  });
+  $("board").addEventListener("keydown", boardKey);
+  $("board").addEventListener("pointerleave", () => showLine(null));
+  $("board").addEventListener("focusout", (e) => {
+    if (e.target.isConnected && !$("board").contains(e.relatedTarget) && !$("board").matches(":hover")) showLine(null);
+  });
+  $("analyse").addEventListener("change", toggleAnalysis);
+  $("analysis-agent").addEventListener("change", () => { if ($("analyse").checked) toggleAnalysis(); });
   try {
     catalogue = await api("GET", "/api/games");
   } catch (e) {
@@ -362,7 +648,7 @@ async function init() {
   fillGames();
   const id = location.hash.slice(1);
   if (id) {
-    try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`)); } catch (_) { location.hash = ""; }
+    try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`), false); } catch (_) { location.hash = ""; }
   }
 }
 

@@ -1,0 +1,434 @@
+// Plays games on the page served by `tabula serve` in Debian's Chromium, by clicking (or
+// by keys alone), as a person would: moves are picked among the cells the page shows as
+// playable, never from a list of moves.
+//
+//   node play.mjs BASE_URL ARTEFACT_DIR SCENARIO
+//
+// Prints one `RESULT {json}` line for the Rust test to check and writes screenshots to
+// ARTEFACT_DIR; exits 0 only when every check held. Chromium is /usr/bin/chromium unless
+// TABULA_CHROMIUM names another.
+
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const [base, outDir, scenario] = process.argv.slice(2);
+if (!base || !outDir || !scenario) {
+  console.error("usage: node play.mjs BASE_URL ARTEFACT_DIR SCENARIO");
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+
+const WAIT_MS = 30_000; // the longest wait for one agent reply or one page change
+const DEADLINE_MS = 150_000; // the whole scenario
+setTimeout(() => {
+  console.error(`${scenario}: not finished within ${DEADLINE_MS} ms`);
+  process.exit(3);
+}, DEADLINE_MS).unref();
+
+function check(cond, message) {
+  if (!cond) throw new Error(`check failed: ${message}`);
+}
+
+// A small seeded generator, so that a failing game can be replayed.
+function rng(seed) {
+  let s = seed >>> 0;
+  return (n) => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return Math.floor((s / 2 ** 32) * n);
+  };
+}
+const pick = rng(Number(process.env.TABULA_E2E_SEED || 7));
+
+// ---- reading the page ----
+
+async function boardState(page) {
+  return page.$eval("#board", (b) => ({ ply: Number(b.dataset.ply), over: b.dataset.over === "true", human: b.dataset.human === "true" }));
+}
+
+const playable = (page) => page.$$eval("#board g.clickable", (els) => els.map((e) => Number(e.dataset.cell)));
+const statusText = (page) => page.$eval("#status", (e) => e.textContent);
+const moveList = (page) => page.$$eval("#moves li", (els) => els.map((e) => e.textContent));
+
+/// Waits until the game is over or a human is to move, at a ply after `after`.
+async function humanTurn(page, after) {
+  await page.waitForFunction(
+    (after) => {
+      const b = document.getElementById("board");
+      return Number(b.dataset.ply) > after && (b.dataset.over === "true" || b.dataset.human === "true");
+    },
+    after,
+    { timeout: WAIT_MS },
+  );
+  return boardState(page);
+}
+
+/// Every cell of the board carries a label naming it and what is on it; the last move's
+/// cells say so. `pattern` is what a label must look like.
+async function checkLabels(page, cells, pattern) {
+  const labels = await page.$$eval("#board [role=gridcell]", (els) => els.map((e) => e.getAttribute("aria-label") || ""));
+  check(labels.length === cells, `${labels.length} labelled cells, not ${cells}`);
+  for (const l of labels) check(pattern.test(l), `cell label ${JSON.stringify(l)} does not match ${pattern}`);
+  const s = await boardState(page);
+  if (s.ply > 0) {
+    const last = await page.$eval("#moves li:last-child", (e) => e.textContent);
+    if (!/pass|swap/i.test(last)) check(labels.some((l) => l.includes("last move")), "no cell is labelled as the last move");
+  }
+}
+
+/// The page fits its width: no horizontal scroll, and the board inside the window (and,
+/// on a narrow window, filling most of its width).
+async function checkFits(page, narrow = false) {
+  const m = await page.evaluate(() => {
+    const r = document.getElementById("board").getBoundingClientRect();
+    return { scroll: document.documentElement.scrollWidth, inner: window.innerWidth, left: r.left, right: r.right, width: r.width };
+  });
+  check(m.scroll <= m.inner, `the page scrolls sideways: ${m.scroll} px wide in a ${m.inner} px window`);
+  check(m.left >= 0 && m.right <= m.inner && (!narrow || m.width > m.inner * 0.8), `the board (${m.left}..${m.right}) does not fit ${m.inner} px well`);
+  return m;
+}
+
+// ---- acting on it ----
+
+/// Plays one move for the human by clicking playable cells (one, or several for a move of
+/// several cells) or Pass when no cell is playable; returns the state at the next human turn.
+async function clickMove(page) {
+  const before = await boardState(page);
+  for (let click = 0; click < 4; click++) {
+    const cells = await playable(page);
+    if (!cells.length) {
+      check(!(await page.$eval("#pass", (b) => b.disabled)), "no playable cell and no Pass");
+      await page.click("#pass");
+      break;
+    }
+    const cell = cells[pick(cells.length)];
+    const selected = await page.$$eval("#board [aria-label*=', selected']", (els) => els.length);
+    await page.click(`#board g[data-cell="${cell}"]`);
+    // Either the move went (the ply moves on) or one more cell is selected.
+    await page.waitForFunction(
+      ([ply, selected]) => {
+        const b = document.getElementById("board");
+        return Number(b.dataset.ply) > ply || b.querySelectorAll("[aria-label*=', selected']").length > selected;
+      },
+      [before.ply, selected],
+      { timeout: WAIT_MS },
+    );
+    if ((await boardState(page)).ply > before.ply) break;
+  }
+  return humanTurn(page, before.ply);
+}
+
+/// Plays one move for the human by keys alone: for each cell of the move, the arrows take
+/// the cursor to a playable cell and Enter selects or plays it. Returns the state at the
+/// next human turn and the cells chosen.
+async function keyMove(page, width) {
+  const before = await boardState(page);
+  const chosen = [];
+  for (let step = 0; step < 4; step++) {
+    const cells = await playable(page);
+    check(cells.length > 0, "no playable cell");
+    const cell = cells[pick(cells.length)];
+    const at = await page.evaluate(() => Number(document.activeElement.dataset.cell));
+    check(!Number.isNaN(at), "the focus is not on the board");
+    const dx = (cell % width) - (at % width);
+    const dy = Math.floor(cell / width) - Math.floor(at / width);
+    for (let i = 0; i < Math.abs(dx); i++) await page.keyboard.press(dx > 0 ? "ArrowRight" : "ArrowLeft");
+    for (let i = 0; i < Math.abs(dy); i++) await page.keyboard.press(dy > 0 ? "ArrowDown" : "ArrowUp");
+    check((await page.evaluate(() => Number(document.activeElement.dataset.cell))) === cell, `the arrows did not reach cell ${cell}`);
+    const selected = await page.$$eval("#board [aria-label*=', selected']", (els) => els.length);
+    await page.keyboard.press("Enter");
+    chosen.push(cell);
+    await page.waitForFunction(
+      ([ply, selected]) => {
+        const b = document.getElementById("board");
+        return Number(b.dataset.ply) > ply || b.querySelectorAll("[aria-label*=', selected']").length > selected;
+      },
+      [before.ply, selected],
+      { timeout: WAIT_MS },
+    );
+    if ((await boardState(page)).ply > before.ply) break;
+  }
+  return { state: await humanTurn(page, before.ply), chosen };
+}
+
+async function newGame(page, game, params, players) {
+  await page.selectOption("#game", game);
+  for (const [name, value] of Object.entries(params)) await page.fill(`#game-params input[data-param="${name}"]`, value);
+  for (const [i, p] of players.entries()) await page.fill(`#seats input[data-seat="${i}"]`, p);
+  await page.click("#new-game button[type=submit]");
+  await page.waitForSelector("#play:not([hidden])", { timeout: WAIT_MS });
+  const err = await page.$eval("#setup-error", (e) => e.textContent);
+  check(err === "", `the game was refused: ${err}`);
+}
+
+/// Clicks moves until the game is over; the number of human moves made.
+async function playToEnd(page, { maxMoves = 400, each } = {}) {
+  let s = await boardState(page);
+  if (!s.human && !s.over) s = await humanTurn(page, s.ply - 1);
+  let moves = 0;
+  while (!s.over) {
+    check(moves < maxMoves, `no end after ${maxMoves} moves`);
+    s = await clickMove(page);
+    moves += 1;
+    if (each) await each(s, moves);
+  }
+  return moves;
+}
+
+async function shot(page, name) {
+  const path = join(outDir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+// ---- the scenarios ----
+
+const scenarios = {
+  // Go 9x9 against MCTS: moves clicked, one pass, then Resign; then a new game with the
+  // colours swapped, in which the agent opens and the human answers.
+  async go(page) {
+    await newGame(page, "go", { size: "9" }, ["human", "mcts(playouts=100)"]);
+    await checkFits(page);
+    let s;
+    for (let i = 0; i < 6; i++) s = await clickMove(page);
+    await checkLabels(page, 81, /^[a-hj]\d, (empty|black stone|white stone)(, last move)?(, playable)?$/);
+    await page.click("#pass");
+    s = await humanTurn(page, s.ply);
+    check((await moveList(page)).includes("pass"), "the pass is in the move list");
+    for (let i = 0; i < 4 && !s.over; i++) s = await clickMove(page);
+    const shots = [await shot(page, "go-9x9")];
+    check(!s.over, "the game ended early");
+    await page.click("#resign");
+    await page.waitForFunction(() => document.getElementById("board").dataset.over === "true", null, { timeout: WAIT_MS });
+    const result = await statusText(page);
+    check(/^Game over: black resigned; white \(mcts\(playouts=100\)\) wins by resignation\.$/.test(result), `result: ${result}`);
+    check(await page.$eval("#resign", (b) => b.disabled), "Resign is still offered after the end");
+    check((await playable(page)).length === 0, "cells are still playable after the end");
+    shots.push(await shot(page, "go-9x9-resigned"));
+    const plies = (await boardState(page)).ply;
+
+    await page.click("#swap-colours");
+    await page.waitForFunction(() => document.getElementById("play-title").textContent.endsWith("mcts(playouts=100) vs human"), null, { timeout: WAIT_MS });
+    s = await humanTurn(page, 0);
+    check(s.ply === 1 && !s.over, "the agent, now black, opened");
+    s = await clickMove(page);
+    check(s.ply === 3, `after the human's answer and the agent's reply the ply is ${s.ply}`);
+    const swapped = await page.$eval("#play-title", (e) => e.textContent);
+
+    // A reload shows the same game (its id is in the address), and the form shows its spec
+    // and players.
+    await page.reload();
+    await page.waitForFunction(() => Number(document.getElementById("board").dataset.ply) === 3, null, { timeout: WAIT_MS });
+    const form = await page.evaluate(() => ({
+      game: document.getElementById("game").value,
+      size: document.querySelector('#game-params input[data-param="size"]').value,
+      komi: document.querySelector('#game-params input[data-param="komi"]').value,
+      players: [...document.querySelectorAll("#seats input[data-seat]")].map((i) => i.value),
+    }));
+    check(form.game === "go" && form.size === "9" && form.komi === "7.5", `the form shows ${JSON.stringify(form)}`);
+    check(form.players.join(" vs ") === "mcts(playouts=100) vs human", `the form's players: ${form.players}`);
+    check((await page.$eval("#play-title", (e) => e.textContent)) === swapped, "the reload shows another game");
+    return { plies, result, swapped, form, shots };
+  },
+
+  // Othello on a phone-sized window (375 px): the whole game by clicking, the page never
+  // wider than the window.
+  async othello(page) {
+    await page.setViewportSize({ width: 375, height: 740 });
+    await newGame(page, "othello", {}, ["human", "alphabeta(depth=2)"]);
+    const start = await checkFits(page, true);
+    const shots = [];
+    const moves = await playToEnd(page, {
+      each: async (s, n) => {
+        if (n % 10 === 0) await checkLabels(page, 64, /^[a-h][1-8], (empty|black disc|white disc)(, last move)?(, playable)?$/);
+        if (n === 10) shots.push(await shot(page, "othello-375"));
+      },
+    });
+    const end = await checkFits(page, true);
+    const result = await statusText(page);
+    check(/^Game over: (Draw|(black|white) \(.*\) wins) — /.test(result), `result: ${result}`);
+    shots.push(await shot(page, "othello-375-end"));
+    return { moves, plies: (await boardState(page)).ply, result, width: { start, end }, shots };
+  },
+
+  // Amazons 6x6 against MCTS: each move is three cells (the queen, its square, the arrow),
+  // the first move chosen by keys, the others by clicks.
+  async amazons(page) {
+    await newGame(page, "amazons", { size: "6" }, ["human", "mcts(playouts=200)"]);
+    // By keys first: Enter on a queen selects it, Escape drops it; then a whole move of
+    // three cells by arrows and Enter.
+    const queens = await playable(page);
+    await page.focus(`#board g[data-cell="${queens[queens.length - 1]}"]`);
+    await page.keyboard.press("Enter");
+    check((await page.$$eval("#board [aria-label*=', selected']", (els) => els.length)) === 1, "Enter did not select the queen");
+    await page.keyboard.press("Escape");
+    check((await page.$$eval("#board [aria-label*=', selected']", (els) => els.length)) === 0, "Escape did not drop the selection");
+    const byKeys = await keyMove(page, 6);
+    check(byKeys.chosen.length === 3, `a move of ${byKeys.chosen.length} cells`);
+    const name = (c) => `${"abcdef"[c % 6]}${6 - Math.floor(c / 6)}`;
+    const first = (await moveList(page))[0];
+    const [q, to, arrow] = byKeys.chosen.map(name);
+    check(first === `${q}-${to}/${arrow}`, `keys chose ${q} ${to} ${arrow} but ${first} was played`);
+    const moves = 1 + await playToEnd(page, {
+      each: async (s, n) => {
+        if (n === 1) await checkLabels(page, 36, /^[a-f][1-6], (empty|arrow|white amazon|black amazon)(, last move)?(, selected)?(, playable)?$/);
+      },
+    });
+    const history = await moveList(page);
+    check(history.every((m) => /^[a-f][1-6]-[a-f][1-6]\/[a-f][1-6]$/.test(m)), `moves: ${history.join(" ")}`);
+    const result = await statusText(page);
+    check(/^Game over: (white|black) \(.*\) wins/.test(result), `result: ${result}`);
+    const shots = [await shot(page, "amazons-6x6-end")];
+    return { moves, plies: history.length, result, shots };
+  },
+
+  // Hex 5x5 against MCTS, on its rhombus of hexagons: a whole game by clicking (Hex has no
+  // draws, so someone wins).
+  async hex(page) {
+    await newGame(page, "hex", { size: "5" }, ["human", "mcts(playouts=200)"]);
+    const moves = await playToEnd(page, {
+      each: async (s, n) => {
+        if (n === 1) await checkLabels(page, 25, /^[a-e][1-5], (empty|black stone|white stone)(, last move)?(, playable)?$/);
+      },
+    });
+    const result = await statusText(page);
+    check(/^Game over: (black|white) \(.*\) wins/.test(result), `result: ${result}`);
+    const shots = [await shot(page, "hex-5x5-end")];
+    return { moves, plies: (await boardState(page)).ply, result, shots };
+  },
+
+  // Connect Four by keys alone: the form (Tab, type-ahead, Enter), then arrows and Enter on
+  // the board; every move lands in the column the cursor was taken to.
+  async connect4(page) {
+    const kb = page.keyboard;
+    await kb.press("Tab");
+    check(await page.evaluate(() => document.activeElement.id === "game"), "Tab does not reach the game list first");
+    await kb.type("c");
+    check((await page.$eval("#game", (e) => e.value)) === "connect4", "typing c does not pick connect4");
+    const focusId = () => page.evaluate(() => document.activeElement.dataset.seat ?? document.activeElement.dataset.param ?? document.activeElement.id);
+    for (let i = 0; i < 10 && (await focusId()) !== "1"; i++) await kb.press("Tab");
+    check((await focusId()) === "1", "Tab does not reach player 2");
+    await kb.press("Control+A");
+    await kb.type("alphabeta(depth=2)");
+    await kb.press("Enter");
+    await page.waitForSelector("#play:not([hidden])", { timeout: WAIT_MS });
+    check(await page.evaluate(() => document.activeElement.closest("#board") !== null), "the board does not have the focus after Start");
+    let s = await boardState(page);
+    let moves = 0;
+    while (!s.over) {
+      check(moves < 30, "no end after 30 moves");
+      const cols = [...new Set((await playable(page)).map((c) => c % 7))];
+      const col = cols[pick(cols.length)];
+      const at = await page.evaluate(() => Number(document.activeElement.dataset.cell));
+      check(!Number.isNaN(at), "the focus left the board");
+      const dx = col - (at % 7);
+      for (let i = 0; i < Math.abs(dx); i++) await kb.press(dx > 0 ? "ArrowRight" : "ArrowLeft");
+      if (moves === 0) await kb.press("ArrowDown"); // any row of the column plays it
+      await kb.press("Enter");
+      const before = s.ply;
+      s = await humanTurn(page, before);
+      const played = (await moveList(page))[before];
+      check(played === String(col + 1), `the cursor was on column ${col + 1} but ${played} was played`);
+      moves += 1;
+      if (moves === 1) await checkLabels(page, 42, /^column [1-7], row [1-6], (empty|red disc|yellow disc)(, last move)?(, playable)?$/);
+    }
+    const result = await statusText(page);
+    check(/^Game over: (Draw|(red|yellow) \(.*\) wins)/.test(result), `result: ${result}`);
+    const shots = [await shot(page, "connect4-keys-end")];
+    return { moves, plies: s.ply, result, shots };
+  },
+
+  // The analysis overlay on Go 9x9: switched on, it draws win rates and visits on empty
+  // points and they change as the search goes on; after a move it is about the new
+  // position; switched off, it is gone.
+  async analysis(page) {
+    await newGame(page, "go", { size: "9" }, ["human", "mcts(playouts=100)"]);
+    await page.fill("#analysis-agent", "mcts");
+    await page.click("#analyse");
+    const marks = () => page.$$eval("#board .overlay .mark", (els) => els.map((e) => `${e.dataset.cell}:${e.textContent}`).join(" "));
+    await page.waitForFunction(() => document.querySelectorAll("#board .overlay .mark").length >= 3, null, { timeout: WAIT_MS });
+    const first = await marks();
+    await page.waitForFunction((first) => {
+      const now = [...document.querySelectorAll("#board .overlay .mark")].map((e) => `${e.dataset.cell}:${e.textContent}`).join(" ");
+      return now !== first && now !== "";
+    }, first, { timeout: WAIT_MS });
+    const grown = await marks();
+    const labels = await page.$$eval("#board [role=gridcell]", (els) => els.map((e) => e.getAttribute("aria-label")));
+    const analysed = labels.filter((l) => l.includes("analysis:"));
+    check(analysed.length >= 3, `${analysed.length} cells carry the analysis in their labels`);
+    check(analysed.every((l) => /, empty, playable, analysis: [A-HJ]\d \d+\.\d% win rate, \d+ visits(, line( [A-HJ]\d| pass)+)?$/.test(l)), `labels: ${analysed.slice(0, 3).join(" | ")}`);
+    const shots = [await shot(page, "go-9x9-analysis")];
+
+    // Hovering a mark shows its line as numbered ghost stones, the first on that point.
+    const best = await page.$eval("#board .overlay .mark", (e) => e.dataset.cell);
+    await page.hover(`#board g.cell[data-cell="${best}"]`);
+    await page.waitForFunction(() => document.querySelectorAll("#board .ghosts .ghost").length >= 2, null, { timeout: WAIT_MS });
+    const ghosts = await page.$$eval("#board .ghosts .ghost", (els) => els.map((e) => `${e.dataset.cell}:${e.textContent}`));
+    const line = await page.$eval(`#board g.cell[data-cell="${best}"]`, (e) => e.getAttribute("aria-label"));
+    check(ghosts[0] === `${best}:1`, `the line starts elsewhere: ${ghosts.join(" ")} (hovered ${best})`);
+    check(/, line( [A-HJ]\d| pass){2,}$/.test(line), `the label has no line: ${line}`);
+    check(await page.$eval("#board .overlay", (e) => e.style.display === "none"), "the marks stay drawn under the line");
+    shots.push(await shot(page, "go-9x9-line"));
+    await page.mouse.move(1, 1);
+    await page.waitForFunction(() => !document.querySelector("#board .ghosts"), null, { timeout: WAIT_MS });
+
+    // A move: the overlay is about the position after the agent's reply.
+    const before = await boardState(page);
+    const s = await clickMove(page);
+    check(s.ply === before.ply + 2, "the agent replied");
+    await page.waitForFunction((version) => {
+      const o = document.querySelector("#board .overlay");
+      return o && Number(o.dataset.version) >= version && o.querySelectorAll(".mark").length >= 3;
+    }, 0, { timeout: WAIT_MS });
+    const after = await marks();
+    const occupied = await page.$$eval("#board [role=gridcell]", (els) => els.filter((e) => /stone/.test(e.getAttribute("aria-label"))).map((e) => e.dataset.cell));
+    const marked = after.split(" ").map((m) => m.split(":")[0]);
+    check(marked.every((c) => !occupied.includes(c)), `a mark on a stone: ${after}`);
+    check(after !== grown, "the overlay did not change after the move");
+
+    // The win-rate graph has a point for the first position (analysed), the agent's move and
+    // the position now on the board.
+    await page.waitForFunction(() => document.querySelectorAll("#graph .point").length >= 3, null, { timeout: WAIT_MS });
+    const graph = await page.$$eval("#graph .point", (els) => els.map((e) => [Number(e.dataset.ply), Number(e.dataset.win)]));
+    check(graph.map(([p]) => p).join(",") === "0,1,2", `graph points at plies ${graph.map(([p]) => p)}`);
+    check(graph.every(([, w]) => w >= 0 && w <= 1), `graph: ${JSON.stringify(graph)}`);
+    check(/^black's win rate: \d+% after 2 plies$/.test(await page.$eval("#graph-title", (e) => e.textContent)), "the graph's title");
+    shots.push(await shot(page, "go-9x9-graph"));
+
+    await page.click("#analyse");
+    await page.waitForFunction(() => !document.querySelector("#board .overlay"), null, { timeout: WAIT_MS });
+    check(!(await page.$eval("#analyse", (e) => e.checked)), "Analyse is still on");
+    return { first, grown, after, ghosts, graph, shots };
+  },
+};
+
+const run = scenarios[scenario];
+if (!run) {
+  console.error(`no scenario ${scenario}; there are: ${Object.keys(scenarios).join(", ")}`);
+  process.exit(2);
+}
+
+const executablePath = process.env.TABULA_CHROMIUM || "/usr/bin/chromium";
+// No background traffic: the test machines reach no host but their own.
+const args = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const browser = await chromium.launch({ executablePath, args });
+const problems = [];
+let code = 0;
+const started = Date.now();
+try {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console error: ${m.text()}`); });
+  await page.goto(base);
+  await page.waitForSelector("#game option", { state: "attached", timeout: WAIT_MS });
+  const result = await run(page);
+  check(problems.length === 0, problems.join("; "));
+  console.log(`RESULT ${JSON.stringify({ scenario, ms: Date.now() - started, ...result })}`);
+} catch (e) {
+  console.error(`${scenario}: ${e.stack || e}`);
+  if (problems.length) console.error(problems.join("\n"));
+  code = 1;
+} finally {
+  await browser.close();
+}
+process.exit(code);

@@ -1,0 +1,140 @@
+//! The page in a real browser: Debian's Chromium, driven by playwright-core from Node
+//! (`e2e/play.mjs`), plays whole games against agents on a server started here on an
+//! ephemeral localhost port, by clicking or by keys as a person would.
+//!
+//! These tests form the browser tier: they need Chromium and the Node modules that
+//! `scripts/browser-env` installs, so they are `#[ignore]`d and `scripts/test` runs them
+//! (with `--include-ignored`, after calling that script). Screenshots go to `target/e2e/`.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tabula_serve::{Config, start};
+use tokio::process::Command;
+use tokio::sync::Mutex;
+
+/// One browser at a time: the machine has few cores, and the agents need them too.
+static ONE_BROWSER: Mutex<()> = Mutex::const_new(());
+
+/// The longest a scenario may take, its browser included.
+const SCENARIO_LIMIT: Duration = Duration::from_secs(170);
+
+fn e2e_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("e2e")
+}
+
+/// `target/e2e` of this workspace (or of `CARGO_TARGET_DIR`).
+fn artefacts() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    target.join("e2e")
+}
+
+/// Runs `scenario` of `e2e/play.mjs` against a fresh server and returns its result line.
+async fn scenario(name: &str) -> Value {
+    let modules = e2e_dir().join("node_modules/playwright-core");
+    assert!(
+        modules.is_dir(),
+        "{} is missing: run scripts/browser-env (it installs Chromium and playwright-core)",
+        modules.display()
+    );
+    let chromium = std::env::var("TABULA_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(
+        std::path::Path::new(&chromium).exists(),
+        "{chromium} is missing: run scripts/browser-env (it installs Chromium and playwright-core)"
+    );
+    let _one = ONE_BROWSER.lock().await;
+    let config = Config {
+        port: 0,
+        move_time: Duration::from_millis(300),
+        analysis_time: Duration::from_secs(3),
+        ..Config::default()
+    };
+    let addr = start(config).await.unwrap();
+    let child = Command::new("node")
+        .arg(e2e_dir().join("play.mjs"))
+        .arg(format!("http://{addr}/"))
+        .arg(artefacts())
+        .arg(name)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start node ({e}): run scripts/browser-env"));
+    let out = tokio::time::timeout(SCENARIO_LIMIT, child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("{name}: the browser did not finish within {SCENARIO_LIMIT:?}"))
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{name}: {}\n{stdout}\n{stderr}", out.status);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT "))
+        .unwrap_or_else(|| panic!("{name}: no RESULT line\n{stdout}\n{stderr}"));
+    let result: Value = serde_json::from_str(line).unwrap();
+    eprintln!("{name}: {result}");
+    for shot in result["shots"].as_array().unwrap() {
+        let path = PathBuf::from(shot.as_str().unwrap());
+        let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 1000, "{name}: screenshot {} is missing or empty", path.display());
+    }
+    result
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn go_9x9_is_clicked_passed_and_resigned_then_replayed_with_colours_swapped() {
+    let r = scenario("go").await;
+    assert!(r["plies"].as_u64().unwrap() >= 22, "{r}");
+    assert!(r["result"].as_str().unwrap().contains("wins by resignation"), "{r}");
+    assert_eq!(
+        r["swapped"],
+        "go(size=9,komi=7.5,rules=chinese,superko=positional,suicide=false,handicap=0): mcts(playouts=100) vs human",
+        "{r}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn othello_is_played_to_the_end_by_clicking_at_375_px() {
+    let r = scenario("othello").await;
+    assert!(r["moves"].as_u64().unwrap() >= 10, "{r}");
+    assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");
+    assert!(r["width"]["end"]["scroll"].as_u64().unwrap() <= 375, "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn amazons_6x6_is_played_to_the_end_by_keys_then_clicks() {
+    let r = scenario("amazons").await;
+    assert!(r["plies"].as_u64().unwrap() >= 4, "{r}");
+    assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn hex_5x5_is_played_to_the_end_by_clicking() {
+    let r = scenario("hex").await;
+    assert!(r["plies"].as_u64().unwrap() >= 9, "{r}");
+    assert!(r["result"].as_str().unwrap().contains("wins"), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn connect_four_is_played_to_the_end_by_keys_alone() {
+    let r = scenario("connect4").await;
+    assert!(r["plies"].as_u64().unwrap() >= 7, "{r}");
+    assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn the_analysis_overlay_follows_the_search_and_the_game() {
+    let r = scenario("analysis").await;
+    assert_ne!(r["first"], r["grown"], "{r}");
+    assert_ne!(r["grown"], r["after"], "{r}");
+}
