@@ -19,7 +19,9 @@ use crate::{Game, background, game_of, py_err};
 /// seat, or a list with one per seat) within `time_ms` / `nodes` per move.
 ///
 /// A step is one player's decision. The dict holds `observations` (steps × planes ×
-/// height × width, float32, seen by the player deciding), `players`, `actions`,
+/// height × width, seen by the player deciding: the planes of `State.observation_tensor`,
+/// as uint8 0/1 to take a quarter of the memory; left out with `observations=False`),
+/// `players`, `actions`,
 /// `legal_actions` with `legal_offsets` (step `s`'s legal actions are
 /// `legal_actions[legal_offsets[s]:legal_offsets[s+1]]`), `game_offsets` (game `g`'s steps
 /// are `game_offsets[g]:game_offsets[g+1]`), `returns` (games × players, 0..1) and
@@ -29,7 +31,7 @@ use crate::{Game, background, game_of, py_err};
 /// is called as games finish; Ctrl-C stops the run.
 #[pyfunction]
 #[pyo3(signature = (game, games, agents=None, threads=1, seed=0, max_plies=None, time_ms=None, nodes=None,
-                    action_masks=false, max_bytes=2usize << 30, progress=None))]
+                    observations=true, action_masks=false, max_bytes=2usize << 30, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn self_play<'py>(
     py: Python<'py>,
@@ -41,6 +43,7 @@ pub(crate) fn self_play<'py>(
     max_plies: Option<u32>,
     time_ms: Option<u64>,
     nodes: Option<u64>,
+    observations: bool,
     action_masks: bool,
     max_bytes: usize,
     progress: Option<Py<PyAny>>,
@@ -61,7 +64,8 @@ pub(crate) fn self_play<'py>(
     };
     limits.nodes = nodes;
     let stop = Arc::new(AtomicBool::new(false));
-    let config = SelfPlay { games, agents, limits, threads, seed, max_plies, max_bytes, stop: Some(stop.clone()) };
+    let config =
+        SelfPlay { games, agents, limits, threads, seed, max_plies, max_bytes, observations, stop: Some(stop.clone()) };
     let done = AtomicUsize::new(0);
     let mut reported = usize::MAX;
     let start = game.start.clone();
@@ -106,7 +110,9 @@ pub(crate) fn self_play<'py>(
     }
     let n = t.num_players;
     let games_played = t.truncated.len();
-    out.set_item("observations", PyArray1::from_vec(py, t.observations).reshape([steps, planes, height, width])?)?;
+    if observations {
+        out.set_item("observations", PyArray1::from_vec(py, t.observations).reshape([steps, planes, height, width])?)?;
+    }
     out.set_item("players", PyArray1::from_vec(py, t.players))?;
     out.set_item("actions", PyArray1::from_vec(py, t.actions))?;
     out.set_item("legal_actions", PyArray1::from_vec(py, t.legal))?;

@@ -16,7 +16,7 @@ def test_self_play_steps_replay_one_call_at_a_time(spec):
     batch = tabula.self_play(game, 5, threads=2, seed=3)
     steps = len(batch["actions"])
     assert batch["observations"].shape == (steps, *game.observation_tensor_shape())
-    assert batch["observations"].dtype == np.float32
+    assert batch["observations"].dtype == np.uint8
     assert len(batch["game_offsets"]) == 6 and batch["game_offsets"][-1] == steps
     assert len(batch["legal_offsets"]) == steps + 1
     assert batch["returns"].shape == (5, 2) and not batch["truncated"].any()
@@ -55,6 +55,8 @@ def test_self_play_masks_agents_and_caps():
         tabula.self_play("amazons(size=10)", 1, max_plies=4, action_masks=True, max_bytes=10**6)
     with pytest.raises(ValueError, match="bytes"):
         tabula.self_play("go(size=9)", 100, max_bytes=50_000)
+    blind = tabula.self_play("connect4", 3, observations=False)
+    assert "observations" not in blind and len(blind["actions"]) == blind["game_offsets"][-1] > 0
     with pytest.raises(ValueError, match="3 agent specs"):
         tabula.self_play("connect4", 1, agents=["random"] * 3)
     with pytest.raises(ValueError):

@@ -38,6 +38,9 @@ pub struct SelfPlay {
     pub max_plies: Option<u32>,
     /// Most bytes the arrays may take: the run stops with an error rather than go past it.
     pub max_bytes: usize,
+    /// Whether to record each step's observation (turn off when only moves and returns
+    /// are wanted).
+    pub observations: bool,
     /// Set from another thread to stop the run; it then returns an error.
     pub stop: Option<Arc<AtomicBool>>,
 }
@@ -52,6 +55,7 @@ impl Default for SelfPlay {
             seed: 0,
             max_plies: None,
             max_bytes: 2 << 30,
+            observations: true,
             stop: None,
         }
     }
@@ -66,8 +70,9 @@ pub struct Trajectories {
     pub num_players: usize,
     /// Shape of one observation, `[planes, height, width]`.
     pub shape: [usize; 3],
-    /// One observation per step, seen by the player deciding, flattened.
-    pub observations: Vec<f32>,
+    /// One observation per step, seen by the player deciding, flattened; its planes hold 0
+    /// or 1, kept as bytes (a quarter of the memory of `f32`). Empty when not recorded.
+    pub observations: Vec<u8>,
     /// The player deciding at each step.
     pub players: Vec<i32>,
     /// The action chosen at each step.
@@ -95,7 +100,7 @@ impl Trajectories {
 /// One game's share of the arrays.
 #[derive(Default)]
 struct GameSteps {
-    observations: Vec<f32>,
+    observations: Vec<u8>,
     players: Vec<i32>,
     actions: Vec<i64>,
     legal: Vec<i64>,
@@ -166,11 +171,28 @@ pub(crate) fn self_play<G: Game>(
         return Err(e);
     }
     let games = shared.games.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut out = Trajectories { num_players: n, shape, ..Trajectories::default() };
+    let games: Vec<GameSteps> = games
+        .into_iter()
+        .map(|g| g.ok_or_else(|| AnyError::Action("a self-play game was not played".into())))
+        .collect::<Result<_, _>>()?;
+    let steps: usize = games.iter().map(|g| g.actions.len()).sum();
+    let legal: usize = games.iter().map(|g| g.legal.len()).sum();
+    let observed: usize = games.iter().map(|g| g.observations.len()).sum();
+    let mut out = Trajectories {
+        num_players: n,
+        shape,
+        observations: Vec::with_capacity(observed),
+        players: Vec::with_capacity(steps),
+        actions: Vec::with_capacity(steps),
+        legal: Vec::with_capacity(legal),
+        legal_offsets: Vec::with_capacity(steps + 1),
+        game_offsets: Vec::with_capacity(games.len() + 1),
+        returns: Vec::with_capacity(games.len() * n),
+        truncated: Vec::with_capacity(games.len()),
+    };
     out.game_offsets.push(0);
     out.legal_offsets.push(0);
     for game in games {
-        let game = game.ok_or_else(|| AnyError::Action("a self-play game was not played".into()))?;
         out.observations.extend_from_slice(&game.observations);
         out.players.extend_from_slice(&game.players);
         out.actions.extend_from_slice(&game.actions);
@@ -209,6 +231,18 @@ fn worker<G: Game>(start: &Typed<G>, config: &SelfPlay, shared: &Shared, done: &
     }
 }
 
+/// Adds `bytes` to the run's total, failing once it passes `config.max_bytes`.
+fn count_bytes(shared: &Shared, config: &SelfPlay, bytes: usize) -> Result<(), AnyError> {
+    let total = shared.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    if total > config.max_bytes {
+        return Err(AnyError::Action(format!(
+            "the self-play arrays would take more than {} bytes; play fewer games or allow more",
+            config.max_bytes
+        )));
+    }
+    Ok(())
+}
+
 /// Plays game `index` to its end (or `max_plies`), recording every step.
 fn play_one<G: Game>(
     start: &Typed<G>,
@@ -229,11 +263,13 @@ fn play_one<G: Game>(
     let mut legal: Vec<i64> = Vec::new();
     let mut plies = 0u32;
     let mut joint = Vec::with_capacity(game.num_players());
+    // Bytes recorded and not yet counted against the shared budget.
+    let mut uncounted = 0usize;
     loop {
-        let deciding: Vec<usize> = match game.turn() {
+        let deciding = match game.turn() {
             Turn::Over => break,
-            Turn::Player(p) => vec![p.index()],
-            Turn::Simultaneous => (0..game.num_players()).collect(),
+            Turn::Player(p) => p.index()..p.index() + 1,
+            Turn::Simultaneous => 0..game.num_players(),
         };
         if config.max_plies.is_some_and(|cap| plies >= cap) {
             steps.truncated = true;
@@ -246,7 +282,7 @@ fn play_one<G: Game>(
             return Err(AnyError::Action("another self-play game failed".into()));
         }
         joint.clear();
-        for &p in &deciding {
+        for p in deciding {
             game.legal_moves_of(Player(p as u8), &mut moves);
             if moves.is_empty() {
                 return Err(AnyError::Action(format!("player {p} has no legal move in a game that is not over")));
@@ -263,21 +299,19 @@ fn play_one<G: Game>(
                 }
             };
             let chosen = moves.iter().position(|&m| m == mv).unwrap_or(0);
-            let shape = observe(&game, p, &mut observation);
+            if config.observations {
+                observe(&game, p, &mut observation);
+                steps.observations.extend(observation.iter().map(|&v| v as u8));
+            }
             legal.clear();
             legal.extend((0..moves.len()).map(|i| start.indexing.index_in(&game, &moves, i) as i64));
             let action = legal[chosen];
             legal.sort_unstable();
-            let bytes = observation.len() * 4 + legal.len() * 8 + 4 + 8 + 8;
-            let total = shared.bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
-            if total > config.max_bytes {
-                return Err(AnyError::Action(format!(
-                    "the self-play arrays would take more than {} bytes; play fewer games or allow more",
-                    config.max_bytes
-                )));
+            uncounted += observation.len() + legal.len() * 8 + 4 + 8 + 8;
+            // The shared count is brought up to date every 64 KiB, not at every step.
+            if uncounted >= 1 << 16 {
+                count_bytes(shared, config, std::mem::take(&mut uncounted))?;
             }
-            debug_assert_eq!(shape.iter().product::<usize>(), observation.len());
-            steps.observations.extend_from_slice(&observation);
             steps.players.push(p as i32);
             steps.actions.push(action);
             steps.legal_counts.push(legal.len() as i64);
@@ -297,6 +331,7 @@ fn play_one<G: Game>(
         }
         plies += 1;
     }
+    count_bytes(shared, config, uncounted)?;
     steps.returns = if steps.truncated { vec![0.5; game.num_players()] } else { game.rewards().as_slice().to_vec() };
     Ok(steps)
 }
@@ -329,7 +364,8 @@ mod tests {
                     let mut obs = Vec::new();
                     state.observation(p, &mut obs);
                     let size = obs.len();
-                    assert_eq!(&t.observations[s * size..(s + 1) * size], &obs[..]);
+                    let bytes: Vec<u8> = obs.iter().map(|&v| v as u8).collect();
+                    assert_eq!(&t.observations[s * size..(s + 1) * size], &bytes[..]);
                     state.play_action(t.actions[s] as usize).unwrap();
                 }
                 assert_eq!(state.turn(), Turn::Over, "{spec} game {g} ends");
@@ -361,6 +397,8 @@ mod tests {
         assert_eq!(t.steps(), 10);
         assert_eq!(t.returns, [0.5; 4]);
         assert!(run("connect4", &SelfPlay { agents: vec!["nonsense".into()], ..SelfPlay::default() }).is_err());
+        let blind = run("connect4", &SelfPlay { games: 3, observations: false, ..SelfPlay::default() }).unwrap();
+        assert!(blind.observations.is_empty() && blind.steps() > 0);
         let three = SelfPlay { agents: vec!["random".into(); 3], ..SelfPlay::default() };
         assert!(run("connect4", &three).unwrap_err().to_string().contains("3 agent specs"));
         let small = SelfPlay { games: 50, max_bytes: 10_000, ..SelfPlay::default() };
