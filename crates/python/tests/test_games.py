@@ -152,3 +152,22 @@ def test_a_search_is_stopped_from_another_thread():
     agent.stop()
     t.join(60)
     assert not t.is_alive() and result["move"][0] in game.new_initial_state().legal_moves()
+
+
+def test_the_type_stubs_name_everything_the_module_has():
+    import ast
+    import pathlib
+
+    from tabula import _tabula
+
+    stub = ast.parse((pathlib.Path(tabula.__file__).parent / "_tabula.pyi").read_text())
+    top = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    top |= {t.id for n in stub.body if isinstance(n, ast.AnnAssign) for t in [n.target]}
+    public = {name for name in dir(_tabula) if not name.startswith("_")}
+    assert public <= top, f"missing from the stubs: {public - top}"
+    for cls in (n for n in stub.body if isinstance(n, ast.ClassDef)):
+        names = {m.name for m in cls.body if isinstance(m, ast.FunctionDef)}
+        names |= {m.target.id for m in cls.body if isinstance(m, ast.AnnAssign)}
+        have = {a for a in dir(getattr(_tabula, cls.name)) if not a.startswith("_")}
+        assert have <= names, f"{cls.name}: missing from the stubs: {have - names}"
+    assert (pathlib.Path(tabula.__file__).parent / "py.typed").exists()
