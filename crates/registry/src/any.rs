@@ -7,11 +7,13 @@
 //! below [`AnyGame::action_bound`]:
 //!
 //! - games with a move index ([`Game::move_index_bound`] > 0: tic-tac-toe, Connect Four,
-//!   Othello, Go, Hex) use it;
+//!   Othello, Go, Hex, and GDL games played by the propnet, whose ground legal atoms number
+//!   every move a role can ever make) use it;
 //! - Amazons numbers a move by its three cells, `(from * cells + to) * cells + arrow` with
 //!   cells counted row by row from the top left, so the bound is `cells³` (46,656 on 6x6,
 //!   1,000,000 on 10x10);
-//! - games without either (GDL) number a role's moves by their place in its list of legal
+//! - games without either (GDL with the reference interpreter, `reasoner=reference`, or a
+//!   game whose propnet cannot be built) number a role's moves by their place in its list of legal
 //!   moves in the current state — stable for a state, not across states — and the bound is
 //!   the longest such list seen over [`GDL_PROBE_GAMES`] random games from the start (at
 //!   least 1); a state with more moves than that has actions at or past the bound, which

@@ -72,6 +72,9 @@ struct Shared {
     role_names: Vec<String>,
     max_plies: u32,
     base_hash: Vec<u64>,
+    /// Every move any role can ever make (the terms of the ground legal atoms), sorted and
+    /// distinct: a move's place here is its [`Game::move_index`].
+    moves: Vec<Gid>,
 }
 
 thread_local! {
@@ -178,8 +181,11 @@ impl PropnetGame {
         for &b in &net.init {
             bits[(b / 64) as usize] |= 1 << (b % 64);
         }
+        let mut moves: Vec<Gid> = net.legal.iter().flatten().map(|&(m, _)| m).collect();
+        moves.sort_unstable();
+        moves.dedup();
         let id = NEXT_NET_ID.fetch_add(1, Ordering::Relaxed);
-        let shared = Arc::new(Shared { id, net, ground, symbols, spec, role_names, max_plies, base_hash });
+        let shared = Arc::new(Shared { id, net, ground, symbols, spec, role_names, max_plies, base_hash, moves });
         let mut game = PropnetGame {
             shared,
             bits,
@@ -327,6 +333,16 @@ impl fmt::Display for PropnetGame {
 
 impl Game for PropnetGame {
     type Move = PropnetMove;
+
+    /// The ground legal atoms name every move a role can ever make, so each move has a
+    /// fixed number: the same in every state, for every role that can make it.
+    fn move_index_bound(&self) -> usize {
+        self.shared.moves.len()
+    }
+
+    fn move_index(&self, mv: PropnetMove) -> usize {
+        self.shared.moves.binary_search(&mv.0).unwrap_or(0)
+    }
 
     fn spec(&self) -> String {
         self.shared.spec.clone()
