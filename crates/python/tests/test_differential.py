@@ -66,7 +66,9 @@ class Sweep:
 
     def compare_moves(self, ours, theirs, os_state):
         """Asserts the legal move sets agree and returns the moves both allow."""
-        assert ours == theirs.keys(), f"only tabula: {sorted(ours - set(theirs))}, only OpenSpiel: {sorted(set(theirs) - ours)}"
+        assert ours == theirs.keys(), (
+            f"only tabula: {sorted(ours - set(theirs))}, only OpenSpiel: {sorted(set(theirs) - ours)}"
+        )
         return ours
 
     def check_end(self, ours, theirs):
@@ -74,8 +76,7 @@ class Sweep:
 
     def play(self, seed, stats):
         rng = random.Random(seed)
-        game = tabula.load_game(self.tabula_spec)
-        ours = game.new_initial_state()
+        ours = self.ours = tabula.load_game(self.tabula_spec).new_initial_state()
         theirs = self.os_game.new_initial_state()
         while True:
             assert ours.is_terminal() == theirs.is_terminal(), (
@@ -99,17 +100,19 @@ class Sweep:
         assert tabula_board(ours, self.symbols) == self.openspiel_board(theirs)
         self.check_end(ours, theirs)
         stats["plies"] += ours.move_number()
-        stats["wins"][tuple(tabula_outcome(ours))] = stats["wins"].get(tuple(tabula_outcome(ours)), 0) + 1
+        end = tuple(tabula_outcome(ours))
+        stats["outcomes"][end] = stats["outcomes"].get(end, 0) + 1
 
     def run(self, games=GAMES, base_seed=0):
         self.os_game = self.openspiel_game()
-        stats = {"plies": 0, "wins": {}}
+        stats = {"plies": 0, "outcomes": {}}
         for n in range(games):
             seed = base_seed + n
             try:
                 self.play(seed, stats)
             except AssertionError as e:
-                raise AssertionError(f"{self.tabula_spec}, game seed {seed}: {e}") from e
+                moves = " ".join(self.ours.history())
+                raise AssertionError(f"{self.tabula_spec}, game seed {seed}, after {moves!r}: {e}") from e
         return stats
 
 
@@ -254,6 +257,10 @@ class Go(Sweep):
     symbols = "XO"
     CAP = 243
 
+    def __init__(self):
+        # Moves OpenSpiel listed and tabula did not, each checked to repeat a position.
+        self.superko_moves = 0
+
     def openspiel_game(self):
         game = pyspiel.load_game("go", {"board_size": 9, "komi": 7.5, "max_game_length": self.CAP})
         assert tabula.load_game(self.tabula_spec).max_game_length() == self.CAP
@@ -288,7 +295,7 @@ class Go(Sweep):
         return ["".join("." if c == "+" else c for c in row) for row in rows]
 
     def check_end(self, ours, theirs):
-        # Black's area minus White's, as tabula writes its score.
+        # tabula's area count (White's with komi) must give OpenSpiel's winner.
         match = re.match(r"score: black ([\d.]+), white ([\d.]+) with komi", ours.score_text())
         assert match, ours.score_text()
         black, white = float(match.group(1)), float(match.group(2))
@@ -297,7 +304,7 @@ class Go(Sweep):
 
 
 def report(name, stats):
-    print(f"{name}: {GAMES} games, {stats['plies']} plies, outcomes {stats['wins']}")
+    print(f"{name}: {GAMES} games, {stats['plies']} plies, outcomes {stats['outcomes']}")
 
 
 def test_connect_four_agrees_with_openspiel():
@@ -314,7 +321,6 @@ def test_amazons_agrees_with_openspiel():
 
 def test_go_9x9_agrees_with_openspiel():
     sweep = Go()
-    sweep.superko_moves = 0
     stats = sweep.run()
     report("go", stats)
     print(f"go: {sweep.superko_moves} moves listed by OpenSpiel only, each a repetition")
@@ -325,7 +331,6 @@ def test_a_wrong_move_set_is_caught(sweep):
     """The comparison is not vacuous: a tabula state a few moves ahead of OpenSpiel's, where
     the move sets differ, fails it (for Go, the allowance for superko does not hide it)."""
     s = sweep()
-    s.superko_moves = 0
     s.os_game = s.openspiel_game()
     ours = tabula.load_game(s.tabula_spec).new_initial_state()
     theirs = s.os_game.new_initial_state()
