@@ -25,6 +25,7 @@
 
 use std::any::Any;
 use std::fmt;
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicUsize;
 
 use crate::batch::{SelfPlay, Trajectories};
@@ -145,9 +146,38 @@ pub(crate) struct Typed<G: Game> {
     pub(crate) indexing: Indexing,
     /// One entry per ply: the move, or one move per player in a simultaneous turn.
     history: Vec<Vec<String>>,
+    /// The legal moves of the player to move with their action indices, ascending: made
+    /// by the first call that needs them and dropped by every move, so that a front end's
+    /// `legal_actions` then `play_action` lists the moves once, not twice, and plays the
+    /// chosen one without checking it again.
+    to_move: OnceLock<Vec<(usize, G::Move)>>,
 }
 
 impl<G: Game> Typed<G> {
+    /// `player`'s legal moves by ascending action index, if `player` alone is to move.
+    fn to_move_legal(&self, player: usize) -> Option<&[(usize, G::Move)]> {
+        let Turn::Player(p) = self.game.turn() else { return None };
+        if p.index() != player {
+            return None;
+        }
+        let legal = self.to_move.get_or_init(|| {
+            let moves = self.moves_of(p.index());
+            let mut legal: Vec<(usize, G::Move)> =
+                (0..moves.len()).map(|i| (self.index_of(&moves, i), moves[i])).collect();
+            legal.sort_unstable_by_key(|&(a, _)| a);
+            legal
+        });
+        Some(legal)
+    }
+
+    /// Plays a move known to be legal for the player to move.
+    fn play_legal(&mut self, mv: G::Move) {
+        let text = self.game.format_move(mv);
+        self.game.play(mv);
+        self.to_move.take();
+        self.history.push(vec![text]);
+    }
+
     fn moves_of(&self, player: usize) -> Vec<G::Move> {
         let mut moves = Vec::new();
         self.game.legal_moves_of(Player(player as u8), &mut moves);
@@ -169,11 +199,12 @@ impl<G: Game> Typed<G> {
     /// The legal move of `player` with index `action`.
     fn move_of(&self, player: usize, action: usize) -> Result<G::Move, AnyError> {
         self.check_player(player)?;
+        let not_legal = || AnyError::Action(format!("action {action} is not a legal move of player {player} here"));
+        if let Some(legal) = self.to_move_legal(player) {
+            return legal.binary_search_by_key(&action, |&(a, _)| a).map(|i| legal[i].1).map_err(|_| not_legal());
+        }
         let moves = self.moves_of(player);
-        (0..moves.len())
-            .find(|&i| self.index_of(&moves, i) == action)
-            .map(|i| moves[i])
-            .ok_or_else(|| AnyError::Action(format!("action {action} is not a legal move of player {player} here")))
+        (0..moves.len()).find(|&i| self.index_of(&moves, i) == action).map(|i| moves[i]).ok_or_else(not_legal)
     }
 
     fn text_move(&self, text: &str) -> Result<G::Move, AnyError> {
@@ -183,6 +214,7 @@ impl<G: Game> Typed<G> {
     fn play_checked(&mut self, mv: G::Move) -> Result<(), AnyError> {
         let text = self.game.format_move(mv);
         self.game.try_play(mv)?;
+        self.to_move.take();
         self.history.push(vec![text]);
         Ok(())
     }
@@ -205,6 +237,7 @@ impl<G: Game> Typed<G> {
         }
         let texts = joint.iter().map(|&mv| self.game.format_move(mv)).collect();
         self.game.play_joint(joint);
+        self.to_move.take();
         self.history.push(texts);
         Ok(())
     }
@@ -288,6 +321,9 @@ impl<G: Game> Erased for Typed<G> {
         if player >= self.game.num_players() {
             return Vec::new();
         }
+        if let Some(legal) = self.to_move_legal(player) {
+            return legal.iter().map(|&(a, _)| a).collect();
+        }
         let moves = self.moves_of(player);
         let mut out: Vec<usize> = (0..moves.len()).map(|i| self.index_of(&moves, i)).collect();
         out.sort_unstable();
@@ -320,8 +356,10 @@ impl<G: Game> Erased for Typed<G> {
             Turn::Over => Err(AnyError::Play(PlayError::GameOver)),
             Turn::Simultaneous => Err(AnyError::Play(PlayError::Simultaneous)),
             Turn::Player(p) => {
+                // From the list of legal moves of this position: no need to check it again.
                 let mv = self.move_of(p.index(), action)?;
-                self.play_checked(mv)
+                self.play_legal(mv);
+                Ok(())
             }
         }
     }
@@ -413,7 +451,7 @@ pub fn load(spec: &str) -> Result<AnyGame, SpecError> {
             } else {
                 Indexing::PerState(probe_bound(&game))
             };
-            AnyGame { inner: Box::new(Typed { game, indexing, history: Vec::new() }) }
+            AnyGame { inner: Box::new(Typed { game, indexing, history: Vec::new(), to_move: OnceLock::new() }) }
         }
     }
     crate::with_game(spec, Load)
@@ -737,6 +775,39 @@ mod tests {
             }
             assert_eq!(again.to_string(), end.to_string(), "{spec}");
             assert_eq!(again.rewards(), rewards, "{spec}");
+        }
+    }
+
+    #[test]
+    fn the_legal_list_kept_between_calls_follows_every_move() {
+        for spec in ["connect4", "othello", "go(size=5)", "amazons(size=6)"] {
+            let mut g = load(spec).unwrap();
+            let mut rng = Rng::new(11);
+            for ply in 0..16 {
+                let Turn::Player(p) = g.turn() else { break };
+                let actions = g.legal_actions(p.index());
+                // The same position rebuilt from the text of its moves lists the same.
+                let mut fresh = load(spec).unwrap();
+                for mv in g.history() {
+                    fresh.play_move(&mv[0]).unwrap();
+                }
+                assert_eq!(fresh.legal_actions(p.index()), actions, "{spec} ply {ply}");
+                let not_legal = (0..=g.action_bound()).find(|a| !actions.contains(a)).unwrap();
+                assert!(g.play_action(not_legal).is_err(), "{spec}: action {not_legal}");
+                let a = rng.choose(&actions);
+                match ply % 3 {
+                    0 => g.play_action(a).unwrap(),
+                    1 => g.play_move(&g.action_to_move(p.index(), a).unwrap()).unwrap(),
+                    _ => {
+                        // A copy moves on alone; the original keeps its list.
+                        let mut copy = g.clone();
+                        copy.play_action(a).unwrap();
+                        assert_eq!(g.legal_actions(p.index()), actions);
+                        g = copy;
+                    }
+                }
+                assert_eq!(g.ply(), ply + 1);
+            }
         }
     }
 

@@ -255,7 +255,20 @@ fn read_square(bytes: &[u8], pos: &mut usize, width: usize, height: usize) -> Op
 
 /// The name of square (column, row), e.g. `a4`.
 pub fn square_name(col: usize, row: usize) -> String {
-    format!("{}{}", (b'a' + col as u8) as char, row + 1)
+    let mut s = String::with_capacity(3);
+    push_square_name(&mut s, col, row);
+    s
+}
+
+/// Appends the name of square (column, row) to `out` without formatting machinery: move
+/// lists of thousands of moves are written out for front ends at every position.
+fn push_square_name(out: &mut String, col: usize, row: usize) {
+    out.push((b'a' + col as u8) as char);
+    let rank = row + 1;
+    if rank >= 10 {
+        out.push((b'0' + (rank / 10 % 10) as u8) as char);
+    }
+    out.push((b'0' + (rank % 10) as u8) as char);
 }
 
 impl Amazons {
@@ -761,7 +774,13 @@ impl Game for Amazons {
     }
 
     fn format_move(&self, mv: Move) -> String {
-        format!("{}-{}/{}", self.name(mv.from), self.name(mv.to), self.name(mv.arrow))
+        let mut s = String::with_capacity(11);
+        for (sep, sq) in [(None, mv.from), (Some('-'), mv.to), (Some('/'), mv.arrow)] {
+            s.extend(sep);
+            let (c, r) = self.coords(sq);
+            push_square_name(&mut s, c, r);
+        }
+        s
     }
 
     fn parse_move(&self, text: &str) -> Result<Move, MoveParseError> {

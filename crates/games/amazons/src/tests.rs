@@ -87,6 +87,12 @@ fn notation_reads_all_forms() {
     }
     let mv = g.parse_move("j10-a1/j10").unwrap();
     assert_eq!(g.format_move(mv), "j10-a1/j10");
+    // Every square name of the largest board, one and two digits.
+    for col in 0..12 {
+        for row in 0..12 {
+            assert_eq!(square_name(col, row), format!("{}{}", "abcdefghijkl".as_bytes()[col] as char, row + 1));
+        }
+    }
     for bad in ["", "d1", "d1-d7", "d1-d7/", "d1-d7/g7/", "k1-d7/g7", "d11-d7/g7", "d0-d7/g7", "d1--d7/g7", "1d-d7/g7"]
     {
         assert!(g.parse_move(bad).is_err(), "{bad:?}");
