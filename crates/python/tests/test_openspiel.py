@@ -33,3 +33,37 @@ def test_observation_tensor_through_the_python_observer():
     assert obs.dict["observation"].shape == (3, 3, 3)
     assert obs.dict["observation"][1].sum() == 1, "the opponent's mark, seen by player 1"
     assert state.action_to_string(1, 0) == state.tabula.action_to_string(1, 0)
+
+
+def test_gdl_games_simultaneous_or_not_play_through_evaluate_bots(gdl):
+    from open_spiel.python.algorithms import evaluate_bots
+
+    for kif, players in (("simultaneousRace.kif", 2), ("threePlayerNim.kif", 3), ("ticTacToe.kif", 2)):
+        (name,) = tabula.openspiel.register([gdl(kif)])
+        assert name == "tabula_gdl_" + kif[:-4].lower()
+        game = pyspiel.load_game(name)
+        assert game.num_players() == players
+        simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+        assert simultaneous, "every GDL game may have simultaneous turns"
+        for seed in range(5):
+            state = game.new_initial_state()
+            bots = [pyspiel.make_uniform_random_bot(p, seed * 10 + p) for p in range(players)]
+            returns = evaluate_bots.evaluate_bots(state, bots, np.random.RandomState(seed))
+            assert state.is_terminal() and len(returns) == players
+            assert all(-1.0 <= r <= 1.0 for r in returns)
+            # Every action an OpenSpiel state took stays below num_distinct_actions: GDL
+            # actions are numbered by the propnet's ground legal atoms.
+            assert all(0 <= a < game.num_distinct_actions() for a in state.history() if a >= 0)
+
+
+def test_a_simultaneous_node_takes_joint_actions():
+    import tabula
+    from conftest import gdl_spec
+
+    (name,) = tabula.openspiel.register([gdl_spec("simultaneousRace.kif")])
+    state = pyspiel.load_game(name).new_initial_state()
+    assert state.current_player() == pyspiel.PlayerId.SIMULTANEOUS and state.is_simultaneous_node()
+    joint = [state.legal_actions(p)[0] for p in range(2)]
+    before = state.tabula.move_number()
+    state.apply_actions(joint)
+    assert state.tabula.move_number() == before + 1

@@ -2,8 +2,12 @@
 
 ``register()`` registers each spec as a pyspiel game named ``tabula_<name>`` (the spec's
 game name, with any parameters as given), so that ``pyspiel.load_game("tabula_connect4")``
-and OpenSpiel's algorithms (MCTSBot, evaluate_bots, ...) run on tabula's rules. Only games
-whose players alternate are registered (GDL games with simultaneous turns are not yet).
+and OpenSpiel's algorithms (MCTSBot, evaluate_bots, ...) run on tabula's rules. A game in
+which several players can move at once (GDL) is registered with simultaneous dynamics: its
+states are simultaneous nodes (``current_player()`` is ``SIMULTANEOUS``, moves go to
+``apply_actions``) where several roles choose, and ordinary nodes where one does, as
+OpenSpiel's own simultaneous games have; a role with no choice at a simultaneous node has
+no legal action there (``evaluate_bots`` then passes ``INVALID_ACTION`` for it).
 
 Returns are ``2 * r - 1`` of tabula's reward ``r`` in 0..1 (win +1, draw 0, loss -1), so
 that two-player win/loss/draw games are zero-sum as OpenSpiel expects.
@@ -11,12 +15,15 @@ that two-player win/loss/draw games are zero-sum as OpenSpiel expects.
 
 from __future__ import annotations
 
+import pathlib
+import re
+import zlib
 from typing import Iterable, Optional
 
 import numpy as np
 import pyspiel
 
-from ._tabula import Game, State, load_game
+from ._tabula import SIMULTANEOUS, Game, State, load_game
 
 DEFAULT_SPECS = ("tictactoe", "connect4", "othello", "go(size=9)", "amazons(size=6)", "hex(size=11)")
 
@@ -24,6 +31,13 @@ _registered: dict[str, str] = {}
 
 
 def _short_name(game: Game) -> str:
+    """``tabula_<name>``; a GDL game adds its file's stem (``tabula_gdl_tictactoe``)."""
+    if game.name == "gdl":
+        found = re.search(r"file=([^,)]*)", game.spec)
+        if found:
+            stem = re.sub(r"[^a-z0-9]+", "_", pathlib.Path(found.group(1)).stem.lower()).strip("_")
+            return f"tabula_gdl_{stem}"
+        return f"tabula_gdl_{zlib.crc32(game.spec.encode()):08x}"
     return f"tabula_{game.name}"
 
 
@@ -32,7 +46,8 @@ def _types(game: Game, short_name: str):
     game_type = pyspiel.GameType(
         short_name=short_name,
         long_name=f"tabula {game.spec}",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS if game.is_simultaneous()
+        else pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
         information=pyspiel.GameType.Information.PERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM if constant and game.num_players() == 2
@@ -92,6 +107,8 @@ def _make_classes(spec: str, game_type, game_info):
 
         def current_player(self):
             p = self.tabula.current_player()
+            if p == SIMULTANEOUS:
+                return pyspiel.PlayerId.SIMULTANEOUS
             return pyspiel.PlayerId.TERMINAL if p < 0 else p
 
         def _legal_actions(self, player):
@@ -99,6 +116,15 @@ def _make_classes(spec: str, game_type, game_info):
 
         def _apply_action(self, action):
             self.tabula.apply_action(int(action))
+
+        def _apply_actions(self, actions):
+            # A role with no choice gets INVALID_ACTION from OpenSpiel; its only move is
+            # the one tabula would play for it.
+            joint = []
+            for player, action in enumerate(actions):
+                legal = self.tabula.legal_actions(player)
+                joint.append(int(action) if action >= 0 or not legal else legal[0])
+            self.tabula.apply_actions(joint)
 
         def _action_to_string(self, player, action):
             return self.tabula.action_to_string(player, action)
@@ -119,16 +145,13 @@ def _make_classes(spec: str, game_type, game_info):
 
 def register(specs: Iterable[str] = DEFAULT_SPECS) -> list[str]:
     """Registers each spec as the pyspiel game ``tabula_<name>`` and returns those names.
-    A name registered before keeps its first spec; a game with simultaneous turns is a
-    ValueError."""
+    A name registered before keeps its first spec; GDL games are named after their file
+    (``tabula_gdl_<stem>``)."""
     names = []
     for spec in specs:
         game = load_game(spec)
         name = _short_name(game)
         if name not in _registered:
-            state = game.new_initial_state()
-            if game.is_simultaneous() and state.is_simultaneous_node():
-                raise ValueError(f"{spec}: simultaneous turns are not adapted to OpenSpiel yet")
             game_type, game_info = _types(game, name)
             pyspiel.register_game(game_type, _make_classes(game.spec, game_type, game_info))
             _registered[name] = game.spec
