@@ -1,5 +1,6 @@
 import pickle
 import random
+import re
 import threading
 
 import numpy as np
@@ -171,3 +172,18 @@ def test_the_type_stubs_name_everything_the_module_has():
         have = {a for a in dir(getattr(_tabula, cls.name)) if not a.startswith("_")}
         assert have <= names, f"{cls.name}: missing from the stubs: {have - names}"
     assert (pathlib.Path(tabula.__file__).parent / "py.typed").exists()
+
+
+def test_a_gdl_game_from_kif_text_plays_and_round_trips():
+    import pathlib
+
+    rules = (pathlib.Path(__file__).resolve().parents[3] / "testdata" / "gdl" / "ticTacToe.kif").read_text()
+    game = tabula.load_gdl(rules, max_plies=50)
+    assert "max_plies=50" in game.spec and game.num_players() == 2
+    state = random_game(game.new_initial_state(), random.Random(3))
+    again = tabula.deserialize_state(state.serialize())
+    assert again.returns() == state.returns() and again.history() == state.history()
+    file_of = lambda g: re.search(r"file=([^,)]*)", g.spec).group(1)  # noqa: E731
+    assert file_of(tabula.load_gdl(rules)) == file_of(game), "the same text, the same file"
+    with pytest.raises(ValueError):
+        tabula.load_gdl("(role x) (this is not (valid")

@@ -18,6 +18,12 @@ database made by ``tabula.import_games``.
 ``tabula.pettingzoo`` and ``tabula.openspiel`` adapt games to those libraries.
 """
 
+import hashlib
+import os
+import pathlib
+import tempfile
+from typing import Optional
+
 from . import db, sgf
 from ._tabula import (
     SIMULTANEOUS,
@@ -51,8 +57,38 @@ __all__ = [
     "games",
     "import_games",
     "load_game",
+    "load_gdl",
     "match",
     "self_play",
     "sgf",
     "tourney",
 ]
+
+
+#: Most bytes of GDL rules ``load_gdl`` takes.
+MAX_GDL_BYTES = 16 << 20
+
+
+def load_gdl(rules: str, max_plies: Optional[int] = None, reasoner: Optional[str] = None) -> Game:
+    """A GDL game from its rules as KIF text (``load_game("gdl(file=...)")`` reads a file).
+
+    The text is kept in a file named by its hash under the temporary folder
+    (``tabula-gdl/``), so that the game's spec — and every state's ``serialize()`` and
+    pickle — names rules that can be read again on this machine.
+    """
+    data = rules.encode("utf-8")
+    if len(data) > MAX_GDL_BYTES:
+        raise ValueError(f"{len(data)} bytes of GDL is more than {MAX_GDL_BYTES}")
+    folder = pathlib.Path(tempfile.gettempdir()) / "tabula-gdl"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{hashlib.sha256(data).hexdigest()[:24]}.kif"
+    if not path.exists() or path.read_bytes() != data:
+        part = folder / f"{path.name}.{os.getpid()}.part"
+        part.write_bytes(data)
+        os.replace(part, path)
+    params = [f"file={path}"]
+    if max_plies is not None:
+        params.append(f"max_plies={int(max_plies)}")
+    if reasoner is not None:
+        params.append(f"reasoner={reasoner}")
+    return load_game(f"gdl({','.join(params)})")
