@@ -2,11 +2,13 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -138,6 +140,20 @@ async fn events(
     Ok(Sse::new(futures_util::StreamExt::chain(initial, updates)).keep_alive(KeepAlive::default()))
 }
 
+/// Adds a `Server-Timing: app;dur=<ms>` header to every response: the time from the
+/// request's head being read to its response being ready (the whole body, for JSON; the
+/// head, for an event stream). An agent's search runs after the response, so it is not in
+/// it. Load tests read it to tell the server's own work from the network and the client.
+async fn timing(request: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let mut response = next.run(request).await;
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    if let Ok(value) = HeaderValue::from_str(&format!("app;dur={ms:.3}")) {
+        response.headers_mut().insert("server-timing", value);
+    }
+    response
+}
+
 async fn not_found() -> ApiError {
     ApiError::not_found("no such page or API route")
 }
@@ -163,5 +179,6 @@ pub fn router(config: crate::Config) -> Router {
         .route("/api/game/{id}/events", get(events))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn(timing))
         .with_state(app)
 }

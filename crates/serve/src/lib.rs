@@ -21,6 +21,8 @@
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!
+//! Every answer has a `Server-Timing: app;dur=<ms>` header, the server's own time on it.
+//!
 //! When an agent is to move, the server runs its search on a blocking thread within the
 //! configured time, at most [`Config::max_searches`] at once; analyses take the same slots
 //! but give them up to an agent's move that finds none free. Every input is checked: specs

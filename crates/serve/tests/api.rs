@@ -442,3 +442,23 @@ async fn an_agent_to_move_stops_an_analysis_holding_the_only_search_slot() {
     let answered = tokio::time::timeout(Duration::from_secs(20), b_events.state_where(|s| s["ply"] == 2)).await;
     assert!(answered.is_ok(), "the agent's move waited for the analysis");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_carry_the_servers_own_time() {
+    let addr = server(quick()).await;
+    let body = json!({"spec": "tictactoe", "players": ["human", "human"]}).to_string();
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "POST /api/game HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let head = text.split_once("\r\n\r\n").unwrap().0.to_lowercase();
+    assert!(head.starts_with("http/1.1 201"), "{head}");
+    let line = head.lines().find(|l| l.starts_with("server-timing:")).unwrap_or_else(|| panic!("{head}"));
+    let ms: f64 = line.split("app;dur=").nth(1).unwrap().trim().parse().unwrap();
+    assert!((0.0..10_000.0).contains(&ms), "{line}");
+}
