@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::MAX_BODY;
+use crate::gdl::MAX_KIF;
 use crate::live::{ApiError, App};
 
 const INDEX: &str = include_str!("../web/index.html");
@@ -37,9 +38,14 @@ fn ok(value: Value) -> Response {
 
 /// The request body as a JSON object, within [`MAX_BODY`] bytes.
 async fn read_json(body: Body) -> Result<serde_json::Map<String, Value>, ApiError> {
-    let bytes = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| ApiError {
+    read_json_within(body, MAX_BODY).await
+}
+
+/// The request body as a JSON object, within `limit` bytes.
+async fn read_json_within(body: Body, limit: usize) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| ApiError {
         status: 413,
-        message: format!("the request body is too large or unreadable (at most {MAX_BODY} bytes)"),
+        message: format!("the request body is too large or unreadable (at most {limit} bytes)"),
     })?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(serde_json::Map::new());
@@ -64,8 +70,15 @@ async fn games(State(app): State<Arc<App>>) -> Response {
 }
 
 async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
-    let map = read_json(body).await?;
+    // Room for pasted GDL rules (JSON escapes can double their size) and the rest.
+    let map = read_json_within(body, 2 * MAX_KIF + MAX_BODY).await?;
     let spec = string_field(&map, "spec")?;
+    let kif = match map.get("kif") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(_) => return Err(ApiError::bad("kif must be a string")),
+    };
     let players = match map.get("players") {
         Some(Value::Array(list)) if list.len() <= 16 => list
             .iter()
@@ -74,7 +87,7 @@ async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, Api
         Some(_) => return Err(ApiError::bad("players must be a list of at most 16 strings")),
         None => return Err(ApiError::bad("players is missing")),
     };
-    let (_, state) = app.create(&spec, &players)?;
+    let (_, state) = app.create(&spec, kif, &players)?;
     Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], state.to_string()).into_response())
 }
 

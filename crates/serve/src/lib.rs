@@ -4,8 +4,8 @@
 //! page (HTML, one ES module, CSS, the board drawn in SVG) is embedded in the binary.
 //!
 //! - `GET /api/games`: the registry's games and agents with their parameters and help.
-//! - `POST /api/game` `{spec, players}`: a new game; each player is `"human"` or an agent
-//!   spec. Answers the state.
+//! - `POST /api/game` `{spec, players, kif?}`: a new game; each player is `"human"` or an
+//!   agent spec; for `gdl`, `kif` is pasted rules (at most 256 KiB). Answers the state.
 //! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
 //!   cells they touch, history, result, and the first player's win rate after each ply a
 //!   search looked at).
@@ -27,13 +27,17 @@
 //! configured time, at most [`Config::max_searches`] at once; analyses take the same slots
 //! but give them up to an agent's move that finds none free. Every input is checked: specs
 //! are parsed by the registry, specs that would start a process or read a file (`gtp`,
-//! `file=`, `weights=`, `cmd=`) and GDL games are refused, request bodies and the number of
-//! live games are capped, and errors are `{"error": "..."}` with a 4xx status.
+//! `file=`, `weights=`, `cmd=`) are refused, GDL games are named (`gdl(game=ticTacToe)`)
+//! among those the server offers or pasted as rules text, never given as a path, request
+//! bodies and the number of live games are capped, and errors are `{"error": "..."}` with a
+//! 4xx status.
 
 mod api;
+mod gdl;
 mod live;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 pub use api::router;
@@ -53,6 +57,9 @@ pub struct Config {
     pub move_time: Duration,
     /// Longest analysis of one position for the page's overlay.
     pub analysis_time: Duration,
+    /// A directory whose `.kif` files are offered by name as GDL games, besides the
+    /// bundled ones.
+    pub gdl_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -64,6 +71,7 @@ impl Default for Config {
             max_searches: 2,
             move_time: Duration::from_secs(2),
             analysis_time: Duration::from_secs(20),
+            gdl_dir: None,
         }
     }
 }

@@ -197,7 +197,8 @@ async fn bad_requests_get_a_json_error_and_a_4xx() {
     }
     let (status, text) = request(addr, "POST", "/api/game", "{not json").await;
     assert_eq!(status, 400, "{text}");
-    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(MAX_BODY));
+    // A new game's body has room for pasted GDL rules (256 KiB, escaped) and no more.
+    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(512 * 1024 + MAX_BODY));
     let (status, text) = request(addr, "POST", "/api/game", &big).await;
     assert_eq!(status, 413, "{text}");
     assert!(text.contains("error"), "{text}");
@@ -461,4 +462,75 @@ async fn answers_carry_the_servers_own_time() {
     let line = head.lines().find(|l| l.starts_with("server-timing:")).unwrap_or_else(|| panic!("{head}"));
     let ms: f64 = line.split("app;dur=").nth(1).unwrap().trim().parse().unwrap();
     assert!((0.0..10_000.0).contains(&ms), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gdl_games_are_named_or_pasted_never_located() {
+    let addr = server(quick()).await;
+    let (_, cat) = json_request(addr, "GET", "/api/games", json!({})).await;
+    let names = cat["gdl_games"].as_array().unwrap();
+    assert!(names.contains(&json!("ticTacToe")) && names.contains(&json!("connectFour")), "{cat}");
+    let gdl = cat["games"].as_array().unwrap().iter().find(|g| g["name"] == "gdl").unwrap();
+    let keys: Vec<&str> = gdl["params"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert!(keys.contains(&"game") && !keys.contains(&"file"), "{keys:?}");
+
+    // A bundled game by name, played to the end against an agent through the legal moves.
+    let players = json!(["human", "mcts(playouts=50,seed=1)"]);
+    let (status, mut state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "gdl(game=ticTacToe)", "players": players})).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["spec"], "gdl(game=ticTacToe)");
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    let mut plies = 0;
+    while state["over"] != true {
+        let legal = state["legal"].as_array().unwrap();
+        assert!(!legal.is_empty(), "{state}");
+        let mv = legal[0]["move"].as_str().unwrap().to_string();
+        assert!(mv.starts_with("(mark "), "{mv}");
+        let (status, after) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": mv})).await;
+        assert_eq!(status, 200, "{after}");
+        let version = after["version"].as_u64().unwrap();
+        let later = |s: &Value| s["version"].as_u64().unwrap() > version;
+        (state, _) = events.state_where(|s| s["over"] == true || (s["human_to_move"] == true && later(s))).await;
+        plies = state["ply"].as_u64().unwrap();
+        assert!(plies <= 9);
+    }
+    assert!(plies >= 5, "{state}");
+    assert!(state["rewards"].is_array(), "{state}");
+    let text = state.to_string();
+    assert!(!text.contains("file=") && !text.contains(".kif"), "no path reaches the page: {text}");
+
+    // Pasted rules become one more game by name; the same text gets the same name.
+    let kif = std::fs::read_to_string(tabula_core::testing::fixture("gdl/connectFour.kif")).unwrap();
+    let body = json!({"spec": "gdl", "kif": kif, "players": ["human", "human"]});
+    let (status, pasted) = json_request(addr, "POST", "/api/game", body.clone()).await;
+    assert_eq!(status, 201, "{pasted}");
+    let spec = pasted["spec"].as_str().unwrap().to_string();
+    assert!(spec.starts_with("gdl(game=pasted-"), "{spec}");
+    assert_eq!(pasted["legal"].as_array().unwrap().len(), 7, "{pasted}");
+    let (status, again) = json_request(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201);
+    assert_eq!(again["spec"], json!(spec));
+    let (status, by_name) =
+        json_request(addr, "POST", "/api/game", json!({"spec": spec, "players": ["human", "human"]})).await;
+    assert_eq!(status, 201, "{by_name}");
+
+    // Paths, unknown names, unknown keys and rules over the cap are refused.
+    let path = tabula_core::testing::fixture("gdl/ticTacToe.kif");
+    for (spec, kif, code) in [
+        (format!("gdl(file={})", path.display()), None, 400),
+        ("gdl(game=../ticTacToe)".to_string(), None, 400),
+        ("gdl(game=nosuch)".to_string(), None, 400),
+        ("gdl".to_string(), None, 400),
+        ("gdl(game=ticTacToe,colour=red)".to_string(), None, 400),
+        ("tictactoe".to_string(), Some("(role x)".to_string()), 400),
+        ("gdl".to_string(), Some("(role x)".to_string()), 400),
+        ("gdl".to_string(), Some(format!("; {}\n(role x)", "x".repeat(256 * 1024))), 413),
+    ] {
+        let body = json!({"spec": spec, "kif": kif, "players": ["human", "human"]});
+        let (status, err) = json_request(addr, "POST", "/api/game", body).await;
+        assert_eq!(status, code, "{spec}: {err}");
+        assert!(err["error"].is_string(), "{err}");
+    }
 }
