@@ -402,6 +402,36 @@ const scenarios = {
   },
 };
 
+// GDL tic-tac-toe from the server's bundled games, against MCTS: no board shape, so the
+// legal moves are buttons; a whole game by clicking them.
+scenarios.gdl = async (page) => {
+  await newGame(page, "gdl", {}, ["human", "mcts(playouts=100)"]);
+  check(/^gdl\(game=ticTacToe\): human vs mcts/.test(await page.$eval("#play-title", (e) => e.textContent)), "the title names the game");
+  check(await page.$eval("#board-wrap", (e) => e.hidden) && !(await page.$eval("#move-list", (e) => e.hidden)), "the moves are listed in place of a board");
+  let s = await boardState(page);
+  let moves = 0;
+  const played = [];
+  while (!s.over) {
+    check(moves < 9, "no end after 9 moves");
+    const buttons = await page.$$("#move-list button.legal-move:not([disabled])");
+    check(buttons.length > 0, "no move to click");
+    const texts = await Promise.all(buttons.map((b) => b.textContent()));
+    check(texts.every((t) => /^\(mark [123] [123]\)$/.test(t)), `moves: ${texts}`);
+    const i = pick(buttons.length);
+    await buttons[i].click();
+    played.push(texts[i]);
+    moves += 1;
+    s = await humanTurn(page, s.ply);
+    const list = await moveList(page);
+    check(list.includes(texts[i]), `${texts[i]} is not in the move list ${list}`);
+  }
+  const result = await statusText(page);
+  check(result.startsWith("Game over"), `status: ${result}`);
+  check(await page.$$eval("#move-list button.legal-move:not([disabled])", (b) => b.length) === 0, "moves left to click after the end");
+  const shots = [await shot(page, "gdl-tictactoe")];
+  return { moves, plies: s.ply, played, result, shots };
+};
+
 const run = scenarios[scenario];
 if (!run) {
   console.error(`no scenario ${scenario}; there are: ${Object.keys(scenarios).join(", ")}`);

@@ -68,6 +68,11 @@ function fillGames() {
     o.label = a.about;
     list.append(o);
   }
+  for (const name of catalogue.gdl_games || []) {
+    const o = document.createElement("option");
+    o.value = name;
+    $("gdl-names").append(o);
+  }
   select.addEventListener("change", fillParams);
   fillParams();
 }
@@ -85,12 +90,19 @@ function fillParams() {
     input.name = p.name;
     input.placeholder = p.default;
     input.dataset.param = p.name;
+    if (g.name === "gdl" && p.name === "game") {
+      // The server offers its GDL games by name; the first is filled in.
+      input.setAttribute("list", "gdl-names");
+      input.value = (catalogue.gdl_games || [])[0] || "";
+      input.autocomplete = "off";
+    }
     const help = Object.assign(document.createElement("span"), { className: "help", textContent: p.help });
     help.id = `help-${p.name}`;
     input.setAttribute("aria-describedby", help.id);
     label.append(input, help);
     box.append(label);
   }
+  $("kif-box").hidden = g.name !== "gdl";
   const seats = $("seats");
   seats.replaceChildren(Object.assign(document.createElement("legend"), { textContent: "Players" }));
   for (let i = 0; i < 2; i++) {
@@ -120,8 +132,17 @@ async function startGame(ev) {
   ev.preventDefault();
   $("setup-error").textContent = "";
   const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
+  const body = { spec: specFromForm(), players };
+  const kif = $("game").value === "gdl" ? $("kif").value : "";
+  if (kif.trim() !== "") {
+    if (new Blob([kif]).size > (catalogue.max_kif || 262144)) {
+      $("setup-error").textContent = "The pasted rules are over 256 KiB.";
+      return;
+    }
+    body.kif = kif;
+  }
   try {
-    const state = await api("POST", "/api/game", { spec: specFromForm(), players });
+    const state = await api("POST", "/api/game", body);
     attach(state, true);
   } catch (e) {
     $("setup-error").textContent = e.message;
@@ -241,8 +262,33 @@ function render(state) {
   board.dataset.over = state.over;
   board.dataset.human = canPlay;
   drawBoard(state, st);
+  drawMoveList(state, canPlay);
   drawGraph(state, st);
   if (hadFocus) focusCursor();
+}
+
+/// Games without a board (most GDL games): the legal moves as buttons, in place of the board.
+function drawMoveList(state, canPlay) {
+  const list = $("move-list");
+  const boardless = !state.board;
+  list.hidden = !boardless;
+  $("board-wrap").hidden = boardless;
+  $("board-keys").hidden = boardless;
+  if (!boardless) {
+    list.replaceChildren();
+    return;
+  }
+  const hadFocus = list.contains(document.activeElement);
+  list.replaceChildren(
+    ...state.legal.map((m) => {
+      const b = Object.assign(document.createElement("button"), { type: "button", textContent: m.move, className: "legal-move" });
+      b.disabled = !canPlay;
+      b.addEventListener("click", () => send(m.move));
+      return b;
+    }),
+  );
+  if (!state.legal.length && !state.over) list.append(Object.assign(document.createElement("p"), { className: "help", textContent: canPlay ? "no legal move" : "waiting for the other side" }));
+  if (hadFocus) list.querySelector("button:not([disabled])")?.focus();
 }
 
 /// The win-rate graph: player 1's win rate (the first seat's) after each ply that a search
