@@ -19,6 +19,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::MAX_BODY;
 use crate::gdl::MAX_KIF;
 use crate::live::{ApiError, App};
+use crate::watch::MatchRequest;
 
 const INDEX: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
@@ -167,6 +168,66 @@ async fn timing(request: Request, next: Next) -> Response {
     response
 }
 
+fn number(map: &serde_json::Map<String, Value>, key: &str) -> Result<Option<u64>, ApiError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or_else(|| ApiError::bad(format!("{key} must be a whole number"))),
+    }
+}
+
+async fn start_match(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
+    let map = read_json(body).await?;
+    let game = string_field(&map, "game")?;
+    let agents = match map.get("agents") {
+        Some(Value::Array(list)) if list.len() == 2 => [0, 1].map(|i| list[i].as_str().map(str::to_string)),
+        _ => return Err(ApiError::bad("agents must be a list of two agent specs")),
+    };
+    let [Some(a), Some(b)] = agents else { return Err(ApiError::bad("agents must be strings")) };
+    let sprt = match map.get("sprt") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(ApiError::bad("sprt must be a test spec such as sprt(elo0=0,elo1=20)")),
+    };
+    let games = number(&map, "games")?.unwrap_or(10);
+    let req = MatchRequest {
+        game,
+        agents: [a, b],
+        games: usize::try_from(games).unwrap_or(usize::MAX),
+        time_ms: number(&map, "time_ms")?.unwrap_or(100),
+        nodes: number(&map, "nodes")?,
+        sprt,
+    };
+    let entry = app.start_match(req)?;
+    Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], entry.table().to_string()).into_response())
+}
+
+async fn match_table(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(ok(app.find_match(&id)?.table()))
+}
+
+async fn stop_match(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(ok(app.find_match(&id)?.stop()))
+}
+
+async fn match_events(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let entry = app.find_match(&id)?;
+    let rx = entry.subscribe();
+    let first = entry.table().to_string();
+    let initial = stream::once(async move { Ok(Event::default().event("match").data(first)) });
+    let updates = stream::unfold((rx, entry), |(mut rx, entry)| async move {
+        let data = match rx.recv().await {
+            Ok(data) => data,
+            Err(RecvError::Lagged(_)) => entry.table().to_string(),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((Ok(Event::default().event("match").data(data)), (rx, entry)))
+    });
+    Ok(Sse::new(futures_util::StreamExt::chain(initial, updates)).keep_alive(KeepAlive::default()))
+}
+
 async fn not_found() -> ApiError {
     ApiError::not_found("no such page or API route")
 }
@@ -190,6 +251,10 @@ pub fn router(config: crate::Config) -> Router {
         .route("/api/game/{id}/resign", post(resign))
         .route("/api/game/{id}/analysis", post(analysis))
         .route("/api/game/{id}/events", get(events))
+        .route("/api/match", post(start_match))
+        .route("/api/match/{id}", get(match_table))
+        .route("/api/match/{id}/stop", post(stop_match))
+        .route("/api/match/{id}/events", get(match_events))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn(timing))

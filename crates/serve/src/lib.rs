@@ -18,6 +18,11 @@
 //!   with its `line` (each ply's move, player and the cells it touches).
 //! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out
 //!   when one human plays, or for the human to move); the other player wins.
+//! - `POST /api/match` `{game, agents, games, time_ms, nodes?, sprt?}`: an arena match
+//!   between two agent specs, run on a thread of its own (one at a time, capped);
+//!   `GET /api/match/{id}` its table and finished games, `GET /api/match/{id}/events` the
+//!   same as `match` events after each game, `POST /api/match/{id}/stop` stops it after the
+//!   game in progress.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!
@@ -35,6 +40,7 @@
 mod api;
 mod gdl;
 mod live;
+mod watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

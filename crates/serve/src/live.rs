@@ -12,6 +12,7 @@ use tokio::sync::{Semaphore, broadcast};
 
 use crate::Config;
 use crate::gdl::{Library, MAX_KIF};
+use crate::watch::Matches;
 
 /// Most legal moves whose cells are worked out for clicking; beyond it moves are typed.
 const MAX_PATHS: usize = 5000;
@@ -105,7 +106,9 @@ pub struct Entry {
 pub struct App {
     config: Config,
     /// The GDL games on offer.
-    gdl: Library,
+    pub(crate) gdl: Library,
+    /// The arena matches started from the page.
+    pub(crate) matches: Matches,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
@@ -125,12 +128,12 @@ impl<F: FnMut()> Drop for Unlist<F> {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Refuses specs that name a file, a command or an external engine, at any depth.
-fn check_safe(text: &str, what: &str) -> Result<Spec, ApiError> {
+pub(crate) fn check_safe(text: &str, what: &str) -> Result<Spec, ApiError> {
     let spec = Spec::parse(text).map_err(|e| ApiError::bad(format!("{what}: {e}")))?;
     check_spec(&spec, what)?;
     Ok(spec)
@@ -430,6 +433,7 @@ impl App {
         let searches = Arc::new(Semaphore::new(config.max_searches.max(1)));
         App {
             gdl: Library::new(config.gdl_dir.as_deref()),
+            matches: Matches::default(),
             config,
             games: Mutex::new(HashMap::new()),
             next_id: Mutex::new(1),

@@ -534,3 +534,88 @@ async fn gdl_games_are_named_or_pasted_never_located() {
         assert!(err["error"].is_string(), "{err}");
     }
 }
+
+/// A match's event stream, read until `done` holds for its table.
+async fn match_until(addr: SocketAddr, id: &str, done: impl Fn(&Value) -> bool) -> (Value, usize) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET /api/match/{id}/events HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut events = Events { stream, raw: Vec::new(), body: String::new() };
+    while !events.raw.windows(4).any(|w| w == b"\r\n\r\n") {
+        events.fill().await;
+    }
+    let at = events.raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    events.raw.drain(..at + 4);
+    let mut seen = 0;
+    loop {
+        let (name, data) = tokio::time::timeout(Duration::from_secs(60), events.next()).await.expect("no match event");
+        assert_eq!(name, "match");
+        let table: Value = serde_json::from_str(&data).unwrap();
+        seen += 1;
+        if done(&table) {
+            return (table, seen);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_runs_streams_its_table_and_keeps_its_games() {
+    let addr = server(quick()).await;
+    let body = json!({
+        "game": "tictactoe", "agents": ["alphabeta(depth=9)", "random(seed=3)"], "games": 4, "time_ms": 200,
+        "sprt": "sprt(elo0=0,elo1=200)",
+    });
+    let (status, table) = json_request(addr, "POST", "/api/match", body).await;
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_str().unwrap().to_string();
+    let (table, seen) = match_until(addr, &id, |t| t["status"] != "running").await;
+    assert_eq!(table["status"], "done", "{table}");
+    assert!(seen >= 2, "the table streamed as games finished");
+    let report = &table["report"];
+    let wld = &report["wld"];
+    let sum = wld["wins"].as_u64().unwrap() + wld["losses"].as_u64().unwrap() + wld["draws"].as_u64().unwrap();
+    assert_eq!(sum, table["played"].as_u64().unwrap(), "{table}");
+    assert!(sum >= 1 && sum <= 4, "{table}");
+    assert_eq!(wld["losses"], 0, "a perfect player never loses tic-tac-toe: {table}");
+    assert!(report["sprt"]["status"]["llr"].is_number(), "{table}");
+    let records = table["records"].as_array().unwrap();
+    assert_eq!(records.len() as u64, sum);
+    for r in records {
+        let moves = r["moves"].as_array().unwrap();
+        assert!((5..=9).contains(&moves.len()), "{r}");
+        assert_eq!(r["game"], "tictactoe");
+    }
+    let (status, again) = json_request(addr, "GET", &format!("/api/match/{id}"), json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(again["records"], table["records"]);
+
+    // One match at a time; a stopped match says so; bad requests are refused.
+    let long = json!({"game": "connect4", "agents": ["mcts", "mcts"], "games": 100, "time_ms": 50});
+    let (status, running) = json_request(addr, "POST", "/api/match", long.clone()).await;
+    assert_eq!(status, 201, "{running}");
+    let long_id = running["id"].as_str().unwrap().to_string();
+    let (status, err) = json_request(addr, "POST", "/api/match", long).await;
+    assert_eq!(status, 429, "{err}");
+    let (status, _) = json_request(addr, "POST", &format!("/api/match/{long_id}/stop"), json!({})).await;
+    assert_eq!(status, 200);
+    let (stopped, _) = match_until(addr, &long_id, |t| t["status"] != "running").await;
+    assert_eq!(stopped["status"], "stopped", "{stopped}");
+    assert!(stopped["played"].as_u64().unwrap() < 100);
+    for (body, needle) in [
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "games": 0}), "games"),
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "games": 101}), "games"),
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "time_ms": 60000}), "time_ms"),
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "nodes": 0}), "nodes"),
+        (json!({"game": "tictactoe", "agents": ["human", "random"]}), "agents"),
+        (json!({"game": "tictactoe", "agents": ["random"]}), "agents"),
+        (json!({"game": "go", "agents": ["gtp(cmd=gnugo)", "random"]}), "browser"),
+        (json!({"game": "tictactoe", "agents": ["random", "nonsense"]}), "agent 2"),
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "sprt": "sprt(elo0=9,elo1=1)"}), "sprt"),
+    ] {
+        let (status, err) = json_request(addr, "POST", "/api/match", body.clone()).await;
+        assert_eq!(status, 400, "{body}: {err}");
+        assert!(err["error"].as_str().unwrap().contains(needle), "{body}: {err}");
+    }
+    let (status, _) = json_request(addr, "GET", "/api/match/m99", json!({})).await;
+    assert_eq!(status, 404);
+}
