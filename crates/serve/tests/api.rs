@@ -575,7 +575,7 @@ async fn a_match_runs_streams_its_table_and_keeps_its_games() {
     let wld = &report["wld"];
     let sum = wld["wins"].as_u64().unwrap() + wld["losses"].as_u64().unwrap() + wld["draws"].as_u64().unwrap();
     assert_eq!(sum, table["played"].as_u64().unwrap(), "{table}");
-    assert!(sum >= 1 && sum <= 4, "{table}");
+    assert!((1..=4).contains(&sum), "{table}");
     assert_eq!(wld["losses"], 0, "a perfect player never loses tic-tac-toe: {table}");
     assert!(report["sprt"]["status"]["llr"].is_number(), "{table}");
     let records = table["records"].as_array().unwrap();
