@@ -432,6 +432,72 @@ scenarios.gdl = async (page) => {
   return { moves, plies: s.ply, played, result, shots };
 };
 
+// An arena match started from the page: Connect Four, MCTS against alpha-beta, 4 games at
+// 100 ms a move (with an SPRT);
+// the table fills in as games finish; a finished game opens on the board and is stepped
+// through to its end and back.
+scenarios.match = async (page) => {
+  await page.fill("#match-game", "connect4");
+  await page.fill("#match-a", "mcts");
+  await page.fill("#match-b", "alphabeta(depth=2)");
+  await page.fill("#match-games", "4");
+  await page.fill("#match-ms", "100");
+  await page.fill("#match-sprt", "sprt(elo0=0,elo1=50)");
+  await page.click("#match-form button[type=submit]");
+  await page.waitForSelector("#match-box:not([hidden])", { timeout: WAIT_MS });
+  check((await page.$eval("#match-error", (e) => e.textContent)) === "", "the match was refused");
+  // The table as it streams: each count of finished games seen, until the match is done.
+  const seen = new Set();
+  const deadline = Date.now() + 4 * WAIT_MS;
+  for (;;) {
+    const box = await page.$eval("#match-box", (b) => ({ status: b.dataset.status, played: Number(b.dataset.played) }));
+    seen.add(box.played);
+    if (box.status !== "running") break;
+    check(Date.now() < deadline, "the match did not finish");
+    await page.waitForFunction((n) => {
+      const b = document.getElementById("match-box");
+      return Number(b.dataset.played) > n || b.dataset.status !== "running";
+    }, box.played, { timeout: 4 * WAIT_MS });
+  }
+  const status = await page.$eval("#match-box", (b) => b.dataset.status);
+  check(status === "done", `match status ${status}: ${await page.$eval("#match-status", (e) => e.textContent)}`);
+  const played = await page.$eval("#match-box", (b) => Number(b.dataset.played));
+  check(played >= 1 && played <= 4, `played ${played}`);
+  check(seen.size >= 2, `the table was seen only at ${[...seen]} games`);
+  const rows = await page.$$eval("#match-list li", (els) => els.map((e) => e.textContent));
+  check(rows.length === played, `${rows.length} games listed, ${played} played`);
+  const wld = await page.$eval("#match-wld", (e) => ({ text: e.textContent, games: Number(e.dataset.games) }));
+  check(wld.games === played && /^\d+-\d+-\d+$/.test(wld.text), `W-L-D ${wld.text}`);
+  const elo = await page.$eval("#match-elo", (e) => e.textContent);
+  check(/^(-?\d+|∞|-∞|–) ± (\d+|∞|–)$/.test(elo), `Elo ${elo}`);
+  const sprt = await page.$eval("#match-sprt-state", (e) => e.textContent);
+  check(/^LLR -?\d+\.\d\d in \(/.test(sprt), `SPRT ${sprt}`);
+  check(await page.$eval("#match-stop", (b) => b.disabled), "Stop is still enabled");
+  const shots = [await shot(page, "match-table")];
+
+  // The first game on the board, move by move.
+  const plies = Number((rows[0].match(/(\d+) moves/) || [])[1]);
+  await page.click("#match-list li:first-child button");
+  await page.waitForSelector("#replay-bar:not([hidden])", { timeout: WAIT_MS });
+  check((await boardState(page)).ply === 0, "the game opens at its start");
+  for (let i = 1; i <= 3; i++) {
+    await page.click("#replay-next");
+    await page.waitForFunction((i) => Number(document.getElementById("board").dataset.ply) === i, i, { timeout: WAIT_MS });
+    const last = await page.$$eval("#board [role=gridcell]", (els) => els.filter((e) => /last move/.test(e.getAttribute("aria-label"))).length);
+    check(last === 1, `after move ${i}: ${last} cells marked as the last move`);
+  }
+  await page.click("#replay-back");
+  await page.waitForFunction(() => Number(document.getElementById("board").dataset.ply) === 2, null, { timeout: WAIT_MS });
+  await page.click("#replay-end");
+  await page.waitForFunction((n) => Number(document.getElementById("board").dataset.ply) === n, plies, { timeout: WAIT_MS });
+  const end = await statusText(page);
+  check(end.startsWith("Game over") && !end.includes("human"), `at the end: ${end}`);
+  check(await page.$eval("#replay-next", (b) => b.disabled), "Next is enabled at the end");
+  check((await page.$eval("#replay-pos", (e) => e.textContent)) === `move ${plies} of ${plies}`, "the position text");
+  shots.push(await shot(page, "match-replay"));
+  return { played, seen: [...seen], wld: wld.text, elo, sprt, plies, end, shots };
+};
+
 const run = scenarios[scenario];
 if (!run) {
   console.error(`no scenario ${scenario}; there are: ${Object.keys(scenarios).join(", ")}`);
