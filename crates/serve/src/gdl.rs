@@ -51,6 +51,8 @@ fn fnv(text: &str) -> u64 {
 
 /// The GDL games on offer and where their rules are.
 pub struct Library {
+    /// The configured directory.
+    dir: Option<PathBuf>,
     /// The configured directory's games, by file stem.
     dir_games: BTreeMap<String, PathBuf>,
     /// The server's own temporary directory, made when first needed, and the files written
@@ -77,7 +79,18 @@ impl Library {
                 }
             }
         }
-        Library { dir_games, scratch: Mutex::new((None, HashMap::new())) }
+        Library { dir: dir.map(Path::to_path_buf), dir_games, scratch: Mutex::new((None, HashMap::new())) }
+    }
+
+    /// `text` (an error from loading or playing a game) with the server's directories left
+    /// out, so that a message about a rules file names the file only.
+    pub fn hide(&self, text: &str) -> String {
+        let scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
+        let mut out = text.to_string();
+        for dir in [scratch, self.dir.clone()].into_iter().flatten() {
+            out = out.replace(&format!("{}{}", dir.display(), std::path::MAIN_SEPARATOR), "");
+        }
+        out
     }
 
     /// The names on offer, the bundled games first.
@@ -241,6 +254,8 @@ mod tests {
         assert_eq!(shown, format!("gdl(game={a})"));
         let dir = lib.scratch.lock().unwrap().0.clone().unwrap();
         assert!(dir.exists());
+        let message = format!("cannot evaluate the rules of {}: bad", dir.join(format!("{a}.kif")).display());
+        assert_eq!(lib.hide(&message), format!("cannot evaluate the rules of {a}.kif: bad"));
         drop(lib);
         assert!(!dir.exists(), "the temporary directory is removed with the library");
     }

@@ -491,7 +491,7 @@ impl App {
             (_, Some(_)) => return Err(ApiError::bad("kif: rules are for the game gdl")),
             (_, None) => (spec.to_string(), String::new()),
         };
-        let game = load(&inner).map_err(|e| ApiError::bad(format!("game: {e}")))?;
+        let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         let shown = if shown.is_empty() { game.spec() } else { shown };
         if players.len() != game.num_players() {
             return Err(ApiError::bad(format!(

@@ -140,7 +140,7 @@ impl App {
         let parsed = check_safe(&req.game, "game")?;
         let (inner, shown) =
             if parsed.name == "gdl" { self.gdl.resolve(&parsed, None)? } else { (req.game.clone(), String::new()) };
-        let game = load(&inner).map_err(|e| ApiError::bad(format!("game: {e}")))?;
+        let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         if game.num_players() != 2 {
             return Err(ApiError::bad(format!(
                 "game: a match is between two players, {} has {}",
@@ -200,6 +200,7 @@ impl App {
             ..MatchConfig::default()
         };
         let run = entry.clone();
+        let app = self.clone();
         let spawned = std::thread::Builder::new().name(format!("match {}", entry.id)).spawn(move || {
             let [a, b] = run.agents.clone();
             let result = tabula_registry::matches::run_match(&inner, &a, &b, &config, |record| {
@@ -215,7 +216,7 @@ impl App {
                     Ok(_) => state.status = "done",
                     Err(e) => {
                         state.status = "failed";
-                        state.error = Some(e.to_string());
+                        state.error = Some(app.gdl.hide(&e.to_string()));
                     }
                 }
             }
