@@ -673,6 +673,8 @@ async function startMatch(ev) {
     games: Number($("match-games").value),
     time_ms: Number($("match-ms").value),
   };
+  const nodes = $("match-nodes").value.trim();
+  if (nodes) body.nodes = Number(nodes);
   const sprt = $("match-sprt").value.trim();
   if (sprt) body.sprt = sprt;
   try {
@@ -706,7 +708,8 @@ function showMatch(t) {
   box.dataset.played = t.played;
   const r = t.report;
   const w = r.wld;
-  $("match-status").textContent = `${t.agents[0]} vs ${t.agents[1]} at ${t.game}: ${t.played} of ${t.games} games, ${t.status}` + (t.error ? ` (${t.error})` : "");
+  const limits = `${t.time_ms} ms` + (t.nodes ? `, ${t.nodes} nodes` : "") + " a move";
+  $("match-status").textContent = `${t.agents[0]} vs ${t.agents[1]} at ${t.game} (${limits}): ${t.played} of ${t.games} games, ${t.status}` + (t.error ? ` (${t.error})` : "");
   $("match-wld").textContent = `${w.wins}-${w.losses}-${w.draws}`;
   $("match-wld").dataset.games = w.wins + w.losses + w.draws;
   $("match-score").textContent = t.played ? `${fixed(r.score.score * 100, 1)}% [${fixed(r.score.low * 100, 1)}%, ${fixed(r.score.high * 100, 1)}%]` : "–";
