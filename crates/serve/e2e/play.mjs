@@ -8,7 +8,7 @@
 // ARTEFACT_DIR; exits 0 only when every check held. Chromium is /usr/bin/chromium unless
 // TABULA_CHROMIUM names another.
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -403,7 +403,8 @@ const scenarios = {
 };
 
 // GDL tic-tac-toe from the server's bundled games, against MCTS: no board shape, so the
-// legal moves are buttons; a whole game by clicking them.
+// legal moves are buttons; a whole game by clicking them. Then GDL Connect Four's rules
+// pasted into the form, and one move of it.
 scenarios.gdl = async (page) => {
   await newGame(page, "gdl", {}, ["human", "mcts(playouts=100)"]);
   check(/^gdl\(game=ticTacToe\): human vs mcts/.test(await page.$eval("#play-title", (e) => e.textContent)), "the title names the game");
@@ -429,7 +430,18 @@ scenarios.gdl = async (page) => {
   check(result.startsWith("Game over"), `status: ${result}`);
   check(await page.$$eval("#move-list button.legal-move:not([disabled])", (b) => b.length) === 0, "moves left to click after the end");
   const shots = [await shot(page, "gdl-tictactoe")];
-  return { moves, plies: s.ply, played, result, shots };
+
+  // Rules pasted into the form: the project's GDL Connect Four, between two humans.
+  const rules = readFileSync(new URL("../../../testdata/gdl/connectFour.kif", import.meta.url), "utf8");
+  await page.fill("#kif", rules);
+  await page.fill('#seats input[data-seat="1"]', "human");
+  await page.click("#new-game button[type=submit]");
+  await page.waitForFunction(() => /^gdl\(game=pasted-[0-9a-f]{16}\): human vs human$/.test(document.getElementById("play-title").textContent), null, { timeout: WAIT_MS });
+  const pasted = await page.$$eval("#move-list button.legal-move:not([disabled])", (b) => b.map((e) => e.textContent));
+  check(pasted.length === 7, `pasted Connect Four offers ${pasted}`);
+  await page.click("#move-list button.legal-move >> nth=3");
+  await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 1, null, { timeout: WAIT_MS });
+  return { moves, plies: s.ply, played, result, pasted: pasted.length, shots };
 };
 
 // An arena match started from the page: Connect Four, MCTS against alpha-beta, 4 games at

@@ -146,6 +146,7 @@ async fn gdl_tictactoe_from_the_bundled_games_is_played_by_clicking_its_moves() 
     assert!(r["moves"].as_u64().unwrap() >= 3, "{r}");
     assert!(r["plies"].as_u64().unwrap() >= 5, "{r}");
     assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");
+    assert_eq!(r["pasted"], 7, "{r}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
