@@ -495,8 +495,7 @@ impl App {
         let shown = if shown.is_empty() { game.spec() } else { shown };
         if players.len() != game.num_players() {
             return Err(ApiError::bad(format!(
-                "players: {} has {} players, not {}",
-                game.spec(),
+                "players: {shown} has {} players, not {}",
                 game.num_players(),
                 players.len()
             )));

@@ -141,14 +141,13 @@ impl App {
         let (inner, shown) =
             if parsed.name == "gdl" { self.gdl.resolve(&parsed, None)? } else { (req.game.clone(), String::new()) };
         let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
+        let shown = if shown.is_empty() { game.spec() } else { shown };
         if game.num_players() != 2 {
             return Err(ApiError::bad(format!(
-                "game: a match is between two players, {} has {}",
-                game.spec(),
+                "game: a match is between two players, {shown} has {}",
                 game.num_players()
             )));
         }
-        let shown = if shown.is_empty() { game.spec() } else { shown };
         for (i, a) in req.agents.iter().enumerate() {
             let what = format!("agent {}", i + 1);
             if a.trim() == "human" {

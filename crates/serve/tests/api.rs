@@ -524,6 +524,11 @@ async fn gdl_games_are_named_or_pasted_never_located() {
         ("gdl(game=nosuch)".to_string(), None, 400),
         ("gdl".to_string(), None, 400),
         ("gdl(game=ticTacToe,colour=red)".to_string(), None, 400),
+        (
+            "gdl".to_string(),
+            Some(std::fs::read_to_string(tabula_core::testing::fixture("gdl/threePlayerNim.kif")).unwrap()),
+            400,
+        ),
         ("tictactoe".to_string(), Some("(role x)".to_string()), 400),
         ("gdl".to_string(), Some("(role x)".to_string()), 400),
         ("gdl".to_string(), Some(format!("; {}\n(role x)", "x".repeat(256 * 1024))), 413),
