@@ -26,6 +26,10 @@ pub struct ServeArgs {
     /// Most agent searches running at once (1..=64).
     #[arg(long, default_value_t = 2)]
     max_searches: usize,
+    /// A directory whose .kif files the page offers as GDL games, by name, besides the
+    /// bundled ones.
+    #[arg(long)]
+    gdl_dir: Option<std::path::PathBuf>,
 }
 
 /// Runs `tabula serve` until the process ends.
@@ -42,6 +46,11 @@ pub fn run(args: ServeArgs) -> Result<()> {
     if !(1..=64).contains(&args.max_searches) {
         bail!("--max-searches must be in 1..=64, not {}", args.max_searches);
     }
+    if let Some(dir) = &args.gdl_dir
+        && !dir.is_dir()
+    {
+        bail!("--gdl-dir {} is not a directory", dir.display());
+    }
     let config = tabula_serve::Config {
         host: args.host,
         port: args.port,
@@ -49,6 +58,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         max_searches: args.max_searches,
         move_time: Duration::from_millis(args.move_ms),
         analysis_time: Duration::from_millis(args.analysis_ms),
+        gdl_dir: args.gdl_dir,
     };
     let address = format!("{}:{}", config.host, config.port);
     tabula_serve::serve(config).with_context(|| format!("serving on {address}"))

@@ -8,7 +8,7 @@
 // ARTEFACT_DIR; exits 0 only when every check held. Chromium is /usr/bin/chromium unless
 // TABULA_CHROMIUM names another.
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -400,6 +400,117 @@ const scenarios = {
     check(!(await page.$eval("#analyse", (e) => e.checked)), "Analyse is still on");
     return { first, grown, after, ghosts, graph, shots };
   },
+};
+
+// GDL tic-tac-toe from the server's bundled games, against MCTS: no board shape, so the
+// legal moves are buttons; a whole game by clicking them. Then GDL Connect Four's rules
+// pasted into the form, and one move of it.
+scenarios.gdl = async (page) => {
+  await newGame(page, "gdl", {}, ["human", "mcts(playouts=100)"]);
+  check(/^gdl\(game=ticTacToe\): human vs mcts/.test(await page.$eval("#play-title", (e) => e.textContent)), "the title names the game");
+  check(await page.$eval("#board-wrap", (e) => e.hidden) && !(await page.$eval("#move-list", (e) => e.hidden)), "the moves are listed in place of a board");
+  let s = await boardState(page);
+  let moves = 0;
+  const played = [];
+  while (!s.over) {
+    check(moves < 9, "no end after 9 moves");
+    const buttons = await page.$$("#move-list button.legal-move:not([disabled])");
+    check(buttons.length > 0, "no move to click");
+    const texts = await Promise.all(buttons.map((b) => b.textContent()));
+    check(texts.every((t) => /^\(mark [123] [123]\)$/.test(t)), `moves: ${texts}`);
+    const i = pick(buttons.length);
+    await buttons[i].click();
+    played.push(texts[i]);
+    moves += 1;
+    s = await humanTurn(page, s.ply);
+    const list = await moveList(page);
+    check(list.includes(texts[i]), `${texts[i]} is not in the move list ${list}`);
+  }
+  const result = await statusText(page);
+  check(result.startsWith("Game over"), `status: ${result}`);
+  check(await page.$$eval("#move-list button.legal-move:not([disabled])", (b) => b.length) === 0, "moves left to click after the end");
+  const shots = [await shot(page, "gdl-tictactoe")];
+
+  // Rules pasted into the form: the project's GDL Connect Four, between two humans.
+  const rules = readFileSync(new URL("../../../testdata/gdl/connectFour.kif", import.meta.url), "utf8");
+  await page.fill("#kif", rules);
+  await page.fill('#seats input[data-seat="1"]', "human");
+  await page.click("#new-game button[type=submit]");
+  await page.waitForFunction(() => /^gdl\(game=pasted-[0-9a-f]{16}\): human vs human$/.test(document.getElementById("play-title").textContent), null, { timeout: WAIT_MS });
+  const pasted = await page.$$eval("#move-list button.legal-move:not([disabled])", (b) => b.map((e) => e.textContent));
+  check(pasted.length === 7, `pasted Connect Four offers ${pasted}`);
+  await page.click("#move-list button.legal-move >> nth=3");
+  await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 1, null, { timeout: WAIT_MS });
+  return { moves, plies: s.ply, played, result, pasted: pasted.length, shots };
+};
+
+// An arena match started from the page: Connect Four, MCTS against alpha-beta, 4 games at
+// 100 ms a move (with an SPRT);
+// the table fills in as games finish; a finished game opens on the board and is stepped
+// through to its end and back.
+scenarios.match = async (page) => {
+  await page.fill("#match-game", "connect4");
+  await page.fill("#match-a", "mcts");
+  await page.fill("#match-b", "alphabeta(depth=2)");
+  await page.fill("#match-games", "4");
+  await page.fill("#match-ms", "100");
+  await page.fill("#match-nodes", "20000");
+  await page.fill("#match-sprt", "sprt(elo0=0,elo1=50)");
+  await page.click("#match-form button[type=submit]");
+  await page.waitForSelector("#match-box:not([hidden])", { timeout: WAIT_MS });
+  check((await page.$eval("#match-error", (e) => e.textContent)) === "", "the match was refused");
+  // The table as it streams: each count of finished games seen, until the match is done.
+  const seen = new Set();
+  const deadline = Date.now() + 4 * WAIT_MS;
+  for (;;) {
+    const box = await page.$eval("#match-box", (b) => ({ status: b.dataset.status, played: Number(b.dataset.played) }));
+    seen.add(box.played);
+    if (box.status !== "running") break;
+    check(Date.now() < deadline, "the match did not finish");
+    await page.waitForFunction((n) => {
+      const b = document.getElementById("match-box");
+      return Number(b.dataset.played) > n || b.dataset.status !== "running";
+    }, box.played, { timeout: 4 * WAIT_MS });
+  }
+  const status = await page.$eval("#match-box", (b) => b.dataset.status);
+  check(status === "done", `match status ${status}: ${await page.$eval("#match-status", (e) => e.textContent)}`);
+  const line = await page.$eval("#match-status", (e) => e.textContent);
+  check(line.includes("(100 ms, 20000 nodes a move)"), `status line: ${line}`);
+  const played = await page.$eval("#match-box", (b) => Number(b.dataset.played));
+  check(played >= 1 && played <= 4, `played ${played}`);
+  check(seen.size >= 2, `the table was seen only at ${[...seen]} games`);
+  const rows = await page.$$eval("#match-list li", (els) => els.map((e) => e.textContent));
+  check(rows.length === played, `${rows.length} games listed, ${played} played`);
+  const wld = await page.$eval("#match-wld", (e) => ({ text: e.textContent, games: Number(e.dataset.games) }));
+  check(wld.games === played && /^\d+-\d+-\d+$/.test(wld.text), `W-L-D ${wld.text}`);
+  const elo = await page.$eval("#match-elo", (e) => e.textContent);
+  check(/^(-?\d+|∞|-∞|–) ± (\d+|∞|–)$/.test(elo), `Elo ${elo}`);
+  const sprt = await page.$eval("#match-sprt-state", (e) => e.textContent);
+  check(/^LLR -?\d+\.\d\d in \(/.test(sprt), `SPRT ${sprt}`);
+  check(await page.$eval("#match-stop", (b) => b.disabled), "Stop is still enabled");
+  const shots = [await shot(page, "match-table")];
+
+  // The first game on the board, move by move.
+  const plies = Number((rows[0].match(/(\d+) moves/) || [])[1]);
+  await page.click("#match-list li:first-child button");
+  await page.waitForSelector("#replay-bar:not([hidden])", { timeout: WAIT_MS });
+  check((await boardState(page)).ply === 0, "the game opens at its start");
+  for (let i = 1; i <= 3; i++) {
+    await page.click("#replay-next");
+    await page.waitForFunction((i) => Number(document.getElementById("board").dataset.ply) === i, i, { timeout: WAIT_MS });
+    const last = await page.$$eval("#board [role=gridcell]", (els) => els.filter((e) => /last move/.test(e.getAttribute("aria-label"))).length);
+    check(last === 1, `after move ${i}: ${last} cells marked as the last move`);
+  }
+  await page.click("#replay-back");
+  await page.waitForFunction(() => Number(document.getElementById("board").dataset.ply) === 2, null, { timeout: WAIT_MS });
+  await page.click("#replay-end");
+  await page.waitForFunction((n) => Number(document.getElementById("board").dataset.ply) === n, plies, { timeout: WAIT_MS });
+  const end = await statusText(page);
+  check(end.startsWith("Game over") && !end.includes("human"), `at the end: ${end}`);
+  check(await page.$eval("#replay-next", (b) => b.disabled), "Next is enabled at the end");
+  check((await page.$eval("#replay-pos", (e) => e.textContent)) === `move ${plies} of ${plies}`, "the position text");
+  shots.push(await shot(page, "match-replay"));
+  return { played, seen: [...seen], wld: wld.text, elo, sprt, plies, end, shots };
 };
 
 const run = scenarios[scenario];

@@ -2,11 +2,13 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -15,7 +17,9 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::MAX_BODY;
+use crate::gdl::MAX_KIF;
 use crate::live::{ApiError, App};
+use crate::watch::MatchRequest;
 
 const INDEX: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
@@ -35,9 +39,14 @@ fn ok(value: Value) -> Response {
 
 /// The request body as a JSON object, within [`MAX_BODY`] bytes.
 async fn read_json(body: Body) -> Result<serde_json::Map<String, Value>, ApiError> {
-    let bytes = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| ApiError {
+    read_json_within(body, MAX_BODY).await
+}
+
+/// The request body as a JSON object, within `limit` bytes.
+async fn read_json_within(body: Body, limit: usize) -> Result<serde_json::Map<String, Value>, ApiError> {
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| ApiError {
         status: 413,
-        message: format!("the request body is too large or unreadable (at most {MAX_BODY} bytes)"),
+        message: format!("the request body is too large or unreadable (at most {limit} bytes)"),
     })?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(serde_json::Map::new());
@@ -62,8 +71,15 @@ async fn games(State(app): State<Arc<App>>) -> Response {
 }
 
 async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
-    let map = read_json(body).await?;
+    // Room for pasted GDL rules (JSON escapes can double their size) and the rest.
+    let map = read_json_within(body, 2 * MAX_KIF + MAX_BODY).await?;
     let spec = string_field(&map, "spec")?;
+    let kif = match map.get("kif") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(_) => return Err(ApiError::bad("kif must be a string")),
+    };
     let players = match map.get("players") {
         Some(Value::Array(list)) if list.len() <= 16 => list
             .iter()
@@ -72,7 +88,7 @@ async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, Api
         Some(_) => return Err(ApiError::bad("players must be a list of at most 16 strings")),
         None => return Err(ApiError::bad("players is missing")),
     };
-    let (_, state) = app.create(&spec, &players)?;
+    let (_, state) = app.create(&spec, kif, &players)?;
     Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], state.to_string()).into_response())
 }
 
@@ -138,6 +154,80 @@ async fn events(
     Ok(Sse::new(futures_util::StreamExt::chain(initial, updates)).keep_alive(KeepAlive::default()))
 }
 
+/// Adds a `Server-Timing: app;dur=<ms>` header to every response: the time from the
+/// request's head being read to its response being ready (the whole body, for JSON; the
+/// head, for an event stream). An agent's search runs after the response, so it is not in
+/// it. Load tests read it to tell the server's own work from the network and the client.
+async fn timing(request: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let mut response = next.run(request).await;
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    if let Ok(value) = HeaderValue::from_str(&format!("app;dur={ms:.3}")) {
+        response.headers_mut().insert("server-timing", value);
+    }
+    response
+}
+
+fn number(map: &serde_json::Map<String, Value>, key: &str) -> Result<Option<u64>, ApiError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_u64().map(Some).ok_or_else(|| ApiError::bad(format!("{key} must be a whole number"))),
+    }
+}
+
+async fn start_match(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
+    let map = read_json(body).await?;
+    let game = string_field(&map, "game")?;
+    let agents = match map.get("agents") {
+        Some(Value::Array(list)) if list.len() == 2 => [0, 1].map(|i| list[i].as_str().map(str::to_string)),
+        _ => return Err(ApiError::bad("agents must be a list of two agent specs")),
+    };
+    let [Some(a), Some(b)] = agents else { return Err(ApiError::bad("agents must be strings")) };
+    let sprt = match map.get("sprt") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(ApiError::bad("sprt must be a test spec such as sprt(elo0=0,elo1=20)")),
+    };
+    let games = number(&map, "games")?.unwrap_or(10);
+    let req = MatchRequest {
+        game,
+        agents: [a, b],
+        games: usize::try_from(games).unwrap_or(usize::MAX),
+        time_ms: number(&map, "time_ms")?.unwrap_or(100),
+        nodes: number(&map, "nodes")?,
+        sprt,
+    };
+    let entry = app.start_match(req)?;
+    Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], entry.table().to_string()).into_response())
+}
+
+async fn match_table(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(ok(app.find_match(&id)?.table()))
+}
+
+async fn stop_match(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(ok(app.find_match(&id)?.stop()))
+}
+
+async fn match_events(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let entry = app.find_match(&id)?;
+    let rx = entry.subscribe();
+    let first = entry.table().to_string();
+    let initial = stream::once(async move { Ok(Event::default().event("match").data(first)) });
+    let updates = stream::unfold((rx, entry), |(mut rx, entry)| async move {
+        let data = match rx.recv().await {
+            Ok(data) => data,
+            Err(RecvError::Lagged(_)) => entry.table().to_string(),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((Ok(Event::default().event("match").data(data)), (rx, entry)))
+    });
+    Ok(Sse::new(futures_util::StreamExt::chain(initial, updates)).keep_alive(KeepAlive::default()))
+}
+
 async fn not_found() -> ApiError {
     ApiError::not_found("no such page or API route")
 }
@@ -161,7 +251,12 @@ pub fn router(config: crate::Config) -> Router {
         .route("/api/game/{id}/resign", post(resign))
         .route("/api/game/{id}/analysis", post(analysis))
         .route("/api/game/{id}/events", get(events))
+        .route("/api/match", post(start_match))
+        .route("/api/match/{id}", get(match_table))
+        .route("/api/match/{id}/stop", post(stop_match))
+        .route("/api/match/{id}/events", get(match_events))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn(timing))
         .with_state(app)
 }

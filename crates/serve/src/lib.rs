@@ -4,8 +4,8 @@
 //! page (HTML, one ES module, CSS, the board drawn in SVG) is embedded in the binary.
 //!
 //! - `GET /api/games`: the registry's games and agents with their parameters and help.
-//! - `POST /api/game` `{spec, players}`: a new game; each player is `"human"` or an agent
-//!   spec. Answers the state.
+//! - `POST /api/game` `{spec, players, kif?}`: a new game; each player is `"human"` or an
+//!   agent spec; for `gdl`, `kif` is pasted rules (at most 256 KiB). Answers the state.
 //! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
 //!   cells they touch, history, result, and the first player's win rate after each ply a
 //!   search looked at).
@@ -18,20 +18,32 @@
 //!   with its `line` (each ply's move, player and the cells it touches).
 //! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out
 //!   when one human plays, or for the human to move); the other player wins.
+//! - `POST /api/match` `{game, agents, games, time_ms, nodes?, sprt?}`: an arena match
+//!   between two agent specs, run on a thread of its own (one at a time, capped);
+//!   `GET /api/match/{id}` its table and finished games, `GET /api/match/{id}/events` the
+//!   same as `match` events after each game, `POST /api/match/{id}/stop` stops it after the
+//!   game in progress.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
+//!
+//! Every answer has a `Server-Timing: app;dur=<ms>` header, the server's own time on it.
 //!
 //! When an agent is to move, the server runs its search on a blocking thread within the
 //! configured time, at most [`Config::max_searches`] at once; analyses take the same slots
 //! but give them up to an agent's move that finds none free. Every input is checked: specs
 //! are parsed by the registry, specs that would start a process or read a file (`gtp`,
-//! `file=`, `weights=`, `cmd=`) and GDL games are refused, request bodies and the number of
-//! live games are capped, and errors are `{"error": "..."}` with a 4xx status.
+//! `file=`, `weights=`, `cmd=`) are refused, GDL games are named (`gdl(game=ticTacToe)`)
+//! among those the server offers or pasted as rules text, never given as a path, request
+//! bodies and the number of live games are capped, and errors are `{"error": "..."}` with a
+//! 4xx status.
 
 mod api;
+mod gdl;
 mod live;
+mod watch;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 pub use api::router;
@@ -51,6 +63,9 @@ pub struct Config {
     pub move_time: Duration,
     /// Longest analysis of one position for the page's overlay.
     pub analysis_time: Duration,
+    /// A directory whose `.kif` files are offered by name as GDL games, besides the
+    /// bundled ones.
+    pub gdl_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -62,6 +77,7 @@ impl Default for Config {
             max_searches: 2,
             move_time: Duration::from_secs(2),
             analysis_time: Duration::from_secs(20),
+            gdl_dir: None,
         }
     }
 }

@@ -11,6 +11,8 @@ use tabula_registry::any::{AnyAgent, AnyGame, AnyInfo, Cell, load};
 use tokio::sync::{Semaphore, broadcast};
 
 use crate::Config;
+use crate::gdl::{Library, MAX_KIF};
+use crate::watch::Matches;
 
 /// Most legal moves whose cells are worked out for clicking; beyond it moves are typed.
 const MAX_PATHS: usize = 5000;
@@ -53,6 +55,8 @@ struct Marked {
 /// One game's mutable part.
 pub struct Live {
     game: AnyGame,
+    /// The spec as the page sees it (for GDL, `game=NAME` in place of the rules file).
+    spec: String,
     seats: Vec<Seat>,
     /// The marked move of each ply played.
     marks: Vec<Marked>,
@@ -101,6 +105,10 @@ pub struct Entry {
 /// Every live game, and the limits.
 pub struct App {
     config: Config,
+    /// The GDL games on offer.
+    pub(crate) gdl: Library,
+    /// The arena matches started from the page.
+    pub(crate) matches: Matches,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
@@ -120,12 +128,12 @@ impl<F: FnMut()> Drop for Unlist<F> {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Refuses specs that name a file, a command or an external engine, at any depth.
-fn check_safe(text: &str, what: &str) -> Result<Spec, ApiError> {
+pub(crate) fn check_safe(text: &str, what: &str) -> Result<Spec, ApiError> {
     let spec = Spec::parse(text).map_err(|e| ApiError::bad(format!("{what}: {e}")))?;
     check_spec(&spec, what)?;
     Ok(spec)
@@ -398,7 +406,7 @@ impl Live {
         json!({
             "id": id,
             "version": self.version,
-            "spec": game.spec(),
+            "spec": self.spec,
             "players": players,
             "turn": mover,
             "over": over,
@@ -424,6 +432,8 @@ impl App {
     pub fn new(config: Config) -> App {
         let searches = Arc::new(Semaphore::new(config.max_searches.max(1)));
         App {
+            gdl: Library::new(config.gdl_dir.as_deref()),
+            matches: Matches::default(),
             config,
             games: Mutex::new(HashMap::new()),
             next_id: Mutex::new(1),
@@ -438,12 +448,19 @@ impl App {
         let params = |ps: &[tabula_core::ParamInfo]| -> Vec<Value> {
             ps.iter().map(|p| json!({"name": p.name, "default": p.default, "help": p.help})).collect()
         };
+        let names = self.gdl.names();
         let games: Vec<Value> = tabula_registry::GAMES
             .iter()
-            .filter(|g| g.name != "gdl")
             .map(|g| {
+                let mut ps = params(g.params);
+                if g.name == "gdl" {
+                    // The rules are named, never located, by the page.
+                    ps.retain(|p| p["name"] != "file");
+                    let help = "the GDL game: one the server offers, or pasted rules (KIF) below";
+                    ps.insert(0, json!({"name": "game", "default": "", "help": help}));
+                }
                 json!({
-                    "name": g.name, "about": g.about, "params": params(g.params),
+                    "name": g.name, "about": g.about, "params": ps,
                     "engine": g.engine, "mcts_params": params(g.mcts_params),
                 })
             })
@@ -453,24 +470,32 @@ impl App {
             .filter(|a| a.info.name != "gtp")
             .map(|a| json!({"name": a.info.name, "about": a.info.about, "params": params(a.info.params), "games": a.games}))
             .collect();
-        json!({"games": games, "agents": agents})
+        json!({"games": games, "agents": agents, "gdl_games": names, "max_kif": MAX_KIF})
     }
 
     pub fn get(&self, id: &str) -> Result<Arc<Entry>, ApiError> {
         lock(&self.games).get(id).cloned().ok_or_else(|| ApiError::not_found(format!("no game {id:?}")))
     }
 
-    /// Creates a game from a spec and one seat per player.
-    pub fn create(self: &Arc<Self>, spec: &str, players: &[String]) -> Result<(Arc<Entry>, Value), ApiError> {
+    /// Creates a game from a spec and one seat per player; a GDL game is named by
+    /// `game=NAME` or given by its rules text `kif`.
+    pub fn create(
+        self: &Arc<Self>,
+        spec: &str,
+        kif: Option<&str>,
+        players: &[String],
+    ) -> Result<(Arc<Entry>, Value), ApiError> {
         let parsed = check_safe(spec, "game")?;
-        if parsed.name == "gdl" {
-            return Err(ApiError::bad("game: GDL games are not offered in the browser yet"));
-        }
-        let game = load(spec).map_err(|e| ApiError::bad(format!("game: {e}")))?;
+        let (inner, shown) = match (parsed.name.as_str(), kif) {
+            ("gdl", kif) => self.gdl.resolve(&parsed, kif)?,
+            (_, Some(_)) => return Err(ApiError::bad("kif: rules are for the game gdl")),
+            (_, None) => (spec.to_string(), String::new()),
+        };
+        let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
+        let shown = if shown.is_empty() { game.spec() } else { shown };
         if players.len() != game.num_players() {
             return Err(ApiError::bad(format!(
-                "players: {} has {} players, not {}",
-                game.spec(),
+                "players: {shown} has {} players, not {}",
                 game.num_players(),
                 players.len()
             )));
@@ -499,6 +524,7 @@ impl App {
         };
         let live = Live {
             game,
+            spec: shown,
             seats,
             marks: Vec::new(),
             version: 0,

@@ -197,7 +197,8 @@ async fn bad_requests_get_a_json_error_and_a_4xx() {
     }
     let (status, text) = request(addr, "POST", "/api/game", "{not json").await;
     assert_eq!(status, 400, "{text}");
-    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(MAX_BODY));
+    // A new game's body has room for pasted GDL rules (256 KiB, escaped) and no more.
+    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(512 * 1024 + MAX_BODY));
     let (status, text) = request(addr, "POST", "/api/game", &big).await;
     assert_eq!(status, 413, "{text}");
     assert!(text.contains("error"), "{text}");
@@ -441,4 +442,186 @@ async fn an_agent_to_move_stops_an_analysis_holding_the_only_search_slot() {
     // Without the stop the reply would wait out the analysis's minute.
     let answered = tokio::time::timeout(Duration::from_secs(20), b_events.state_where(|s| s["ply"] == 2)).await;
     assert!(answered.is_ok(), "the agent's move waited for the analysis");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_carry_the_servers_own_time() {
+    let addr = server(quick()).await;
+    let body = json!({"spec": "tictactoe", "players": ["human", "human"]}).to_string();
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "POST /api/game HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let head = text.split_once("\r\n\r\n").unwrap().0.to_lowercase();
+    assert!(head.starts_with("http/1.1 201"), "{head}");
+    let line = head.lines().find(|l| l.starts_with("server-timing:")).unwrap_or_else(|| panic!("{head}"));
+    let ms: f64 = line.split("app;dur=").nth(1).unwrap().trim().parse().unwrap();
+    assert!((0.0..10_000.0).contains(&ms), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gdl_games_are_named_or_pasted_never_located() {
+    let addr = server(quick()).await;
+    let (_, cat) = json_request(addr, "GET", "/api/games", json!({})).await;
+    let names = cat["gdl_games"].as_array().unwrap();
+    assert!(names.contains(&json!("ticTacToe")) && names.contains(&json!("connectFour")), "{cat}");
+    let gdl = cat["games"].as_array().unwrap().iter().find(|g| g["name"] == "gdl").unwrap();
+    let keys: Vec<&str> = gdl["params"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert!(keys.contains(&"game") && !keys.contains(&"file"), "{keys:?}");
+
+    // A bundled game by name, played to the end against an agent through the legal moves.
+    let players = json!(["human", "mcts(playouts=50,seed=1)"]);
+    let (status, mut state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "gdl(game=ticTacToe)", "players": players})).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["spec"], "gdl(game=ticTacToe)");
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    let mut plies = 0;
+    while state["over"] != true {
+        let legal = state["legal"].as_array().unwrap();
+        assert!(!legal.is_empty(), "{state}");
+        let mv = legal[0]["move"].as_str().unwrap().to_string();
+        assert!(mv.starts_with("(mark "), "{mv}");
+        let (status, after) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": mv})).await;
+        assert_eq!(status, 200, "{after}");
+        let version = after["version"].as_u64().unwrap();
+        let later = |s: &Value| s["version"].as_u64().unwrap() > version;
+        (state, _) = events.state_where(|s| s["over"] == true || (s["human_to_move"] == true && later(s))).await;
+        plies = state["ply"].as_u64().unwrap();
+        assert!(plies <= 9);
+    }
+    assert!(plies >= 5, "{state}");
+    assert!(state["rewards"].is_array(), "{state}");
+    let text = state.to_string();
+    assert!(!text.contains("file=") && !text.contains(".kif"), "no path reaches the page: {text}");
+
+    // Pasted rules become one more game by name; the same text gets the same name.
+    let kif = std::fs::read_to_string(tabula_core::testing::fixture("gdl/connectFour.kif")).unwrap();
+    let body = json!({"spec": "gdl", "kif": kif, "players": ["human", "human"]});
+    let (status, pasted) = json_request(addr, "POST", "/api/game", body.clone()).await;
+    assert_eq!(status, 201, "{pasted}");
+    let spec = pasted["spec"].as_str().unwrap().to_string();
+    assert!(spec.starts_with("gdl(game=pasted-"), "{spec}");
+    assert_eq!(pasted["legal"].as_array().unwrap().len(), 7, "{pasted}");
+    let (status, again) = json_request(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201);
+    assert_eq!(again["spec"], json!(spec));
+    let (status, by_name) =
+        json_request(addr, "POST", "/api/game", json!({"spec": spec, "players": ["human", "human"]})).await;
+    assert_eq!(status, 201, "{by_name}");
+
+    // Paths, unknown names, unknown keys and rules over the cap are refused.
+    let path = tabula_core::testing::fixture("gdl/ticTacToe.kif");
+    for (spec, kif, code) in [
+        (format!("gdl(file={})", path.display()), None, 400),
+        ("gdl(game=../ticTacToe)".to_string(), None, 400),
+        ("gdl(game=nosuch)".to_string(), None, 400),
+        ("gdl".to_string(), None, 400),
+        ("gdl(game=ticTacToe,colour=red)".to_string(), None, 400),
+        (
+            "gdl".to_string(),
+            Some(std::fs::read_to_string(tabula_core::testing::fixture("gdl/threePlayerNim.kif")).unwrap()),
+            400,
+        ),
+        ("tictactoe".to_string(), Some("(role x)".to_string()), 400),
+        ("gdl".to_string(), Some("(role x)".to_string()), 400),
+        ("gdl".to_string(), Some(format!("; {}\n(role x)", "x".repeat(256 * 1024))), 413),
+    ] {
+        let body = json!({"spec": spec, "kif": kif, "players": ["human", "human"]});
+        let (status, err) = json_request(addr, "POST", "/api/game", body).await;
+        assert_eq!(status, code, "{spec}: {err}");
+        let text = err["error"].as_str().unwrap();
+        assert!(!text.contains(&std::env::temp_dir().display().to_string()), "a server path in {text}");
+    }
+}
+
+/// A match's event stream, read until `done` holds for its table.
+async fn match_until(addr: SocketAddr, id: &str, done: impl Fn(&Value) -> bool) -> (Value, usize) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET /api/match/{id}/events HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut events = Events { stream, raw: Vec::new(), body: String::new() };
+    while !events.raw.windows(4).any(|w| w == b"\r\n\r\n") {
+        events.fill().await;
+    }
+    let at = events.raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    events.raw.drain(..at + 4);
+    let mut seen = 0;
+    loop {
+        let (name, data) = tokio::time::timeout(Duration::from_secs(60), events.next()).await.expect("no match event");
+        assert_eq!(name, "match");
+        let table: Value = serde_json::from_str(&data).unwrap();
+        seen += 1;
+        if done(&table) {
+            return (table, seen);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_runs_streams_its_table_and_keeps_its_games() {
+    let addr = server(quick()).await;
+    let body = json!({
+        "game": "tictactoe", "agents": ["alphabeta(depth=9)", "random(seed=3)"], "games": 4, "time_ms": 200,
+        "sprt": "sprt(elo0=0,elo1=200)",
+    });
+    let (status, table) = json_request(addr, "POST", "/api/match", body).await;
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_str().unwrap().to_string();
+    let (table, seen) = match_until(addr, &id, |t| t["status"] != "running").await;
+    assert_eq!(table["status"], "done", "{table}");
+    assert!(seen >= 2, "the table streamed as games finished");
+    let report = &table["report"];
+    let wld = &report["wld"];
+    let sum = wld["wins"].as_u64().unwrap() + wld["losses"].as_u64().unwrap() + wld["draws"].as_u64().unwrap();
+    assert_eq!(sum, table["played"].as_u64().unwrap(), "{table}");
+    assert!((1..=4).contains(&sum), "{table}");
+    assert_eq!(wld["losses"], 0, "a perfect player never loses tic-tac-toe: {table}");
+    assert!(report["sprt"]["status"]["llr"].is_number(), "{table}");
+    let records = table["records"].as_array().unwrap();
+    assert_eq!(records.len() as u64, sum);
+    for r in records {
+        let moves = r["moves"].as_array().unwrap();
+        assert!((5..=9).contains(&moves.len()), "{r}");
+        assert_eq!(r["game"], "tictactoe");
+    }
+    let (status, again) = json_request(addr, "GET", &format!("/api/match/{id}"), json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(again["records"], table["records"]);
+
+    // One match at a time; a stopped match says so; bad requests are refused.
+    let long = json!({"game": "connect4", "agents": ["mcts", "mcts"], "games": 100, "time_ms": 50});
+    let (status, running) = json_request(addr, "POST", "/api/match", long.clone()).await;
+    assert_eq!(status, 201, "{running}");
+    let long_id = running["id"].as_str().unwrap().to_string();
+    let (status, err) = json_request(addr, "POST", "/api/match", long).await;
+    assert_eq!(status, 429, "{err}");
+    let (status, _) = json_request(addr, "POST", &format!("/api/match/{long_id}/stop"), json!({})).await;
+    assert_eq!(status, 200);
+    let (stopped, _) = match_until(addr, &long_id, |t| t["status"] != "running").await;
+    assert_eq!(stopped["status"], "stopped", "{stopped}");
+    assert!(stopped["played"].as_u64().unwrap() < 100);
+    for (body, needle) in [
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "games": 0}), "games"),
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "games": 101}), "games"),
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "time_ms": 60000}), "time_ms"),
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "nodes": 0}), "nodes"),
+        (json!({"game": "tictactoe", "agents": ["human", "random"]}), "agents"),
+        (json!({"game": "tictactoe", "agents": ["random"]}), "agents"),
+        (json!({"game": "go", "agents": ["gtp(cmd=gnugo)", "random"]}), "browser"),
+        (json!({"game": "tictactoe", "agents": ["random", "nonsense"]}), "agent 2"),
+        (json!({"game": "tictactoe", "agents": ["random", "random"], "sprt": "sprt(elo0=9,elo1=1)"}), "sprt"),
+    ] {
+        let (status, err) = json_request(addr, "POST", "/api/match", body.clone()).await;
+        assert_eq!(status, 400, "{body}: {err}");
+        assert!(err["error"].as_str().unwrap().contains(needle), "{body}: {err}");
+    }
+    let (status, _) = json_request(addr, "GET", "/api/match/m99", json!({})).await;
+    assert_eq!(status, 404);
 }

@@ -12,6 +12,9 @@ let cursor = null; // the board's keyboard cursor: a cell index
 let overlay = null; // the latest analysis report for the position on the board
 let hover = null; // the cell under the pointer or the keyboard focus, whose line is shown
 let drawn = null; // what the last drawBoard drew: { marks, centre, S, st }
+let replay = null; // the finished game replayed on the board: { moves, label }, or null
+let match = null; // the match shown
+let matchEvents = null;
 
 // How each game names its players and cells, for labels; anything else gets generic names.
 const STYLE = {
@@ -68,6 +71,11 @@ function fillGames() {
     o.label = a.about;
     list.append(o);
   }
+  for (const name of catalogue.gdl_games || []) {
+    const o = document.createElement("option");
+    o.value = name;
+    $("gdl-names").append(o);
+  }
   select.addEventListener("change", fillParams);
   fillParams();
 }
@@ -85,12 +93,19 @@ function fillParams() {
     input.name = p.name;
     input.placeholder = p.default;
     input.dataset.param = p.name;
+    if (g.name === "gdl" && p.name === "game") {
+      // The server offers its GDL games by name; the first is filled in.
+      input.setAttribute("list", "gdl-names");
+      input.value = (catalogue.gdl_games || [])[0] || "";
+      input.autocomplete = "off";
+    }
     const help = Object.assign(document.createElement("span"), { className: "help", textContent: p.help });
     help.id = `help-${p.name}`;
     input.setAttribute("aria-describedby", help.id);
     label.append(input, help);
     box.append(label);
   }
+  $("kif-box").hidden = g.name !== "gdl";
   const seats = $("seats");
   seats.replaceChildren(Object.assign(document.createElement("legend"), { textContent: "Players" }));
   for (let i = 0; i < 2; i++) {
@@ -120,8 +135,17 @@ async function startGame(ev) {
   ev.preventDefault();
   $("setup-error").textContent = "";
   const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
+  const body = { spec: specFromForm(), players };
+  const kif = $("game").value === "gdl" ? $("kif").value : "";
+  if (kif.trim() !== "") {
+    if (new Blob([kif]).size > (catalogue.max_kif || 262144)) {
+      $("setup-error").textContent = "The pasted rules are over 256 KiB.";
+      return;
+    }
+    body.kif = kif;
+  }
   try {
-    const state = await api("POST", "/api/game", { spec: specFromForm(), players });
+    const state = await api("POST", "/api/game", body);
     attach(state, true);
   } catch (e) {
     $("setup-error").textContent = e.message;
@@ -171,8 +195,9 @@ function showInForm(state) {
   for (const input of $("seats").querySelectorAll("input[data-seat]")) input.value = state.players[Number(input.dataset.seat)] ?? "human";
 }
 
-function attach(state, focusBoard) {
+function attach(state, focusBoard, review = null) {
   if (events) events.close();
+  replay = review;
   showInForm(state);
   selection = [];
   cursor = null;
@@ -202,17 +227,19 @@ async function send(move) {
 }
 
 function status(state, st) {
+  // A replayed game names the agents that played it, not the page's two human seats.
+  const players = replay ? replay.players : state.players;
   if (state.over) {
     const r = state.rewards || [];
     const best = Math.max(...r);
     const winners = r.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0);
-    let text = winners.length === 1 ? `${ownerName(st, winners[0])} (${state.players[winners[0]]}) wins` : "Draw";
+    let text = winners.length === 1 ? `${ownerName(st, winners[0])} (${players[winners[0]]}) wins` : "Draw";
     if (state.resigned !== null && state.resigned !== undefined) text = `${ownerName(st, state.resigned)} resigned; ${text} by resignation`;
     if (state.score) text += ` — ${state.score}`;
     return `Game over: ${text}.`;
   }
   if (state.turn === null) return "Every player moves at once (not playable here yet).";
-  const who = `${ownerName(st, state.turn)} (${state.players[state.turn]})`;
+  const who = `${ownerName(st, state.turn)} (${players[state.turn]})`;
   let text = state.thinking ? `${who} is thinking…` : `${who} to move.`;
   if (state.error) text += ` ${state.error}`;
   return text;
@@ -227,7 +254,8 @@ function render(state) {
   $("analyse").checked = !!state.analysis;
   if (state.analysis && document.activeElement !== $("analysis-agent")) $("analysis-agent").value = state.analysis.agent;
   const st = styleOf(state);
-  $("play-title").textContent = `${state.spec}: ${state.players.join(" vs ")}`;
+  $("play-title").textContent = replay ? `${state.spec}: ${replay.label}` : `${state.spec}: ${state.players.join(" vs ")}`;
+  showReplay(state);
   $("status").textContent = status(state, st);
   const moves = $("moves");
   moves.replaceChildren(...state.history.map((ply) => Object.assign(document.createElement("li"), { textContent: ply.join(" + ") })));
@@ -241,8 +269,33 @@ function render(state) {
   board.dataset.over = state.over;
   board.dataset.human = canPlay;
   drawBoard(state, st);
+  drawMoveList(state, canPlay);
   drawGraph(state, st);
   if (hadFocus) focusCursor();
+}
+
+/// Games without a board (most GDL games): the legal moves as buttons, in place of the board.
+function drawMoveList(state, canPlay) {
+  const list = $("move-list");
+  const boardless = !state.board;
+  list.hidden = !boardless;
+  $("board-wrap").hidden = boardless;
+  $("board-keys").hidden = boardless;
+  if (!boardless) {
+    list.replaceChildren();
+    return;
+  }
+  const hadFocus = list.contains(document.activeElement);
+  list.replaceChildren(
+    ...state.legal.map((m) => {
+      const b = Object.assign(document.createElement("button"), { type: "button", textContent: m.move, className: "legal-move" });
+      b.disabled = !canPlay;
+      b.addEventListener("click", () => send(m.move));
+      return b;
+    }),
+  );
+  if (!state.legal.length && !state.over) list.append(Object.assign(document.createElement("p"), { className: "help", textContent: canPlay ? "no legal move" : "waiting for the other side" }));
+  if (hadFocus) list.querySelector("button:not([disabled])")?.focus();
 }
 
 /// The win-rate graph: player 1's win rate (the first seat's) after each ply that a search
@@ -609,6 +662,130 @@ function moveCursor(cell) {
   for (const c of $("board").querySelectorAll(".cell")) c.setAttribute("tabindex", c.dataset.cell === String(cursor) ? "0" : "-1");
 }
 
+// ---- matches ----
+
+async function startMatch(ev) {
+  ev.preventDefault();
+  $("match-error").textContent = "";
+  const body = {
+    game: $("match-game").value.trim(),
+    agents: [$("match-a").value.trim(), $("match-b").value.trim()],
+    games: Number($("match-games").value),
+    time_ms: Number($("match-ms").value),
+  };
+  const nodes = $("match-nodes").value.trim();
+  if (nodes) body.nodes = Number(nodes);
+  const sprt = $("match-sprt").value.trim();
+  if (sprt) body.sprt = sprt;
+  try {
+    watchMatch(await api("POST", "/api/match", body));
+  } catch (e) {
+    $("match-error").textContent = e.message;
+  }
+}
+
+function watchMatch(table) {
+  if (matchEvents) matchEvents.close();
+  match = null;
+  showMatch(table);
+  matchEvents = new EventSource(`/api/match/${table.id}/events`);
+  matchEvents.addEventListener("match", (e) => showMatch(JSON.parse(e.data)));
+}
+
+const fixed = (x, digits) => (typeof x === "number" && Number.isFinite(x) ? x.toFixed(digits) : x === null ? "∞" : "–");
+
+function resultText(rewards) {
+  const show = (r) => (r === 0.5 ? "½" : String(Math.round(r * 100) / 100));
+  return rewards.map(show).join("–");
+}
+
+function showMatch(t) {
+  if (match && t.id === match.id && t.played < match.played) return; // an older table
+  match = t;
+  const box = $("match-box");
+  box.hidden = false;
+  box.dataset.status = t.status;
+  box.dataset.played = t.played;
+  const r = t.report;
+  const w = r.wld;
+  const limits = `${t.time_ms} ms` + (t.nodes ? `, ${t.nodes} nodes` : "") + " a move";
+  $("match-status").textContent = `${t.agents[0]} vs ${t.agents[1]} at ${t.game} (${limits}): ${t.played} of ${t.games} games, ${t.status}` + (t.error ? ` (${t.error})` : "");
+  $("match-wld").textContent = `${w.wins}-${w.losses}-${w.draws}`;
+  $("match-wld").dataset.games = w.wins + w.losses + w.draws;
+  $("match-score").textContent = t.played ? `${fixed(r.score.score * 100, 1)}% [${fixed(r.score.low * 100, 1)}%, ${fixed(r.score.high * 100, 1)}%]` : "–";
+  const elo = r.elo;
+  $("match-elo").textContent = t.played ? `${fixed(elo.elo, 0)} ± ${fixed(elo.margin, 0)}` : "–";
+  $("match-los").textContent = t.played ? `${fixed(r.los * 100, 1)}%` : "–";
+  $("match-sprt-row").hidden = !r.sprt;
+  if (r.sprt) {
+    const s = r.sprt.status;
+    const decision = { AcceptH0: "H0 accepted", AcceptH1: "H1 accepted", Continue: "going on" }[s.decision] || s.decision;
+    $("match-sprt-state").textContent = `LLR ${fixed(s.llr, 2)} in (${fixed(s.lower, 2)}, ${fixed(s.upper, 2)}): ${decision}`;
+  }
+  $("match-stop").disabled = t.status !== "running";
+  const list = $("match-list");
+  list.replaceChildren(
+    ...t.records.map((rec) => {
+      const li = document.createElement("li");
+      li.dataset.index = rec.index;
+      li.append(`${rec.players.join(" vs ")}: ${resultText(rec.rewards)}, ${rec.moves.length} moves`);
+      const open = Object.assign(document.createElement("button"), { type: "button", textContent: "Open" });
+      open.setAttribute("aria-label", `open game ${rec.index + 1}`);
+      open.addEventListener("click", () => openRecord(rec));
+      li.append(open);
+      return li;
+    }),
+  );
+}
+
+/// Opens a finished game on the board at its start, to be stepped through move by move: an
+/// ordinary game between two human seats on which the page plays the record's moves.
+async function openRecord(rec) {
+  $("match-error").textContent = "";
+  try {
+    const state = await api("POST", "/api/game", { spec: rec.game, players: ["human", "human"] });
+    attach(state, false, { moves: rec.moves, players: rec.players, label: `game ${rec.index + 1} of the match, ${rec.players.join(" vs ")}` });
+    $("play").scrollIntoView();
+  } catch (e) {
+    $("match-error").textContent = e.message;
+  }
+}
+
+function showReplay(state) {
+  const bar = $("replay-bar");
+  bar.hidden = !replay;
+  if (!replay) return;
+  const n = replay.moves.length;
+  $("replay-pos").textContent = `move ${state.ply} of ${n}`;
+  bar.dataset.ply = state.ply;
+  bar.dataset.plies = n;
+  $("replay-start").disabled = $("replay-back").disabled = state.ply === 0;
+  $("replay-next").disabled = $("replay-end").disabled = state.ply >= n || state.over;
+}
+
+async function replayStep(forward) {
+  if (!replay || !game) return;
+  $("play-error").textContent = "";
+  try {
+    if (forward) {
+      const mv = replay.moves[game.ply];
+      if (mv !== undefined) render(await api("POST", `/api/game/${game.id}/move`, { move: mv }));
+    } else if (game.ply > 0) {
+      render(await api("POST", `/api/game/${game.id}/undo`));
+    }
+  } catch (e) {
+    $("play-error").textContent = e.message;
+  }
+}
+
+async function replayTo(end) {
+  while (replay && game && (end ? game.ply < replay.moves.length && !game.over : game.ply > 0)) {
+    const before = game.ply;
+    await replayStep(end);
+    if (game.ply === before) break;
+  }
+}
+
 // ---- start ----
 
 async function init() {
@@ -638,6 +815,14 @@ async function init() {
     if (e.target.isConnected && !$("board").contains(e.relatedTarget) && !$("board").matches(":hover")) showLine(null);
   });
   $("analyse").addEventListener("change", toggleAnalysis);
+  $("match-form").addEventListener("submit", startMatch);
+  $("match-stop").addEventListener("click", async () => {
+    try { if (match) showMatch(await api("POST", `/api/match/${match.id}/stop`)); } catch (e) { $("match-error").textContent = e.message; }
+  });
+  $("replay-next").addEventListener("click", () => replayStep(true));
+  $("replay-back").addEventListener("click", () => replayStep(false));
+  $("replay-end").addEventListener("click", () => replayTo(true));
+  $("replay-start").addEventListener("click", () => replayTo(false));
   $("analysis-agent").addEventListener("change", () => { if ($("analyse").checked) toggleAnalysis(); });
   try {
     catalogue = await api("GET", "/api/games");
