@@ -74,7 +74,7 @@ pub use record::{GameRecord, MoveStats, Termination, write_text_record};
 pub use report::{MatchReport, SprtReport, Standing, TournamentReport};
 pub use runner::{
     Adjudication, ArenaError, Fixture, GameRules, MatchConfig, PlayedGame, Schedule, TournamentConfig, match_schedule,
-    play_game, read_results, run_match, run_tournament, tournament_schedule,
+    play_fixture, play_game, read_results, run_match, run_tournament, tournament_schedule,
 };
 pub use stats::SPRT_PARAMS;
 pub use stats::{Anchor, EloEstimate, Penta, RatingOptions, Ratings, Sprt, SprtDecision, SprtModel, SprtStatus, Wld};

@@ -710,9 +710,15 @@ where
                             }
                         }
                     }
-                    let played = match play_game(start, &openings[fixture.opening], &mut agents, run.limits, run.rules)
-                    {
-                        Ok(p) => p,
+                    let record = match play_fixture(
+                        start,
+                        fixture,
+                        &openings[fixture.opening],
+                        &mut agents,
+                        run.limits,
+                        run.rules,
+                    ) {
+                        Ok(r) => r,
                         Err(e) => {
                             let e = match e {
                                 ArenaError::Agent { participant, message } => {
@@ -726,25 +732,12 @@ where
                             return;
                         }
                     };
-                    let offender = played.termination.offender();
-                    let players = agents.iter().map(|a| a.name()).collect();
+                    let offender = record.termination.offender();
                     for (seat, agent) in agents.into_iter().enumerate() {
                         if offender != Some(seat) {
                             pool[fixture.seats[seat]].push(agent);
                         }
                     }
-                    let record = GameRecord {
-                        id,
-                        game: start.spec(),
-                        participants: fixture.seats.clone(),
-                        players,
-                        opening_plies: played.opening_plies,
-                        moves: played.moves,
-                        rewards: played.rewards,
-                        termination: played.termination,
-                        stats: played.stats,
-                        disputes: played.disputes,
-                    };
                     let go_on = sink.lock().unwrap_or_else(PoisonError::into_inner).finish(fixture, record);
                     if !go_on {
                         halt.store(true, Ordering::SeqCst);
@@ -760,6 +753,36 @@ where
     }
     let names = sink.names.into_iter().enumerate().map(|(i, n)| n.unwrap_or_else(|| format!("player {}", i + 1)));
     Ok(Outcome { names: names.collect(), tally: sink.tally })
+}
+
+/// Plays one game of a schedule — `fixture`, from `opening`, with `agents` in its seat
+/// order — and returns its record, the line a results file holds for it. A match split
+/// over several processes or machines plays its fixtures with this, each once, and rebuilds
+/// the report from the records ([`MatchReport::from_records`]).
+///
+/// # Errors
+/// [`ArenaError::Agent`] (with the seat's participant) when an agent cannot play at all.
+pub fn play_fixture<G: Game>(
+    start: &G,
+    fixture: &Fixture,
+    opening: &Opening<G>,
+    agents: &mut [Box<dyn Agent<G>>],
+    limits: &Limits,
+    rules: &GameRules,
+) -> Result<GameRecord, ArenaError> {
+    let played = play_game(start, opening, agents, limits, rules)?;
+    Ok(GameRecord {
+        id: fixture.id,
+        game: start.spec(),
+        participants: fixture.seats.clone(),
+        players: agents.iter().map(|a| a.name()).collect(),
+        opening_plies: played.opening_plies,
+        moves: played.moves,
+        rewards: played.rewards,
+        termination: played.termination,
+        stats: played.stats,
+        disputes: played.disputes,
+    })
 }
 
 /// Reads every game of a results file (JSON lines), e.g. to export records or rebuild a

@@ -210,3 +210,98 @@ fn rules(max_plies: Option<u32>, time_ms: Option<u64>) -> tabula_arena::GameRule
         ..tabula_arena::GameRules::default()
     }
 }
+
+/// The games of one match played one at a time by number — what a worker of a match spread
+/// over processes or machines runs. Its agents are built once (a bad spec fails here) and
+/// kept from game to game; `play(id)` plays game `id` of the schedule `tabula.match` uses
+/// (same pairing, colours and opening) and returns its record, the dict a results-file line
+/// holds; `play_line(id)` returns that line as JSON text.
+#[pyclass(module = "tabula._tabula")]
+pub(crate) struct MatchWorker {
+    worker: Mutex<matches::MatchWorker>,
+}
+
+#[pymethods]
+impl MatchWorker {
+    #[new]
+    #[pyo3(signature = (game, a, b, games, time_ms=None, nodes=None, depth=None, openings=None, seed=1,
+                        max_plies=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        game: &str,
+        a: &str,
+        b: &str,
+        games: usize,
+        time_ms: Option<u64>,
+        nodes: Option<u64>,
+        depth: Option<u32>,
+        openings: Option<&str>,
+        seed: u64,
+        max_plies: Option<u32>,
+    ) -> PyResult<MatchWorker> {
+        if !(1..=MAX_GAMES).contains(&games) {
+            return Err(PyValueError::new_err(format!("games {games} is out of range: 1..={MAX_GAMES}")));
+        }
+        let c = common(1, time_ms, nodes, depth, openings, seed, None)?;
+        let config = MatchConfig {
+            games,
+            openings: c.openings,
+            limits: c.limits,
+            rules: rules(max_plies, time_ms),
+            ..MatchConfig::default()
+        };
+        let worker = py.detach(|| matches::MatchWorker::new(game, a, b, &config)).map_err(run_err)?;
+        Ok(MatchWorker { worker: Mutex::new(worker) })
+    }
+
+    /// Games in the match's schedule.
+    #[getter]
+    fn games(&self) -> usize {
+        self.worker.lock().unwrap_or_else(|e| e.into_inner()).games()
+    }
+
+    /// Plays game `id` and returns its record as a dict.
+    fn play<'py>(&self, py: Python<'py>, id: usize) -> PyResult<Bound<'py, PyAny>> {
+        let line = self.play_line(py, id)?;
+        py.import("json")?.call_method1("loads", (line,))
+    }
+
+    /// Plays game `id` and returns its record as one line of JSON (without the newline),
+    /// as `tabula match --results` writes it.
+    fn play_line(&self, py: Python<'_>, id: usize) -> PyResult<String> {
+        let record = py.detach(|| self.worker.lock().unwrap_or_else(|e| e.into_inner()).play(id)).map_err(run_err)?;
+        serde_json::to_string(&record).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+}
+
+/// The report of a match rebuilt from its records — a results file (path) or a list of
+/// record dicts — by the arena's own statistics, as `tabula match` prints it for the same
+/// games; `sprt=(elo0, elo1)` adds the test's state.
+#[pyfunction]
+#[pyo3(signature = (records, sprt=None))]
+pub(crate) fn match_report<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    sprt: Option<(f64, f64)>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let parsed: Vec<GameRecord> = if let Ok(path) = records.extract::<PathBuf>() {
+        tabula_arena::read_results(&path).map_err(|e| run_err(RunError::Arena(e)))?
+    } else {
+        let json = py.import("json")?;
+        let mut out = Vec::new();
+        for item in records.try_iter()? {
+            let text: String = json.call_method1("dumps", (item?,))?.extract()?;
+            out.push(
+                serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("not a game record: {e}")))?,
+            );
+        }
+        out
+    };
+    let sprt = match sprt {
+        None => None,
+        Some((e0, e1)) => Some(Sprt::new(e0, e1, 0.05, 0.05).map_err(|e| PyValueError::new_err(e.to_string()))?),
+    };
+    let report = tabula_arena::MatchReport::from_records(&parsed, sprt);
+    py.import("json")?.call_method1("loads", (report.to_json(),))
+}

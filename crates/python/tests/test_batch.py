@@ -122,3 +122,24 @@ def test_match_errors_are_python_exceptions():
         tabula.match("tictactoe", "random", "random", openings="/no/such/openings.txt")
     with pytest.raises(ZeroDivisionError):
         tabula.match("tictactoe", "random", "random", games=2, on_game=lambda r: 1 / 0)
+
+
+def test_a_match_played_game_by_game_in_any_order_has_the_matchs_report(tmp_path):
+    settings = dict(games=6, openings="random:2", seed=3)
+    a, b = "alphabeta(depth=1)", "alphabeta(depth=3)"
+    whole = tabula.match("connect4", a, b, results=str(tmp_path / "whole.jsonl"), **settings)
+    worker = tabula.MatchWorker("connect4", a, b, **settings)
+    assert worker.games == 6
+    lines = [worker.play_line(i) for i in (5, 3, 1, 0, 2, 4)]
+    parts = tmp_path / "parts.jsonl"
+    parts.write_text("".join(line + "\n" for line in lines))
+    assert tabula.match_report(str(parts)) == whole
+    assert tabula.match_report([json.loads(line) for line in lines]) == whole
+    again = tabula.match_report(str(tmp_path / "whole.jsonl"))
+    assert again == whole
+    with pytest.raises(ValueError, match="no game 6"):
+        worker.play(6)
+    with pytest.raises(ValueError):
+        tabula.MatchWorker("connect4", a, "nonsense", games=2)
+    with pytest.raises(ValueError):
+        tabula.match_report([{"id": "not a record"}])

@@ -172,6 +172,108 @@ pub fn run_tournament(
     crate::with_game(game, Tourney { specs, config, on_game })?
 }
 
+/// The games of one match, played one at a time by fixture number: the worker of a match
+/// spread over processes or machines. It builds its agents once and keeps them from game to
+/// game (as the arena's own threads do), and plays game `id` of the match's schedule — the
+/// same pairing, colours and opening as `run_match` would — returning its record.
+pub struct MatchWorker {
+    inner: Box<dyn ErasedWorker>,
+}
+
+trait ErasedWorker: Send {
+    fn play(&mut self, id: usize) -> Result<GameRecord, RunError>;
+    fn games(&self) -> usize;
+}
+
+struct TypedWorker<G: Game> {
+    start: G,
+    fixtures: Vec<tabula_arena::Fixture>,
+    openings: Openings,
+    limits: tabula_core::Limits,
+    rules: tabula_arena::GameRules,
+    /// The agent specs of the two participants.
+    specs: [String; 2],
+    /// Agents built and not in a game, per participant.
+    pool: [Vec<Box<dyn tabula_core::Agent<G>>>; 2],
+}
+
+impl<G: Game> TypedWorker<G> {
+    fn agent(&mut self, participant: usize) -> Result<Box<dyn tabula_core::Agent<G>>, RunError> {
+        if let Some(agent) = self.pool[participant].pop() {
+            return Ok(agent);
+        }
+        crate::any::build_agent(&self.start, &self.specs[participant])
+            .map_err(|e| RunError::Agent { index: participant, message: e.to_string() })
+    }
+}
+
+impl<G: Game> ErasedWorker for TypedWorker<G> {
+    fn games(&self) -> usize {
+        self.fixtures.len()
+    }
+
+    fn play(&mut self, id: usize) -> Result<GameRecord, RunError> {
+        let fixture =
+            self.fixtures.get(id).cloned().ok_or_else(|| {
+                RunError::Config(format!("no game {id}: the match has games 0..{}", self.fixtures.len()))
+            })?;
+        let opening = self.openings.opening(&self.start, fixture.opening)?;
+        let mut agents = Vec::with_capacity(fixture.seats.len());
+        for &p in &fixture.seats {
+            agents.push(self.agent(p)?);
+        }
+        let record =
+            tabula_arena::play_fixture(&self.start, &fixture, &opening, &mut agents, &self.limits, &self.rules)?;
+        let offender = record.termination.offender();
+        for (seat, agent) in agents.into_iter().enumerate() {
+            if offender != Some(seat) {
+                self.pool[fixture.seats[seat]].push(agent);
+            }
+        }
+        Ok(record)
+    }
+}
+
+impl MatchWorker {
+    /// A worker for the match of `game` between `agent_a` and `agent_b` over `games` games,
+    /// with `config`'s openings, limits and rules (its other fields are the driver's). The
+    /// specs are checked by building each agent once.
+    pub fn new(game: &str, agent_a: &str, agent_b: &str, config: &MatchConfig) -> Result<MatchWorker, RunError> {
+        struct Build<'a> {
+            specs: [String; 2],
+            config: &'a MatchConfig,
+        }
+        impl GameVisitor for Build<'_> {
+            type Output = Result<Box<dyn ErasedWorker>, RunError>;
+            fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Self::Output {
+                check_agents(agents, &self.specs, 1)?;
+                Ok(Box::new(TypedWorker {
+                    fixtures: tabula_arena::match_schedule(self.config.games, game.num_players()),
+                    start: game,
+                    openings: self.config.openings.clone(),
+                    limits: self.config.limits.clone(),
+                    rules: self.config.rules.clone(),
+                    specs: self.specs,
+                    pool: [Vec::new(), Vec::new()],
+                }))
+            }
+        }
+        let ms = time_ms(&config.limits);
+        let specs = [with_time(agent_a, ms), with_time(agent_b, ms)];
+        Ok(MatchWorker { inner: crate::with_game(game, Build { specs, config })?? })
+    }
+
+    /// Plays game `id` (0-based, below [`games`](MatchWorker::games)) and returns its record.
+    pub fn play(&mut self, id: usize) -> Result<GameRecord, RunError> {
+        self.inner.play(id)
+    }
+
+    /// Games in the match's schedule.
+    pub fn games(&self) -> usize {
+        self.inner.games()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +305,25 @@ mod tests {
         assert_eq!(with_time("mcts", Some(50)), "mcts(time_ms=50)");
         assert_eq!(with_time("random", Some(50)), "random");
         assert_eq!(with_time("mcts(time_ms=9)", None), "mcts(time_ms=9)");
+    }
+
+    #[test]
+    fn games_played_one_by_one_in_any_order_give_the_matchs_report() {
+        let config =
+            MatchConfig { games: 6, openings: Openings::RandomPlies { plies: 2, seed: 3 }, ..MatchConfig::default() };
+        let (a, b) = ("alphabeta(depth=1)", "alphabeta(depth=3)");
+        let mut whole = Vec::new();
+        let report = run_match("connect4", a, b, &config, |r| whole.push(r.clone())).unwrap();
+        let mut worker = MatchWorker::new("connect4", a, b, &config).unwrap();
+        assert_eq!(worker.games(), 6);
+        let mut parts: Vec<GameRecord> = (0..6).rev().map(|id| worker.play(id).unwrap()).collect();
+        parts.sort_by_key(|r| r.id);
+        whole.sort_by_key(|r| r.id);
+        let moves = |rs: &[GameRecord]| rs.iter().map(|r| r.moves.clone()).collect::<Vec<_>>();
+        assert_eq!(moves(&parts), moves(&whole));
+        assert_eq!(MatchReport::from_records(&parts, None), report);
+        assert!(worker.play(6).unwrap_err().to_string().contains("no game 6"));
+        assert!(MatchWorker::new("connect4", a, "nonsense", &config).is_err());
     }
 
     #[test]

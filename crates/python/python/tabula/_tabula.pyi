@@ -143,6 +143,30 @@ def tourney(
 ) -> Dict[str, Any]:
     """A tournament through tabula's arena; the report as `tabula tourney --json` prints it."""
 
+class MatchWorker:
+    def __init__(
+        self,
+        game: str,
+        a: str,
+        b: str,
+        games: int,
+        time_ms: Optional[int] = None,
+        nodes: Optional[int] = None,
+        depth: Optional[int] = None,
+        openings: Optional[str] = None,
+        seed: int = 1,
+        max_plies: Optional[int] = None,
+    ) -> None: ...
+    @property
+    def games(self) -> int: ...
+    def play(self, id: int) -> Dict[str, Any]: ...
+    def play_line(self, id: int) -> str: ...
+
+def match_report(
+    records: Union[str, os.PathLike, Sequence[Dict[str, Any]]], sprt: Optional[Tuple[float, float]] = None
+) -> Dict[str, Any]:
+    """A match's report rebuilt from its records by the arena's statistics."""
+
 _FlatNode = Tuple[int, List[Tuple[str, List[str]]]]
 
 def sgf_parse(data: Union[str, bytes], strict: bool = False) -> Tuple[List[List[_FlatNode]], List[str]]: ...
