@@ -2,8 +2,9 @@
 //!
 //! The arena crate does the work (referee, scheduling, parallel games, the results file
 //! that makes a run resumable, statistics); this module turns command-line options into
-//! its configuration, runs it through the registry's [`matches`] (shared with the Python
-//! package), and writes game records.
+//! its configuration, runs it through the registry's
+//! [`matches`](mod@tabula_registry::matches) (shared with the Python package and the
+//! browser), and writes game records.
 
 use std::fs;
 use std::path::PathBuf;
