@@ -206,6 +206,14 @@ const scenarios = {
     check((await playable(page)).length === 0, "cells are still playable after the end");
     shots.push(await shot(page, "go-9x9-resigned"));
     const plies = (await boardState(page)).ply;
+    const played = await moveList(page);
+
+    // Save SGF downloads the record, which the arena's writer wrote.
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: WAIT_MS }), page.click("#save-sgf")]);
+    const sgfPath = join(outDir, "go-9x9.sgf");
+    await download.saveAs(sgfPath);
+    const sgf = readFileSync(sgfPath, "utf8");
+    check(sgf.startsWith("(;") && sgf.includes("GM[1]") && sgf.includes("RE[W+R]") && sgf.includes("PW[mcts(playouts=100)]"), `the saved record: ${sgf.slice(0, 200)}`);
 
     await page.click("#swap-colours");
     await page.waitForFunction(() => document.getElementById("play-title").textContent.endsWith("mcts(playouts=100) vs human"), null, { timeout: WAIT_MS });
@@ -228,7 +236,24 @@ const scenarios = {
     check(form.game === "go" && form.size === "9" && form.komi === "7.5", `the form shows ${JSON.stringify(form)}`);
     check(form.players.join(" vs ") === "mcts(playouts=100) vs human", `the form's players: ${form.players}`);
     check((await page.$eval("#play-title", (e) => e.textContent)) === swapped, "the reload shows another game");
-    return { plies, result, swapped, form, shots };
+
+    // Load SGF replays the saved record into a new game between two humans: the same moves.
+    for (const i of [0, 1]) await page.fill(`#seats input[data-seat="${i}"]`, "human");
+    await page.setInputFiles("#sgf-file", sgfPath);
+    await page.waitForFunction((n) => document.getElementById("play-title").textContent.endsWith("human vs human") && Number(document.getElementById("board").dataset.ply) === n, plies, { timeout: WAIT_MS });
+    const loaded = await moveList(page);
+    check(JSON.stringify(loaded) === JSON.stringify(played), `loaded ${loaded}, played ${played}`);
+    check((await page.$eval("#setup-error", (e) => e.textContent)) === "", "the load was refused");
+    // A file that is not a record is refused with the server's reason (the browser logs
+    // the 400 as a console error, expected here).
+    const logged = problems.length;
+    await page.setInputFiles("#sgf-file", { name: "bad.sgf", mimeType: "text/plain", buffer: Buffer.from("(;GM[1]SZ[9];B[zz])") });
+    await page.waitForFunction(() => document.getElementById("setup-error").textContent !== "", null, { timeout: WAIT_MS });
+    const refused = await page.$eval("#setup-error", (e) => e.textContent);
+    check(/^bad\.sgf: sgf: move 1 \(B\[zz\]\)/.test(refused), `refused: ${refused}`);
+    const expected = problems.splice(logged).filter((p) => !/status of 400/.test(p));
+    problems.push(...expected);
+    return { plies, result, swapped, form, loaded: loaded.length, refused, shots };
   },
 
   // Othello on a phone-sized window (375 px): the whole game by clicking, the page never

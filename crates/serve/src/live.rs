@@ -6,12 +6,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tabula_core::{Geometry, Limits, Spec, Turn};
+use tabula_core::{Ending, Geometry, Limits, Spec, Turn};
 use tabula_registry::any::{AnyAgent, AnyGame, AnyInfo, Cell, load};
 use tokio::sync::{Semaphore, broadcast};
 
 use crate::Config;
 use crate::gdl::{Library, MAX_KIF};
+use crate::record;
 use crate::watch::Matches;
 
 /// Most legal moves whose cells are worked out for clicking; beyond it moves are typed.
@@ -493,6 +494,25 @@ impl App {
         };
         let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         let shown = if shown.is_empty() { game.spec() } else { shown };
+        self.insert(game, shown, players, &[])
+    }
+
+    /// Creates a game by replaying the main line of an SGF record (Go, Othello, Amazons);
+    /// a record that cannot be replayed is refused whole.
+    pub fn create_from_sgf(self: &Arc<Self>, text: &str, players: &[String]) -> Result<(Arc<Entry>, Value), ApiError> {
+        let loaded = record::load_sgf(text).map_err(|e| ApiError::bad(format!("sgf: {e}")))?;
+        let shown = loaded.start.spec();
+        self.insert(loaded.start, shown, players, &loaded.moves)
+    }
+
+    /// Seats the players at `game`, plays `moves` and lists the game.
+    fn insert(
+        self: &Arc<Self>,
+        game: AnyGame,
+        shown: String,
+        players: &[String],
+        moves: &[String],
+    ) -> Result<(Arc<Entry>, Value), ApiError> {
         if players.len() != game.num_players() {
             return Err(ApiError::bad(format!(
                 "players: {shown} has {} players, not {}",
@@ -510,19 +530,7 @@ impl App {
                 seats.push(Seat::Agent { spec: p.trim().to_string(), agent: Arc::new(Mutex::new(agent)) });
             }
         }
-        let mut games = lock(&self.games);
-        if games.len() >= self.config.max_games {
-            return Err(ApiError {
-                status: 429,
-                message: format!("the server holds its most games ({})", self.config.max_games),
-            });
-        }
-        let id = {
-            let mut n = lock(&self.next_id);
-            *n += 1;
-            format!("g{}", *n - 1)
-        };
-        let live = Live {
+        let mut live = Live {
             game,
             spec: shown,
             seats,
@@ -534,6 +542,21 @@ impl App {
             resigned: None,
             analyst: None,
             evals: BTreeMap::new(),
+        };
+        for (i, mv) in moves.iter().enumerate() {
+            live.play(mv).map_err(|e| ApiError::bad(format!("sgf: move {} ({mv}): {e}", i + 1)))?;
+        }
+        let mut games = lock(&self.games);
+        if games.len() >= self.config.max_games {
+            return Err(ApiError {
+                status: 429,
+                message: format!("the server holds its most games ({})", self.config.max_games),
+            });
+        }
+        let id = {
+            let mut n = lock(&self.next_id);
+            *n += 1;
+            format!("g{}", *n - 1)
         };
         let (events, _) = broadcast::channel(64);
         let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events });
@@ -601,6 +624,31 @@ impl App {
             live.analyst = analyst;
         }
         Ok(self.kick(entry))
+    }
+
+    /// The game's SGF record, written by its game's writer as the arena writes its games.
+    pub fn sgf(&self, entry: &Entry) -> Result<String, ApiError> {
+        let live = lock(&entry.live);
+        let players: Vec<String> = live
+            .seats
+            .iter()
+            .map(|s| match s {
+                Seat::Human => "human".to_string(),
+                Seat::Agent { spec, .. } => spec.clone(),
+            })
+            .collect();
+        let mut moves = Vec::new();
+        for ply in live.game.history() {
+            match ply.as_slice() {
+                [mv] => moves.push(mv.clone()),
+                _ => return Err(ApiError::bad("games with simultaneous moves have no SGF form")),
+            }
+        }
+        let ending = match live.resigned {
+            Some(seat) => Ending::Resignation { seat },
+            None => Ending::Rules,
+        };
+        record::save(&live.spec, &players, &moves, ending).map_err(ApiError::bad)
     }
 
     pub fn undo(self: &Arc<Self>, entry: &Arc<Entry>) -> Result<Value, ApiError> {

@@ -197,8 +197,8 @@ async fn bad_requests_get_a_json_error_and_a_4xx() {
     }
     let (status, text) = request(addr, "POST", "/api/game", "{not json").await;
     assert_eq!(status, 400, "{text}");
-    // A new game's body has room for pasted GDL rules (256 KiB, escaped) and no more.
-    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(512 * 1024 + MAX_BODY));
+    // A new game's body has room for an SGF file (1 MiB, escaped) and no more.
+    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(2 * 1024 * 1024 + MAX_BODY));
     let (status, text) = request(addr, "POST", "/api/game", &big).await;
     assert_eq!(status, 413, "{text}");
     assert!(text.contains("error"), "{text}");
@@ -624,4 +624,46 @@ async fn a_match_runs_streams_its_table_and_keeps_its_games() {
     }
     let (status, _) = json_request(addr, "GET", "/api/match/m99", json!({})).await;
     assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn a_game_saved_as_sgf_loads_back_and_a_bad_record_is_refused() {
+    let addr = server(quick()).await;
+    let humans = json!(["human", "human"]);
+    let (status, g) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "othello(size=6)", "players": humans})).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap().to_string();
+    for _ in 0..5 {
+        let (_, s) = json_request(addr, "GET", &format!("/api/game/{id}"), json!({})).await;
+        let mv = s["legal"][0]["move"].as_str().unwrap().to_string();
+        let (status, _) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": mv})).await;
+        assert_eq!(status, 200);
+    }
+    let (_, played) = json_request(addr, "GET", &format!("/api/game/{id}"), json!({})).await;
+    let (status, sgf) = request(addr, "GET", &format!("/api/game/{id}/sgf"), "").await;
+    assert_eq!(status, 200, "{sgf}");
+    assert!(sgf.contains("GM[2]") && sgf.contains("PB[human]"), "{sgf}");
+    let (status, loaded) = json_request(addr, "POST", "/api/game", json!({"sgf": sgf, "players": humans})).await;
+    assert_eq!(status, 201, "{loaded}");
+    assert_ne!(loaded["id"], played["id"]);
+    assert_eq!(loaded["history"], played["history"]);
+    assert_eq!(loaded["spec"], played["spec"]);
+    assert_eq!(loaded["board"], played["board"]);
+
+    // Refused whole, with the reason: an illegal move, a game without SGF, too big a file.
+    let illegal = "(;GM[1]SZ[9];B[cc];W[cc])";
+    let (status, e) = json_request(addr, "POST", "/api/game", json!({"sgf": illegal, "players": humans})).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().starts_with("sgf: move 2 (C7)"), "{e}");
+    let (status, e) = json_request(addr, "POST", "/api/game", json!({"sgf": "(;GM[4]SZ[7])", "players": humans})).await;
+    assert_eq!(status, 400, "{e}");
+    let big = format!("(;GM[1]SZ[9]C[{}])", "x".repeat(1024 * 1024));
+    let (status, e) = json_request(addr, "POST", "/api/game", json!({"sgf": big, "players": humans})).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("larger than"), "{e}");
+    let (_, c4) = json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": humans})).await;
+    let (status, e) = request(addr, "GET", &format!("/api/game/{}/sgf", c4["id"].as_str().unwrap()), "").await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e.contains("no SGF form"), "{e}");
 }

@@ -87,9 +87,10 @@ async fn scenario(name: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn go_9x9_is_clicked_passed_and_resigned_then_replayed_with_colours_swapped() {
+async fn go_9x9_is_clicked_passed_resigned_saved_then_replayed_with_colours_swapped_and_loaded_back() {
     let r = scenario("go").await;
     assert!(r["plies"].as_u64().unwrap() >= 22, "{r}");
+    assert_eq!(r["loaded"], r["plies"], "{r}");
     assert!(r["result"].as_str().unwrap().contains("wins by resignation"), "{r}");
     assert_eq!(
         r["swapped"],

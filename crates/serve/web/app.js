@@ -25,6 +25,8 @@ const STYLE = {
   tictactoe: { owners: ["X", "O"], colours: ["#1565c0", "#c62828"], board: "#fafafa", fromBottom: true, marks: ["X", "O"] },
   connect4: { owners: ["red", "yellow"], colours: ["#d32f2f", "#fbc02d"], board: "#1e4fa3", fromBottom: true, columns: true },
 };
+// The games whose records are saved and loaded as SGF.
+const SGF_GAMES = ["go", "othello", "amazons"];
 // ink: the coordinates' colour; hint: the mark on a cell where a move can be made.
 const DEFAULT_STYLE = { owners: ["first", "second", "third", "fourth"], colours: ["#111", "#f4f4f4", "#c62828", "#1565c0"], board: "#e0d8c8", fromBottom: false, ink: "#444", hint: "#1565c0a0" };
 
@@ -152,6 +154,30 @@ async function startGame(ev) {
   }
 }
 
+/// Most bytes of an SGF file sent to the server (its limit too).
+const MAX_SGF = 1024 * 1024;
+
+/// Reads the SGF file picked in the form and starts a game replaying it.
+async function loadSgf() {
+  $("setup-error").textContent = "";
+  const file = $("sgf-file").files[0];
+  if (!file) return;
+  if (file.size > MAX_SGF) {
+    $("setup-error").textContent = `${file.name} is over 1 MiB.`;
+    return;
+  }
+  const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
+  try {
+    const sgf = await file.text();
+    const state = await api("POST", "/api/game", { sgf, players: players.length === 2 ? players : ["human", "human"] });
+    attach(state, true);
+  } catch (e) {
+    $("setup-error").textContent = `${file.name}: ${e.message}`;
+  } finally {
+    $("sgf-file").value = "";
+  }
+}
+
 /// A new game of the same spec with the players' seats swapped.
 async function swapColours() {
   $("play-error").textContent = "";
@@ -263,6 +289,10 @@ function render(state) {
   $("move-input").disabled = !canPlay;
   $("pass").disabled = !canPlay || !state.legal.some((m) => /^(pass|swap)$/i.test(m.move));
   $("pass").textContent = state.legal.some((m) => m.move === "swap") && !state.legal.some((m) => m.move === "pass") ? "Swap" : "Pass";
+  const save = $("save-sgf");
+  save.hidden = !SGF_GAMES.includes(st.name);
+  save.href = `/api/game/${state.id}/sgf`;
+  save.download = `${st.name}-${state.id}.sgf`;
   $("resign").disabled = state.over || state.players.length !== 2 || !state.players.includes("human");
   const board = $("board");
   board.dataset.ply = state.ply;
@@ -790,6 +820,7 @@ async function replayTo(end) {
 
 async function init() {
   $("new-game").addEventListener("submit", startGame);
+  $("sgf-file").addEventListener("change", loadSgf);
   $("move-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const v = $("move-input").value.trim();
