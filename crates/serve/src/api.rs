@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::MAX_BODY;
+use crate::clock::TimeControl;
 use crate::gdl::MAX_KIF;
 use crate::live::{ApiError, App};
 use crate::record::MAX_SGF;
@@ -88,9 +89,10 @@ async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, Api
         Some(_) => return Err(ApiError::bad("players must be a list of at most 16 strings")),
         None => return Err(ApiError::bad("players is missing")),
     };
+    let control = TimeControl::from_json(map.get("clock").unwrap_or(&Value::Null)).map_err(ApiError::bad)?;
     let (_, state) = match map.get("sgf") {
-        None | Some(Value::Null) => app.create(&string_field(&map, "spec")?, kif, &players)?,
-        Some(Value::String(text)) if kif.is_none() => app.create_from_sgf(text, &players)?,
+        None | Some(Value::Null) => app.create(&string_field(&map, "spec")?, kif, &players, control)?,
+        Some(Value::String(text)) if kif.is_none() => app.create_from_sgf(text, &players, control)?,
         Some(_) => return Err(ApiError::bad("sgf must be the text of an SGF file, without kif")),
     };
     Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], state.to_string()).into_response())
