@@ -310,16 +310,31 @@ const scenarios = {
   // Hex 5x5 against MCTS, on its rhombus of hexagons: a whole game by clicking (Hex has no
   // draws, so someone wins).
   async hex(page) {
+    // Under a Fischer clock (10 min + 1 s): both clocks shown, the human's counting down.
+    await page.selectOption("#clock-kind", "fischer");
+    await page.fill("#clock-main", "600");
+    await page.fill("#clock-inc", "1");
     await newGame(page, "hex", { size: "5" }, ["human", "mcts(playouts=200)"]);
+    let clocks = null;
     const moves = await playToEnd(page, {
       each: async (s, n) => {
-        if (n === 1) await checkLabels(page, 25, /^[a-e][1-5], (empty|black stone|white stone)(, last move)?(, playable)?$/);
+        if (n !== 1) return;
+        await checkLabels(page, 25, /^[a-e][1-5], (empty|black stone|white stone)(, last move)?(, playable)?$/);
+        if (s.over) return;
+        const read = () => page.$$eval("#clocks .clock", (els) => els.map((e) => ({ text: e.textContent, ms: Number(e.dataset.ms), running: e.classList.contains("running") })));
+        clocks = await read();
+        check(clocks.length === 2 && clocks.every((c) => /^(black|white) \d+:\d\d$/.test(c.text)), `clocks: ${JSON.stringify(clocks)}`);
+        check(clocks[0].running && !clocks[1].running, `the human's clock is not the one running: ${JSON.stringify(clocks)}`);
+        check(clocks.every((c) => c.ms > 590000 && c.ms <= 601000), `clocks: ${JSON.stringify(clocks)}`);
+        await page.waitForFunction((ms) => Number(document.querySelector("#clock-0").dataset.ms) < ms - 300, clocks[0].ms, { timeout: WAIT_MS });
       },
     });
+    check(clocks !== null, "the game ended before the clocks were seen");
+    check((await page.$$eval("#clocks .clock.running", (els) => els.length)) === 0, "a clock still runs after the end");
     const result = await statusText(page);
     check(/^Game over: (black|white) \(.*\) wins/.test(result), `result: ${result}`);
     const shots = [await shot(page, "hex-5x5-end")];
-    return { moves, plies: (await boardState(page)).ply, result, shots };
+    return { moves, plies: (await boardState(page)).ply, result, clocks, shots };
   },
 
   // Connect Four by keys alone: the form (Tab, type-ahead, Enter), then arrows and Enter on
