@@ -206,6 +206,14 @@ const scenarios = {
     check((await playable(page)).length === 0, "cells are still playable after the end");
     shots.push(await shot(page, "go-9x9-resigned"));
     const plies = (await boardState(page)).ply;
+    const played = await moveList(page);
+
+    // Save SGF downloads the record, which the arena's writer wrote.
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: WAIT_MS }), page.click("#save-sgf")]);
+    const sgfPath = join(outDir, "go-9x9.sgf");
+    await download.saveAs(sgfPath);
+    const sgf = readFileSync(sgfPath, "utf8");
+    check(sgf.startsWith("(;") && sgf.includes("GM[1]") && sgf.includes("RE[W+R]") && sgf.includes("PW[mcts(playouts=100)]"), `the saved record: ${sgf.slice(0, 200)}`);
 
     await page.click("#swap-colours");
     await page.waitForFunction(() => document.getElementById("play-title").textContent.endsWith("mcts(playouts=100) vs human"), null, { timeout: WAIT_MS });
@@ -228,7 +236,24 @@ const scenarios = {
     check(form.game === "go" && form.size === "9" && form.komi === "7.5", `the form shows ${JSON.stringify(form)}`);
     check(form.players.join(" vs ") === "mcts(playouts=100) vs human", `the form's players: ${form.players}`);
     check((await page.$eval("#play-title", (e) => e.textContent)) === swapped, "the reload shows another game");
-    return { plies, result, swapped, form, shots };
+
+    // Load SGF replays the saved record into a new game between two humans: the same moves.
+    for (const i of [0, 1]) await page.fill(`#seats input[data-seat="${i}"]`, "human");
+    await page.setInputFiles("#sgf-file", sgfPath);
+    await page.waitForFunction((n) => document.getElementById("play-title").textContent.endsWith("human vs human") && Number(document.getElementById("board").dataset.ply) === n, plies, { timeout: WAIT_MS });
+    const loaded = await moveList(page);
+    check(JSON.stringify(loaded) === JSON.stringify(played), `loaded ${loaded}, played ${played}`);
+    check((await page.$eval("#setup-error", (e) => e.textContent)) === "", "the load was refused");
+    // A file that is not a record is refused with the server's reason (the browser logs
+    // the 400 as a console error, expected here).
+    const logged = problems.length;
+    await page.setInputFiles("#sgf-file", { name: "bad.sgf", mimeType: "text/plain", buffer: Buffer.from("(;GM[1]SZ[9];B[zz])") });
+    await page.waitForFunction(() => document.getElementById("setup-error").textContent !== "", null, { timeout: WAIT_MS });
+    const refused = await page.$eval("#setup-error", (e) => e.textContent);
+    check(/^bad\.sgf: sgf: move 1 \(B\[zz\]\)/.test(refused), `refused: ${refused}`);
+    const expected = problems.splice(logged).filter((p) => !/status of 400/.test(p));
+    problems.push(...expected);
+    return { plies, result, swapped, form, loaded: loaded.length, refused, shots };
   },
 
   // Othello on a phone-sized window (375 px): the whole game by clicking, the page never
@@ -285,16 +310,31 @@ const scenarios = {
   // Hex 5x5 against MCTS, on its rhombus of hexagons: a whole game by clicking (Hex has no
   // draws, so someone wins).
   async hex(page) {
+    // Under a Fischer clock (10 min + 1 s): both clocks shown, the human's counting down.
+    await page.selectOption("#clock-kind", "fischer");
+    await page.fill("#clock-main", "600");
+    await page.fill("#clock-inc", "1");
     await newGame(page, "hex", { size: "5" }, ["human", "mcts(playouts=200)"]);
+    let clocks = null;
     const moves = await playToEnd(page, {
       each: async (s, n) => {
-        if (n === 1) await checkLabels(page, 25, /^[a-e][1-5], (empty|black stone|white stone)(, last move)?(, playable)?$/);
+        if (n !== 1) return;
+        await checkLabels(page, 25, /^[a-e][1-5], (empty|black stone|white stone)(, last move)?(, playable)?$/);
+        if (s.over) return;
+        const read = () => page.$$eval("#clocks .clock", (els) => els.map((e) => ({ text: e.textContent, ms: Number(e.dataset.ms), running: e.classList.contains("running") })));
+        clocks = await read();
+        check(clocks.length === 2 && clocks.every((c) => /^(black|white) \d+:\d\d$/.test(c.text)), `clocks: ${JSON.stringify(clocks)}`);
+        check(clocks[0].running && !clocks[1].running, `the human's clock is not the one running: ${JSON.stringify(clocks)}`);
+        check(clocks.every((c) => c.ms > 590000 && c.ms <= 601000), `clocks: ${JSON.stringify(clocks)}`);
+        await page.waitForFunction((ms) => Number(document.querySelector("#clock-0").dataset.ms) < ms - 300, clocks[0].ms, { timeout: WAIT_MS });
       },
     });
+    check(clocks !== null, "the game ended before the clocks were seen");
+    check((await page.$$eval("#clocks .clock.running", (els) => els.length)) === 0, "a clock still runs after the end");
     const result = await statusText(page);
     check(/^Game over: (black|white) \(.*\) wins/.test(result), `result: ${result}`);
     const shots = [await shot(page, "hex-5x5-end")];
-    return { moves, plies: (await boardState(page)).ply, result, shots };
+    return { moves, plies: (await boardState(page)).ply, result, clocks, shots };
   },
 
   // Connect Four by keys alone: the form (Tab, type-ahead, Enter), then arrows and Enter on

@@ -17,8 +17,10 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::MAX_BODY;
+use crate::clock::TimeControl;
 use crate::gdl::MAX_KIF;
 use crate::live::{ApiError, App};
+use crate::record::MAX_SGF;
 use crate::watch::MatchRequest;
 
 const INDEX: &str = include_str!("../web/index.html");
@@ -72,8 +74,7 @@ async fn games(State(app): State<Arc<App>>) -> Response {
 
 async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
     // Room for pasted GDL rules (JSON escapes can double their size) and the rest.
-    let map = read_json_within(body, 2 * MAX_KIF + MAX_BODY).await?;
-    let spec = string_field(&map, "spec")?;
+    let map = read_json_within(body, 2 * MAX_KIF.max(MAX_SGF) + MAX_BODY).await?;
     let kif = match map.get("kif") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s.trim().is_empty() => None,
@@ -88,7 +89,12 @@ async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, Api
         Some(_) => return Err(ApiError::bad("players must be a list of at most 16 strings")),
         None => return Err(ApiError::bad("players is missing")),
     };
-    let (_, state) = app.create(&spec, kif, &players)?;
+    let control = TimeControl::from_json(map.get("clock").unwrap_or(&Value::Null)).map_err(ApiError::bad)?;
+    let (_, state) = match map.get("sgf") {
+        None | Some(Value::Null) => app.create(&string_field(&map, "spec")?, kif, &players, control)?,
+        Some(Value::String(text)) if kif.is_none() => app.create_from_sgf(text, &players, control)?,
+        Some(_) => return Err(ApiError::bad("sgf must be the text of an SGF file, without kif")),
+    };
     Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], state.to_string()).into_response())
 }
 
@@ -126,6 +132,21 @@ async fn analysis(State(app): State<Arc<App>>, Path(id): Path<String>, body: Bod
         Some(_) => return Err(ApiError::bad("agent must be an agent spec or null")),
     };
     Ok(ok(app.set_analysis(&entry, spec.as_deref())?))
+}
+
+async fn sgf(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let text = app.sgf(&entry)?;
+    let disposition = format!("attachment; filename=\"tabula-{id}.sgf\"");
+    let disposition = HeaderValue::from_str(&disposition).unwrap_or(HeaderValue::from_static("attachment"));
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("application/x-go-sgf")),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        text,
+    )
+        .into_response())
 }
 
 async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -248,6 +269,7 @@ pub fn router(config: crate::Config) -> Router {
         .route("/api/game/{id}", get(state))
         .route("/api/game/{id}/move", post(play))
         .route("/api/game/{id}/undo", post(undo))
+        .route("/api/game/{id}/sgf", get(sgf))
         .route("/api/game/{id}/resign", post(resign))
         .route("/api/game/{id}/analysis", post(analysis))
         .route("/api/game/{id}/events", get(events))

@@ -4,8 +4,13 @@
 //! page (HTML, one ES module, CSS, the board drawn in SVG) is embedded in the binary.
 //!
 //! - `GET /api/games`: the registry's games and agents with their parameters and help.
-//! - `POST /api/game` `{spec, players, kif?}`: a new game; each player is `"human"` or an
-//!   agent spec; for `gdl`, `kif` is pasted rules (at most 256 KiB). Answers the state.
+//! - `POST /api/game` `{spec, players, kif?, clock?}`: a new game; each player is `"human"` or
+//!   an agent spec; for `gdl`, `kif` is pasted rules (at most 256 KiB); `clock` is a time
+//!   control, `{"per_move_ms": n}` or Fischer `{"main_ms": m, "inc_ms": i}`, under which
+//!   agents get their clock and a human whose time runs out loses. Answers the state.
+//! - `POST /api/game` `{sgf, players, clock?}`: a new game replaying an SGF record's main line (Go,
+//!   Othello, Amazons; at most 1 MiB); a record that cannot be replayed is a 400.
+//! - `GET /api/game/{id}/sgf`: the game's SGF record, as the arena writes its games.
 //! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
 //!   cells they touch, history, result, and the first player's win rate after each ply a
 //!   search looked at).
@@ -38,8 +43,10 @@
 //! 4xx status.
 
 mod api;
+mod clock;
 mod gdl;
 mod live;
+mod record;
 mod watch;
 
 use std::net::SocketAddr;

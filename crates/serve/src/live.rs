@@ -6,12 +6,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tabula_core::{Geometry, Limits, Spec, Turn};
+use tabula_core::{Ending, Geometry, Limits, Spec, Turn};
 use tabula_registry::any::{AnyAgent, AnyGame, AnyInfo, Cell, load};
 use tokio::sync::{Semaphore, broadcast};
 
 use crate::Config;
+use crate::clock::{AGENT_GRACE, Clocks, TimeControl};
 use crate::gdl::{Library, MAX_KIF};
+use crate::record;
 use crate::watch::Matches;
 
 /// Most legal moves whose cells are worked out for clicking; beyond it moves are typed.
@@ -67,6 +69,12 @@ pub struct Live {
     error: Option<String>,
     /// The player who resigned, which ends the game whatever the position.
     resigned: Option<usize>,
+    /// The game's clocks, under the time control chosen for it.
+    clocks: Option<Clocks>,
+    /// The player whose flag fell, who lost on time.
+    flagged: Option<usize>,
+    /// The game version a flag timer was started for (one per turn).
+    timer: Option<u64>,
     /// The agent analysing the positions where a human is to move, if asked for.
     analyst: Option<Analyst>,
     /// Player 0's win rate in the position after each number of plies, as the last search
@@ -237,7 +245,7 @@ fn info_json(info: &AnyInfo) -> Value {
 
 impl Live {
     fn to_move(&self) -> Option<usize> {
-        if self.resigned.is_some() {
+        if self.resigned.is_some() || self.flagged.is_some() {
             return None;
         }
         match self.game.turn() {
@@ -254,6 +262,7 @@ impl Live {
     fn play(&mut self, mv: &str) -> Result<(), String> {
         let mover = self.to_move().ok_or_else(|| match self.game.turn() {
             _ if self.resigned.is_some() => "the game is over (a player resigned)".to_string(),
+            _ if self.flagged.is_some() => "the game is over (a player lost on time)".to_string(),
             Turn::Over => "the game is over".to_string(),
             _ => "simultaneous turns are not played here yet".to_string(),
         })?;
@@ -267,6 +276,9 @@ impl Live {
         let text = next.history().last().and_then(|p| p.first()).cloned().unwrap_or_default();
         self.game = next;
         self.marks.push(Marked { mv: text, path });
+        if let Some(c) = &mut self.clocks {
+            c.charge(mover);
+        }
         self.changed();
         Ok(())
     }
@@ -298,7 +310,7 @@ impl Live {
         if self.seats.len() != 2 {
             return Err("resigning is for two-player games".into());
         }
-        if self.resigned.is_some() || self.game.turn() == Turn::Over {
+        if self.resigned.is_some() || self.flagged.is_some() || self.game.turn() == Turn::Over {
             return Err("the game is over".into());
         }
         self.resigned = Some(player);
@@ -319,6 +331,9 @@ impl Live {
     /// Takes back the last ply, and more until a human is to move (or the start); after a
     /// resignation, takes back the resignation only.
     fn undo(&mut self) -> Result<(), String> {
+        if self.flagged.is_some() {
+            return Err("the game was lost on time".into());
+        }
         if self.resigned.take().is_some() {
             self.changed();
             return Ok(());
@@ -346,8 +361,24 @@ impl Live {
         self.game = game;
         self.marks.truncate(keep);
         self.evals.retain(|&ply, _| ply <= keep);
+        if let Some(c) = &mut self.clocks {
+            c.restart();
+        }
         self.changed();
         Ok(())
+    }
+
+    /// Ends the game if the side to move has run out of time (agents with a grace for the
+    /// server's own delays); whether it did.
+    fn time_up(&mut self) -> bool {
+        let Some(p) = self.to_move() else { return false };
+        let grace = if self.seat_is_human(p) { Duration::ZERO } else { AGENT_GRACE };
+        if self.clocks.as_ref().is_some_and(|c| c.fallen(p, grace)) {
+            self.flagged = Some(p);
+            self.changed();
+            return true;
+        }
+        false
     }
 
     /// The whole state as the page reads it.
@@ -397,8 +428,9 @@ impl Live {
                 Seat::Agent { spec, .. } => json!(spec),
             })
             .collect();
-        let over = turn == Turn::Over || self.resigned.is_some();
-        let rewards = match self.resigned {
+        let ended_by = self.resigned.or(self.flagged);
+        let over = turn == Turn::Over || ended_by.is_some();
+        let rewards = match ended_by {
             Some(r) => Some((0..self.seats.len()).map(|p| if p == r { 0.0 } else { 1.0 }).collect()),
             None if over => Some(game.rewards()),
             None => None,
@@ -410,7 +442,7 @@ impl Live {
             "players": players,
             "turn": mover,
             "over": over,
-            "simultaneous": turn == Turn::Simultaneous && self.resigned.is_none(),
+            "simultaneous": turn == Turn::Simultaneous && ended_by.is_none(),
             "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)),
             "thinking": self.thinking,
             "analysis": self.analyst.as_ref().map(|a| json!({"agent": a.spec, "run": a.run})),
@@ -422,7 +454,9 @@ impl Live {
             "ply": game.history().len(),
             "rewards": rewards,
             "resigned": self.resigned,
-            "score": if self.resigned.is_some() { None } else { game.score_text() },
+            "flagged": self.flagged,
+            "clock": self.clocks.as_ref().map(|c| c.to_json(mover)),
+            "score": if ended_by.is_some() { None } else { game.score_text() },
             "error": self.error,
         })
     }
@@ -484,6 +518,7 @@ impl App {
         spec: &str,
         kif: Option<&str>,
         players: &[String],
+        control: Option<TimeControl>,
     ) -> Result<(Arc<Entry>, Value), ApiError> {
         let parsed = check_safe(spec, "game")?;
         let (inner, shown) = match (parsed.name.as_str(), kif) {
@@ -493,6 +528,31 @@ impl App {
         };
         let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         let shown = if shown.is_empty() { game.spec() } else { shown };
+        self.insert(game, shown, players, &[], control)
+    }
+
+    /// Creates a game by replaying the main line of an SGF record (Go, Othello, Amazons);
+    /// a record that cannot be replayed is refused whole.
+    pub fn create_from_sgf(
+        self: &Arc<Self>,
+        text: &str,
+        players: &[String],
+        control: Option<TimeControl>,
+    ) -> Result<(Arc<Entry>, Value), ApiError> {
+        let loaded = record::load_sgf(text).map_err(|e| ApiError::bad(format!("sgf: {e}")))?;
+        let shown = loaded.start.spec();
+        self.insert(loaded.start, shown, players, &loaded.moves, control)
+    }
+
+    /// Seats the players at `game`, plays `moves` and lists the game.
+    fn insert(
+        self: &Arc<Self>,
+        game: AnyGame,
+        shown: String,
+        players: &[String],
+        moves: &[String],
+        control: Option<TimeControl>,
+    ) -> Result<(Arc<Entry>, Value), ApiError> {
         if players.len() != game.num_players() {
             return Err(ApiError::bad(format!(
                 "players: {shown} has {} players, not {}",
@@ -510,6 +570,27 @@ impl App {
                 seats.push(Seat::Agent { spec: p.trim().to_string(), agent: Arc::new(Mutex::new(agent)) });
             }
         }
+        let mut live = Live {
+            game,
+            spec: shown,
+            seats,
+            marks: Vec::new(),
+            version: 0,
+            thinking: false,
+            stop: None,
+            error: None,
+            resigned: None,
+            clocks: None,
+            flagged: None,
+            timer: None,
+            analyst: None,
+            evals: BTreeMap::new(),
+        };
+        for (i, mv) in moves.iter().enumerate() {
+            live.play(mv).map_err(|e| ApiError::bad(format!("sgf: move {} ({mv}): {e}", i + 1)))?;
+        }
+        // The clocks start once the record is replayed.
+        live.clocks = control.map(|c| Clocks::new(c, live.seats.len()));
         let mut games = lock(&self.games);
         if games.len() >= self.config.max_games {
             return Err(ApiError {
@@ -521,19 +602,6 @@ impl App {
             let mut n = lock(&self.next_id);
             *n += 1;
             format!("g{}", *n - 1)
-        };
-        let live = Live {
-            game,
-            spec: shown,
-            seats,
-            marks: Vec::new(),
-            version: 0,
-            thinking: false,
-            stop: None,
-            error: None,
-            resigned: None,
-            analyst: None,
-            evals: BTreeMap::new(),
         };
         let (events, _) = broadcast::channel(64);
         let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events });
@@ -552,6 +620,12 @@ impl App {
                     return Err(ApiError { status: 409, message: format!("player {} is an agent", p + 1) });
                 }
                 _ => {}
+            }
+            if live.time_up() {
+                let p = live.flagged.unwrap_or_default();
+                drop(live);
+                self.kick(entry);
+                return Err(ApiError { status: 409, message: format!("player {} ran out of time", p + 1) });
             }
             live.play(mv).map_err(ApiError::bad)?;
         }
@@ -603,6 +677,32 @@ impl App {
         Ok(self.kick(entry))
     }
 
+    /// The game's SGF record, written by its game's writer as the arena writes its games.
+    pub fn sgf(&self, entry: &Entry) -> Result<String, ApiError> {
+        let live = lock(&entry.live);
+        let players: Vec<String> = live
+            .seats
+            .iter()
+            .map(|s| match s {
+                Seat::Human => "human".to_string(),
+                Seat::Agent { spec, .. } => spec.clone(),
+            })
+            .collect();
+        let mut moves = Vec::new();
+        for ply in live.game.history() {
+            match ply.as_slice() {
+                [mv] => moves.push(mv.clone()),
+                _ => return Err(ApiError::bad("games with simultaneous moves have no SGF form")),
+            }
+        }
+        let ending = match (live.resigned, live.flagged) {
+            (Some(seat), _) => Ending::Resignation { seat },
+            (None, Some(seat)) => Ending::TimeForfeit { seat },
+            (None, None) => Ending::Rules,
+        };
+        record::save(&live.spec, &players, &moves, ending).map_err(ApiError::bad)
+    }
+
     pub fn undo(self: &Arc<Self>, entry: &Arc<Entry>) -> Result<Value, ApiError> {
         lock(&entry.live).undo().map_err(ApiError::bad)?;
         Ok(self.kick(entry))
@@ -630,7 +730,11 @@ impl App {
             live.thinking = true;
             let version = live.version;
             let game = live.game.clone();
-            let limits = Limits { stop: Some(stop), ..Limits::time(self.config.move_time) };
+            let limits = match &live.clocks {
+                Some(c) => c.limits(p),
+                None => Limits::time(self.config.move_time),
+            };
+            let limits = Limits { stop: Some(stop), ..limits };
             let app = self.clone();
             let entry2 = entry.clone();
             tokio::spawn(async move { app.search(entry2, agent, game, limits, version).await });
@@ -638,6 +742,18 @@ impl App {
             && live.seat_is_human(p)
         {
             let version = live.version;
+            if let Some(c) = &live.clocks
+                && live.timer != Some(version)
+            {
+                let wait = c.left_now(p);
+                live.timer = Some(version);
+                let app = self.clone();
+                let entry2 = entry.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(wait + Duration::from_millis(1)).await;
+                    app.flag_timer(&entry2, version);
+                });
+            }
             let game = live.game.clone();
             let time = self.config.analysis_time;
             if let Some(a) = &mut live.analyst
@@ -659,6 +775,20 @@ impl App {
         drop(live);
         let _ = entry.events.send(("state", state.to_string()));
         state
+    }
+
+    /// Ends the game on time if it is still at `version` and the human to move has run out;
+    /// woken early, lets [`App::kick`] start a timer for the rest of their time.
+    fn flag_timer(self: &Arc<Self>, entry: &Arc<Entry>, version: u64) {
+        let mut live = lock(&entry.live);
+        if live.version != version {
+            return;
+        }
+        if !live.time_up() {
+            live.timer = None;
+        }
+        drop(live);
+        self.kick(entry);
     }
 
     /// Analyses `game` (at `version`) for the overlay, sending `analysis` events tagged with
@@ -790,7 +920,7 @@ impl App {
                         let ply = live.marks.len();
                         live.record(ply, mover, choice.info.win_rate);
                     }
-                    live.play(&choice.mv).err()
+                    if live.time_up() { None } else { live.play(&choice.mv).err() }
                 }
                 Ok(Err(e)) => Some(format!("the agent failed: {e}")),
                 Err(_) => Some("the agent failed".to_string()),

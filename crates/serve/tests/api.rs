@@ -197,8 +197,8 @@ async fn bad_requests_get_a_json_error_and_a_4xx() {
     }
     let (status, text) = request(addr, "POST", "/api/game", "{not json").await;
     assert_eq!(status, 400, "{text}");
-    // A new game's body has room for pasted GDL rules (256 KiB, escaped) and no more.
-    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(512 * 1024 + MAX_BODY));
+    // A new game's body has room for an SGF file (1 MiB, escaped) and no more.
+    let big = format!("{{\"spec\": \"tictactoe\", \"pad\": \"{}\"}}", "x".repeat(2 * 1024 * 1024 + MAX_BODY));
     let (status, text) = request(addr, "POST", "/api/game", &big).await;
     assert_eq!(status, 413, "{text}");
     assert!(text.contains("error"), "{text}");
@@ -624,4 +624,95 @@ async fn a_match_runs_streams_its_table_and_keeps_its_games() {
     }
     let (status, _) = json_request(addr, "GET", "/api/match/m99", json!({})).await;
     assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn a_game_saved_as_sgf_loads_back_and_a_bad_record_is_refused() {
+    let addr = server(quick()).await;
+    let humans = json!(["human", "human"]);
+    let (status, g) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "othello(size=6)", "players": humans})).await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap().to_string();
+    for _ in 0..5 {
+        let (_, s) = json_request(addr, "GET", &format!("/api/game/{id}"), json!({})).await;
+        let mv = s["legal"][0]["move"].as_str().unwrap().to_string();
+        let (status, _) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": mv})).await;
+        assert_eq!(status, 200);
+    }
+    let (_, played) = json_request(addr, "GET", &format!("/api/game/{id}"), json!({})).await;
+    let (status, sgf) = request(addr, "GET", &format!("/api/game/{id}/sgf"), "").await;
+    assert_eq!(status, 200, "{sgf}");
+    assert!(sgf.contains("GM[2]") && sgf.contains("PB[human]"), "{sgf}");
+    let (status, loaded) = json_request(addr, "POST", "/api/game", json!({"sgf": sgf, "players": humans})).await;
+    assert_eq!(status, 201, "{loaded}");
+    assert_ne!(loaded["id"], played["id"]);
+    assert_eq!(loaded["history"], played["history"]);
+    assert_eq!(loaded["spec"], played["spec"]);
+    assert_eq!(loaded["board"], played["board"]);
+
+    // Refused whole, with the reason: an illegal move, a game without SGF, too big a file.
+    let illegal = "(;GM[1]SZ[9];B[cc];W[cc])";
+    let (status, e) = json_request(addr, "POST", "/api/game", json!({"sgf": illegal, "players": humans})).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().starts_with("sgf: move 2 (C7)"), "{e}");
+    let (status, e) = json_request(addr, "POST", "/api/game", json!({"sgf": "(;GM[4]SZ[7])", "players": humans})).await;
+    assert_eq!(status, 400, "{e}");
+    let big = format!("(;GM[1]SZ[9]C[{}])", "x".repeat(1024 * 1024));
+    let (status, e) = json_request(addr, "POST", "/api/game", json!({"sgf": big, "players": humans})).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("larger than"), "{e}");
+    let (_, c4) = json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": humans})).await;
+    let (status, e) = request(addr, "GET", &format!("/api/game/{}/sgf", c4["id"].as_str().unwrap()), "").await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e.contains("no SGF form"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_human_whose_flag_falls_loses_on_time_and_agents_play_on_their_clock() {
+    let addr = server(quick()).await;
+    // Fischer: the human moves in time, the agent answers within its clock, both charged.
+    let clock = json!({"main_ms": 60_000, "inc_ms": 1_000});
+    let body = json!({"spec": "connect4", "players": ["human", "alphabeta(depth=3)"], "clock": clock});
+    let (status, state) = json_request(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["clock"]["control"], clock);
+    assert_eq!(state["clock"]["running"], 0);
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    let (status, _) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "4"})).await;
+    assert_eq!(status, 200);
+    let wait = tokio::time::timeout(Duration::from_secs(20), events.state_where(|s| s["ply"] == 2));
+    let (after, _) = wait.await.expect("the agent did not answer within 20 s");
+    let left: Vec<u64> = after["clock"]["left_ms"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert!(left.iter().all(|&l| l > 50_000 && l <= 61_000), "{after}");
+    assert!(left.iter().any(|&l| l < 61_000), "no time was charged: {after}");
+    assert_eq!(after["clock"]["running"], 0);
+
+    // A tiny clock: the human's flag falls with nobody watching; the other side wins on time.
+    let body = json!({"spec": "othello(size=6)", "players": ["human", "human"], "clock": {"main_ms": 150}});
+    let (status, state) = json_request(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    let wait = tokio::time::timeout(Duration::from_secs(10), events.state_where(|s| s["over"] == true));
+    let (over, _) = wait.await.expect("the flag did not fall within 10 s");
+    assert_eq!(over["flagged"], 0, "{over}");
+    assert_eq!(over["rewards"], json!([0.0, 1.0]));
+    assert_eq!(over["clock"]["running"], Value::Null);
+    let (status, err) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "b3"})).await;
+    assert_eq!(status, 400, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("lost on time"), "{err}");
+    let (status, _) = request(addr, "POST", &format!("/api/game/{id}/undo"), "").await;
+    assert_eq!(status, 400, "a loss on time is not taken back");
+    let (_, sgf) = request(addr, "GET", &format!("/api/game/{id}/sgf"), "").await;
+    assert!(sgf.contains("RE[W+T]"), "{sgf}");
+
+    // Bad clocks are refused.
+    for clock in [json!({"per_move_ms": 0}), json!({"main_ms": "fast"}), json!(5)] {
+        let body = json!({"spec": "connect4", "players": ["human", "human"], "clock": clock});
+        let (status, err) = json_request(addr, "POST", "/api/game", body).await;
+        assert_eq!(status, 400, "{err}");
+        assert!(err["error"].as_str().unwrap().starts_with("clock"), "{err}");
+    }
 }

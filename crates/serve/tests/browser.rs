@@ -87,9 +87,10 @@ async fn scenario(name: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn go_9x9_is_clicked_passed_and_resigned_then_replayed_with_colours_swapped() {
+async fn go_9x9_is_clicked_passed_resigned_saved_then_replayed_with_colours_swapped_and_loaded_back() {
     let r = scenario("go").await;
     assert!(r["plies"].as_u64().unwrap() >= 22, "{r}");
+    assert_eq!(r["loaded"], r["plies"], "{r}");
     assert!(r["result"].as_str().unwrap().contains("wins by resignation"), "{r}");
     assert_eq!(
         r["swapped"],
@@ -117,8 +118,9 @@ async fn amazons_6x6_is_played_to_the_end_by_keys_then_clicks() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn hex_5x5_is_played_to_the_end_by_clicking() {
+async fn hex_5x5_is_played_to_the_end_by_clicking_under_a_fischer_clock() {
     let r = scenario("hex").await;
+    assert_eq!(r["clocks"].as_array().map(Vec::len), Some(2), "{r}");
     assert!(r["plies"].as_u64().unwrap() >= 9, "{r}");
     assert!(r["result"].as_str().unwrap().contains("wins"), "{r}");
 }

@@ -25,6 +25,8 @@ const STYLE = {
   tictactoe: { owners: ["X", "O"], colours: ["#1565c0", "#c62828"], board: "#fafafa", fromBottom: true, marks: ["X", "O"] },
   connect4: { owners: ["red", "yellow"], colours: ["#d32f2f", "#fbc02d"], board: "#1e4fa3", fromBottom: true, columns: true },
 };
+// The games whose records are saved and loaded as SGF.
+const SGF_GAMES = ["go", "othello", "amazons"];
 // ink: the coordinates' colour; hint: the mark on a cell where a move can be made.
 const DEFAULT_STYLE = { owners: ["first", "second", "third", "fourth"], colours: ["#111", "#f4f4f4", "#c62828", "#1565c0"], board: "#e0d8c8", fromBottom: false, ink: "#444", hint: "#1565c0a0" };
 
@@ -131,11 +133,27 @@ function specFromForm() {
   return parts.length ? `${name}(${parts.join(",")})` : name;
 }
 
+/// The time control chosen in the form, as the API takes it (null: no clock).
+function clockFromForm() {
+  const kind = $("clock-kind").value;
+  const ms = (id) => Math.round(Number($(id).value) * 1000);
+  if (kind === "move") return { per_move_ms: ms("clock-main") };
+  if (kind === "fischer") return { main_ms: ms("clock-main"), inc_ms: ms("clock-inc") };
+  return null;
+}
+
+function showClockFields() {
+  const kind = $("clock-kind").value;
+  $("clock-main-box").hidden = kind === "";
+  $("clock-inc-box").hidden = kind !== "fischer";
+  $("clock-main-label").textContent = kind === "move" ? "Time per move (s)" : "Main time (s)";
+}
+
 async function startGame(ev) {
   ev.preventDefault();
   $("setup-error").textContent = "";
   const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
-  const body = { spec: specFromForm(), players };
+  const body = { spec: specFromForm(), players, clock: clockFromForm() };
   const kif = $("game").value === "gdl" ? $("kif").value : "";
   if (kif.trim() !== "") {
     if (new Blob([kif]).size > (catalogue.max_kif || 262144)) {
@@ -152,12 +170,36 @@ async function startGame(ev) {
   }
 }
 
+/// Most bytes of an SGF file sent to the server (its limit too).
+const MAX_SGF = 1024 * 1024;
+
+/// Reads the SGF file picked in the form and starts a game replaying it.
+async function loadSgf() {
+  $("setup-error").textContent = "";
+  const file = $("sgf-file").files[0];
+  if (!file) return;
+  if (file.size > MAX_SGF) {
+    $("setup-error").textContent = `${file.name} is over 1 MiB.`;
+    return;
+  }
+  const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
+  try {
+    const sgf = await file.text();
+    const state = await api("POST", "/api/game", { sgf, players: players.length === 2 ? players : ["human", "human"], clock: clockFromForm() });
+    attach(state, true);
+  } catch (e) {
+    $("setup-error").textContent = `${file.name}: ${e.message}`;
+  } finally {
+    $("sgf-file").value = "";
+  }
+}
+
 /// A new game of the same spec with the players' seats swapped.
 async function swapColours() {
   $("play-error").textContent = "";
   try {
     const players = [...game.players].reverse();
-    attach(await api("POST", "/api/game", { spec: game.spec, players }), false);
+    attach(await api("POST", "/api/game", { spec: game.spec, players, clock: game.clock ? game.clock.control : null }), false);
   } catch (e) {
     $("play-error").textContent = e.message;
   }
@@ -193,6 +235,11 @@ function showInForm(state) {
   const params = specParams(state.spec);
   for (const input of $("game-params").querySelectorAll("input[data-param]")) input.value = params[input.dataset.param] ?? "";
   for (const input of $("seats").querySelectorAll("input[data-seat]")) input.value = state.players[Number(input.dataset.seat)] ?? "human";
+  const c = state.clock && state.clock.control;
+  $("clock-kind").value = c ? (c.per_move_ms ? "move" : "fischer") : "";
+  if (c) $("clock-main").value = (c.per_move_ms ?? c.main_ms) / 1000;
+  if (c && c.inc_ms !== undefined) $("clock-inc").value = c.inc_ms / 1000;
+  showClockFields();
 }
 
 function attach(state, focusBoard, review = null) {
@@ -235,6 +282,7 @@ function status(state, st) {
     const winners = r.map((v, i) => (v === best ? i : -1)).filter((i) => i >= 0);
     let text = winners.length === 1 ? `${ownerName(st, winners[0])} (${players[winners[0]]}) wins` : "Draw";
     if (state.resigned !== null && state.resigned !== undefined) text = `${ownerName(st, state.resigned)} resigned; ${text} by resignation`;
+    if (state.flagged !== null && state.flagged !== undefined) text = `${ownerName(st, state.flagged)} ran out of time; ${text} on time`;
     if (state.score) text += ` — ${state.score}`;
     return `Game over: ${text}.`;
   }
@@ -257,12 +305,18 @@ function render(state) {
   $("play-title").textContent = replay ? `${state.spec}: ${replay.label}` : `${state.spec}: ${state.players.join(" vs ")}`;
   showReplay(state);
   $("status").textContent = status(state, st);
+  clockSeen = performance.now();
+  drawClocks();
   const moves = $("moves");
   moves.replaceChildren(...state.history.map((ply) => Object.assign(document.createElement("li"), { textContent: ply.join(" + ") })));
   const canPlay = state.human_to_move && !state.over;
   $("move-input").disabled = !canPlay;
   $("pass").disabled = !canPlay || !state.legal.some((m) => /^(pass|swap)$/i.test(m.move));
   $("pass").textContent = state.legal.some((m) => m.move === "swap") && !state.legal.some((m) => m.move === "pass") ? "Swap" : "Pass";
+  const save = $("save-sgf");
+  save.hidden = !SGF_GAMES.includes(st.name);
+  save.href = `/api/game/${state.id}/sgf`;
+  save.download = `${st.name}-${state.id}.sgf`;
   $("resign").disabled = state.over || state.players.length !== 2 || !state.players.includes("human");
   const board = $("board");
   board.dataset.ply = state.ply;
@@ -272,6 +326,41 @@ function render(state) {
   drawMoveList(state, canPlay);
   drawGraph(state, st);
   if (hadFocus) focusCursor();
+}
+
+// ---- the clocks ----
+
+let clockSeen = 0; // when the last state arrived (performance.now()), for the running clock
+
+function clockText(ms) {
+  const s = Math.max(0, ms) / 1000;
+  if (s < 10) return s.toFixed(1);
+  const m = Math.floor(s / 60);
+  const r = Math.floor(s % 60);
+  return m >= 60 ? `${Math.floor(m / 60)}:${String(m % 60).padStart(2, "0")}:${String(r).padStart(2, "0")}` : `${m}:${String(r).padStart(2, "0")}`;
+}
+
+/// Shows each side's time; the running clock counts down from the state's figure.
+function drawClocks() {
+  const c = game && game.clock;
+  $("clocks").hidden = !c || replay !== null;
+  if (!c || replay) return;
+  const st = styleOf(game);
+  const box = $("clocks");
+  while (box.children.length < c.left_ms.length) {
+    box.append(Object.assign(document.createElement("span"), { id: `clock-${box.children.length}`, className: "clock" }));
+  }
+  for (const seat of c.left_ms.keys()) {
+    const span = $(`clock-${seat}`);
+    let left = c.left_ms[seat] ?? 0;
+    const running = c.running === seat;
+    if (running) left -= c.used_ms + (performance.now() - clockSeen);
+    span.textContent = `${ownerName(st, seat)} ${clockText(left)}`;
+    span.dataset.ms = Math.max(0, Math.round(left));
+    span.classList.toggle("running", running);
+    span.classList.toggle("low", left < 10000);
+    span.setAttribute("aria-label", `${ownerName(st, seat)}'s clock: ${clockText(left)} left${running ? ", running" : ""}`);
+  }
 }
 
 /// Games without a board (most GDL games): the legal moves as buttons, in place of the board.
@@ -790,6 +879,9 @@ async function replayTo(end) {
 
 async function init() {
   $("new-game").addEventListener("submit", startGame);
+  $("sgf-file").addEventListener("change", loadSgf);
+  $("clock-kind").addEventListener("change", showClockFields);
+  setInterval(() => { if (game && game.clock && game.clock.running !== null) drawClocks(); }, 200);
   $("move-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const v = $("move-input").value.trim();
