@@ -44,6 +44,17 @@ def test_a_record_thousands_of_moves_deep_needs_no_recursion():
     assert sum(1 for _ in back.main_line()) == 20_001
 
 
+def test_bytes_are_decoded_by_the_files_charset(tmp_path):
+    latin = b"(;GM[1]SZ[9]CA[ISO-8859-1]PB[Jos\xe9];B[ee])"
+    assert sgf.parse(latin)[0].get("PB") == "Jos\u00e9"
+    path = tmp_path / "latin.sgf"
+    path.write_bytes(latin)
+    [tree] = sgf.read(path)
+    assert tree.get("PB") == "Jos\u00e9"
+    sgf.write_file(tmp_path / "out.sgf", tree)
+    assert sgf.read(tmp_path / "out.sgf")[0].get("PB") == "Jos\u00e9"
+
+
 def test_bad_sgf_is_a_value_error_and_lenient_reading_lists_repairs():
     with pytest.raises(ValueError):
         sgf.parse("no game here", strict=True)
