@@ -148,11 +148,19 @@ pub(crate) fn self_play<G: Game>(
     for spec in &config.agents {
         build_agent(&start.game, spec)?;
     }
+    // One slot per game is allocated up front: it counts against the budget first.
+    let slots = config.games.saturating_mul(std::mem::size_of::<Option<GameSteps>>());
+    if slots > config.max_bytes {
+        return Err(AnyError::Action(format!(
+            "{} games need {slots} bytes of bookkeeping, more than {} bytes; play fewer games or allow more",
+            config.games, config.max_bytes
+        )));
+    }
     let mut probe = Vec::new();
     let shape = observe(&start.game, 0, &mut probe);
     let shared = Shared {
         next: AtomicUsize::new(0),
-        bytes: AtomicUsize::new(0),
+        bytes: AtomicUsize::new(slots),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),
         games: Mutex::new((0..config.games).map(|_| None).collect()),
@@ -401,6 +409,8 @@ mod tests {
         assert!(blind.observations.is_empty() && blind.steps() > 0);
         let three = SelfPlay { agents: vec!["random".into(); 3], ..SelfPlay::default() };
         assert!(run("connect4", &three).unwrap_err().to_string().contains("3 agent specs"));
+        let many = SelfPlay { games: MAX_GAMES, max_bytes: 1 << 20, ..SelfPlay::default() };
+        assert!(run("connect4", &many).unwrap_err().to_string().contains("bookkeeping"));
         let small = SelfPlay { games: 50, max_bytes: 10_000, ..SelfPlay::default() };
         assert!(run("go(size=9)", &small).unwrap_err().to_string().contains("10000 bytes"));
         assert!(run("connect4", &SelfPlay { threads: 0, ..SelfPlay::default() }).is_err());
