@@ -175,13 +175,7 @@ struct Found {
 }
 
 fn winner_filter(text: Option<&str>) -> Result<Option<WinnerFilter>> {
-    Ok(match text.map(str::to_ascii_lowercase).as_deref() {
-        None => None,
-        Some("black" | "b") => Some(WinnerFilter::Black),
-        Some("white" | "w") => Some(WinnerFilter::White),
-        Some("draw" | "jigo") => Some(WinnerFilter::Draw),
-        Some(other) => bail!("winner: '{other}' is not black, white or draw"),
-    })
+    text.map(|t| t.parse::<WinnerFilter>().map_err(anyhow::Error::msg)).transpose()
 }
 
 fn parse_region(r: &str) -> Result<(u8, u8, u8, u8)> {

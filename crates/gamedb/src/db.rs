@@ -255,6 +255,20 @@ pub enum WinnerFilter {
     Draw,
 }
 
+impl std::str::FromStr for WinnerFilter {
+    type Err = String;
+
+    /// `black` (`b`), `white` (`w`) or `draw` (`jigo`), in any case.
+    fn from_str(text: &str) -> Result<WinnerFilter, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "black" | "b" => Ok(WinnerFilter::Black),
+            "white" | "w" => Ok(WinnerFilter::White),
+            "draw" | "jigo" => Ok(WinnerFilter::Draw),
+            other => Err(format!("winner: '{other}' is not black, white or draw")),
+        }
+    }
+}
+
 /// Metadata conditions, all optional and combined with AND.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filter {

@@ -15,9 +15,7 @@ use tabula_gamedb::{
 use tabula_sgf::Color;
 
 use crate::background;
-
-/// Most bytes of SGF a position search reads.
-const MAX_SGF_BYTES: usize = 64 << 20;
+use crate::sgf::MAX_SGF_BYTES;
 
 fn db_err(e: Error) -> PyErr {
     match e {
@@ -33,13 +31,7 @@ fn filter(
     winner: Option<&str>,
     size: Option<u8>,
 ) -> PyResult<Filter> {
-    let winner = match winner.map(str::to_ascii_lowercase).as_deref() {
-        None => None,
-        Some("black" | "b") => Some(WinnerFilter::Black),
-        Some("white" | "w") => Some(WinnerFilter::White),
-        Some("draw" | "jigo") => Some(WinnerFilter::Draw),
-        Some(other) => return Err(PyValueError::new_err(format!("winner: '{other}' is not black, white or draw"))),
-    };
+    let winner = winner.map(|w| w.parse::<WinnerFilter>().map_err(PyValueError::new_err)).transpose()?;
     Ok(Filter { player, date_from, date_to, winner, size })
 }
 

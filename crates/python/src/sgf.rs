@@ -14,8 +14,8 @@ use crate::State;
 /// One node: its parent's index (-1 for the root) and its properties with their values.
 type FlatNode = (i64, Vec<(String, Vec<String>)>);
 
-/// Most bytes of SGF read at once.
-const MAX_SGF_BYTES: usize = 64 << 20;
+/// Most bytes of SGF read at once (a file, or a position search's record).
+pub(crate) const MAX_SGF_BYTES: usize = 64 << 20;
 
 fn flatten(tree: &GameTree) -> Vec<FlatNode> {
     let mut out = Vec::with_capacity(tree.len());
