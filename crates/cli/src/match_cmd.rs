@@ -137,12 +137,7 @@ impl CommonArgs {
                 Some(Clock { remaining, increment: secs(inc)?, ..Clock::default() })
             }
         };
-        Ok(GameRules {
-            max_plies: self.max_plies,
-            time_margin: (self.time_ms.is_some() || clock.is_some()).then(|| Duration::from_millis(500)),
-            clock,
-            ..GameRules::default()
-        })
+        Ok(matches::rules(self.max_plies, self.time_ms.is_some(), clock))
     }
 
     /// Prints a report in the chosen form.
@@ -175,9 +170,9 @@ impl CommonArgs {
 }
 
 /// Most games played at once (`--jobs`).
-const MAX_JOBS: usize = 256;
+const MAX_JOBS: usize = matches::MAX_JOBS;
 /// Most games in one match or tournament (`--games`, and games per pairing times pairings).
-const MAX_GAMES: u64 = 1_000_000;
+const MAX_GAMES: u64 = matches::MAX_GAMES as u64;
 
 fn check_range(what: &str, value: u64, low: u64, high: u64) -> Result<()> {
     if value < low || value > high {

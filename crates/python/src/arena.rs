@@ -10,14 +10,9 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use tabula_arena::{ArenaError, GameRecord, MatchConfig, Openings, Schedule, Sprt, TournamentConfig};
 use tabula_core::Limits;
-use tabula_registry::matches::{self, RunError, parse_openings};
+use tabula_registry::matches::{self, MAX_GAMES, MAX_JOBS, RunError, parse_openings};
 
 use crate::background;
-
-/// Most games played at once.
-const MAX_JOBS: usize = 256;
-/// Most games in one run.
-const MAX_GAMES: usize = 1_000_000;
 
 fn run_err(e: RunError) -> PyErr {
     match e {
@@ -83,6 +78,25 @@ fn record_hook(
     }
 }
 
+/// Runs a match or tournament (`run`, given the hook that hands each finished game to
+/// `on_game`) off the Python thread, raises the first error `on_game` raised, and returns
+/// the report (`run`'s JSON) as a dict.
+fn run_reporting<'py>(
+    py: Python<'py>,
+    stop: &AtomicBool,
+    on_game: Option<Py<PyAny>>,
+    run: impl FnOnce(&mut (dyn FnMut(&GameRecord) + Send)) -> Result<String, RunError> + Send,
+) -> PyResult<Bound<'py, PyAny>> {
+    let failure = Mutex::new(None);
+    let mut hook = record_hook(on_game, &failure, stop);
+    let report = background::run(py, stop, |_| Ok(()), || run(&mut hook))?;
+    drop(hook);
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    py.import("json")?.call_method1("loads", (report.map_err(run_err)?,))
+}
+
 /// A match of `game` (a spec) between agents `a` and `b` (specs), through tabula's arena:
 /// `games` games with colours alternating, `jobs` at once; `time_ms` / `nodes` / `depth`
 /// per move; `openings` as `"random:N"` or a file of openings; `sprt=(elo0, elo1)` stops
@@ -127,20 +141,13 @@ pub(crate) fn play_match<'py>(
         jobs,
         openings: c.openings,
         limits: c.limits,
-        rules: rules(max_plies, time_ms),
+        rules: matches::rules(max_plies, time_ms.is_some(), None),
         results_path: c.results,
         progress,
         sprt,
         stop: Some(stop.clone()),
     };
-    let failure = Mutex::new(None);
-    let hook = record_hook(on_game, &failure, &stop);
-    let report = background::run(py, &stop, |_| Ok(()), || matches::run_match(game, a, b, &config, hook))?;
-    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
-    }
-    let report = report.map_err(run_err)?;
-    py.import("json")?.call_method1("loads", (report.to_json(),))
+    run_reporting(py, &stop, on_game, |hook| Ok(matches::run_match(game, a, b, &config, hook)?.to_json()))
 }
 
 /// A tournament of `game` (a spec) between `agents` (specs): a round robin, or with
@@ -186,29 +193,13 @@ pub(crate) fn tourney<'py>(
         jobs,
         openings: c.openings,
         limits: c.limits,
-        rules: rules(max_plies, time_ms),
+        rules: matches::rules(max_plies, time_ms.is_some(), None),
         results_path: c.results,
         progress,
         stop: Some(stop.clone()),
         ..TournamentConfig::default()
     };
-    let failure = Mutex::new(None);
-    let hook = record_hook(on_game, &failure, &stop);
-    let report = background::run(py, &stop, |_| Ok(()), || matches::run_tournament(game, &agents, &config, hook))?;
-    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
-    }
-    let report = report.map_err(run_err)?;
-    py.import("json")?.call_method1("loads", (report.to_json(),))
-}
-
-/// The referee's settings: a draw after `max_plies`, and the CLI's margin over a timed move.
-fn rules(max_plies: Option<u32>, time_ms: Option<u64>) -> tabula_arena::GameRules {
-    tabula_arena::GameRules {
-        max_plies,
-        time_margin: time_ms.map(|_| Duration::from_millis(500)),
-        ..tabula_arena::GameRules::default()
-    }
+    run_reporting(py, &stop, on_game, |hook| Ok(matches::run_tournament(game, &agents, &config, hook)?.to_json()))
 }
 
 /// The games of one match played one at a time by number — what a worker of a match spread
@@ -248,7 +239,7 @@ impl MatchWorker {
             games,
             openings: c.openings,
             limits: c.limits,
-            rules: rules(max_plies, time_ms),
+            rules: matches::rules(max_plies, time_ms.is_some(), None),
             ..MatchConfig::default()
         };
         let worker = py.detach(|| matches::MatchWorker::new(game, a, b, &config)).map_err(run_err)?;

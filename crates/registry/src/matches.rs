@@ -13,6 +13,24 @@ use tabula_core::{AgentFactory, Game, GameVisitor, SpecError};
 
 /// Longest random opening, in plies.
 pub const MAX_OPENING_PLIES: u32 = 1_000;
+/// Most games played at once.
+pub const MAX_JOBS: usize = 256;
+/// Most games in one match or tournament (games per pairing times pairings).
+pub const MAX_GAMES: usize = 1_000_000;
+/// How far past its time a move may come, when moves are timed, before the referee scores
+/// it a loss on time.
+pub const TIME_MARGIN: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The referee's settings: a draw after `max_plies`, the game clock if there is one, and
+/// [`TIME_MARGIN`] when moves are timed (by a time per move or the clock).
+pub fn rules(max_plies: Option<u32>, timed: bool, clock: Option<tabula_core::Clock>) -> tabula_arena::GameRules {
+    tabula_arena::GameRules {
+        max_plies,
+        time_margin: (timed || clock.is_some()).then_some(TIME_MARGIN),
+        clock,
+        ..tabula_arena::GameRules::default()
+    }
+}
 
 /// Why a match or tournament could not run.
 #[derive(Debug, thiserror::Error)]
