@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -40,15 +39,7 @@ fn common(
     if !(1..=MAX_JOBS).contains(&jobs) {
         return Err(PyValueError::new_err(format!("jobs {jobs} is out of range: 1..={MAX_JOBS}")));
     }
-    let mut limits = match time_ms {
-        Some(ms) if ms == 0 || ms > tabula_core::resources::MAX_TIME_MS => {
-            return Err(PyValueError::new_err(format!("time_ms {ms} is out of range")));
-        }
-        Some(ms) => Limits::time(Duration::from_millis(ms)),
-        None => Limits::none(),
-    };
-    limits.nodes = nodes;
-    limits.depth = depth;
+    let limits = crate::move_limits(time_ms, nodes, depth)?;
     let openings = match openings {
         None => Openings::None,
         Some(text) => parse_openings(text, seed).map_err(run_err)?,

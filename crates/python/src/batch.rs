@@ -2,16 +2,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Duration;
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tabula_core::Limits;
 use tabula_registry::batch::SelfPlay;
 
-use crate::{Game, background, game_of, py_err};
+use crate::{Game, background, game_of, move_limits, py_err};
 
 /// Plays `games` games of `game` (a `Game` or a spec) in `threads` threads and returns
 /// every step as arrays: uniformly random moves (seeded by `seed` and each game's number,
@@ -58,11 +56,7 @@ pub(crate) fn self_play<'py>(
             }
         },
     };
-    let mut limits = match time_ms {
-        Some(ms) => Limits::time(Duration::from_millis(ms)),
-        None => Limits::none(),
-    };
-    limits.nodes = nodes;
+    let limits = move_limits(time_ms, nodes, None)?;
     let stop = Arc::new(AtomicBool::new(false));
     let config =
         SelfPlay { games, agents, limits, threads, seed, max_plies, max_bytes, observations, stop: Some(stop.clone()) };

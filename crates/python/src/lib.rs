@@ -92,6 +92,30 @@ fn deserialize_state(py: Python<'_>, text: &str) -> PyResult<State> {
     Ok(State { game: state })
 }
 
+/// The limits of one move from the keyword arguments that set them, each checked against
+/// the range the command line allows (`ValueError` outside it).
+pub(crate) fn move_limits(time_ms: Option<u64>, nodes: Option<u64>, depth: Option<u32>) -> PyResult<Limits> {
+    use tabula_core::resources::{MAX_DEPTH, MAX_NODES, MAX_TIME_MS};
+    fn check(what: &str, value: Option<u64>, high: u64) -> PyResult<()> {
+        match value {
+            Some(v) if v == 0 || v > high => {
+                Err(PyValueError::new_err(format!("{what} {v} is out of range: 1..={high}")))
+            }
+            _ => Ok(()),
+        }
+    }
+    check("time_ms", time_ms, MAX_TIME_MS)?;
+    check("nodes", nodes, MAX_NODES)?;
+    check("depth", depth.map(u64::from), MAX_DEPTH.into())?;
+    let mut limits = match time_ms {
+        Some(ms) => Limits::time(Duration::from_millis(ms)),
+        None => Limits::none(),
+    };
+    limits.nodes = nodes;
+    limits.depth = depth;
+    Ok(limits)
+}
+
 /// A `Game`, or the game a spec string names.
 pub(crate) fn game_of(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Game> {
     match value.cast::<Game>() {
@@ -555,11 +579,7 @@ impl Agent {
             None => None,
             Some(p) => Some(usize::try_from(p).map_err(|_| PyValueError::new_err(format!("no player {p}")))?),
         };
-        let mut limits = match time_ms {
-            Some(ms) => Limits::time(Duration::from_millis(ms)),
-            None => Limits::none(),
-        };
-        limits.nodes = nodes;
+        let mut limits = move_limits(time_ms, nodes, None)?;
         self.stop.store(false, Ordering::Relaxed);
         limits.stop = Some(self.stop.clone());
         let game = state.game.clone();

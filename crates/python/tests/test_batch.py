@@ -120,6 +120,13 @@ def test_match_errors_are_python_exceptions():
         tabula.match("tictactoe", "random", "random", jobs=0)
     with pytest.raises(OSError):
         tabula.match("tictactoe", "random", "random", openings="/no/such/openings.txt")
+    with pytest.raises(ValueError, match="depth 100000 is out of range"):
+        tabula.match("tictactoe", "alphabeta", "random", depth=100_000)
+    with pytest.raises(ValueError, match="nodes 0 is out of range"):
+        tabula.self_play("connect4", 1, agents="mcts", nodes=0)
+    game = tabula.load_game("connect4")
+    with pytest.raises(ValueError, match="time_ms"):
+        tabula.Agent("mcts", game).choose(game.new_initial_state(), time_ms=10**12)
     with pytest.raises(ZeroDivisionError):
         tabula.match("tictactoe", "random", "random", games=2, on_game=lambda r: 1 / 0)
 

@@ -143,8 +143,8 @@ def test_a_search_is_stopped_from_another_thread():
     result = {}
 
     def search():
-        # No limit but the stop: only stop() ends it.
-        result["move"] = agent.choose(game.new_initial_state(), nodes=10**12, time_ms=10**9,
+        # A day and 10^12 playouts, the most allowed: only stop() ends it.
+        result["move"] = agent.choose(game.new_initial_state(), nodes=10**12, time_ms=86_400_000,
                                       callback=lambda info: started.set())
 
     t = threading.Thread(target=search)
