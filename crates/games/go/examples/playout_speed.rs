@@ -2,11 +2,15 @@
 //! (uniform, no eye filling) and heavy ones (tactics, classic 3x3 patterns). Each playout
 //! refills one scratch board from the root with `clone_from`, as a search would.
 //!
-//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|nakade|all] [9|19]`
+//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|nakade|tactics+nakade|all] [9|19]`
 //! (`tactics`: the heavy playouts with their ladder and two-liberty reading, `nakade`: with
-//! their nakade rules; neither is in `all`).
+//! their nakade rules, `tactics+nakade`: with both; none of them is in `all`).
 //! A budget written `2000p` runs exactly 2000 playouts instead (for instruction counts under
 //! a profiler, which do not depend on the machine's load).
+//!
+//! Rates are per second of the thread's CPU time (from `/proc/thread-self/schedstat`, as the
+//! reference programs count their own process time), so that other work on a shared machine
+//! slows the run without lowering its figure; wall-clock seconds are printed beside them.
 
 use std::time::{Duration, Instant};
 
@@ -20,10 +24,17 @@ enum Budget {
     Playouts(u64),
 }
 
+/// Nanoseconds of CPU time this thread has run, where Linux reports it.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 fn measure(name: &str, go: &Go, budget: Budget, mut playout: impl FnMut(&mut Board, &mut Rng) -> i32) {
     let size = go.size();
     let mut rng = Rng::new(2026);
     let start = Instant::now();
+    let cpu_start = thread_cpu_ns();
     let (mut playouts, mut black_wins, mut stones) = (0u64, 0u64, 0u64);
     let more = |playouts: u64| match budget {
         Budget::Time(t) => start.elapsed() < t,
@@ -39,9 +50,13 @@ fn measure(name: &str, go: &Go, budget: Budget, mut playout: impl FnMut(&mut Boa
             playouts += 1;
         }
     }
-    let secs = start.elapsed().as_secs_f64();
+    let wall = start.elapsed().as_secs_f64();
+    let (secs, clock) = match (cpu_start, thread_cpu_ns()) {
+        (Some(a), Some(b)) if b > a => ((b - a) as f64 / 1e9, "CPU"),
+        _ => (wall, "wall-clock"),
+    };
     println!(
-        "{name} {size}x{size}: {playouts} playouts in {secs:.2} s = {:.0} playouts/s \
+        "{name} {size}x{size}: {playouts} playouts in {secs:.2} {clock} s ({wall:.2} s wall) = {:.0} playouts/{clock} s \
          (Black wins {:.1}% at komi {}, {:.0} stones at the end)",
         playouts as f64 / secs,
         100.0 * black_wins as f64 / playouts as f64,
@@ -60,7 +75,8 @@ fn main() {
     let heavy = HeavyPolicy::new(Pattern3x3::classic());
     let tactical = HeavyPolicy { tactics: true, ..heavy.clone() };
     let nakade = HeavyPolicy { nakade: true, ..heavy.clone() };
-    let extra = only == "tactics" || only == "nakade";
+    let both = HeavyPolicy { tactics: true, nakade: true, ..heavy.clone() };
+    let extra = matches!(only.as_str(), "tactics" | "nakade" | "tactics+nakade");
     let sizes: Vec<usize> = match std::env::args().nth(3).and_then(|s| s.parse().ok()) {
         Some(n) if (tabula_go::MIN_SIZE..=tabula_go::MAX_SIZE).contains(&n) => vec![n],
         _ => vec![9, 19],
@@ -79,6 +95,9 @@ fn main() {
         }
         if only == "nakade" {
             measure("heavy+nakade", &go, budget, |b, rng| nakade.playout(b, rng, cap));
+        }
+        if only == "tactics+nakade" {
+            measure("heavy+tactics+nakade", &go, budget, |b, rng| both.playout(b, rng, cap));
         }
     }
 }
