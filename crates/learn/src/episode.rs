@@ -307,11 +307,16 @@ impl<G: Game, M: LinearModel<G> + Evaluator<G>> Learner<G, M> {
 pub trait DynGenerator: Send {
     /// [`EpisodeGenerator::play`].
     fn play(&mut self, weights: &[f64], game: u64) -> Result<Episode, TrainError>;
+    /// How many weights the model has.
+    fn features(&self) -> usize;
 }
 
 impl<G: Game, M: LinearModel<G> + Evaluator<G>> DynGenerator for EpisodeGenerator<G, M> {
     fn play(&mut self, weights: &[f64], game: u64) -> Result<Episode, TrainError> {
         EpisodeGenerator::play(self, weights, game)
+    }
+    fn features(&self) -> usize {
+        self.model.weights().len()
     }
 }
 

@@ -187,6 +187,33 @@ pub struct TrainConfig {
     pub eval_random_plies: u32,
 }
 
+impl TrainConfig {
+    /// A run as `tabula train` makes it: a checkpoint every 20 games, evaluation games
+    /// opening with two random plies. Every front end builds its runs here, so that their
+    /// checkpoints resume one another.
+    pub fn standard(
+        game: String,
+        algorithm: Algorithm,
+        init: Init,
+        opponent: Opponent,
+        eval_opponent: Opponent,
+        schedule: Schedule,
+        seed: u64,
+    ) -> TrainConfig {
+        TrainConfig {
+            game,
+            algorithm,
+            init,
+            opponent,
+            eval_opponent,
+            schedule,
+            seed,
+            checkpoint_every_games: 20,
+            eval_random_plies: 2,
+        }
+    }
+}
+
 /// One evaluation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
