@@ -73,8 +73,8 @@ def _actors(ray):
 
             self.generator = tabula.EpisodeGenerator(game, **settings)
 
-        def play(self, weights: List[float], game_number: int) -> bytes:
-            return self.generator.play(weights, game_number)
+        def play(self, weights: List[float], first: int, count: int) -> List[bytes]:
+            return [self.generator.play(weights, g) for g in range(first, first + count)]
 
     class LearnerActor:
         """Applies episodes in game order and checkpoints at the ends of blocks."""
@@ -229,13 +229,15 @@ def _alive(ray, actor) -> bool:
 
 
 def _block(ray, pool, learner, weights, start: int, end: int) -> Dict[str, Any]:
-    """Plays games ``start..end`` on the workers (at most two queued on each) with
-    ``weights`` and has the learner apply them in order; returns the learner's state."""
-    todo = list(range(start, end))
+    """Plays games ``start..end`` on the workers with ``weights`` and has the learner apply
+    them in order; returns the learner's state. Games go out in runs of consecutive numbers,
+    about four per worker and block, so that a task's overhead is shared by several games;
+    each worker has at most two runs queued, so that a fast worker takes more of them."""
+    size = max(1, -(-(end - start) // (4 * len(pool))))
+    todo = [(g, min(size, end - g)) for g in range(start, end, size)]
     todo.reverse()
-    pending: Dict[Any, int] = {}
+    pending: Dict[Any, Any] = {}
     load = {i: 0 for i in range(len(pool))}
-    owner: Dict[Any, int] = {}
     done: Dict[int, bytes] = {}
     next_game = start
     last = None
@@ -243,18 +245,18 @@ def _block(ray, pool, learner, weights, start: int, end: int) -> Dict[str, Any]:
     def submit():
         for i in sorted(load, key=load.get):
             while todo and load[i] < 2:
-                g = todo.pop()
-                ref = pool[i].play.remote(weights, g)
-                pending[ref], owner[ref] = g, i
+                first, count = todo.pop()
+                pending[pool[i].play.remote(weights, first, count)] = (first, i)
                 load[i] += 1
 
     submit()
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:
-            g = pending.pop(ref)
-            load[owner.pop(ref)] -= 1
-            done[g] = ray.get(ref)
+            first, i = pending.pop(ref)
+            load[i] -= 1
+            for offset, episode in enumerate(ray.get(ref)):
+                done[first + offset] = episode
         submit()
         batch = []
         while next_game in done:

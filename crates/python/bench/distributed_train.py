@@ -1,0 +1,60 @@
+"""Games per minute of self-play training: in one process (EpisodeGenerator and Learner in a
+loop, no Ray) and with tabula.distributed.train on a local Ray with 1 and 2 workers.
+
+    target/python-env/bin/python crates/python/bench/distributed_train.py \\
+        --game "amazons(size=8)" --games 400 --sync-every 16
+
+Each run starts from an empty folder; the figures exclude Ray's start-up (Ray is started
+once, before the timed runs) but include actor creation, the learner's first evaluation and
+its checkpoints.
+"""
+
+import argparse
+import tempfile
+import time
+
+import ray
+
+import tabula
+from tabula.distributed import train as dtrain
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--game", default="amazons(size=8)")
+    p.add_argument("--games", type=int, default=400)
+    p.add_argument("--sync-every", type=int, default=16)
+    p.add_argument("--preset", default="document-td0")
+    a = p.parse_args()
+    settings = dict(preset=a.preset, seed=1)
+
+    with tempfile.TemporaryDirectory() as out:
+        generator = tabula.EpisodeGenerator(a.game, **settings)
+        learner = tabula.Learner(out, a.game, **settings)
+        start = time.perf_counter()
+        while learner.games < a.games:
+            first, weights = learner.games, learner.weights
+            last = min(first + a.sync_every, a.games)
+            learner.apply([generator.play(weights, g) for g in range(first, last)])
+        seconds = time.perf_counter() - start
+        print(f"one process: {a.games} games in {seconds:.1f} s = {a.games / seconds * 60:.0f} games/min")
+        base = learner.weights
+
+    ray.init(num_cpus=2, include_dashboard=False)
+    for workers in (1, 2):
+        with tempfile.TemporaryDirectory() as out:
+            start = time.perf_counter()
+            result = dtrain.train(
+                a.game, out, a.games, workers=workers, sync_every=a.sync_every, progress=False, **settings
+            )
+            seconds = time.perf_counter() - start
+            same = result["weights"] == base
+            print(
+                f"ray, {workers} worker(s): {a.games} games in {seconds:.1f} s = "
+                f"{a.games / seconds * 60:.0f} games/min (weights equal to one process: {same})"
+            )
+    ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()
