@@ -25,6 +25,7 @@ def main():
     p.add_argument("--games", type=int, default=400)
     p.add_argument("--sync-every", type=int, default=16)
     p.add_argument("--preset", default="document-td0")
+    p.add_argument("--no-ray", action="store_true", help="only the one-process run")
     a = p.parse_args()
     settings = dict(preset=a.preset, seed=1)
 
@@ -32,13 +33,27 @@ def main():
         generator = tabula.EpisodeGenerator(a.game, **settings)
         learner = tabula.Learner(out, a.game, **settings)
         start = time.perf_counter()
+        play = apply = 0.0
+        size = 0
         while learner.games < a.games:
             first, weights = learner.games, learner.weights
             last = min(first + a.sync_every, a.games)
-            learner.apply([generator.play(weights, g) for g in range(first, last)])
+            t0 = time.process_time()
+            episodes = [generator.play(weights, g) for g in range(first, last)]
+            t1 = time.process_time()
+            learner.apply(episodes)
+            apply += time.process_time() - t1
+            play += t1 - t0
+            size += sum(map(len, episodes))
         seconds = time.perf_counter() - start
         print(f"one process: {a.games} games in {seconds:.1f} s = {a.games / seconds * 60:.0f} games/min")
+        print(
+            f"  CPU per game: playing {play / a.games * 1e3:.2f} ms, applying {apply / a.games * 1e3:.2f} ms; "
+            f"episodes {size / a.games:.0f} bytes"
+        )
         base = learner.weights
+    if a.no_ray:
+        return
 
     ray.init(num_cpus=2, include_dashboard=False)
     for workers in (1, 2):
