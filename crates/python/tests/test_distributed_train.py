@@ -54,6 +54,18 @@ def test_the_bindings_check_their_input(tmp_path):
         tabula.Learner(tmp_path, GAME, **dict(SETTINGS, seed=4))
 
 
+def test_the_command_line_refuses_bad_settings_and_other_runs(tmp_path, capsys):
+    assert dtrain.main([GAME, "--out", str(tmp_path), "--games", "10", "--preset", "nope"]) == 2
+    assert "preset 'nope'" in capsys.readouterr().err
+    learner = tabula.Learner(tmp_path, GAME, **SETTINGS)
+    learner.save()
+    # A checkpoint of other settings is refused as `tabula train` refuses it.
+    assert dtrain.main([GAME, "--out", str(tmp_path), "--games", "10", "--seed", "9"]) == 2
+    assert "other settings" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="games"):
+        dtrain.train(GAME, tmp_path, 0)
+
+
 def test_a_training_run_survives_the_death_of_its_learners_node(tmp_path):
     games, k = 48, 8
     cluster = Cluster(

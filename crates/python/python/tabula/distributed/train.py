@@ -157,9 +157,11 @@ def train(
     settings = {k: v for k, v in settings.items() if v is not None}
     settings.update(preset=preset, seed=seed)
     out = os.path.abspath(os.fspath(out))
-    # The settings are checked here, before any actor starts, by building the learner's
-    # configuration once (this reads nothing when there is no checkpoint yet).
+    # The settings are checked here, before any actor starts, and so is a checkpoint this
+    # machine can see (one of other settings is refused with the trainer's message).
     tabula.EpisodeGenerator(game, **settings)
+    if os.path.exists(os.path.join(out, "checkpoint.json")):
+        tabula.Learner(out, game, **settings)
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False)
     Worker, LearnerActor = _actors(ray)
