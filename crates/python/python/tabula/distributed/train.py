@@ -31,6 +31,7 @@ learner (``learner_resources``) to nodes that share one.
 """
 
 import argparse
+import os
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional
@@ -149,8 +150,6 @@ def train(
         raise ValueError(f"workers {workers} is out of range: 1..=10000")
     if not 1 <= sync_every <= 1_000_000:
         raise ValueError(f"sync_every {sync_every} is out of range: 1..=1000000")
-    import os
-
     import tabula
 
     ray = _ray()
@@ -185,41 +184,50 @@ def train(
             ) from None
 
     learner = new_learner()
-    state = first_state(learner)
-    resumed_at = [state["games"]]
-    started, first = time.monotonic(), state["games"]
-    while state["games"] < games and not state["done"]:
-        start = state["games"]
-        end = min(start + sync_every, games)
-        weights = ray.put(state["weights"])
-        try:
-            state = _block(ray, pool, learner, weights, start, end)
-        except ray.exceptions.RayActorError:
-            if _alive(ray, learner):
-                raise  # a worker's failure Ray could not retry
-            # The learner (or its node) died: a new one resumes from the checkpoint and the
-            # games after it are played again.
-            ray.kill(learner, no_restart=True)
-            learner = new_learner()
-            state = first_state(learner)
-            resumed_at.append(state["games"])
-            continue
-        if on_block is not None:
-            on_block(dict(state, resumed_at=list(resumed_at)))
-        if progress:
-            rate = (state["games"] - first) / max(time.monotonic() - started, 1e-9) * 60
-            print(
-                f"\rgames {state['games']}/{games}, moves {state['step']}, {rate:.0f} games/min",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
-    state = ray.get(learner.finish.remote())
+    try:
+        state = first_state(learner)
+        resumed_at = [state["games"]]
+        started, first = time.monotonic(), state["games"]
+        while True:
+            try:
+                if state["games"] >= games or state["done"]:
+                    state = ray.get(learner.finish.remote())
+                    break
+                start = state["games"]
+                end = min(start + sync_every, games)
+                state = _block(ray, pool, learner, ray.put(state["weights"]), start, end)
+            except ray.exceptions.RayActorError:
+                if _alive(ray, learner):
+                    raise  # a worker's failure Ray could not retry
+                # The learner (or its node) died: a new one resumes from the checkpoint and
+                # the games after it are played again.
+                ray.kill(learner, no_restart=True)
+                learner = new_learner()
+                state = first_state(learner)
+                resumed_at.append(state["games"])
+                continue
+            if on_block is not None:
+                on_block(dict(state, resumed_at=list(resumed_at)))
+            if progress:
+                rate = (state["games"] - first) / max(time.monotonic() - started, 1e-9) * 60
+                print(
+                    f"\rgames {state['games']}/{games}, moves {state['step']}, {rate:.0f} games/min",
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    finally:
+        for actor in pool + [learner]:
+            ray.kill(actor)
     if progress:
         print(file=sys.stderr)
-    for actor in pool + [learner]:
-        ray.kill(actor)
-    return {"games": state["games"], "step": state["step"], "weights": state["weights"], "resumed_at": resumed_at, "out": out}
+    return {
+        "games": state["games"],
+        "step": state["step"],
+        "weights": state["weights"],
+        "resumed_at": resumed_at,
+        "out": out,
+    }
 
 
 def _alive(ray, actor) -> bool:
