@@ -13,9 +13,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use tabula_core::{Game, Spec};
-use tabula_learn::{
-    Algorithm, Init, LinearModel, Opponent, Schedule, TrainConfig, TrainError, TrainOutcome, TrainVisitor, plot, train,
-};
+use tabula_learn::{Init, LinearModel, Opponent, TrainConfig, TrainError, TrainOutcome, TrainVisitor, plot, train};
 use tabula_search::Evaluator;
 
 /// Training recipes.
@@ -97,13 +95,9 @@ pub struct TrainArgs {
 }
 
 fn opponent(text: &str) -> Result<Opponent> {
-    match text {
-        "self" => Ok(Opponent::SelfPlay),
-        "random" => Ok(Opponent::Random),
-        _ => match text.strip_prefix("alphabeta:").map(str::parse::<u32>) {
-            Some(Ok(depth)) if (1..=8).contains(&depth) => Ok(Opponent::AlphaBeta { depth }),
-            _ => bail!("opponent '{text}': expected self, random or alphabeta:DEPTH (depth 1..=8)"),
-        },
+    match Opponent::parse(text) {
+        Some(o) => Ok(o),
+        None => bail!("opponent '{text}': expected self, random or alphabeta:DEPTH (depth 1..=8)"),
     }
 }
 
@@ -138,18 +132,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
         let names: Vec<&str> = models.iter().map(|m| m.name).collect();
         bail!("{} has no linear evaluator '{model}': {}", spec.name, names.join(", "));
     }
-    let mut schedule = Schedule::document_td0();
-    let algorithm = match args.preset {
-        Preset::DocumentTd0 => Algorithm::TdLambda,
-        Preset::TdLambda => {
-            schedule.lambda = 0.7;
-            Algorithm::TdLambda
-        }
-        Preset::TdLeaf => {
-            schedule.lambda = 0.7;
-            Algorithm::TdLeaf
-        }
-    };
+    let (algorithm, mut schedule) = match args.preset {
+        Preset::DocumentTd0 => tabula_learn::Preset::DocumentTd0,
+        Preset::TdLambda => tabula_learn::Preset::TdLambda,
+        Preset::TdLeaf => tabula_learn::Preset::TdLeaf,
+    }
+    .recipe();
     schedule.moves = args.moves.unwrap_or(schedule.moves);
     schedule.alpha0 = args.alpha.unwrap_or(schedule.alpha0);
     schedule.halve_every = args.halve_every.unwrap_or(schedule.halve_every);
@@ -160,21 +148,20 @@ pub fn run(args: TrainArgs) -> Result<()> {
     if !(0.0..=1.0).contains(&schedule.lambda) || !(0.0..=1.0).contains(&schedule.epsilon) || schedule.alpha0 <= 0.0 {
         bail!("lambda and epsilon must lie in [0, 1] and alpha be positive");
     }
-    let cfg = TrainConfig {
-        game: Spec::parse(&args.game)?.to_string(),
-        algorithm,
-        init: match args.init {
-            InitArg::Zeros => Init::Zeros,
-            InitArg::Ones => Init::Ones,
-            InitArg::Hand => Init::Hand,
-        },
-        opponent: opponent(&args.opponent)?,
-        eval_opponent: opponent(&args.eval_opponent)?,
-        schedule,
-        seed: args.seed,
-        checkpoint_every_games: 20,
-        eval_random_plies: 2,
+    let init = match args.init {
+        InitArg::Zeros => Init::Zeros,
+        InitArg::Ones => Init::Ones,
+        InitArg::Hand => Init::Hand,
     };
+    let cfg = TrainConfig::standard(
+        Spec::parse(&args.game)?.to_string(),
+        algorithm,
+        init,
+        opponent(&args.opponent)?,
+        opponent(&args.eval_opponent)?,
+        schedule,
+        args.seed,
+    );
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let checkpoint = args.out.join("checkpoint.json");
 
@@ -203,18 +190,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     bar.finish_and_clear();
     let run = &outcome.checkpoint;
 
-    let weights =
-        serde_json::json!({ "game": cfg.game, "evaluator": model, "features": run.names, "weights": run.weights });
-    let write = |name: &str, text: String| {
-        let path = args.out.join(name);
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
-    };
-    write("weights.json", serde_json::to_string_pretty(&weights)?)?;
-    write("curve.csv", plot::curve_csv(&run.names, &run.curve))?;
-    write("weights.csv", plot::snapshots_csv(&run.names, &run.snapshots))?;
-    let title = format!("{} {:?} from {:?} vs {:?}", cfg.game, cfg.algorithm, cfg.init, cfg.opponent);
-    write("curve.svg", plot::curve_svg(&title, run))?;
-    write("weights.svg", plot::weights_svg(&title, run))?;
+    plot::write_results(&args.out, &model, run)?;
     let last = run.curve.last().map(|p| format!("{:.1}%", 100.0 * p.score)).unwrap_or_else(|| "-".into());
     println!(
         "{} after {} moves in {} games; last evaluation {last}; results in {}",

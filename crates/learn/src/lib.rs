@@ -6,17 +6,21 @@
 //! position from the side to move's point of view and a weight vector. The prediction is the
 //! probability that the side to move wins, `σ(w · φ(s))`; the trainer ([`train()`]) follows
 //! games, moves the weights towards the next prediction (TD(λ), TD-leaf(λ)) and keeps a
-//! learning curve, with checkpoints so an interrupted run resumes where it stopped.
+//! learning curve, with checkpoints so an interrupted run resumes where it stopped. The
+//! [`episode`] module splits that work into games played anywhere and a learner that applies
+//! them, for runs spread over many processes.
 
+pub mod episode;
 pub mod kind;
 pub mod plot;
 pub mod train;
 
 use tabula_core::Game;
 
+pub use episode::{DynGenerator, DynLearner, Episode, EpisodeError, EpisodeGenerator, Learner};
 pub use kind::{ModelInfo, TrainKind, TrainVisitor};
 pub use train::{
-    Algorithm, Checkpoint, CurvePoint, Init, Opponent, Schedule, TrainConfig, TrainError, TrainOutcome, train,
+    Algorithm, Checkpoint, CurvePoint, Init, Opponent, Preset, Schedule, TrainConfig, TrainError, TrainOutcome, train,
 };
 
 /// A linear evaluation over named features, as the learner needs it.

@@ -5,7 +5,31 @@
 
 use std::fmt::Write as _;
 
-use crate::{Checkpoint, CurvePoint};
+use std::path::Path;
+
+use crate::{Checkpoint, CurvePoint, TrainError};
+
+/// Writes a run's results into its folder `dir`, as `tabula train` leaves them:
+/// `weights.json` (game, evaluator `evaluator`, feature names, weights), the learning curve
+/// `curve.csv` / `curve.svg` and the weight snapshots `weights.csv` / `weights.svg`.
+pub fn write_results(dir: &Path, evaluator: &str, run: &Checkpoint) -> Result<(), TrainError> {
+    let cfg = &run.config;
+    let weights = serde_json::json!({
+        "game": cfg.game, "evaluator": evaluator, "features": run.names, "weights": run.weights
+    });
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| TrainError::Io(path.display().to_string(), e.to_string()))
+    };
+    let json =
+        serde_json::to_string_pretty(&weights).map_err(|e| TrainError::Io(dir.display().to_string(), e.to_string()))?;
+    write("weights.json", json)?;
+    write("curve.csv", curve_csv(&run.names, &run.curve))?;
+    write("weights.csv", snapshots_csv(&run.names, &run.snapshots))?;
+    let title = format!("{} {:?} from {:?} vs {:?}", cfg.game, cfg.algorithm, cfg.init, cfg.opponent);
+    write("curve.svg", curve_svg(&title, run))?;
+    write("weights.svg", weights_svg(&title, run))
+}
 
 /// `step,games,score,<weight names...>`, one row per evaluation.
 pub fn curve_csv(names: &[String], curve: &[CurvePoint]) -> String {

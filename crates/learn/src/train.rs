@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use tabula_core::{Agent, Game, Limits, Player, Rng, Spec, Turn};
 use tabula_search::{AlphaBetaAgent, Evaluator, RandomAgent};
 
+use crate::episode::Episode;
 use crate::{LinearModel, MAX_FEATURES, predict, td_step};
 
 /// Which temporal-difference rule.
@@ -83,6 +84,59 @@ pub struct Schedule {
     pub eval_games: u32,
 }
 
+/// The training recipes `tabula train --preset` names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// `document-td0`: the source document's TD(0) ([`Schedule::document_td0`]).
+    DocumentTd0,
+    /// `td-lambda`: the same schedule with TD(λ), λ = 0.7.
+    TdLambda,
+    /// `td-leaf`: the same schedule with TD-leaf(λ), λ = 0.7.
+    TdLeaf,
+}
+
+impl Preset {
+    /// The preset named `name` (`document-td0`, `td-lambda`, `td-leaf`).
+    pub fn named(name: &str) -> Option<Preset> {
+        match name {
+            "document-td0" => Some(Preset::DocumentTd0),
+            "td-lambda" => Some(Preset::TdLambda),
+            "td-leaf" => Some(Preset::TdLeaf),
+            _ => None,
+        }
+    }
+
+    /// Its update rule and schedule.
+    pub fn recipe(self) -> (Algorithm, Schedule) {
+        let mut schedule = Schedule::document_td0();
+        match self {
+            Preset::DocumentTd0 => (Algorithm::TdLambda, schedule),
+            Preset::TdLambda => {
+                schedule.lambda = 0.7;
+                (Algorithm::TdLambda, schedule)
+            }
+            Preset::TdLeaf => {
+                schedule.lambda = 0.7;
+                (Algorithm::TdLeaf, schedule)
+            }
+        }
+    }
+}
+
+impl Opponent {
+    /// Reads `self`, `random` or `alphabeta:DEPTH` (depth 1..=8), as `tabula train` takes it.
+    pub fn parse(text: &str) -> Option<Opponent> {
+        match text {
+            "self" => Some(Opponent::SelfPlay),
+            "random" => Some(Opponent::Random),
+            _ => match text.strip_prefix("alphabeta:").map(str::parse::<u32>) {
+                Some(Ok(depth)) if (1..=8).contains(&depth) => Some(Opponent::AlphaBeta { depth }),
+                _ => None,
+            },
+        }
+    }
+}
+
 impl Schedule {
     /// The source document's TD(0) schedule: α₀ = 0.1 halved every 5,000 moves, ε = 0.15,
     /// 100,000 moves, snapshots every 50 moves, a 50-game evaluation every 5,000 moves.
@@ -133,6 +187,33 @@ pub struct TrainConfig {
     pub eval_random_plies: u32,
 }
 
+impl TrainConfig {
+    /// A run as `tabula train` makes it: a checkpoint every 20 games, evaluation games
+    /// opening with two random plies. Every front end builds its runs here, so that their
+    /// checkpoints resume one another.
+    pub fn standard(
+        game: String,
+        algorithm: Algorithm,
+        init: Init,
+        opponent: Opponent,
+        eval_opponent: Opponent,
+        schedule: Schedule,
+        seed: u64,
+    ) -> TrainConfig {
+        TrainConfig {
+            game,
+            algorithm,
+            init,
+            opponent,
+            eval_opponent,
+            schedule,
+            seed,
+            checkpoint_every_games: 20,
+            eval_random_plies: 2,
+        }
+    }
+}
+
 /// One evaluation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
@@ -167,7 +248,7 @@ pub struct Checkpoint {
     pub snapshots: Vec<(u64, Vec<f64>)>,
 }
 
-const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 impl Checkpoint {
     /// Reads a checkpoint.
@@ -214,6 +295,17 @@ pub enum TrainError {
     /// The model has more features than the learner handles.
     #[error("the model has {0} features; at most {MAX_FEATURES} are supported")]
     TooManyFeatures(usize),
+    /// Weights or an episode that do not fit the model (wrong length or not finite).
+    #[error("expected {0} finite weights (or an episode of that many features)")]
+    Weights(usize),
+    /// An episode applied out of game order.
+    #[error("episodes are applied in game order: expected game {expected}, got {got}")]
+    OutOfOrder {
+        /// The next game of the run.
+        expected: u64,
+        /// The episode's game.
+        got: u64,
+    },
 }
 
 /// The result of [`train`].
@@ -303,10 +395,11 @@ fn opponent_agent<G: Game, M: LinearModel<G> + Evaluator<G>>(opp: Opponent, hand
     }
 }
 
-/// Plays one game; with `learn`, updates `model` after every move. Returns the learner's
-/// reward and the number of learner moves.
+/// Plays one game; with `learn`, updates `model` after every move, or, given `record`, leaves
+/// `model` alone and records the positions the update would use instead. Returns the
+/// learner's reward and the number of learner moves.
 #[allow(clippy::too_many_arguments)]
-fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
+pub(crate) fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
     start: &G,
     model: &mut M,
     hand: &M,
@@ -315,6 +408,7 @@ fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
     game: u64,
     step: u64,
     learn: bool,
+    mut record: Option<&mut Episode>,
     on_move: &mut dyn FnMut(u64, &M),
 ) -> (f64, u64) {
     let mut rng = game_rng(cfg.seed, game, if learn { 0 } else { 0xE7A1 });
@@ -337,13 +431,17 @@ fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
                 Algorithm::TdLambda => state.clone(),
                 Algorithm::TdLeaf => leaf(model, &state, &mut buf, &mut phi),
             };
-            let p = learner_view(model, &valued, learner, &mut phi, &mut grad);
-            if let Some(p_prev) = prev {
-                let alpha = cfg.schedule.alpha(step + moves_made);
-                td_step(model.weights_mut(), &mut trace, &prev_grad, p - p_prev, alpha, cfg.schedule.lambda);
+            if let Some(episode) = record.as_deref_mut() {
+                episode.record(model, &valued, learner, &mut phi);
+            } else {
+                let p = learner_view(model, &valued, learner, &mut phi, &mut grad);
+                if let Some(p_prev) = prev {
+                    let alpha = cfg.schedule.alpha(step + moves_made);
+                    td_step(model.weights_mut(), &mut trace, &prev_grad, p - p_prev, alpha, cfg.schedule.lambda);
+                }
+                prev = Some(p);
+                std::mem::swap(&mut prev_grad, &mut grad);
             }
-            prev = Some(p);
-            std::mem::swap(&mut prev_grad, &mut grad);
         }
         if state.turn() == Turn::Over {
             break;
@@ -368,6 +466,9 @@ fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
         moves_total += 1;
         if me == learner || self_play {
             moves_made += 1;
+            if let Some(episode) = record.as_deref_mut() {
+                episode.mark_learner_move();
+            }
             if learn {
                 on_move(step + moves_made, model);
             }
@@ -377,7 +478,7 @@ fn play_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
     (reward, moves_made)
 }
 
-fn evaluate<G: Game, M: LinearModel<G> + Evaluator<G>>(
+pub(crate) fn evaluate<G: Game, M: LinearModel<G> + Evaluator<G>>(
     start: &G,
     model: &M,
     hand: &M,
@@ -391,23 +492,13 @@ fn evaluate<G: Game, M: LinearModel<G> + Evaluator<G>>(
     let mut frozen = model.clone();
     let games = cfg.schedule.eval_games.max(1) as u64;
     let total: f64 = (0..games)
-        .map(|g| play_game(start, &mut frozen, hand, cfg, opp, at * 1_000 + g, 0, false, &mut |_, _| {}).0)
+        .map(|g| play_game(start, &mut frozen, hand, cfg, opp, at * 1_000 + g, 0, false, None, &mut |_, _| {}).0)
         .sum();
     total / games as f64
 }
 
-/// Trains `model` (its weights are the hand-tuned start; `cfg.init` decides what the run
-/// starts from) on `start`, resuming from `checkpoint` if that file exists and writing it as
-/// it goes (a checkpoint of the same settings with fewer moves is extended). `stop` ends the run at the next game boundary (after saving); `progress` hears
-/// the move count after every learner move.
-pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
-    start: &G,
-    model: &M,
-    cfg: &TrainConfig,
-    checkpoint: Option<&Path>,
-    stop: &AtomicBool,
-    progress: &mut dyn FnMut(u64),
-) -> Result<TrainOutcome, TrainError> {
+/// Checks that the trainer can learn `model` on `start`.
+pub(crate) fn check_trainable<G: Game, M: LinearModel<G>>(start: &G, model: &M) -> Result<(), TrainError> {
     if start.num_players() != 2 || start.turn() == Turn::Simultaneous {
         return Err(TrainError::Unsupported);
     }
@@ -415,15 +506,25 @@ pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
     if n > MAX_FEATURES {
         return Err(TrainError::TooManyFeatures(n));
     }
-    let hand = model.clone();
-    let mut learner = model.clone();
+    Ok(())
+}
+
+/// The run's state: resumed from `checkpoint` if that file exists (the same settings, perhaps
+/// extended to more moves), else fresh from `cfg.init` with its first evaluation. Sets
+/// `learner`'s weights to the run's.
+pub(crate) fn open_run<G: Game, M: LinearModel<G> + Evaluator<G>>(
+    start: &G,
+    learner: &mut M,
+    hand: &M,
+    cfg: &TrainConfig,
+    checkpoint: Option<&Path>,
+) -> Result<Checkpoint, TrainError> {
     let mut state = match checkpoint.filter(|p| p.exists()) {
         Some(path) => {
             let mut c = Checkpoint::load(path)?;
-            // The same run, perhaps extended to more moves.
             let mut same = c.config.clone();
             same.schedule.moves = cfg.schedule.moves;
-            if same != *cfg || c.names != model.names() {
+            if same != *cfg || c.names != learner.names() {
                 return Err(TrainError::OtherRun);
             }
             c.config = cfg.clone();
@@ -434,7 +535,7 @@ pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
             Checkpoint {
                 version: VERSION,
                 config: cfg.clone(),
-                names: model.names(),
+                names: learner.names(),
                 weights: learner.weights().to_vec(),
                 step: 0,
                 games: 0,
@@ -444,11 +545,57 @@ pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
         }
     };
     learner.weights_mut().copy_from_slice(&state.weights);
-    let save = |s: &Checkpoint| checkpoint.map_or(Ok(()), |p| s.save(p));
     if state.curve.is_empty() && state.step == 0 {
-        let score = evaluate(start, &learner, &hand, cfg, 0);
+        let score = evaluate(start, learner, hand, cfg, 0);
         state.curve.push(CurvePoint { step: 0, games: 0, score, weights: learner.weights().to_vec() });
     }
+    Ok(state)
+}
+
+/// Books a finished game of `made` learner moves (with the snapshots taken during it) into
+/// `state`, evaluating `learner` when the step count crosses an evaluation point. Returns
+/// whether a checkpoint is due.
+pub(crate) fn finish_game<G: Game, M: LinearModel<G> + Evaluator<G>>(
+    start: &G,
+    learner: &M,
+    hand: &M,
+    cfg: &TrainConfig,
+    state: &mut Checkpoint,
+    made: u64,
+    snaps: Vec<(u64, Vec<f64>)>,
+) -> bool {
+    let sched = &cfg.schedule;
+    let before = state.step;
+    state.step += made.max(1);
+    state.games += 1;
+    state.snapshots.extend(snaps);
+    state.weights = learner.weights().to_vec();
+    let evaluated = sched.eval_every > 0 && before / sched.eval_every != state.step / sched.eval_every;
+    if evaluated {
+        let score = evaluate(start, learner, hand, cfg, state.games);
+        state.curve.push(CurvePoint { step: state.step, games: state.games, score, weights: state.weights.clone() });
+    }
+    evaluated || (cfg.checkpoint_every_games > 0 && state.games.is_multiple_of(cfg.checkpoint_every_games))
+}
+
+/// Trains `model` (its weights are the hand-tuned start; `cfg.init` decides what the run
+/// starts from) on `start`, resuming from `checkpoint` if that file exists and writing it as
+/// it goes (a checkpoint of the same settings with fewer moves is extended). `stop` ends the
+/// run at the next game boundary (after saving); `progress` hears the move count after every
+/// learner move.
+pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
+    start: &G,
+    model: &M,
+    cfg: &TrainConfig,
+    checkpoint: Option<&Path>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<TrainOutcome, TrainError> {
+    check_trainable(start, model)?;
+    let hand = model.clone();
+    let mut learner = model.clone();
+    let mut state = open_run(start, &mut learner, &hand, cfg, checkpoint)?;
+    let save = |s: &Checkpoint| checkpoint.map_or(Ok(()), |p| s.save(p));
     let sched = &cfg.schedule;
     let mut interrupted = false;
     while state.step < sched.moves {
@@ -457,29 +604,24 @@ pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
             break;
         }
         let mut snaps = Vec::new();
-        let (_, made) =
-            play_game(start, &mut learner, &hand, cfg, cfg.opponent, state.games, state.step, true, &mut |s, m| {
+        let (_, made) = play_game(
+            start,
+            &mut learner,
+            &hand,
+            cfg,
+            cfg.opponent,
+            state.games,
+            state.step,
+            true,
+            None,
+            &mut |s, m| {
                 if sched.snapshot_every > 0 && s % sched.snapshot_every == 0 {
                     snaps.push((s, m.weights().to_vec()));
                 }
                 progress(s);
-            });
-        let before = state.step;
-        state.step += made.max(1);
-        state.games += 1;
-        state.snapshots.extend(snaps);
-        state.weights = learner.weights().to_vec();
-        let evaluated = sched.eval_every > 0 && before / sched.eval_every != state.step / sched.eval_every;
-        if evaluated {
-            let score = evaluate(start, &learner, &hand, cfg, state.games);
-            state.curve.push(CurvePoint {
-                step: state.step,
-                games: state.games,
-                score,
-                weights: state.weights.clone(),
-            });
-        }
-        if evaluated || (cfg.checkpoint_every_games > 0 && state.games % cfg.checkpoint_every_games == 0) {
+            },
+        );
+        if finish_game(start, &learner, &hand, cfg, &mut state, made, snaps) {
             save(&state)?;
         }
     }

@@ -10,6 +10,7 @@ mod arena;
 mod background;
 mod batch;
 mod db;
+mod learn;
 mod sgf;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -631,6 +632,7 @@ fn _tabula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sgf::state_to_sgf, m)?)?;
     m.add_function(wrap_pyfunction!(db::import_games, m)?)?;
     m.add_class::<db::Database>()?;
+    learn::register(m)?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Agent>()?;

@@ -15,6 +15,8 @@ Games and agents are named by the spec strings the ``tabula`` command line accep
 ``tabula.match`` / ``tabula.tourney`` run the arena's matches with their statistics.
 ``tabula.sgf`` reads and writes SGF trees, and ``tabula.Database`` searches a Go game
 database made by ``tabula.import_games``.
+``tabula.EpisodeGenerator`` and ``tabula.Learner`` split ``tabula train`` into games and
+updates, which ``tabula.distributed.train`` spreads over a Ray cluster.
 ``tabula.pettingzoo`` and ``tabula.openspiel`` adapt games to those libraries.
 """
 
@@ -30,7 +32,9 @@ from ._tabula import (
     TERMINAL,
     Agent,
     Database,
+    EpisodeGenerator,
     Game,
+    Learner,
     MatchWorker,
     MoveStat,
     SearchInfo,
@@ -38,6 +42,7 @@ from ._tabula import (
     deserialize_state,
     games,
     import_games,
+    load_checkpoint,
     load_game,
     match,
     match_report,
@@ -50,7 +55,9 @@ __all__ = [
     "TERMINAL",
     "Agent",
     "Database",
+    "EpisodeGenerator",
     "Game",
+    "Learner",
     "MatchWorker",
     "MoveStat",
     "SearchInfo",
@@ -59,6 +66,7 @@ __all__ = [
     "db",
     "games",
     "import_games",
+    "load_checkpoint",
     "load_game",
     "load_gdl",
     "match",

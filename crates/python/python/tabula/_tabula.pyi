@@ -162,6 +162,66 @@ class MatchWorker:
     def play(self, id: int) -> Dict[str, Any]: ...
     def play_line(self, id: int) -> str: ...
 
+class EpisodeGenerator:
+    """Plays a training run's games from their numbers and given weights; episodes as bytes."""
+
+    def __init__(
+        self,
+        game: str,
+        eval: Optional[str] = None,
+        preset: str = "document-td0",
+        init: str = "zeros",
+        opponent: str = "self",
+        eval_opponent: str = "random",
+        moves: Optional[int] = None,
+        alpha: Optional[float] = None,
+        halve_every: Optional[int] = None,
+        lambda_: Optional[float] = None,
+        epsilon: Optional[float] = None,
+        eval_every: Optional[int] = None,
+        eval_games: Optional[int] = None,
+        seed: int = 1,
+    ) -> None: ...
+    @property
+    def features(self) -> int: ...
+    def play(self, weights: Sequence[float], game_number: int) -> bytes: ...
+
+class Learner:
+    """Applies episodes in game order; keeps `out/checkpoint.json` as `tabula train` does."""
+
+    def __init__(
+        self,
+        out: Union[str, os.PathLike],
+        game: str,
+        eval: Optional[str] = None,
+        preset: str = "document-td0",
+        init: str = "zeros",
+        opponent: str = "self",
+        eval_opponent: str = "random",
+        moves: Optional[int] = None,
+        alpha: Optional[float] = None,
+        halve_every: Optional[int] = None,
+        lambda_: Optional[float] = None,
+        epsilon: Optional[float] = None,
+        eval_every: Optional[int] = None,
+        eval_games: Optional[int] = None,
+        seed: int = 1,
+    ) -> None: ...
+    def apply(self, episodes: Sequence[bytes]) -> bool: ...
+    @property
+    def weights(self) -> List[float]: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def step(self) -> int: ...
+    @property
+    def done(self) -> bool: ...
+    def save(self) -> None: ...
+    def write_results(self) -> None: ...
+
+def load_checkpoint(path: Union[str, os.PathLike]) -> Dict[str, Any]:
+    """A training checkpoint, checked as the trainer reads it."""
+
 def match_report(
     records: Union[str, os.PathLike, Sequence[Dict[str, Any]]], sprt: Optional[Tuple[float, float]] = None
 ) -> Dict[str, Any]:

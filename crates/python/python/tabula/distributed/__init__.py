@@ -1,0 +1,1 @@
+"""tabula on a Ray cluster: work spread over many processes and machines."""
