@@ -538,6 +538,14 @@ impl Board {
 
     /// The two liberties of the group holding the stone on `p`, if it has exactly two.
     pub(crate) fn two_liberties(&self, p: usize) -> Option<(usize, usize)> {
+        // The pseudo-liberties rule most groups out without a walk: a group in atari has one
+        // liberty, a liberty touches at most four stones of the group, and a group of one or
+        // two stones has as many liberties as pseudo-liberties (no point touches two of them).
+        let g = self.group[p] as usize;
+        let pseudo = self.libs[g];
+        if !(2..=8).contains(&pseudo) || (self.stones[g] <= 2 && pseudo != 2) || self.group_in_atari(g) {
+            return None;
+        }
         let mut found = [0usize; 2];
         let mut n = 0;
         let mut s = p;
@@ -629,20 +637,30 @@ impl Board {
                 *n += 1;
             }
         };
+        // One pass over the neighbours: empty points and captures, and the own groups to
+        // walk (each once). An own group of one or two stones has as many liberties as
+        // pseudo-liberties, `p` among them: with more than `limit` the answer is known.
+        let mut groups = [0usize; 4];
+        let mut n_groups = 0;
         for nb in self.nbrs(p) {
             let c = self.cells[nb];
             if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
                 push(nb, &mut libs, &mut n);
+            } else if c == own {
+                let g = self.group[nb] as usize;
+                if self.stones[g] <= 2 && self.libs[g] as usize > limit {
+                    return limit;
+                }
+                if !groups[..n_groups].contains(&g) {
+                    groups[n_groups] = g;
+                    n_groups += 1;
+                }
             }
         }
         if n >= limit {
             return n.min(limit);
         }
-        for nb in self.nbrs(p) {
-            if self.cells[nb] != own {
-                continue;
-            }
-            let g = self.group[nb] as usize;
+        for &g in &groups[..n_groups] {
             let mut s = g;
             loop {
                 for q in self.nbrs(s) {
@@ -666,6 +684,11 @@ impl Board {
     pub(crate) fn group_liberties(&self, g: usize, limit: usize) -> usize {
         let mut libs = [0usize; 8];
         let limit = limit.min(libs.len());
+        // A group of one or two stones has as many liberties as pseudo-liberties.
+        let root = self.group[g] as usize;
+        if self.stones[root] <= 2 {
+            return (self.libs[root] as usize).min(limit);
+        }
         let mut n = 0;
         let mut s = g;
         loop {
