@@ -637,30 +637,20 @@ impl Board {
                 *n += 1;
             }
         };
-        // One pass over the neighbours: empty points and captures, and the own groups to
-        // walk (each once). An own group of one or two stones has as many liberties as
-        // pseudo-liberties, `p` among them: with more than `limit` the answer is known.
-        let mut groups = [0usize; 4];
-        let mut n_groups = 0;
         for nb in self.nbrs(p) {
             let c = self.cells[nb];
             if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
                 push(nb, &mut libs, &mut n);
-            } else if c == own {
-                let g = self.group[nb] as usize;
-                if self.stones[g] <= 2 && self.libs[g] as usize > limit {
-                    return limit;
-                }
-                if !groups[..n_groups].contains(&g) {
-                    groups[n_groups] = g;
-                    n_groups += 1;
-                }
             }
         }
         if n >= limit {
             return n.min(limit);
         }
-        for &g in &groups[..n_groups] {
+        for nb in self.nbrs(p) {
+            if self.cells[nb] != own {
+                continue;
+            }
+            let g = self.group[nb] as usize;
             let mut s = g;
             loop {
                 for q in self.nbrs(s) {
