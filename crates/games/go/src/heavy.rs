@@ -355,14 +355,13 @@ fn nakade_shape(board: &Board, points: &[usize]) -> Option<Option<usize>> {
     }
 }
 
-/// The empty region around the empty point `e`, if it has at most [`NAKADE_MAX`] points and
-/// only stones of one colour (and the edge) around it: its points and that colour's cell.
-/// `*n` is left at the number of points of the region written to `region`, all of it or, when
-/// the answer is `None`, the part seen before the reading stopped.
-fn small_eye_space(board: &Board, e: usize, region: &mut [usize; NAKADE_MAX], n: &mut usize) -> Option<u8> {
+/// Whether the empty region around the empty point `e` has at most [`NAKADE_MAX`] points and
+/// only stones whose cell is `owner` (and the edge) around it; its points are written to
+/// `region` and `*n` is left at their number, all of them or, when the answer is no, the part
+/// seen before the reading stopped (at the first other stone, or the point too many).
+fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKADE_MAX], n: &mut usize) -> bool {
     region[0] = e;
     *n = 1;
-    let mut owner = EMPTY;
     let mut i = 0;
     while i < *n {
         for q in board.nbrs(region[i]) {
@@ -371,19 +370,19 @@ fn small_eye_space(board: &Board, e: usize, region: &mut [usize; NAKADE_MAX], n:
                 EMPTY => {
                     if !region[..*n].contains(&q) {
                         if *n == NAKADE_MAX {
-                            return None;
+                            return false;
                         }
                         region[*n] = q;
                         *n += 1;
                     }
                 }
-                c if owner == EMPTY || owner == c => owner = c,
-                _ => return None,
+                c if c == owner => {}
+                _ => return false,
             }
         }
         i += 1;
     }
-    (owner != EMPTY).then_some(owner)
+    true
 }
 
 /// The attacker's reply when the last move, on `last`, made or shrank an eye space of its own
@@ -392,16 +391,14 @@ fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
     let mut region = [0usize; NAKADE_MAX];
     let mut n = 0;
     let color = board.to_move();
-    let own = color.cell();
     for e in board.nbrs(last) {
-        // A point next to a stone of the side to move is in no eye space of the other side,
-        // and a point of the region read last has had its answer.
-        if board.cell(e) != EMPTY || region[..n].contains(&e) || board.nbrs(e).into_iter().any(|q| board.cell(q) == own)
-        {
+        // A point of the region read last has had its answer.
+        if board.cell(e) != EMPTY || region[..n].contains(&e) {
             continue;
         }
-        let Some(owner) = small_eye_space(board, e, &mut region, &mut n) else { continue };
-        if owner == own {
+        // `e` touches the last stone: only the other side's eye space can hold it, and the
+        // reading stops at the first stone of the side to move.
+        if !small_eye_space(board, e, color.other().cell(), &mut region, &mut n) {
             continue;
         }
         if let Some(Some(v)) = nakade_shape(board, &region[..n])
