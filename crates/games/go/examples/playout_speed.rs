@@ -2,9 +2,10 @@
 //! (uniform, no eye filling) and heavy ones (tactics, classic 3x3 patterns). Each playout
 //! refills one scratch board from the root with `clone_from`, as a search would.
 //!
-//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|nakade|tactics+nakade|all] [9|19]`
+//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|nakade|tactics+nakade|full|all] [9|19]`
 //! (`tactics`: the heavy playouts with their ladder and two-liberty reading, `nakade`: with
-//! their nakade rules, `tactics+nakade`: with both; none of them is in `all`).
+//! their nakade rules, `tactics+nakade`: with both, `full`: the `HeavyPolicy::full` preset, the
+//! `playout=full` of the Go agent; none of them is in `all`).
 //! A budget written `2000p` runs exactly 2000 playouts instead (for instruction counts under
 //! a profiler, which do not depend on the machine's load).
 //!
@@ -76,7 +77,8 @@ fn main() {
     let tactical = HeavyPolicy { tactics: true, ..heavy.clone() };
     let nakade = HeavyPolicy { nakade: true, ..heavy.clone() };
     let both = HeavyPolicy { tactics: true, nakade: true, ..heavy.clone() };
-    let extra = matches!(only.as_str(), "tactics" | "nakade" | "tactics+nakade");
+    let full = HeavyPolicy::full(Pattern3x3::classic());
+    let extra = matches!(only.as_str(), "tactics" | "nakade" | "tactics+nakade" | "full");
     let sizes: Vec<usize> = match std::env::args().nth(3).and_then(|s| s.parse().ok()) {
         Some(n) if (tabula_go::MIN_SIZE..=tabula_go::MAX_SIZE).contains(&n) => vec![n],
         _ => vec![9, 19],
@@ -98,6 +100,9 @@ fn main() {
         }
         if only == "tactics+nakade" {
             measure("heavy+tactics+nakade", &go, budget, |b, rng| both.playout(b, rng, cap));
+        }
+        if only == "full" {
+            measure("full", &go, budget, |b, rng| full.playout(b, rng, cap));
         }
     }
 }

@@ -18,7 +18,11 @@ use crate::policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_ow
 /// keys: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`, `prior_visits=210`,
 /// `prior_even=14`, and `rave_distance` by board size ([`default_rave_distance`]).
 pub const MCTS_PARAMS: &[ParamInfo] = &[
-    ParamInfo::new("playout", "heavy", "playout policy: heavy (captures, escapes, 3x3 shapes, no self-atari) or light"),
+    ParamInfo::new(
+        "playout",
+        "heavy",
+        "playout policy: heavy (captures, escapes, 3x3 shapes, no self-atari), full (heavy with tactics and nakade) or light",
+    ),
     ParamInfo::new(
         "prior",
         "model",
@@ -129,8 +133,8 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 }
 
 /// Builds the MCTS agent for Go from an `mcts(...)` spec: every key of the generic agent
-/// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|light`
-/// (default heavy), `widen=true|false` (progressive widening, default true) and
+/// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|full|light`
+/// (default heavy; `full` is heavy with `tactics` and `nakade` on, see [`HeavyPolicy::full`](crate::HeavyPolicy::full)), `widen=true|false` (progressive widening, default true) and
 /// `widen_base`, `widen_rate` (its schedule, `base + rate * sqrt(visits)` children, default
 /// [`WIDEN_BASE`] and [`WIDEN_RATE`]) and `prior=hand|model` (the tree's priors, see
 /// [`Priors`]; default model) and `model=builtin|FILE` (that model: the built-in
@@ -155,10 +159,20 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         }
     }
     let config = MctsConfig::from_spec(&generic)?;
-    let playouts = word(spec, "playout", &[("heavy", Playouts::Heavy), ("light", Playouts::Light)], Playouts::Heavy)?;
+    // `playout=full`: the heavy playouts with their tactics and nakade rules both on.
+    let (playouts, full) = word(
+        spec,
+        "playout",
+        &[("heavy", (Playouts::Heavy, false)), ("full", (Playouts::Heavy, true)), ("light", (Playouts::Light, false))],
+        (Playouts::Heavy, false),
+    )?;
     let widen = word(spec, "widen", &[("true", true), ("false", false)], true)?;
-    let tactics = word(spec, "tactics", &[("true", true), ("false", false)], false)?;
-    let nakade = word(spec, "nakade", &[("true", true), ("false", false)], false)?;
+    let tactics = word(spec, "tactics", &[("true", true), ("false", false)], full)?;
+    let nakade = word(spec, "nakade", &[("true", true), ("false", false)], full)?;
+    if full && !(tactics && nakade) {
+        let key = if tactics { "nakade" } else { "tactics" };
+        return Err(bad(spec, key, "false", "playout=full has tactics and nakade on"));
+    }
     let amaf_all = word(spec, "amaf", &[("tree", false), ("all", true)], true)?;
     let priors = word(spec, "prior", &[("model", Priors::Model), ("hand", Priors::Hand)], Priors::Model)?;
     // `patterns=classic` or `patterns=learned:G`: the model's patterns of gamma G or more.
@@ -305,16 +319,19 @@ impl Agent<Go> for GoAgent {
         if !self.honest_pass {
             spec = spec.with("honest_pass", false);
         }
-        if policy.playouts() != Playouts::Heavy {
+        let full = policy.playouts() == Playouts::Heavy && policy.tactics() && policy.nakade();
+        if full {
+            spec = spec.with("playout", "full");
+        } else if policy.playouts() != Playouts::Heavy {
             spec = spec.with("playout", policy.playouts().name());
         }
         if !policy.widening_enabled() {
             spec = spec.with("widen", false);
         }
-        if policy.tactics() {
+        if policy.tactics() && !full {
             spec = spec.with("tactics", true);
         }
-        if policy.nakade() {
+        if policy.nakade() && !full {
             spec = spec.with("nakade", true);
         }
         if let Some(file) = policy.model_file() {
@@ -434,6 +451,15 @@ mod tests {
         let nakade = go_agent(&Spec::parse("mcts(nakade=true)").unwrap()).unwrap();
         assert!(nakade.inner().policy().nakade() && nakade.name().contains("nakade=true"), "{}", nakade.name());
         assert!(!agent.inner().policy().nakade() && !agent.name().contains("nakade"));
+        let full = go_agent(&Spec::parse("mcts(playout=full)").unwrap()).unwrap();
+        let policy = full.inner().policy();
+        assert!(policy.playouts() == Playouts::Heavy && policy.tactics() && policy.nakade());
+        assert!(full.name().contains("playout=full") && !full.name().contains("tactics"), "{}", full.name());
+        let again = go_agent(&Spec::parse(&full.name()).unwrap()).unwrap();
+        assert!(again.inner().policy().tactics() && again.inner().policy().nakade() && again.name() == full.name());
+        for bad in ["mcts(playout=full,tactics=false)", "mcts(playout=full,nakade=false)"] {
+            assert!(go_agent(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
+        }
         let all = go_agent(&Spec::parse("mcts(amaf=all)").unwrap()).unwrap();
         assert!(all.inner().policy().playout_amaf() && !all.name().contains("amaf"), "{}", all.name());
         assert_eq!(all.inner().config().rave_equiv, RAVE_EQUIV);

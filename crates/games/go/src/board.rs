@@ -538,6 +538,14 @@ impl Board {
 
     /// The two liberties of the group holding the stone on `p`, if it has exactly two.
     pub(crate) fn two_liberties(&self, p: usize) -> Option<(usize, usize)> {
+        // The pseudo-liberties rule most groups out without a walk: a group in atari has one
+        // liberty, a liberty touches at most four stones of the group, and a group of one or
+        // two stones has as many liberties as pseudo-liberties (no point touches two of them).
+        let g = self.group[p] as usize;
+        let pseudo = self.libs[g];
+        if !(2..=8).contains(&pseudo) || (self.stones[g] <= 2 && pseudo != 2) || self.group_in_atari(g) {
+            return None;
+        }
         let mut found = [0usize; 2];
         let mut n = 0;
         let mut s = p;
@@ -666,6 +674,11 @@ impl Board {
     pub(crate) fn group_liberties(&self, g: usize, limit: usize) -> usize {
         let mut libs = [0usize; 8];
         let limit = limit.min(libs.len());
+        // A group of one or two stones has as many liberties as pseudo-liberties.
+        let root = self.group[g] as usize;
+        if self.stones[root] <= 2 {
+            return (self.libs[root] as usize).min(limit);
+        }
         let mut n = 0;
         let mut s = g;
         loop {

@@ -56,9 +56,15 @@ pub fn pattern_key(board: &Board, color: Color, p: Point) -> u16 {
     if board.coords(p).is_none() {
         return u16::MAX;
     }
+    key_on_board(board, color, p.index())
+}
+
+/// [`pattern_key`] of a point known to be on the board (an empty point is).
+#[inline]
+fn key_on_board(board: &Board, color: Color, p: usize) -> u16 {
     let own = color.cell();
     let mut key = 0u16;
-    for (i, q) in board.around(p.index()).into_iter().enumerate() {
+    for (i, q) in board.around(p).into_iter().enumerate() {
         key |= (point_code(board.cell(q), own) as u16) << (2 * i);
     }
     key
@@ -349,46 +355,50 @@ fn nakade_shape(board: &Board, points: &[usize]) -> Option<Option<usize>> {
     }
 }
 
-/// The empty region around the empty point `e`, if it has at most [`NAKADE_MAX`] points and
-/// only stones of one colour (and the edge) around it: its points and that colour's cell.
-fn small_eye_space(board: &Board, e: usize, region: &mut [usize; NAKADE_MAX]) -> Option<(usize, u8)> {
+/// Whether the empty region around the empty point `e` has at most [`NAKADE_MAX`] points and
+/// only stones whose cell is `owner` (and the edge) around it; its points are written to
+/// `region` and `*n` is left at their number, all of them or, when the answer is no, the part
+/// seen before the reading stopped (at the first other stone, or the point too many).
+fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKADE_MAX], n: &mut usize) -> bool {
     region[0] = e;
-    let mut n = 1;
-    let mut owner = EMPTY;
+    *n = 1;
     let mut i = 0;
-    while i < n {
+    while i < *n {
         for q in board.nbrs(region[i]) {
             match board.cell(q) {
                 BORDER => {}
                 EMPTY => {
-                    if !region[..n].contains(&q) {
-                        if n == NAKADE_MAX {
-                            return None;
+                    if !region[..*n].contains(&q) {
+                        if *n == NAKADE_MAX {
+                            return false;
                         }
-                        region[n] = q;
-                        n += 1;
+                        region[*n] = q;
+                        *n += 1;
                     }
                 }
-                c if owner == EMPTY || owner == c => owner = c,
-                _ => return None,
+                c if c == owner => {}
+                _ => return false,
             }
         }
         i += 1;
     }
-    (owner != EMPTY).then_some((n, owner))
+    true
 }
 
 /// The attacker's reply when the last move, on `last`, made or shrank an eye space of its own
 /// side next to it that dies if the side to move takes its vital point first.
 fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
     let mut region = [0usize; NAKADE_MAX];
+    let mut n = 0;
     let color = board.to_move();
     for e in board.nbrs(last) {
-        if board.cell(e) != EMPTY {
+        // A point of the region read last has had its answer.
+        if board.cell(e) != EMPTY || region[..n].contains(&e) {
             continue;
         }
-        let Some((n, owner)) = small_eye_space(board, e, &mut region) else { continue };
-        if owner == color.cell() {
+        // `e` touches the last stone: only the other side's eye space can hold it, and the
+        // reading stops at the first stone of the side to move.
+        if !small_eye_space(board, e, color.other().cell(), &mut region, &mut n) {
             continue;
         }
         if let Some(Some(v)) = nakade_shape(board, &region[..n])
@@ -483,6 +493,17 @@ impl<P: PatternHook> HeavyPolicy<P> {
     /// A policy with the given patterns and the usual settings.
     pub fn new(patterns: P) -> HeavyPolicy<P> {
         HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true, tactics: false, nakade: false }
+    }
+
+    /// The `full` preset: every rule this policy has, the fight tactics (ladders, two-liberty
+    /// fights) and the nakade rules on, with the usual self-atari avoidance.
+    pub fn full(patterns: P) -> HeavyPolicy<P> {
+        HeavyPolicy { tactics: true, nakade: true, ..HeavyPolicy::new(patterns) }
+    }
+
+    /// Whether this is the [`full`](HeavyPolicy::full) preset's set of rules.
+    pub fn is_full(&self) -> bool {
+        self.tactics && self.nakade
     }
 
     /// Whether the side to move may play `p` (empty, not ko, not suicide, not an own eye).
@@ -580,7 +601,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
             // 4. Patterns around the last move.
             for q in board.around(last) {
                 if board.cell(q) == EMPTY
-                    && self.patterns.accepts(pattern_key(board, color, Point(q as u16)))
+                    && self.patterns.accepts(key_on_board(board, color, q))
                     && Self::playable(board, color, q)
                     && !self.is_self_atari(board, color, Point(q as u16))
                 {

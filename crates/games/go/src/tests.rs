@@ -669,3 +669,59 @@ fn the_board_a_renderer_sees_has_row_one_at_the_bottom() {
     assert!(planes[50..].iter().all(|&v| v == 1.0), "White to move");
     assert_eq!(planes.iter().sum::<f32>(), 28.0);
 }
+
+/// Plays `count` seeded playouts of `policy` from the empty `size` board, checking that every
+/// move is legal and the group data stays right, and returns a fingerprint of all their moves
+/// and scores.
+fn seeded_playouts_fingerprint(policy: &HeavyPolicy<Pattern3x3>, size: usize, count: u64) -> u64 {
+    let g = Go::new(size, Rules::default());
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut mix = |v: u64| hash = (hash ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+    for seed in 0..count {
+        let mut rng = tabula_core::Rng::new(seed);
+        let mut b = g.board().clone();
+        let mut moves = Vec::new();
+        let score = b.play_out(
+            g.max_plies() as usize,
+            |b| {
+                let mv = policy.choose(b, &mut rng);
+                if let Some(p) = mv {
+                    assert!(b.is_legal_for(b.to_move(), p, false), "seed {seed}: illegal {p:?}");
+                }
+                moves.push(mv.map_or(0, |p| p.index() as u64 + 1));
+                mv
+            },
+            |_, _| {},
+        );
+        b.check_invariants().unwrap();
+        for m in moves {
+            mix(m);
+        }
+        mix(score as i64 as u64);
+    }
+    hash
+}
+
+#[test]
+fn tactical_playouts_keep_their_seeded_moves() {
+    // Fingerprints of 300 9x9 and 40 19x19 seeded playouts with tactics and nakade, taken
+    // before the tactical checks were made cheaper: faster code must play the same moves.
+    let both = HeavyPolicy { tactics: true, nakade: true, ..HeavyPolicy::new(Pattern3x3::classic()) };
+    let nine = seeded_playouts_fingerprint(&both, 9, 300);
+    let nineteen = seeded_playouts_fingerprint(&both, 19, 40);
+    assert_eq!((nine, nineteen), (12_652_474_406_652_497_457, 15_416_087_607_934_855_372));
+}
+
+#[test]
+fn full_playouts_are_legal_and_repeat_per_seed() {
+    let full = HeavyPolicy::full(Pattern3x3::classic());
+    assert!(full.is_full() && full.tactics && full.nakade);
+    assert!(!HeavyPolicy::new(Pattern3x3::classic()).is_full());
+    // Every move is checked for legality inside; the same seeds give the same games, and
+    // other seeds other games.
+    for size in [9, 19] {
+        let first = seeded_playouts_fingerprint(&full, size, 30);
+        assert_eq!(first, seeded_playouts_fingerprint(&full, size, 30), "{size}x{size}");
+        assert_ne!(first, seeded_playouts_fingerprint(&full, size, 29), "{size}x{size}");
+    }
+}
