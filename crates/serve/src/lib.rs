@@ -47,6 +47,7 @@ mod clock;
 mod gdl;
 mod live;
 mod record;
+mod search;
 mod watch;
 
 use std::net::SocketAddr;
@@ -73,6 +74,8 @@ pub struct Config {
     /// A directory whose `.kif` files are offered by name as GDL games, besides the
     /// bundled ones.
     pub gdl_dir: Option<PathBuf>,
+    /// A game database file (`tabula db import`) for the Search view, opened read-only.
+    pub db: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -85,6 +88,7 @@ impl Default for Config {
             move_time: Duration::from_secs(2),
             analysis_time: Duration::from_secs(20),
             gdl_dir: None,
+            db: None,
         }
     }
 }
@@ -95,9 +99,9 @@ pub const MAX_BODY: usize = 16 * 1024;
 /// Binds the configured address and serves in the background of the current runtime,
 /// returning the address bound (useful with port 0).
 pub async fn start(config: Config) -> std::io::Result<SocketAddr> {
+    let app = router(config.clone())?;
     let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
     let addr = listener.local_addr()?;
-    let app = router(config);
     tokio::spawn(async move { axum::serve(listener, app).await });
     Ok(addr)
 }
@@ -105,11 +109,12 @@ pub async fn start(config: Config) -> std::io::Result<SocketAddr> {
 /// Serves until the process ends, on a runtime of its own, printing the address.
 pub fn serve(config: Config) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    // The database first: a file that cannot be opened stops the server before it listens.
+    let app = router(config.clone())?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
         let addr = listener.local_addr()?;
         println!("tabula serve: http://{addr}/");
-        let app = router(config);
         axum::serve(listener, app).await
     })
 }
