@@ -255,13 +255,17 @@ fn database(app: &App) -> Result<&Search, ApiError> {
     app.search.as_ref().ok_or_else(|| ApiError::not_found("this server has no game database (start it with --db FILE)"))
 }
 
+/// Most bytes of a search's body: room for every point of a 25x25 board as a stone and as a
+/// don't-care point.
+const MAX_SEARCH_BODY: usize = 4 * MAX_BODY;
+
 async fn search_route(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
-    let map = read_json(body).await?;
+    let map = read_json_within(body, MAX_SEARCH_BODY).await?;
     Ok(ok(database(&app)?.search(&map).await?))
 }
 
 async fn search_export(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
-    let map = read_json(body).await?;
+    let map = read_json_within(body, MAX_SEARCH_BODY).await?;
     let text = database(&app)?.export(&map).await?;
     Ok((
         [

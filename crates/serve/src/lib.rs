@@ -28,6 +28,11 @@
 //!   `GET /api/match/{id}` its table and finished games, `GET /api/match/{id}/events` the
 //!   same as `match` events after each game, `POST /api/match/{id}/stop` stops it after the
 //!   game in progress.
+//! - `POST /api/search` (with [`Config::db`]): the game database searched by whole-board
+//!   position or by a pattern in a region of the board, with metadata filters: hits (a page
+//!   of them) and continuations in the request's coordinates; `POST /api/search/export` the
+//!   hits' games as one SGF collection; `GET /api/search/game/{id}?move=N` a hit's game, its
+//!   moves and a record up to the move for the SGF loader.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!

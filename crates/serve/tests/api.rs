@@ -944,8 +944,15 @@ async fn bad_searches_are_refused_with_a_reason() {
         assert_eq!(status, 400, "{body}: {v}");
         assert!(v["error"].as_str().unwrap().contains(needle), "{body}: {v}");
     }
-    let (status, _) = request(addr, "POST", "/api/search", &"x".repeat(MAX_BODY + 1)).await;
+    let (status, _) = request(addr, "POST", "/api/search", &"x".repeat(4 * MAX_BODY + 1)).await;
     assert_eq!(status, 413);
+    // A whole 25x25 board of stones and don't-care points fits in a body.
+    let all: Vec<Value> = (0..625).map(|i| json!([i % 25, i / 25])).collect();
+    let stones: Vec<Value> = (0..625).map(|i| json!([if i % 2 == 0 { "B" } else { "W" }, i % 25, i / 25])).collect();
+    let full = json!({"kind": "pattern", "size": 25, "stones": stones, "any": all, "region": [[0, 0], [24, 24]]});
+    let (status, v) = json_request(addr, "POST", "/api/search", full).await;
+    assert_eq!(status, 400, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("constrains no point"), "{v}");
     let (status, v) = json_request(addr, "GET", "/api/search/game/999?move=0", json!({})).await;
     assert_eq!(status, 404, "{v}");
     let (status, v) = json_request(addr, "GET", "/api/search/game/1?move=99", json!({})).await;
