@@ -30,6 +30,10 @@ pub struct ServeArgs {
     /// bundled ones.
     #[arg(long)]
     gdl_dir: Option<std::path::PathBuf>,
+    /// A game database (made by `tabula db import`) for the page's Search view; opened
+    /// read-only when the server starts.
+    #[arg(long)]
+    db: Option<std::path::PathBuf>,
 }
 
 /// Runs `tabula serve` until the process ends.
@@ -59,6 +63,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         move_time: Duration::from_millis(args.move_ms),
         analysis_time: Duration::from_millis(args.analysis_ms),
         gdl_dir: args.gdl_dir,
+        db: args.db,
     };
     let address = format!("{}:{}", config.host, config.port);
     tabula_serve::serve(config).with_context(|| format!("serving on {address}"))

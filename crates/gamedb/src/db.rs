@@ -398,6 +398,22 @@ impl Database {
         Ok(Database { conn: open_connection(path, false, BUSY_TIMEOUT)? })
     }
 
+    /// Opens an existing database for reading only: the connection can change nothing in the
+    /// file (for servers that search a collection on behalf of others). A missing, corrupt or
+    /// foreign file gives [`Error::Open`].
+    pub fn open_read_only(path: &Path) -> Result<Database, Error> {
+        if !path.is_file() {
+            return Err(Error::Open { path: path.to_path_buf(), reason: "no such file".into() });
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let bad = |e: rusqlite::Error| Error::Open { path: path.to_path_buf(), reason: e.to_string() };
+        let conn = Connection::open_with_flags(path, flags).map_err(bad)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(bad)?;
+        conn.pragma_update(None, "query_only", true).map_err(bad)?;
+        check_schema(&conn).map_err(|reason| Error::Open { path: path.to_path_buf(), reason })?;
+        Ok(Database { conn })
+    }
+
     /// The underlying connection, for ad-hoc queries.
     pub fn connection(&self) -> &Connection {
         &self.conn

@@ -294,6 +294,28 @@ fn corrupt_and_foreign_files_are_errors() {
     let cut = tmp.path().join("cut.db");
     std::fs::write(&cut, &bytes[..bytes.len().min(100)]).unwrap();
     assert!(Database::open(&cut).is_err());
+    assert!(matches!(Database::open_read_only(&cut), Err(Error::Open { .. })));
+    assert!(matches!(Database::open_read_only(&junk), Err(Error::Open { .. })));
+    assert!(matches!(Database::open_read_only(&tmp.path().join("missing.db")), Err(Error::Open { .. })));
+    let e = Database::open_read_only(&foreign).err().expect("error");
+    assert!(e.to_string().contains("not a tabula-gamedb database"), "{e}");
+}
+
+#[test]
+fn a_read_only_database_searches_and_writes_nothing() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let sgf = tmp.path().join("a.sgf");
+    std::fs::write(&sgf, b"(;GM[1]SZ[9]PB[Ann]PW[Bob]RE[B+R];B[ee];W[cc])").unwrap();
+    let path = tmp.path().join("games.db");
+    import(std::slice::from_ref(&sgf), &path, &ImportOptions::default()).expect("import");
+    let db = Database::open_read_only(&path).expect("open");
+    let found = db
+        .search_position(&Position { size: 9, stones: vec![(Color::Black, (4, 4))] }, &Filter::default())
+        .expect("search");
+    assert_eq!(found.hits.len(), 1);
+    assert!(db.connection().execute("DELETE FROM games", []).is_err(), "a read-only database took a write");
+    drop(db);
+    assert_eq!(Database::open(&path).unwrap().counts().unwrap().ok, 1);
 }
 
 #[test]

@@ -553,6 +553,90 @@ scenarios.match = async (page) => {
   return { played, seen: [...seen], wld: wld.text, elo, sprt, plies, end, shots };
 };
 
+// The Search view over a small database (the project's 9x9 search fixtures): a corner
+// pattern set up by clicking (a black stone on the 3-3 point, the region dragged over the
+// corner) finds the four games that open there, draws the continuation numbered 1 on the
+// board and lists its figures; the hits are exported as SGF; the same stone placed by keys is
+// searched as a whole-board position; a hit opens on the board at its move and steps on; the
+// view fits a 375 px window.
+scenarios.search = async (page) => {
+  await page.waitForSelector("#search:not([hidden])", { timeout: WAIT_MS });
+  await page.fill("#search-size", "9");
+  await page.dispatchEvent("#search-size", "change");
+  check((await page.$$eval("#search-board [role=gridcell]", (e) => e.length)) === 81, "the search board is not 9x9");
+  const cell = (x, y) => `#search-board g[data-cell="${y * 9 + x}"]`;
+  const label = (x, y) => page.$eval(cell(x, y), (e) => e.getAttribute("aria-label"));
+  await page.click(cell(2, 2));
+  check((await label(2, 2)) === "C7, black stone", `after a click: ${await label(2, 2)}`);
+  // The region: a drag from one corner of it to the other.
+  await page.check('input[name="search-tool"][value="region"]');
+  const centre = async (sel) => { const b = await page.locator(sel).boundingBox(); return [b.x + b.width / 2, b.y + b.height / 2]; };
+  const [ax, ay] = await centre(cell(0, 0));
+  const [bx, by] = await centre(cell(3, 3));
+  await page.mouse.move(ax, ay);
+  await page.mouse.down();
+  await page.mouse.move(bx, by, { steps: 5 });
+  await page.mouse.up();
+  check(/in the region/.test(await label(3, 3)) && !/in the region/.test(await label(4, 4)), "the region is not the dragged rectangle");
+  check((await page.$eval("#search-kind", (e) => e.value)) === "pattern", "drawing a region does not switch to a pattern search");
+  await page.selectOption("#search-anchor", "corner");
+  await page.click("#search-form button[type=submit]");
+  await page.waitForFunction(() => document.getElementById("search-results").dataset.total !== undefined, null, { timeout: WAIT_MS });
+  const pattern = Number(await page.$eval("#search-results", (e) => e.dataset.total));
+  const hits = await page.$$eval("#search-hits li", (els) => els.map((e) => e.textContent));
+  check(hits.length === pattern, `${hits.length} hits listed of ${pattern}`);
+  const marks = await page.$$eval("#search-board .cont", (els) => els.map((e) => `${e.closest("[data-cell]").dataset.cell}:${e.textContent}`));
+  check(marks.length >= 1 && marks[0].endsWith(":1"), `continuation marks: ${marks}`);
+  const first = await page.$eval("#search-conts li:first-child", (e) => e.textContent);
+  check(/^white [A-J]\d: 4 games, black wins 50%, white wins 50%$/.test(first), `continuation 1: ${first}; ${pattern} hits: ${hits.join(" | ")}; ${await page.$eval("#search-status", (e) => e.textContent)}`);
+  const markedLabel = await page.$eval(`#search-board g[data-cell="${marks[0].split(":")[0]}"]`, (e) => e.getAttribute("aria-label"));
+  check(/continuation 1: white, 4 games$/.test(markedLabel), `the marked point's label: ${markedLabel}`);
+  const shots = [await shot(page, "search-pattern")];
+
+  // Export: one SGF collection of the hits' games.
+  const [download] = await Promise.all([page.waitForEvent("download", { timeout: WAIT_MS }), page.click("#search-export")]);
+  const sgfPath = join(outDir, "search.sgf");
+  await download.saveAs(sgfPath);
+  const exported = readFileSync(sgfPath, "utf8").split("(;GM[1]").length - 1;
+
+  // By keys: the board cleared, the stone put back with the arrows and Enter, searched as a
+  // whole-board position.
+  await page.click("#search-clear");
+  await page.check('input[name="search-tool"][value="B"]');
+  await page.focus('#search-board g[tabindex="0"]');
+  const at = await page.evaluate(() => Number(document.activeElement.dataset.cell));
+  for (let i = 0; i < (at % 9) - 2; i++) await page.keyboard.press("ArrowLeft");
+  for (let i = 0; i < Math.floor(at / 9) - 2; i++) await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("Enter");
+  check((await label(2, 2)) === "C7, black stone", `after Enter: ${await label(2, 2)}`);
+  await page.selectOption("#search-kind", "position");
+  await page.click("#search-form button[type=submit]");
+  await page.waitForFunction(() => document.querySelectorAll("#search-board .cont").length > 0, null, { timeout: WAIT_MS });
+  const position = Number(await page.$eval("#search-results", (e) => e.dataset.total));
+
+  // A hit opens on the board at its move, and the rest of the game steps on from there.
+  await page.click("#search-hits li:first-child button");
+  await page.waitForFunction(() => !document.getElementById("play").hidden && !document.getElementById("replay-bar").hidden, null, { timeout: WAIT_MS });
+  const opened = (await boardState(page)).ply;
+  const title = await page.$eval("#play-title", (e) => e.textContent);
+  check(/^go\(size=9,komi=5\.5.*\): Ann vs Bob, 2021-03-01, B\+R$/.test(title), `title: ${title}`);
+  check((await moveList(page)).join(" ") === "C7", `moves: ${await moveList(page)}`);
+  await page.click("#replay-next");
+  await page.waitForFunction(() => Number(document.getElementById("board").dataset.ply) === 2, null, { timeout: WAIT_MS });
+  check((await moveList(page)).join(" ") === "C7 D7", `after Next: ${await moveList(page)}`);
+
+  // On a phone: no sideways scroll, the search board most of the width.
+  await page.setViewportSize({ width: 375, height: 740 });
+  const fit = await page.evaluate(() => {
+    const r = document.getElementById("search-board").getBoundingClientRect();
+    return { scroll: document.documentElement.scrollWidth, inner: window.innerWidth, width: r.width, left: r.left, right: r.right };
+  });
+  check(fit.scroll <= fit.inner && fit.left >= 0 && fit.right <= fit.inner && fit.width > fit.inner * 0.8, `at 375 px: ${JSON.stringify(fit)}`);
+  await page.locator("#search").scrollIntoViewIfNeeded();
+  shots.push(await shot(page, "search-375"));
+  return { pattern, position, exported, opened, hits, marks, first, title, fit, shots };
+};
+
 const run = scenarios[scenario];
 if (!run) {
   console.error(`no scenario ${scenario}; there are: ${Object.keys(scenarios).join(", ")}`);

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -21,6 +21,7 @@ use crate::clock::TimeControl;
 use crate::gdl::MAX_KIF;
 use crate::live::{ApiError, App};
 use crate::record::MAX_SGF;
+use crate::search::Search;
 use crate::watch::MatchRequest;
 
 const INDEX: &str = include_str!("../web/index.html");
@@ -249,6 +250,47 @@ async fn match_events(
     Ok(Sse::new(futures_util::StreamExt::chain(initial, updates)).keep_alive(KeepAlive::default()))
 }
 
+/// The database, or a 404 saying the server has none.
+fn database(app: &App) -> Result<&Search, ApiError> {
+    app.search.as_ref().ok_or_else(|| ApiError::not_found("this server has no game database (start it with --db FILE)"))
+}
+
+/// Most bytes of a search's body: room for every point of a 25x25 board as a stone and as a
+/// don't-care point.
+const MAX_SEARCH_BODY: usize = 4 * MAX_BODY;
+
+async fn search_route(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
+    let map = read_json_within(body, MAX_SEARCH_BODY).await?;
+    Ok(ok(database(&app)?.search(&map).await?))
+}
+
+async fn search_export(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
+    let map = read_json_within(body, MAX_SEARCH_BODY).await?;
+    let text = database(&app)?.export(&map).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("application/x-go-sgf")),
+            (header::CONTENT_DISPOSITION, HeaderValue::from_static("attachment; filename=\"search.sgf\"")),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+async fn search_game(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let id: i64 = id.parse().map_err(|_| ApiError::not_found(format!("no game {id:?} in the database")))?;
+    let query = query.unwrap_or_default();
+    let at = match query.split('&').find_map(|kv| kv.strip_prefix("move=")) {
+        None => 0,
+        Some(m) => m.parse::<u32>().map_err(|_| ApiError::bad("move must be a whole number"))?,
+    };
+    Ok(ok(database(&app)?.game(id, at).await?))
+}
+
 async fn not_found() -> ApiError {
     ApiError::not_found("no such page or API route")
 }
@@ -257,10 +299,18 @@ fn asset(content_type: &'static str, text: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], text).into_response()
 }
 
-/// The page and the API, with a fresh set of games under `config`'s limits.
-pub fn router(config: crate::Config) -> Router {
-    let app = Arc::new(App::new(config));
-    Router::new()
+/// The page and the API, with a fresh set of games under `config`'s limits; the game
+/// database `config.db` names, if any, is opened here (read-only), and a file that cannot be
+/// opened as one is an error.
+pub fn router(config: crate::Config) -> std::io::Result<Router> {
+    let search = match &config.db {
+        Some(path) => Some(Search::open(path).map_err(|e| std::io::Error::other(format!("--db: {e}")))?),
+        None => None,
+    };
+    let mut app = App::new(config);
+    app.search = search;
+    let app = Arc::new(app);
+    Ok(Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
@@ -277,8 +327,11 @@ pub fn router(config: crate::Config) -> Router {
         .route("/api/match/{id}", get(match_table))
         .route("/api/match/{id}/stop", post(stop_match))
         .route("/api/match/{id}/events", get(match_events))
+        .route("/api/search", post(search_route))
+        .route("/api/search/export", post(search_export))
+        .route("/api/search/game/{id}", get(search_game))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn(timing))
-        .with_state(app)
+        .with_state(app))
 }

@@ -28,6 +28,11 @@
 //!   `GET /api/match/{id}` its table and finished games, `GET /api/match/{id}/events` the
 //!   same as `match` events after each game, `POST /api/match/{id}/stop` stops it after the
 //!   game in progress.
+//! - `POST /api/search` (with [`Config::db`]): the game database searched by whole-board
+//!   position or by a pattern in a region of the board, with metadata filters: hits (a page
+//!   of them) and continuations in the request's coordinates; `POST /api/search/export` the
+//!   hits' games as one SGF collection; `GET /api/search/game/{id}?move=N` a hit's game, its
+//!   moves and a record up to the move for the SGF loader.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!
@@ -47,6 +52,7 @@ mod clock;
 mod gdl;
 mod live;
 mod record;
+mod search;
 mod watch;
 
 use std::net::SocketAddr;
@@ -73,6 +79,8 @@ pub struct Config {
     /// A directory whose `.kif` files are offered by name as GDL games, besides the
     /// bundled ones.
     pub gdl_dir: Option<PathBuf>,
+    /// A game database file (`tabula db import`) for the Search view, opened read-only.
+    pub db: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -85,6 +93,7 @@ impl Default for Config {
             move_time: Duration::from_secs(2),
             analysis_time: Duration::from_secs(20),
             gdl_dir: None,
+            db: None,
         }
     }
 }
@@ -95,9 +104,9 @@ pub const MAX_BODY: usize = 16 * 1024;
 /// Binds the configured address and serves in the background of the current runtime,
 /// returning the address bound (useful with port 0).
 pub async fn start(config: Config) -> std::io::Result<SocketAddr> {
+    let app = router(config.clone())?;
     let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
     let addr = listener.local_addr()?;
-    let app = router(config);
     tokio::spawn(async move { axum::serve(listener, app).await });
     Ok(addr)
 }
@@ -105,11 +114,12 @@ pub async fn start(config: Config) -> std::io::Result<SocketAddr> {
 /// Serves until the process ends, on a runtime of its own, printing the address.
 pub fn serve(config: Config) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    // The database first: a file that cannot be opened stops the server before it listens.
+    let app = router(config.clone())?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
         let addr = listener.local_addr()?;
         println!("tabula serve: http://{addr}/");
-        let app = router(config);
         axum::serve(listener, app).await
     })
 }

@@ -117,6 +117,8 @@ pub struct App {
     pub(crate) gdl: Library,
     /// The arena matches started from the page.
     pub(crate) matches: Matches,
+    /// The game database of the Search view, when the server was given one.
+    pub(crate) search: Option<crate::search::Search>,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
@@ -468,6 +470,7 @@ impl App {
         App {
             gdl: Library::new(config.gdl_dir.as_deref()),
             matches: Matches::default(),
+            search: None,
             config,
             games: Mutex::new(HashMap::new()),
             next_id: Mutex::new(1),
@@ -504,7 +507,8 @@ impl App {
             .filter(|a| a.info.name != "gtp")
             .map(|a| json!({"name": a.info.name, "about": a.info.about, "params": params(a.info.params), "games": a.games}))
             .collect();
-        json!({"games": games, "agents": agents, "gdl_games": names, "max_kif": MAX_KIF})
+        let database = self.search.as_ref().map(|s| s.name());
+        json!({"games": games, "agents": agents, "gdl_games": names, "max_kif": MAX_KIF, "database": database})
     }
 
     pub fn get(&self, id: &str) -> Result<Arc<Entry>, ApiError> {

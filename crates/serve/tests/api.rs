@@ -716,3 +716,258 @@ async fn a_human_whose_flag_falls_loses_on_time_and_agents_play_on_their_clock()
         assert!(err["error"].as_str().unwrap().starts_with("clock"), "{err}");
     }
 }
+
+/// A database of the project's search fixtures (`testdata/sgf/search`), in a directory
+/// removed with the returned guard.
+fn search_db() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let input = tabula_core::testing::fixture("sgf/search");
+    let options = tabula_gamedb::ImportOptions { progress: false, ..tabula_gamedb::ImportOptions::default() };
+    let summary = tabula_gamedb::import(&[input], &db, &options).unwrap();
+    assert_eq!(summary.imported, 6, "{summary:?}");
+    (dir, db)
+}
+
+async fn search(addr: SocketAddr, body: Value) -> Value {
+    let (status, v) = json_request(addr, "POST", "/api/search", body.clone()).await;
+    assert_eq!(status, 200, "{body}: {v}");
+    v
+}
+
+/// A continuation: its colour, its point `(x, y)` (`None`: a pass) and its count.
+type Next = (String, Option<(u64, u64)>, u64);
+
+/// The continuations of a search's answer.
+fn points(v: &Value) -> Vec<Next> {
+    v["continuations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let p = c["point"].as_array().map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()));
+            (c["color"].as_str().unwrap().to_string(), p, c["count"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_database_is_searched_by_position_with_filters_and_hits_are_opened_as_games() {
+    let (_dir, db) = search_db();
+    let addr = server(Config { db: Some(db), ..quick() }).await;
+    let (_, catalogue) = json_request(addr, "GET", "/api/games", json!({})).await;
+    assert_eq!(catalogue["database"], "games.db");
+
+    // A lone black stone on the 3-3 point: the four games that open there, whichever corner.
+    let lone = json!({"kind": "position", "size": 9, "stones": [["B", 2, 2]]});
+    let v = search(addr, lone.clone()).await;
+    assert_eq!((v["total"].as_u64(), v["games"].as_u64()), (Some(4), Some(4)), "{v}");
+    let hits = v["hits"].as_array().unwrap();
+    assert!(hits.iter().all(|h| h["move"] == 1), "{v}");
+    let ann = hits.iter().find(|h| h["black"] == "Ann").unwrap();
+    assert_eq!(
+        (ann["white"].as_str(), ann["date"].as_str(), ann["result"].as_str()),
+        (Some("Bob"), Some("2021-03-01"), Some("B+R"))
+    );
+    // White's answer next to it, counted once in the query's orientation, with who won.
+    let c = &v["continuations"][0];
+    assert_eq!(v["continuations"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!((c["color"].as_str(), c["count"].as_u64()), (Some("W"), Some(4)), "{v}");
+    assert!(c["point"] == json!([3, 2]) || c["point"] == json!([2, 3]), "{v}");
+    assert_eq!((c["black_wins"].as_u64(), c["white_wins"].as_u64()), (Some(2), Some(2)), "{v}");
+    // The side to move keeps that colour's continuations only.
+    let black_next = search(addr, json!({"size": 9, "stones": [["B", 2, 2]], "to_move": "B"})).await;
+    assert_eq!(
+        (black_next["total"].as_u64(), black_next["continuations"].as_array().map(Vec::len)),
+        (Some(4), Some(0))
+    );
+
+    // Each filter narrows the hits.
+    let with = |extra: Value| {
+        let mut body = lone.clone();
+        body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        body
+    };
+    for (extra, total) in [
+        (json!({"player": "ann"}), 3),
+        (json!({"winner": "black"}), 2),
+        (json!({"from": "2022-01-01"}), 2),
+        (json!({"to": "2021-12-31"}), 2),
+        (json!({"from": "2021-06-01", "to": "2022-06-01", "winner": "white"}), 1),
+        (json!({"player": "Nobody"}), 0),
+    ] {
+        let v = search(addr, with(extra.clone())).await;
+        assert_eq!(v["total"].as_u64(), Some(total), "{extra}: {v}");
+    }
+    // Paging: one hit at a time, the total unchanged.
+    let page = search(addr, with(json!({"offset": 1, "limit": 1}))).await;
+    assert_eq!((page["total"].as_u64(), page["hits"].as_array().map(Vec::len)), (Some(4), Some(1)));
+    assert_eq!(page["hits"][0], v_hit(&v, 1));
+
+    // Opening a hit: the game's moves, and a record up to the hit that the SGF loader takes.
+    let id = ann["game"].as_i64().unwrap();
+    let (status, opened) = json_request(addr, "GET", &format!("/api/search/game/{id}?move=1"), json!({})).await;
+    assert_eq!(status, 200, "{opened}");
+    assert_eq!(opened["ply"], 1);
+    assert_eq!(opened["moves"], json!(["C7", "D7", "D6", "E6", "D5", "E5", "E4", "F5"]));
+    let (status, state) =
+        json_request(addr, "POST", "/api/game", json!({"sgf": opened["sgf"], "players": ["human", "human"]})).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!((state["ply"].as_u64(), state["history"][0][0].as_str()), (Some(1), Some("C7")), "{state}");
+    assert!(state["spec"].as_str().unwrap().starts_with("go(size=9,komi=5.5"), "{state}");
+
+    // A handicap game opens with its stones played by Black, White passing between them.
+    let v = search(addr, json!({"size": 9, "stones": [["B", 2, 4], ["B", 6, 4]]})).await;
+    assert_eq!((v["total"].as_u64(), v["hits"][0]["move"].as_u64()), (Some(1), Some(0)), "{v}");
+    let id = v["hits"][0]["game"].as_i64().unwrap();
+    let (_, opened) = json_request(addr, "GET", &format!("/api/search/game/{id}?move=2"), json!({})).await;
+    assert_eq!(opened["ply"], 5, "{opened}");
+    assert_eq!(
+        opened["moves"].as_array().unwrap()[..5],
+        json!(["C5", "pass", "G5", "E5", "D6"]).as_array().unwrap()[..]
+    );
+    let (status, state) =
+        json_request(addr, "POST", "/api/game", json!({"sgf": opened["sgf"], "players": ["human", "human"]})).await;
+    assert_eq!((status, state["ply"].as_u64()), (201, Some(5)), "{state}");
+
+    // The hits' games as one SGF collection.
+    let (status, text) = request(addr, "POST", "/api/search/export", &lone.to_string()).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(text.matches("(;GM[1]").count(), 4, "{text}");
+    assert!(text.contains("PB[Ann]PW[Bob]") && text.contains(";B[cc];W[dc]"), "{text}");
+}
+
+/// The hit at `i` of a search's answer.
+fn v_hit(v: &Value, i: usize) -> Value {
+    v["hits"][i].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn patterns_are_found_at_any_corner_and_their_continuations_come_back_where_drawn() {
+    let (_dir, db) = search_db();
+    let addr = server(Config { db: Some(db), ..quick() }).await;
+    // A black 3-3 stone in an empty 4x4 corner, drawn at the top left and at the bottom right.
+    let top_left =
+        json!({"kind": "pattern", "size": 9, "stones": [["B", 2, 2]], "region": [[0, 0], [3, 3]], "anchor": "corner"});
+    let bottom_right =
+        json!({"kind": "pattern", "size": 9, "stones": [["B", 6, 6]], "region": [[8, 8], [5, 5]], "anchor": "corner"});
+    let a = search(addr, top_left.clone()).await;
+    let b = search(addr, bottom_right).await;
+    assert_eq!(a["total"].as_u64(), Some(4), "{a}");
+    assert_eq!(a["hits"], b["hits"]);
+    let (pa, pb) = (points(&a), points(&b));
+    assert_eq!(pa.iter().map(|c| c.2).sum::<u64>(), 4, "{a}");
+    // Every continuation is White's answer on a 3-4 point, inside the region drawn; the
+    // bottom-right ones are the top-left ones turned half round.
+    for (colour, p, _) in &pa {
+        assert_eq!(colour, "W");
+        assert!(matches!(p, Some((3, 2) | (2, 3))), "{a}");
+    }
+    let turned: Vec<_> = pa.iter().map(|(c, p, n)| (c.clone(), p.map(|(x, y)| (8 - x, 8 - y)), *n)).collect();
+    assert_eq!(turned, pb);
+
+    // With the colours swapped the white 3-3 of one more game is found.
+    let mut swapped = top_left.clone();
+    swapped["swap_colors"] = json!(true);
+    let s = search(addr, swapped).await;
+    assert_eq!(s["total"].as_u64(), Some(5), "{s}");
+    // A 5x5 corner takes in the centre point, where that game's Black had played first; a
+    // don't-care point there lets it match again.
+    let mut wide = json!({"kind": "pattern", "size": 9, "stones": [["B", 2, 2]], "region": [[0, 0], [4, 4]], "anchor": "corner", "swap_colors": true});
+    assert_eq!(search(addr, wide.clone()).await["total"].as_u64(), Some(4));
+    wide["any"] = json!([[4, 4]]);
+    let l = search(addr, wide).await;
+    assert_eq!(l["total"].as_u64(), Some(5), "{l}");
+
+    // Along a side the same shape is also found away from the corners: the handicap game's
+    // stone on the third line, halfway down the left edge, at its start. The region may be
+    // drawn on any edge.
+    let top = search(
+        addr,
+        json!({"kind": "pattern", "size": 9, "stones": [["B", 2, 2]], "region": [[0, 0], [3, 3]], "anchor": "side"}),
+    )
+    .await;
+    assert_eq!(top["total"].as_u64(), Some(5), "{top}");
+    assert!(top["hits"].as_array().unwrap().iter().any(|h| h["black"] == "Dan" && h["move"] == 0), "{top}");
+    let left = search(
+        addr,
+        json!({"kind": "pattern", "size": 9, "stones": [["B", 2, 4]], "region": [[0, 3], [3, 6]], "anchor": "side"}),
+    )
+    .await;
+    assert_eq!(left["hits"], top["hits"], "{left}");
+    let right = search(
+        addr,
+        json!({"kind": "pattern", "size": 9, "stones": [["B", 6, 4]], "region": [[5, 2], [8, 5]], "anchor": "side"}),
+    )
+    .await;
+    assert_eq!(right["hits"], top["hits"], "{right}");
+    // Anywhere: a lone black stone with empty points around it is in every game but one.
+    let any = search(addr, json!({"kind": "pattern", "size": 9, "stones": [["B", 4, 4]], "region": [[3, 3], [5, 5]], "anchor": "anywhere"})).await;
+    assert!(any["total"].as_u64().unwrap() >= 4, "{any}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_searches_are_refused_with_a_reason() {
+    let (_dir, db) = search_db();
+    let addr = server(Config { db: Some(db), ..quick() }).await;
+    for (body, needle) in [
+        (json!({"size": 40, "stones": []}), "size 40"),
+        (json!({"size": 9, "stones": [["B", 9, 0]]}), "off the 9x9 board"),
+        (json!({"size": 9, "stones": [["B", 1, 1], ["W", 1, 1]]}), "two stones"),
+        (json!({"size": 9, "stones": [["X", 1, 1]]}), "colour"),
+        (json!({"size": 9, "stones": [["B", -1, 1]]}), "small whole number"),
+        (json!({"size": 9, "stones": [["B", 1]]}), "each stone"),
+        (json!({"size": 9, "stones": "B 1 1"}), "stones must be"),
+        (json!({"kind": "pattern", "size": 9, "stones": [["B", 2, 2]]}), "region"),
+        (
+            json!({"kind": "pattern", "size": 9, "stones": [["B", 4, 4]], "region": [[3, 3], [5, 5]], "anchor": "corner"}),
+            "corner",
+        ),
+        (
+            json!({"kind": "pattern", "size": 9, "stones": [["B", 4, 4]], "region": [[3, 3], [5, 5]], "anchor": "side"}),
+            "edge",
+        ),
+        (
+            json!({"kind": "pattern", "size": 9, "region": [[0, 0], [1, 1]], "any": [[0, 0], [0, 1], [1, 0], [1, 1]]}),
+            "constrains no point",
+        ),
+        (
+            json!({"kind": "pattern", "size": 9, "stones": [["B", 2, 2]], "region": [[0, 0], [3, 3]], "anchor": "middle"}),
+            "anchor",
+        ),
+        (json!({"kind": "sequence", "size": 9}), "kind"),
+        (json!({"size": 9, "from": "yesterday"}), "not a date"),
+        (json!({"size": 9, "winner": "nobody"}), "winner"),
+        (json!({"size": 9, "limit": 100000}), "limit"),
+    ] {
+        let (status, v) = json_request(addr, "POST", "/api/search", body.clone()).await;
+        assert_eq!(status, 400, "{body}: {v}");
+        assert!(v["error"].as_str().unwrap().contains(needle), "{body}: {v}");
+    }
+    let (status, _) = request(addr, "POST", "/api/search", &"x".repeat(4 * MAX_BODY + 1)).await;
+    assert_eq!(status, 413);
+    // A whole 25x25 board of stones and don't-care points fits in a body.
+    let all: Vec<Value> = (0..625).map(|i| json!([i % 25, i / 25])).collect();
+    let stones: Vec<Value> = (0..625).map(|i| json!([if i % 2 == 0 { "B" } else { "W" }, i % 25, i / 25])).collect();
+    let full = json!({"kind": "pattern", "size": 25, "stones": stones, "any": all, "region": [[0, 0], [24, 24]]});
+    let (status, v) = json_request(addr, "POST", "/api/search", full).await;
+    assert_eq!(status, 400, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("constrains no point"), "{v}");
+    let (status, v) = json_request(addr, "GET", "/api/search/game/999?move=0", json!({})).await;
+    assert_eq!(status, 404, "{v}");
+    let (status, v) = json_request(addr, "GET", "/api/search/game/1?move=99", json!({})).await;
+    assert_eq!(status, 400, "{v}");
+    let (status, v) = json_request(addr, "GET", "/api/search/game/x?move=0", json!({})).await;
+    assert_eq!(status, 404, "{v}");
+
+    // A server without a database says so; one given a file that is not a database does not
+    // start.
+    let bare = server(quick()).await;
+    let (status, v) = json_request(bare, "POST", "/api/search", json!({"size": 9})).await;
+    assert_eq!(status, 404, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("--db"), "{v}");
+    let junk = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(junk.path(), b"not a database").unwrap();
+    let e = start(Config { port: 0, db: Some(junk.path().to_path_buf()), ..quick() }).await.unwrap_err();
+    assert!(e.to_string().contains("--db: cannot open game database"), "{e}");
+}

@@ -35,6 +35,11 @@ fn artefacts() -> PathBuf {
 
 /// Runs `scenario` of `e2e/play.mjs` against a fresh server and returns its result line.
 async fn scenario(name: &str) -> Value {
+    scenario_with_db(name, None).await
+}
+
+/// [`scenario`] with the server given a game database, as `tabula serve --db FILE` is.
+async fn scenario_with_db(name: &str, db: Option<PathBuf>) -> Value {
     let modules = e2e_dir().join("node_modules/playwright-core");
     assert!(
         modules.is_dir(),
@@ -51,6 +56,7 @@ async fn scenario(name: &str) -> Value {
         port: 0,
         move_time: Duration::from_millis(300),
         analysis_time: Duration::from_secs(3),
+        db,
         ..Config::default()
     };
     let addr = start(config).await.unwrap();
@@ -159,4 +165,20 @@ async fn a_match_started_on_the_page_is_watched_to_its_end_and_a_game_replayed()
     assert!((1..=4).contains(&played), "{r}");
     assert!(r["plies"].as_u64().unwrap() >= 7, "{r}");
     assert!(r["end"].as_str().unwrap().starts_with("Game over"), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn a_corner_pattern_is_drawn_searched_and_a_hit_opened_from_the_database() {
+    // The project's search fixtures imported into a database, as `tabula db import` does.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let options = tabula_gamedb::ImportOptions { progress: false, ..tabula_gamedb::ImportOptions::default() };
+    let input = tabula_core::testing::fixture("sgf/search");
+    assert_eq!(tabula_gamedb::import(&[input], &db, &options).unwrap().imported, 6);
+    let r = scenario_with_db("search", Some(db)).await;
+    assert_eq!(r["pattern"], 4, "{r}");
+    assert_eq!(r["position"], 4, "{r}");
+    assert_eq!(r["exported"], 4, "{r}");
+    assert_eq!(r["opened"], 1, "{r}");
 }

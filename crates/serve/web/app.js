@@ -875,6 +875,317 @@ async function replayTo(end) {
   }
 }
 
+// ---- the game database (the Search view) ----
+
+// The board being set up: each point null, "B" or "W"; the don't-care points; the pattern's
+// region (two opposite corners) and a corner clicked and waiting for the other.
+const search = { size: 19, cells: [], any: new Set(), region: null, pending: null, cursor: null, drag: null, found: null, query: null };
+const GO_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
+function pointName(n, x, y) {
+  return `${GO_LETTERS[x] || "?"}${n - y}`;
+}
+
+/// A new empty board of the size in the form (`keep`: only if the size changed).
+function resetSearchBoard(keep = false) {
+  const n = Number($("search-size").value);
+  if (keep === true && n === search.size && search.cells.length === n * n) return;
+  if (!Number.isInteger(n) || n < 2 || n > 25) {
+    $("search-error").textContent = "The board size must be 2 to 25.";
+    return;
+  }
+  $("search-error").textContent = "";
+  search.size = n;
+  search.cells = new Array(n * n).fill(null);
+  search.any = new Set();
+  search.region = null;
+  search.pending = null;
+  search.found = null;
+  search.cursor = Math.floor(n / 2) * n + Math.floor(n / 2);
+  drawSearchBoard();
+}
+
+const searchTool = () => document.querySelector('input[name="search-tool"]:checked').value;
+
+/// The region as its top-left and bottom-right points, or null.
+function regionBox() {
+  if (!search.region) return null;
+  const [[ax, ay], [bx, by]] = search.region;
+  return { x0: Math.min(ax, bx), y0: Math.min(ay, by), x1: Math.max(ax, bx), y1: Math.max(ay, by) };
+}
+
+/// Uses the chosen tool on a point (`first`: the press of a drag, `last`: its release).
+function applyTool(cell, how = "click") {
+  const n = search.size;
+  const at = [cell % n, Math.floor(cell / n)];
+  const tool = searchTool();
+  if (tool === "region") {
+    if (how === "down") { search.drag = cell; return; }
+    if (how === "up" && search.drag !== null && search.drag !== cell) {
+      search.region = [[search.drag % n, Math.floor(search.drag / n)], at];
+      search.pending = null;
+    } else if (search.pending === null) {
+      search.pending = cell;
+    } else {
+      search.region = [[search.pending % n, Math.floor(search.pending / n)], at];
+      search.pending = null;
+    }
+    search.drag = null;
+    if (search.region) $("search-kind").value = "pattern";
+  } else if (how === "down") {
+    return;
+  } else if (tool === "any") {
+    if (search.any.has(cell)) search.any.delete(cell); else search.any.add(cell);
+  } else if (tool === "E") {
+    search.cells[cell] = null;
+  } else {
+    search.cells[cell] = search.cells[cell] === tool ? null : tool;
+  }
+  search.found = null;
+  drawSearchBoard();
+}
+
+function drawSearchBoard() {
+  const svg = $("search-board");
+  const hadFocus = svg.contains(document.activeElement);
+  svg.replaceChildren();
+  const n = search.size;
+  const S = 40, margin = S * 0.6, rim = S * 0.15;
+  const size = margin + rim + n * S;
+  const centre = (x, y) => [margin + x * S + S / 2, margin + y * S + S / 2];
+  svg.setAttribute("viewBox", `0 0 ${size} ${size}`);
+  el("rect", { x: 0, y: 0, width: size, height: size, fill: "#dcb35c", rx: 6 }, svg);
+  for (let i = 0; i < n; i++) {
+    const [x0, y0] = centre(i, 0);
+    const [, y1] = centre(i, n - 1);
+    el("line", { x1: x0, y1: y0, x2: x0, y2: y1, stroke: "#3a2a10", "stroke-width": 1.2 }, svg);
+    const [a0, b0] = centre(0, i);
+    const [a1] = centre(n - 1, i);
+    el("line", { x1: a0, y1: b0, x2: a1, y2: b0, stroke: "#3a2a10", "stroke-width": 1.2 }, svg);
+    const t = el("text", { x: x0, y: margin * 0.7, "text-anchor": "middle", "font-size": 14, fill: "#444", "aria-hidden": "true" }, svg);
+    t.textContent = GO_LETTERS[i].toLowerCase();
+    const r = el("text", { x: a0 - S / 2 - 4, y: b0 + 4, "text-anchor": "end", "font-size": 14, fill: "#444", "aria-hidden": "true" }, svg);
+    r.textContent = String(n - i);
+  }
+  const box = regionBox();
+  if (box) {
+    const [x0, y0] = centre(box.x0, box.y0);
+    const [x1, y1] = centre(box.x1, box.y1);
+    el("rect", { class: "region", x: x0 - S / 2 + 2, y: y0 - S / 2 + 2, width: x1 - x0 + S - 4, height: y1 - y0 + S - 4, fill: "#1565c01a", stroke: "#1565c0", "stroke-width": 3, "stroke-dasharray": "8 4", "pointer-events": "none" }, svg);
+  }
+  // The continuations found: numbered marks, 1 the most played.
+  const marks = new Map();
+  if (search.found) {
+    for (const [k, c] of search.found.continuations.entries()) {
+      if (!c.point) continue;
+      const cell = c.point[1] * n + c.point[0];
+      if (!marks.has(cell)) marks.set(cell, { k: k + 1, c });
+    }
+  }
+  for (let y = 0; y < n; y++) {
+    const row = el("g", { role: "row" }, svg);
+    for (let x = 0; x < n; x++) {
+      const i = y * n + x;
+      const [cx, cy] = centre(x, y);
+      const g = el("g", { class: "cell", role: "gridcell", tabindex: i === search.cursor ? "0" : "-1", "data-cell": i }, row);
+      el("rect", { x: cx - S / 2, y: cy - S / 2, width: S, height: S, fill: "transparent", class: "focus-ring" }, g);
+      const v = search.cells[i];
+      const parts = [pointName(n, x, y), v === "B" ? "black stone" : v === "W" ? "white stone" : "empty"];
+      if (v) el("circle", { cx, cy, r: S * 0.44, fill: v === "B" ? "#111" : "#f4f4f4", stroke: "#0008", "stroke-width": 1 }, g);
+      if (search.any.has(i)) {
+        el("path", { d: `M${cx - 9},${cy - 9}L${cx + 9},${cy + 9}M${cx + 9},${cy - 9}L${cx - 9},${cy + 9}`, stroke: "#c62828", "stroke-width": 3 }, g);
+        parts.push("don't care");
+      }
+      if (box && x >= box.x0 && x <= box.x1 && y >= box.y0 && y <= box.y1) parts.push("in the region");
+      if (search.pending === i) {
+        el("rect", { x: cx - S / 2 + 3, y: cy - S / 2 + 3, width: S - 6, height: S - 6, fill: "none", stroke: "#1565c0", "stroke-width": 3 }, g);
+        parts.push("region corner");
+      }
+      const m = marks.get(i);
+      if (m) {
+        const colour = m.c.color === "B" ? "#111" : "#f4f4f4";
+        const mark = el("g", { class: "cont", "data-rank": m.k, "pointer-events": "none" }, g);
+        el("circle", { cx, cy, r: S * 0.36, fill: colour, "fill-opacity": 0.75, stroke: "#1565c0", "stroke-width": 2 }, mark);
+        const t = el("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 15, "font-weight": 700, fill: inkOn(colour) }, mark);
+        t.textContent = String(m.k);
+        parts.push(`continuation ${m.k}: ${m.c.color === "B" ? "black" : "white"}, ${m.c.count} game${m.c.count === 1 ? "" : "s"}`);
+      }
+      g.setAttribute("aria-label", parts.join(", "));
+      g.addEventListener("pointerdown", (e) => {
+        // No text selection while dragging; the point takes the focus, for the keys.
+        e.preventDefault();
+        search.cursor = i;
+        for (const c of svg.querySelectorAll(".cell")) c.setAttribute("tabindex", c === g ? "0" : "-1");
+        g.focus({ preventScroll: true });
+        applyTool(i, "down");
+      });
+      g.addEventListener("pointerup", () => applyTool(i, searchTool() === "region" ? "up" : "click"));
+      g.addEventListener("focus", () => { search.cursor = i; });
+    }
+  }
+  if (hadFocus) svg.querySelector(`[data-cell="${search.cursor}"]`)?.focus();
+}
+
+function searchBoardKey(e) {
+  const n = search.size;
+  let x = search.cursor % n;
+  let y = Math.floor(search.cursor / n);
+  switch (e.key) {
+    case "ArrowLeft": x = Math.max(0, x - 1); break;
+    case "ArrowRight": x = Math.min(n - 1, x + 1); break;
+    case "ArrowUp": y = Math.max(0, y - 1); break;
+    case "ArrowDown": y = Math.min(n - 1, y + 1); break;
+    case "Home": x = 0; break;
+    case "End": x = n - 1; break;
+    case "Enter":
+    case " ":
+      e.preventDefault();
+      applyTool(search.cursor, "click");
+      $("search-board").querySelector(`[data-cell="${search.cursor}"]`)?.focus();
+      return;
+    default:
+      return;
+  }
+  e.preventDefault();
+  search.cursor = y * n + x;
+  for (const c of $("search-board").querySelectorAll(".cell")) c.setAttribute("tabindex", c.dataset.cell === String(search.cursor) ? "0" : "-1");
+  $("search-board").querySelector(`[data-cell="${search.cursor}"]`)?.focus();
+}
+
+/// The search the form and the board describe, as the API takes it.
+function searchQuery() {
+  const n = search.size;
+  const stones = [];
+  for (const [i, v] of search.cells.entries()) if (v) stones.push([v, i % n, Math.floor(i / n)]);
+  const q = { kind: $("search-kind").value, size: n, stones };
+  if (q.kind === "pattern") {
+    if (!search.region) throw new Error("Draw the pattern's region first (the region tool: drag, or click two corners).");
+    q.region = search.region;
+    q.any = [...search.any].map((i) => [i % n, Math.floor(i / n)]);
+    q.anchor = $("search-anchor").value;
+    q.swap_colors = $("search-swap").checked;
+  } else if ($("search-to-move").value) {
+    q.to_move = $("search-to-move").value;
+  }
+  for (const [key, id] of [["player", "search-player"], ["from", "search-from"], ["to", "search-to"], ["winner", "search-winner"]]) {
+    const v = $(id).value.trim();
+    if (v) q[key] = v;
+  }
+  return q;
+}
+
+const percent = (k, n) => (n ? `${Math.round((100 * k) / n)}%` : "–");
+
+async function runSearch(ev) {
+  ev?.preventDefault();
+  $("search-error").textContent = "";
+  let q;
+  try { q = searchQuery(); } catch (e) { $("search-error").textContent = e.message; return; }
+  $("search-status").textContent = "Searching…";
+  $("search-results").hidden = false;
+  try {
+    const found = await api("POST", "/api/search", q);
+    search.query = q;
+    search.found = found;
+    showSearch(found, false);
+    drawSearchBoard();
+  } catch (e) {
+    $("search-status").textContent = "";
+    $("search-error").textContent = e.message;
+  }
+}
+
+function showSearch(found, more) {
+  const n = found.size;
+  const box = $("search-results");
+  box.hidden = false;
+  box.dataset.total = found.total;
+  $("search-status").textContent = `${found.total} hit${found.total === 1 ? "" : "s"} in ${found.games} game${found.games === 1 ? "" : "s"} (${Math.round(found.ms)} ms); ${found.note}.`;
+  $("search-export").disabled = found.total === 0;
+  if (!more) {
+    $("search-conts").replaceChildren(...found.continuations.slice(0, 30).map((c, k) => {
+      const li = document.createElement("li");
+      li.dataset.rank = k + 1;
+      const where = c.point ? pointName(n, c.point[0], c.point[1]) : "pass";
+      li.textContent = `${c.color === "B" ? "black" : "white"} ${where}: ${c.count} game${c.count === 1 ? "" : "s"}, black wins ${percent(c.black_wins, c.count)}, white wins ${percent(c.white_wins, c.count)}`;
+      return li;
+    }));
+    if (!found.continuations.length) $("search-conts").append(Object.assign(document.createElement("li"), { textContent: "none" }));
+    $("search-hits").replaceChildren();
+  }
+  for (const h of found.hits) {
+    const li = document.createElement("li");
+    li.dataset.game = h.game;
+    li.dataset.move = h.move;
+    const who = `${h.black ?? "?"} (B) – ${h.white ?? "?"} (W)`;
+    li.append(`${who}, ${h.date ?? "no date"}, ${h.result ?? "no result"}, at move ${h.move}`);
+    const open = Object.assign(document.createElement("button"), { type: "button", textContent: "Open" });
+    open.setAttribute("aria-label", `open ${h.black ?? "?"} against ${h.white ?? "?"} at move ${h.move}`);
+    open.addEventListener("click", () => openHit(h));
+    li.append(open);
+    $("search-hits").append(li);
+  }
+  const shown = $("search-hits").children.length;
+  $("search-more").hidden = shown >= found.total;
+  $("search-more").dataset.offset = shown;
+}
+
+async function moreHits() {
+  if (!search.query) return;
+  try {
+    showSearch(await api("POST", "/api/search", { ...search.query, offset: Number($("search-more").dataset.offset) }), true);
+  } catch (e) {
+    $("search-error").textContent = e.message;
+  }
+}
+
+/// Opens a hit on the board at its move: a game between two human seats loaded from the
+/// record up to that move, with the rest of the game to step through.
+async function openHit(h) {
+  $("search-error").textContent = "";
+  try {
+    const g = await api("GET", `/api/search/game/${h.game}?move=${h.move}`);
+    const state = await api("POST", "/api/game", { sgf: g.sgf, players: ["human", "human"] });
+    const players = [g.black ?? "black", g.white ?? "white"];
+    attach(state, false, { moves: g.moves, players, label: `${players.join(" vs ")}, ${g.date ?? "no date"}, ${g.result ?? "no result"}` });
+    $("play").scrollIntoView();
+  } catch (e) {
+    $("search-error").textContent = e.message;
+  }
+}
+
+/// Downloads the hits' games as one SGF collection.
+async function exportHits() {
+  if (!search.query) return;
+  $("search-error").textContent = "";
+  try {
+    const r = await fetch("/api/search/export", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(search.query) });
+    if (!r.ok) throw new Error((await r.json().catch(() => ({}))).error || `HTTP ${r.status}`);
+    const url = URL.createObjectURL(new Blob([await r.text()], { type: "application/x-go-sgf" }));
+    const a = Object.assign(document.createElement("a"), { href: url, download: "search.sgf" });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  } catch (e) {
+    $("search-error").textContent = e.message;
+  }
+}
+
+function initSearch() {
+  if (!catalogue.database) return;
+  $("search").hidden = false;
+  $("search-title").textContent = `Search ${catalogue.database}`;
+  $("search-size").addEventListener("change", () => resetSearchBoard(true));
+  $("search-clear").addEventListener("click", () => resetSearchBoard());
+  $("search-form").addEventListener("submit", runSearch);
+  $("search-more").addEventListener("click", moreHits);
+  $("search-export").addEventListener("click", exportHits);
+  $("search-board").addEventListener("keydown", searchBoardKey);
+  $("search-board").addEventListener("pointerleave", () => { search.drag = null; });
+  resetSearchBoard();
+}
+
 // ---- start ----
 
 async function init() {
@@ -923,6 +1234,7 @@ async function init() {
     return;
   }
   fillGames();
+  initSearch();
   const id = location.hash.slice(1);
   if (id) {
     try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`), false); } catch (_) { location.hash = ""; }
