@@ -345,6 +345,32 @@ mod tests {
     }
 
     #[test]
+    fn seeded_agents_play_each_game_alike_on_any_thread_and_in_any_order() {
+        let openings = Openings::RandomPlies { plies: 2, seed: 5 };
+        let config = |jobs| MatchConfig { games: 8, jobs, openings: openings.clone(), ..MatchConfig::default() };
+        let (a, b) = ("mcts(playouts=60,seed=1,early=false)", "mcts(playouts=40,seed=2,early=false)");
+        let sorted = |mut rs: Vec<GameRecord>| {
+            rs.sort_by_key(|r| r.id);
+            rs.into_iter().map(|r| (r.id, r.moves, r.rewards)).collect::<Vec<_>>()
+        };
+        let mut one = Vec::new();
+        run_match("connect4", a, b, &config(1), |r| one.push(r.clone())).unwrap();
+        let mut three = Vec::new();
+        run_match("connect4", a, b, &config(3), |r| three.push(r.clone())).unwrap();
+        let mut worker = MatchWorker::new("connect4", a, b, &config(1)).unwrap();
+        let reversed: Vec<GameRecord> = (0..8).rev().map(|id| worker.play(id).unwrap()).collect();
+        let one = sorted(one);
+        assert_eq!(one.len(), 8);
+        assert_eq!(one, sorted(three), "three threads play the games of one");
+        assert_eq!(one, sorted(reversed), "a worker playing the games backwards plays the same games");
+        // The games differ from one another (the seed is salted by the game's number), and
+        // an unseeded agent still plays.
+        assert!(one.windows(2).any(|w| w[0].1 != w[1].1));
+        let mut plain = MatchWorker::new("connect4", "mcts(playouts=20)", b, &config(1)).unwrap();
+        assert_eq!(plain.play(0).unwrap().id, 0);
+    }
+
+    #[test]
     fn a_tournament_by_specs_plays_every_pair() {
         let config = TournamentConfig { games_per_pair: 2, ..TournamentConfig::default() };
         let specs = ["random(seed=1)".to_string(), "random(seed=2)".into(), "alphabeta(depth=9)".into()];
