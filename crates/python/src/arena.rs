@@ -122,10 +122,7 @@ pub(crate) fn play_match<'py>(
         return Err(PyValueError::new_err(format!("games {games} is out of range: 1..={MAX_GAMES}")));
     }
     let c = common(jobs, time_ms, nodes, depth, openings, seed, results)?;
-    let sprt = match sprt {
-        None => None,
-        Some((e0, e1)) => Some(Sprt::new(e0, e1, 0.05, 0.05).map_err(|e| PyValueError::new_err(e.to_string()))?),
-    };
+    let sprt = sprt_test(sprt)?;
     let stop = Arc::new(AtomicBool::new(false));
     let config = MatchConfig {
         games,
@@ -257,16 +254,94 @@ impl MatchWorker {
     }
 }
 
+fn sprt_test(sprt: Option<(f64, f64)>) -> PyResult<Option<Sprt>> {
+    sprt.map(|(e0, e1)| Sprt::new(e0, e1, 0.05, 0.05).map_err(|e| PyValueError::new_err(e.to_string()))).transpose()
+}
+
+/// A match's statistics kept up to date one game at a time, by the arena's own code: what
+/// a driver gathering the games of a match played elsewhere needs. `MatchTally(games,
+/// sprt=None)` for a match of `games` games; `add_line(line)` counts one results-file line
+/// (false when its game is not of the schedule or was counted already); `decided` says
+/// whether the SPRT has decided; `report()` is the report `tabula.match` gives for the same
+/// games.
+#[pyclass(module = "tabula._tabula")]
+pub(crate) struct MatchTally {
+    tally: tabula_arena::MatchTally,
+}
+
+#[pymethods]
+impl MatchTally {
+    #[new]
+    #[pyo3(signature = (games, sprt=None))]
+    fn new(games: usize, sprt: Option<(f64, f64)>) -> PyResult<MatchTally> {
+        if !(1..=MAX_GAMES).contains(&games) {
+            return Err(PyValueError::new_err(format!("games {games} is out of range: 1..={MAX_GAMES}")));
+        }
+        Ok(MatchTally { tally: tabula_arena::MatchTally::new(games, sprt_test(sprt)?) })
+    }
+
+    /// Counts the game of one results-file line.
+    fn add_line(&mut self, line: &str) -> PyResult<bool> {
+        let record: GameRecord =
+            serde_json::from_str(line).map_err(|e| PyValueError::new_err(format!("not a game record: {e}")))?;
+        Ok(self.tally.add(&record))
+    }
+
+    /// Games counted.
+    #[getter]
+    fn played(&self) -> u64 {
+        self.tally.played()
+    }
+
+    /// Whether the SPRT has decided (always false without one).
+    #[getter]
+    fn decided(&self) -> bool {
+        self.tally.decided()
+    }
+
+    /// Whether game `id` was counted.
+    fn has(&self, id: usize) -> bool {
+        self.tally.has(id)
+    }
+
+    /// One line of progress: score, Elo and the SPRT's log-likelihood ratio.
+    fn progress_line(&self) -> String {
+        self.tally.progress_line()
+    }
+
+    /// The report as `tabula match` prints it: `format` is "table", "json" or "csv".
+    #[pyo3(signature = (format="table"))]
+    fn report_text(&self, format: &str) -> PyResult<String> {
+        let report = self.tally.report();
+        match format {
+            "table" => Ok(report.to_string()),
+            "json" => Ok(report.to_json()),
+            "csv" => Ok(report.to_csv()),
+            other => Err(PyValueError::new_err(format!("report format '{other}': table, json or csv"))),
+        }
+    }
+
+    /// The report of the games counted, as a dict.
+    fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("json")?.call_method1("loads", (self.tally.report().to_json(),))
+    }
+}
+
 /// The report of a match rebuilt from its records — a results file (path) or a list of
 /// record dicts — by the arena's own statistics, as `tabula match` prints it for the same
-/// games; `sprt=(elo0, elo1)` adds the test's state.
+/// games; `sprt=(elo0, elo1)` adds the test's state; `games` is the number of games the
+/// match was scheduled to have (default: as many as the highest game number shows).
 #[pyfunction]
-#[pyo3(signature = (records, sprt=None))]
+#[pyo3(signature = (records, sprt=None, games=None))]
 pub(crate) fn match_report<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
     sprt: Option<(f64, f64)>,
+    games: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    if games.is_some_and(|g| g > MAX_GAMES) {
+        return Err(PyValueError::new_err(format!("games is out of range: at most {MAX_GAMES}")));
+    }
     let parsed: Vec<GameRecord> = if let Ok(path) = records.extract::<PathBuf>() {
         tabula_arena::read_results(&path).map_err(|e| run_err(RunError::Arena(e)))?
     } else {
@@ -280,10 +355,10 @@ pub(crate) fn match_report<'py>(
         }
         out
     };
-    let sprt = match sprt {
-        None => None,
-        Some((e0, e1)) => Some(Sprt::new(e0, e1, 0.05, 0.05).map_err(|e| PyValueError::new_err(e.to_string()))?),
-    };
-    let report = tabula_arena::MatchReport::from_records(&parsed, sprt);
+    let sprt = sprt_test(sprt)?;
+    if parsed.iter().any(|r| r.id >= MAX_GAMES) {
+        return Err(PyValueError::new_err(format!("a record's game number is past {MAX_GAMES}")));
+    }
+    let report = tabula_arena::MatchReport::from_scheduled_records(&parsed, games.unwrap_or(0), sprt);
     py.import("json")?.call_method1("loads", (report.to_json(),))
 }
