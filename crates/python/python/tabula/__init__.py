@@ -44,6 +44,7 @@ from ._tabula import (
     match_report,
     self_play,
     tourney,
+    tourney_report,
 )
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "self_play",
     "sgf",
     "tourney",
+    "tourney_report",
 ]
 
 

@@ -157,10 +157,26 @@ class MatchWorker:
         seed: int = 1,
         max_plies: Optional[int] = None,
     ) -> None: ...
+    @staticmethod
+    def tournament(
+        game: str,
+        agents: Sequence[str],
+        games: int = 2,
+        gauntlet: bool = False,
+        time_ms: Optional[int] = None,
+        nodes: Optional[int] = None,
+        depth: Optional[int] = None,
+        openings: Optional[str] = None,
+        seed: int = 1,
+        max_plies: Optional[int] = None,
+    ) -> "MatchWorker": ...
     @property
     def games(self) -> int: ...
     def play(self, id: int) -> Dict[str, Any]: ...
     def play_line(self, id: int) -> str: ...
+
+def tourney_report(records: Union[str, os.PathLike, Sequence[Dict[str, Any]]], players: int) -> Dict[str, Any]:
+    """A tournament's report rebuilt from its records by the arena's statistics."""
 
 class MatchTally:
     def __init__(self, games: int, sprt: Optional[Tuple[float, float]] = None) -> None: ...
