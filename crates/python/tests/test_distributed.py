@@ -5,6 +5,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -50,9 +51,13 @@ def cluster():
         "health_check_timeout_ms": 500,
         "health_check_failure_threshold": 3,
     }
+    # A port of its own, not Ray's default, which a cluster of the machine may hold.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     c = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 0, "include_dashboard": False, "_system_config": config},
+        head_node_args={"gcs_server_port": port, "num_cpus": 0, "include_dashboard": False, "_system_config": config},
     )
     for _ in range(2):
         c.add_node(num_cpus=1)
@@ -207,3 +212,14 @@ def test_a_missing_engine_names_the_node(cluster):
     spec = 'gtp(cmd="tabula-no-such-engine --mode gtp")'
     with pytest.raises(distributed.DistributedError, match=r"node .*tabula-no-such-engine"):
         distributed.match("go(size=9)", spec, "random(seed=1)", games=2, progress=False)
+
+
+def test_a_tournament_gives_the_local_tournaments_games_and_report(cluster, tmp_path):
+    agents = [A, B, "alphabeta(depth=2)"]
+    local_path = tmp_path / "local.jsonl"
+    expected = tabula.tourney(GAME, agents, games=4, openings=OPENINGS, results=str(local_path))
+    path = tmp_path / "tourney.jsonl"
+    report = distributed.tourney(GAME, agents, games=4, openings=OPENINGS, results=path, progress=False)
+    assert sorted(ids_in(path)) == list(range(12))
+    assert games_of(path) == games_of(local_path)
+    assert report == expected

@@ -1,5 +1,5 @@
-"""Matches and SPRTs over a Ray cluster: one 2-core machine plays a few hundred games an
-hour, and testing an engine change takes thousands.
+"""Matches, SPRTs and tournaments over a Ray cluster: one 2-core machine plays a few
+hundred games an hour, and testing an engine change takes thousands.
 
 ``match`` and ``sprt`` farm the games of one match out to Ray actors, each holding one
 ``tabula.MatchWorker`` (its engines are built once per actor, not per game) that plays games
@@ -17,8 +17,8 @@ without a gap), exactly as ``tabula match --sprt ... --jobs 1`` does, so it stop
 same game count. Its results file holds that run only: a game finished out of order waits in
 the driver until the games before it are in, and games past the decision are dropped.
 
-Tournaments are not distributed yet (they need a worker of a tournament's schedule in the
-Rust package); ``tabula.tourney`` runs them on one machine.
+``tourney`` spreads a tournament the same way (``tabula.MatchWorker.tournament``), without
+an SPRT.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import tabula
 
-__all__ = ["DistributedError", "gtp_programs", "match", "sprt"]
+__all__ = ["DistributedError", "gtp_programs", "match", "sprt", "tourney"]
 
 #: Games handed to one actor at a time: one playing and one waiting, so that an actor never
 #: idles while its last result travels back and the next number travels out.
@@ -113,25 +113,69 @@ def _ray():
     return ray
 
 
+def _worker(args: Dict[str, Any]) -> Any:
+    """The ``tabula.MatchWorker`` of a match (``a`` and ``b`` in `args`) or a tournament
+    (``agents``)."""
+    if "agents" in args:
+        return tabula.MatchWorker.tournament(**args)
+    return tabula.MatchWorker(**args)
+
+
+def _specs(args: Dict[str, Any]) -> List[str]:
+    return list(args["agents"]) if "agents" in args else [args["a"], args["b"]]
+
+
 class _MatchActor:
     """One worker: a ``tabula.MatchWorker`` built once, playing games by number."""
 
     def __init__(self, args: Dict[str, Any]):
         ray = _ray()
         self.node = f"{ray.util.get_node_ip_address()} (node {ray.get_runtime_context().get_node_id()})"
-        for spec in (args["a"], args["b"]):
+        for spec in _specs(args):
             for program in gtp_programs(spec):
                 if shutil.which(program) is None:
                     raise DistributedError(
                         f"node {self.node}: the GTP engine command '{program}' of agent '{spec}' is not found"
                     )
-        self.worker = tabula.MatchWorker(**args)
+        self.worker = _worker(args)
 
     def where(self) -> str:
         return self.node
 
     def play(self, game_id: int) -> str:
         return self.worker.play_line(game_id)
+
+
+class _TourneyTally:
+    """What ``tabula.MatchTally`` gives a match, for a tournament: the records, and the
+    report of ``tabula.tourney_report`` at the end."""
+
+    def __init__(self, players: int):
+        self.players = players
+        self.lines: List[str] = []
+        self.decided = False
+
+    @property
+    def played(self) -> int:
+        return len(self.lines)
+
+    def add_line(self, line: str) -> bool:
+        record = json.loads(line)
+        if not all(isinstance(p, int) and 0 <= p < self.players for p in record.get("participants", [None])):
+            return False
+        self.lines.append(line)
+        return True
+
+    def progress_line(self) -> str:
+        return f"{self.played} games"
+
+    def report(self) -> Dict[str, Any]:
+        return tabula.tourney_report([json.loads(line) for line in self.lines], self.players)
+
+    def report_text(self, format: str = "json") -> str:
+        if format != "json":
+            raise ValueError("a distributed tournament's report is printed as JSON")
+        return json.dumps(self.report(), indent=2)
 
 
 def _read_results(path: str, games: int) -> Dict[int, str]:
@@ -189,16 +233,7 @@ class _Progress:
 
 
 def _run(
-    game: str,
-    a: str,
-    b: str,
-    games: int,
-    openings: Optional[str],
-    seed: int,
-    time_ms: Optional[int],
-    nodes: Optional[int],
-    depth: Optional[int],
-    max_plies: Optional[int],
+    args: Dict[str, Any],
     results: Optional[str],
     address: Optional[str],
     workers: Optional[int],
@@ -208,21 +243,12 @@ def _run(
     on_game: Optional[Callable[[Dict[str, Any]], None]],
 ) -> Any:
     ray = _ray()
-    args = dict(
-        game=game,
-        a=a,
-        b=b,
-        games=games,
-        time_ms=time_ms,
-        nodes=nodes,
-        depth=depth,
-        openings=openings,
-        seed=seed,
-        max_plies=max_plies,
-    )
     # Checks every setting and spec here, before any actor starts.
-    tabula.MatchWorker(**args)
-    tally = tabula.MatchTally(games, sprt)
+    games = _worker(args).games
+    if "agents" in args:
+        tally: Any = _TourneyTally(len(args["agents"]))
+    else:
+        tally = tabula.MatchTally(games, sprt)
     done = _read_results(results, games) if results else {}
     # With an SPRT only the run of games without a gap from 0 counts; later games wait.
     waiting: Dict[int, str] = {}
@@ -320,7 +346,8 @@ def _run(
     try:
         for slot in range(workers):
             start(slot)
-        while inflight or more():
+        # Once an SPRT decides, the games still in flight are past the decision: not awaited.
+        while (inflight and not tally.decided) or more():
             for slot in range(workers):
                 while nodes_of[slot] is not None and load[slot] < IN_FLIGHT and more():
                     game_id = pending.popleft()
@@ -398,25 +425,19 @@ def match(
     if workers is not None and not 1 <= workers <= 100_000:
         raise ValueError(f"workers {workers} is out of range: 1..=100000")
     results = os.fspath(results) if results is not None else None
-    tally = _run(
-        game,
-        a,
-        b,
-        games,
-        openings,
-        seed,
-        time_ms,
-        nodes,
-        depth,
-        max_plies,
-        results,
-        address,
-        workers,
-        sprt,
-        progress,
-        progress_every,
-        on_game,
+    args = dict(
+        game=game,
+        a=a,
+        b=b,
+        games=games,
+        time_ms=time_ms,
+        nodes=nodes,
+        depth=depth,
+        openings=openings,
+        seed=seed,
+        max_plies=max_plies,
     )
+    tally = _run(args, results, address, workers, sprt, progress, progress_every, on_game)
     return tally.report()
 
 
@@ -434,3 +455,43 @@ def sprt(
     It stops at the same game count as ``tabula match --sprt elo0,elo1 --jobs 1`` on the
     same games; the report's ``sprt.status.decision`` says which hypothesis was accepted."""
     return match(game, a, b, games=games, sprt=(elo0, elo1), **options)
+
+
+def tourney(
+    game: str,
+    agents: Sequence[str],
+    games: int = 2,
+    gauntlet: bool = False,
+    openings: Optional[str] = None,
+    seed: int = 1,
+    time_ms: Optional[int] = None,
+    nodes: Optional[int] = None,
+    depth: Optional[int] = None,
+    max_plies: Optional[int] = None,
+    results: Optional[str] = None,
+    address: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = True,
+    progress_every: int = 10,
+    on_game: Optional[Callable[[Dict[str, Any]], None]] = None,
+) -> Dict[str, Any]:
+    """A tournament of `game` between `agents` (specs) played by Ray actors: a round robin,
+    or with ``gauntlet=True`` the first agent against each other, ``games`` games per
+    pairing. The other settings are those of ``match``. Returns the report as a dict, the
+    same as ``tabula.tourney`` returns for the same games."""
+    if workers is not None and not 1 <= workers <= 100_000:
+        raise ValueError(f"workers {workers} is out of range: 1..=100000")
+    results = os.fspath(results) if results is not None else None
+    args = dict(
+        game=game,
+        agents=list(agents),
+        games=games,
+        gauntlet=gauntlet,
+        time_ms=time_ms,
+        nodes=nodes,
+        depth=depth,
+        openings=openings,
+        seed=seed,
+        max_plies=max_plies,
+    )
+    return _run(args, results, address, workers, None, progress, progress_every, on_game).report()

@@ -44,24 +44,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not 1 <= args.games <= 1_000_000:
         parser.error("--games is out of range: 1..=1000000")
     try:
+        game_args = dict(
+            game=args.game,
+            a=args.agent_a,
+            b=args.agent_b,
+            games=args.games,
+            time_ms=args.time_ms,
+            nodes=args.nodes,
+            depth=args.depth,
+            openings=args.openings,
+            seed=args.seed,
+            max_plies=args.max_plies,
+        )
         tally = _run(
-            args.game,
-            args.agent_a,
-            args.agent_b,
-            args.games,
-            args.openings,
-            args.seed,
-            args.time_ms,
-            args.nodes,
-            args.depth,
-            args.max_plies,
-            args.results,
-            args.address,
-            args.workers,
-            args.sprt,
-            not args.quiet,
-            args.progress_every,
-            None,
+            game_args, args.results, args.address, args.workers, args.sprt, not args.quiet, args.progress_every, None
         )
     except (DistributedError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
