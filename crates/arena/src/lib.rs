@@ -71,7 +71,7 @@ pub mod stats;
 pub use clock::GameClock;
 pub use openings::{LIST_OPENING_PARAMS, MAX_OPENINGS_FILE, Opening, Openings, RANDOM_OPENING_PARAMS};
 pub use record::{GameRecord, MoveStats, Termination, write_text_record};
-pub use report::{MatchReport, SprtReport, Standing, TournamentReport};
+pub use report::{MatchReport, MatchTally, SprtReport, Standing, TournamentReport};
 pub use runner::{
     Adjudication, ArenaError, Fixture, GameRules, MatchConfig, PlayedGame, Schedule, TournamentConfig, match_schedule,
     play_fixture, play_game, read_results, run_match, run_tournament, tournament_schedule,

@@ -128,6 +128,91 @@ impl Tally {
     }
 }
 
+/// A match's statistics kept up to date one record at a time, for a driver that gathers
+/// the games of a match played elsewhere (other processes or machines): whether its SPRT
+/// has decided after each game, a progress line, and the report the arena would give for
+/// the same games. Games are paired as the match schedule pairs them.
+#[derive(Clone, Debug)]
+pub struct MatchTally {
+    games: usize,
+    sprt: Option<Sprt>,
+    /// The schedule, made when the first record shows how many seats a game has.
+    fixtures: Vec<Fixture>,
+    tally: Tally,
+    names: [String; 2],
+    game: String,
+}
+
+impl MatchTally {
+    /// An empty tally of a match of `games` games, with `sprt` if one is run.
+    pub fn new(games: usize, sprt: Option<Sprt>) -> MatchTally {
+        MatchTally {
+            games,
+            sprt,
+            fixtures: Vec::new(),
+            tally: Tally::new(2, games),
+            names: [String::new(), String::new()],
+            game: String::new(),
+        }
+    }
+
+    /// Counts `record`; false (and nothing counted) when it is not a game of the schedule
+    /// (number out of range, other seats) or its game was counted already.
+    pub fn add(&mut self, record: &GameRecord) -> bool {
+        if self.fixtures.is_empty() && self.games > 0 {
+            self.fixtures = match_schedule(self.games, record.participants.len().max(2));
+        }
+        let Some(f) = self.fixtures.get(record.id) else { return false };
+        if f.seats != record.participants || self.tally.is_done(record.id) {
+            return false;
+        }
+        self.tally.add(f, record);
+        for (p, name) in record.participants.iter().zip(&record.players) {
+            if let Some(slot) = self.names.get_mut(*p)
+                && slot.is_empty()
+            {
+                slot.clone_from(name);
+            }
+        }
+        if self.game.is_empty() {
+            self.game.clone_from(&record.game);
+        }
+        true
+    }
+
+    /// Games counted.
+    pub fn played(&self) -> u64 {
+        self.tally.played
+    }
+
+    /// Whether game `id` was counted.
+    pub fn has(&self, id: usize) -> bool {
+        self.tally.is_done(id)
+    }
+
+    /// Whether the SPRT (if any) has decided.
+    pub fn decided(&self) -> bool {
+        self.sprt.is_some_and(|t| self.tally.sprt_status(&t).decision != SprtDecision::Continue)
+    }
+
+    fn names(&self) -> Vec<String> {
+        let name = |i: usize| {
+            if self.names[i].is_empty() { format!("player {}", i + 1) } else { self.names[i].clone() }
+        };
+        vec![name(0), name(1)]
+    }
+
+    /// One line for a terminal: the score, the Elo and the SPRT's log-likelihood ratio.
+    pub fn progress_line(&self) -> String {
+        self.tally.progress_line(&self.names(), self.sprt.as_ref())
+    }
+
+    /// The report of the games counted.
+    pub fn report(&self) -> MatchReport {
+        MatchReport::new(&self.game, &self.names(), &self.tally, self.games, self.sprt)
+    }
+}
+
 /// The SPRT's test and where it stands.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SprtReport {
@@ -215,30 +300,20 @@ impl MatchReport {
     /// The report of a match's records (see [`crate::read_results`]), participant 0 first;
     /// games are paired as the match schedule pairs them.
     pub fn from_records(records: &[GameRecord], sprt: Option<Sprt>) -> MatchReport {
-        let games = records.iter().map(|r| r.id + 1).max().unwrap_or(0);
-        let seats = records.first().map_or(2, |r| r.participants.len());
-        let fixtures = match_schedule(games, seats);
-        let mut tally = Tally::new(2, games);
-        let mut names = vec![String::new(); 2];
+        MatchReport::from_scheduled_records(records, 0, sprt)
+    }
+
+    /// [`from_records`](MatchReport::from_records) for a match of `scheduled` games (at
+    /// least as many as the records' numbers show), so that a report of a match cut short
+    /// (by an SPRT, or still running) says how many games it was to have, as the arena's
+    /// own report does.
+    pub fn from_scheduled_records(records: &[GameRecord], scheduled: usize, sprt: Option<Sprt>) -> MatchReport {
+        let games = records.iter().map(|r| r.id + 1).max().unwrap_or(0).max(scheduled);
+        let mut tally = MatchTally::new(games, sprt);
         for r in records {
-            if let Some(f) = fixtures.get(r.id)
-                && f.seats == r.participants
-            {
-                tally.add(f, r);
-                for (p, name) in r.participants.iter().zip(&r.players) {
-                    if names[*p].is_empty() {
-                        names[*p].clone_from(name);
-                    }
-                }
-            }
+            tally.add(r);
         }
-        for (i, n) in names.iter_mut().enumerate() {
-            if n.is_empty() {
-                *n = format!("player {}", i + 1);
-            }
-        }
-        let game = records.first().map(|r| r.game.clone()).unwrap_or_default();
-        MatchReport::new(&game, &names, &tally, games, sprt)
+        tally.report()
     }
 
     /// The report as pretty-printed JSON.

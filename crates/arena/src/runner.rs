@@ -760,6 +760,10 @@ where
 /// over several processes or machines plays its fixtures with this, each once, and rebuilds
 /// the report from the records ([`MatchReport::from_records`]).
 ///
+/// Each agent is first reseeded with the fixture's number ([`Agent::reseed`]), so that with
+/// seeded agents the game depends on its fixture only, not on the games the agents played
+/// before: a match gives the same records on one thread, on many, or spread over machines.
+///
 /// # Errors
 /// [`ArenaError::Agent`] (with the seat's participant) when an agent cannot play at all.
 pub fn play_fixture<G: Game>(
@@ -770,6 +774,9 @@ pub fn play_fixture<G: Game>(
     limits: &Limits,
     rules: &GameRules,
 ) -> Result<GameRecord, ArenaError> {
+    for agent in agents.iter_mut() {
+        agent.reseed(fixture.id as u64);
+    }
     let played = play_game(start, opening, agents, limits, rules)?;
     Ok(GameRecord {
         id: fixture.id,

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use common::{BadAgent, ClockSpy, Counter, Evaluator, Fault, FirstAgent, Pennies, RandomAgent, Reporter};
 use tabula_arena::{
-    Adjudication, ArenaError, GameRecord, GameRules, MatchConfig, Opening, Openings, Sprt, SprtDecision, Termination,
-    Wld, play_game, run_match,
+    Adjudication, ArenaError, GameRecord, GameRules, MatchConfig, MatchReport, MatchTally, Opening, Openings, Sprt,
+    SprtDecision, Termination, Wld, play_game, run_match,
 };
 use tabula_core::{Agent, Clock, Limits};
 use tabula_tictactoe::TicTacToe;
@@ -383,6 +383,30 @@ fn sprt_stops_the_match_once_decided() {
     let report = run_match(&TicTacToe::new(), first, bad, &config, |_| {}).expect("match");
     assert_eq!(report.sprt.expect("sprt").status.decision, SprtDecision::AcceptH1);
     assert_eq!(report.played % 2, 0);
+}
+
+#[test]
+fn a_tally_fed_game_by_game_gives_the_matchs_report_and_sprt() {
+    let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05).expect("sprt");
+    let config = MatchConfig { games: 40, sprt: Some(sprt), ..MatchConfig::default() };
+    let mut records = Vec::new();
+    let report = run_match(&TicTacToe::new(), first, random(4), &config, |r| records.push(r.clone())).expect("match");
+    let mut tally = MatchTally::new(40, Some(sprt));
+    for (i, r) in records.iter().enumerate() {
+        assert!(!tally.decided(), "decided before game {i}");
+        assert!(tally.add(r));
+        assert!(!tally.add(r), "a game counts once");
+    }
+    assert_eq!(tally.decided(), report.sprt.is_some_and(|s| s.status.decision != SprtDecision::Continue));
+    assert_eq!(tally.played(), report.played);
+    // (JSON: a perfect score's NaN margin is unequal to itself.)
+    assert_eq!(tally.report().to_json(), report.to_json());
+    assert_eq!(MatchReport::from_scheduled_records(&records, 40, Some(sprt)).to_json(), report.to_json());
+    let mut foreign = records[0].clone();
+    foreign.participants.reverse();
+    assert!(!MatchTally::new(40, None).add(&foreign), "other seats are not this match's game");
+    foreign.id = 40;
+    assert!(!MatchTally::new(40, None).add(&foreign), "past the schedule");
 }
 
 #[test]

@@ -209,6 +209,14 @@ pub trait Agent<G: Game>: Send {
     /// A new game starts from `state`; agents drop anything kept from the last one.
     fn new_game(&mut self, _state: &G) {}
 
+    /// Makes the games from now on depend only on the configured seed and `salt`: an agent
+    /// given a seed restarts its random number generator from the two (e.g.
+    /// [`Rng::derive`](crate::Rng::derive)), so that a game of a schedule, reseeded with its
+    /// number, plays the same moves whichever games the agent played before and on whatever
+    /// thread, process or machine it runs. Agents without a seed (or without randomness)
+    /// ignore it.
+    fn reseed(&mut self, _salt: u64) {}
+
     /// A move was played (by anyone): `before` is the position it was played in, `joint` the
     /// move — one element in alternating games, one move per player in simultaneous turns.
     /// Agents that reuse their search tree or keep an external engine in sync follow along here.

@@ -11,6 +11,9 @@ use tabula_arena::{ArenaError, GameRecord, MatchConfig, Openings, Schedule, Sprt
 use tabula_core::Limits;
 use tabula_registry::matches::{self, MAX_GAMES, MAX_JOBS, RunError, parse_openings};
 
+/// Most agents in a tournament whose report is rebuilt from records.
+const MAX_PLAYERS: usize = 1_000;
+
 use crate::background;
 
 fn run_err(e: RunError) -> PyErr {
@@ -122,10 +125,7 @@ pub(crate) fn play_match<'py>(
         return Err(PyValueError::new_err(format!("games {games} is out of range: 1..={MAX_GAMES}")));
     }
     let c = common(jobs, time_ms, nodes, depth, openings, seed, results)?;
-    let sprt = match sprt {
-        None => None,
-        Some((e0, e1)) => Some(Sprt::new(e0, e1, 0.05, 0.05).map_err(|e| PyValueError::new_err(e.to_string()))?),
-    };
+    let sprt = sprt_test(sprt)?;
     let stop = Arc::new(AtomicBool::new(false));
     let config = MatchConfig {
         games,
@@ -237,7 +237,47 @@ impl MatchWorker {
         Ok(MatchWorker { worker: Mutex::new(worker) })
     }
 
-    /// Games in the match's schedule.
+    /// The worker of a tournament instead: `agents` (specs), `games` per pairing, a round
+    /// robin or with `gauntlet=True` the first agent against each other; game `id` is the
+    /// one `tabula.tourney` numbers `id`. The other settings are those of `MatchWorker`.
+    #[staticmethod]
+    #[pyo3(signature = (game, agents, games=2, gauntlet=false, time_ms=None, nodes=None, depth=None,
+                        openings=None, seed=1, max_plies=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn tournament(
+        py: Python<'_>,
+        game: &str,
+        agents: Vec<String>,
+        games: usize,
+        gauntlet: bool,
+        time_ms: Option<u64>,
+        nodes: Option<u64>,
+        depth: Option<u32>,
+        openings: Option<&str>,
+        seed: u64,
+        max_plies: Option<u32>,
+    ) -> PyResult<MatchWorker> {
+        let n = agents.len();
+        let pairs = if gauntlet { n.saturating_sub(1) } else { n * n.saturating_sub(1) / 2 };
+        if n < 2 || games == 0 || pairs.saturating_mul(games) > MAX_GAMES {
+            return Err(PyValueError::new_err(format!(
+                "{n} agents, {games} games per pairing: two agents or more and between 1 and {MAX_GAMES} games in all"
+            )));
+        }
+        let c = common(1, time_ms, nodes, depth, openings, seed, None)?;
+        let config = TournamentConfig {
+            schedule: if gauntlet { Schedule::Gauntlet } else { Schedule::RoundRobin },
+            games_per_pair: games,
+            openings: c.openings,
+            limits: c.limits,
+            rules: matches::rules(max_plies, time_ms.is_some(), None),
+            ..TournamentConfig::default()
+        };
+        let worker = py.detach(|| matches::MatchWorker::tournament(game, &agents, &config)).map_err(run_err)?;
+        Ok(MatchWorker { worker: Mutex::new(worker) })
+    }
+
+    /// Games in the schedule.
     #[getter]
     fn games(&self) -> usize {
         self.worker.lock().unwrap_or_else(|e| e.into_inner()).games()
@@ -257,33 +297,134 @@ impl MatchWorker {
     }
 }
 
+/// The report of a tournament between `players` agents rebuilt from its records — a
+/// results file (path) or a list of record dicts — as `tabula.tourney` gives it for the
+/// same games.
+#[pyfunction]
+#[pyo3(signature = (records, players))]
+pub(crate) fn tourney_report<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    players: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    if !(2..=MAX_PLAYERS).contains(&players) {
+        return Err(PyValueError::new_err(format!("players {players} is out of range: 2..={MAX_PLAYERS}")));
+    }
+    let parsed = read_records(py, records)?;
+    if parsed.iter().any(|r| r.id >= MAX_GAMES || r.participants.iter().any(|&p| p >= players)) {
+        return Err(PyValueError::new_err("a record is not of this tournament (game number or participant)"));
+    }
+    let report = tabula_arena::TournamentReport::from_records(&parsed, players, &Default::default());
+    py.import("json")?.call_method1("loads", (report.to_json(),))
+}
+
+/// Records from a results file (path) or a list of record dicts.
+fn read_records(py: Python<'_>, records: &Bound<'_, PyAny>) -> PyResult<Vec<GameRecord>> {
+    if let Ok(path) = records.extract::<PathBuf>() {
+        return tabula_arena::read_results(&path).map_err(|e| run_err(RunError::Arena(e)));
+    }
+    let json = py.import("json")?;
+    let mut out = Vec::new();
+    for item in records.try_iter()? {
+        let text: String = json.call_method1("dumps", (item?,))?.extract()?;
+        out.push(serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("not a game record: {e}")))?);
+    }
+    Ok(out)
+}
+
+fn sprt_test(sprt: Option<(f64, f64)>) -> PyResult<Option<Sprt>> {
+    sprt.map(|(e0, e1)| Sprt::new(e0, e1, 0.05, 0.05).map_err(|e| PyValueError::new_err(e.to_string()))).transpose()
+}
+
+/// A match's statistics kept up to date one game at a time, by the arena's own code: what
+/// a driver gathering the games of a match played elsewhere needs. `MatchTally(games,
+/// sprt=None)` for a match of `games` games; `add_line(line)` counts one results-file line
+/// (false when its game is not of the schedule or was counted already); `decided` says
+/// whether the SPRT has decided; `report()` is the report `tabula.match` gives for the same
+/// games.
+#[pyclass(module = "tabula._tabula")]
+pub(crate) struct MatchTally {
+    tally: tabula_arena::MatchTally,
+}
+
+#[pymethods]
+impl MatchTally {
+    #[new]
+    #[pyo3(signature = (games, sprt=None))]
+    fn new(games: usize, sprt: Option<(f64, f64)>) -> PyResult<MatchTally> {
+        if !(1..=MAX_GAMES).contains(&games) {
+            return Err(PyValueError::new_err(format!("games {games} is out of range: 1..={MAX_GAMES}")));
+        }
+        Ok(MatchTally { tally: tabula_arena::MatchTally::new(games, sprt_test(sprt)?) })
+    }
+
+    /// Counts the game of one results-file line.
+    fn add_line(&mut self, line: &str) -> PyResult<bool> {
+        let record: GameRecord =
+            serde_json::from_str(line).map_err(|e| PyValueError::new_err(format!("not a game record: {e}")))?;
+        Ok(self.tally.add(&record))
+    }
+
+    /// Games counted.
+    #[getter]
+    fn played(&self) -> u64 {
+        self.tally.played()
+    }
+
+    /// Whether the SPRT has decided (always false without one).
+    #[getter]
+    fn decided(&self) -> bool {
+        self.tally.decided()
+    }
+
+    /// Whether game `id` was counted.
+    fn has(&self, id: usize) -> bool {
+        self.tally.has(id)
+    }
+
+    /// One line of progress: score, Elo and the SPRT's log-likelihood ratio.
+    fn progress_line(&self) -> String {
+        self.tally.progress_line()
+    }
+
+    /// The report as `tabula match` prints it: `format` is "table", "json" or "csv".
+    #[pyo3(signature = (format="table"))]
+    fn report_text(&self, format: &str) -> PyResult<String> {
+        let report = self.tally.report();
+        match format {
+            "table" => Ok(report.to_string()),
+            "json" => Ok(report.to_json()),
+            "csv" => Ok(report.to_csv()),
+            other => Err(PyValueError::new_err(format!("report format '{other}': table, json or csv"))),
+        }
+    }
+
+    /// The report of the games counted, as a dict.
+    fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("json")?.call_method1("loads", (self.tally.report().to_json(),))
+    }
+}
+
 /// The report of a match rebuilt from its records — a results file (path) or a list of
 /// record dicts — by the arena's own statistics, as `tabula match` prints it for the same
-/// games; `sprt=(elo0, elo1)` adds the test's state.
+/// games; `sprt=(elo0, elo1)` adds the test's state; `games` is the number of games the
+/// match was scheduled to have (default: as many as the highest game number shows).
 #[pyfunction]
-#[pyo3(signature = (records, sprt=None))]
+#[pyo3(signature = (records, sprt=None, games=None))]
 pub(crate) fn match_report<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
     sprt: Option<(f64, f64)>,
+    games: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let parsed: Vec<GameRecord> = if let Ok(path) = records.extract::<PathBuf>() {
-        tabula_arena::read_results(&path).map_err(|e| run_err(RunError::Arena(e)))?
-    } else {
-        let json = py.import("json")?;
-        let mut out = Vec::new();
-        for item in records.try_iter()? {
-            let text: String = json.call_method1("dumps", (item?,))?.extract()?;
-            out.push(
-                serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("not a game record: {e}")))?,
-            );
-        }
-        out
-    };
-    let sprt = match sprt {
-        None => None,
-        Some((e0, e1)) => Some(Sprt::new(e0, e1, 0.05, 0.05).map_err(|e| PyValueError::new_err(e.to_string()))?),
-    };
-    let report = tabula_arena::MatchReport::from_records(&parsed, sprt);
+    if games.is_some_and(|g| g > MAX_GAMES) {
+        return Err(PyValueError::new_err(format!("games is out of range: at most {MAX_GAMES}")));
+    }
+    let parsed = read_records(py, records)?;
+    let sprt = sprt_test(sprt)?;
+    if parsed.iter().any(|r| r.id >= MAX_GAMES) {
+        return Err(PyValueError::new_err(format!("a record's game number is past {MAX_GAMES}")));
+    }
+    let report = tabula_arena::MatchReport::from_scheduled_records(&parsed, games.unwrap_or(0), sprt);
     py.import("json")?.call_method1("loads", (report.to_json(),))
 }

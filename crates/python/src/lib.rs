@@ -626,7 +626,9 @@ fn _tabula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arena::play_match, m)?)?;
     m.add_function(wrap_pyfunction!(arena::tourney, m)?)?;
     m.add_function(wrap_pyfunction!(arena::match_report, m)?)?;
+    m.add_function(wrap_pyfunction!(arena::tourney_report, m)?)?;
     m.add_class::<arena::MatchWorker>()?;
+    m.add_class::<arena::MatchTally>()?;
     m.add_function(wrap_pyfunction!(sgf::sgf_parse, m)?)?;
     m.add_function(wrap_pyfunction!(sgf::sgf_write, m)?)?;
     m.add_function(wrap_pyfunction!(sgf::state_to_sgf, m)?)?;

@@ -209,10 +209,10 @@ struct TypedWorker<G: Game> {
     openings: Openings,
     limits: tabula_core::Limits,
     rules: tabula_arena::GameRules,
-    /// The agent specs of the two participants.
-    specs: [String; 2],
+    /// The agent specs of the participants.
+    specs: Vec<String>,
     /// Agents built and not in a game, per participant.
-    pool: [Vec<Box<dyn tabula_core::Agent<G>>>; 2],
+    pool: Vec<Vec<Box<dyn tabula_core::Agent<G>>>>,
 }
 
 impl<G: Game> TypedWorker<G> {
@@ -231,10 +231,9 @@ impl<G: Game> ErasedWorker for TypedWorker<G> {
     }
 
     fn play(&mut self, id: usize) -> Result<GameRecord, RunError> {
-        let fixture =
-            self.fixtures.get(id).cloned().ok_or_else(|| {
-                RunError::Config(format!("no game {id}: the match has games 0..{}", self.fixtures.len()))
-            })?;
+        let fixture = self.fixtures.get(id).cloned().ok_or_else(|| {
+            RunError::Config(format!("no game {id}: the schedule has games 0..{}", self.fixtures.len()))
+        })?;
         let opening = self.openings.opening(&self.start, fixture.opening)?;
         let mut agents = Vec::with_capacity(fixture.seats.len());
         for &p in &fixture.seats {
@@ -252,33 +251,69 @@ impl<G: Game> ErasedWorker for TypedWorker<G> {
     }
 }
 
+/// Builds the worker of `fixtures` (made by `schedule` from the game's number of seats)
+/// between the agents of `specs`, each checked by building it once.
+fn build_worker(
+    game: &str,
+    specs: Vec<String>,
+    schedule: &dyn Fn(usize) -> Vec<tabula_arena::Fixture>,
+    openings: &Openings,
+    limits: &tabula_core::Limits,
+    rules: &tabula_arena::GameRules,
+) -> Result<Box<dyn ErasedWorker>, RunError> {
+    struct Build<'a> {
+        specs: Vec<String>,
+        schedule: &'a dyn Fn(usize) -> Vec<tabula_arena::Fixture>,
+        openings: &'a Openings,
+        limits: &'a tabula_core::Limits,
+        rules: &'a tabula_arena::GameRules,
+    }
+    impl GameVisitor for Build<'_> {
+        type Output = Result<Box<dyn ErasedWorker>, RunError>;
+        fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Self::Output {
+            check_agents(agents, &self.specs, 1)?;
+            Ok(Box::new(TypedWorker {
+                fixtures: (self.schedule)(game.num_players()),
+                start: game,
+                openings: self.openings.clone(),
+                limits: self.limits.clone(),
+                rules: self.rules.clone(),
+                pool: self.specs.iter().map(|_| Vec::new()).collect(),
+                specs: self.specs,
+            }))
+        }
+    }
+    crate::with_game(game, Build { specs, schedule, openings, limits, rules })?
+}
+
 impl MatchWorker {
     /// A worker for the match of `game` between `agent_a` and `agent_b` over `games` games,
     /// with `config`'s openings, limits and rules (its other fields are the driver's). The
     /// specs are checked by building each agent once.
     pub fn new(game: &str, agent_a: &str, agent_b: &str, config: &MatchConfig) -> Result<MatchWorker, RunError> {
-        struct Build<'a> {
-            specs: [String; 2],
-            config: &'a MatchConfig,
-        }
-        impl GameVisitor for Build<'_> {
-            type Output = Result<Box<dyn ErasedWorker>, RunError>;
-            fn visit<G: Game>(self, game: G, agents: &dyn AgentFactory<G>) -> Self::Output {
-                check_agents(agents, &self.specs, 1)?;
-                Ok(Box::new(TypedWorker {
-                    fixtures: tabula_arena::match_schedule(self.config.games, game.num_players()),
-                    start: game,
-                    openings: self.config.openings.clone(),
-                    limits: self.config.limits.clone(),
-                    rules: self.config.rules.clone(),
-                    specs: self.specs,
-                    pool: [Vec::new(), Vec::new()],
-                }))
-            }
+        let ms = time_ms(&config.limits);
+        let specs = vec![with_time(agent_a, ms), with_time(agent_b, ms)];
+        let games = config.games;
+        let schedule = move |seats: usize| tabula_arena::match_schedule(games, seats);
+        Ok(MatchWorker {
+            inner: build_worker(game, specs, &schedule, &config.openings, &config.limits, &config.rules)?,
+        })
+    }
+
+    /// A worker for the tournament of `game` between `agents` (specs) by `config`'s
+    /// schedule, games per pair, openings, limits and rules: game `id` is the tournament's
+    /// game `id`, as `run_tournament` numbers it.
+    pub fn tournament(game: &str, agents: &[String], config: &TournamentConfig) -> Result<MatchWorker, RunError> {
+        if agents.len() < 2 {
+            return Err(RunError::Config("a tournament needs two agents or more".into()));
         }
         let ms = time_ms(&config.limits);
-        let specs = [with_time(agent_a, ms), with_time(agent_b, ms)];
-        Ok(MatchWorker { inner: crate::with_game(game, Build { specs, config })?? })
+        let specs: Vec<String> = agents.iter().map(|s| with_time(s, ms)).collect();
+        let (players, kind, per_pair) = (specs.len(), config.schedule, config.games_per_pair);
+        let schedule = move |seats: usize| tabula_arena::tournament_schedule(players, kind, per_pair, seats);
+        Ok(MatchWorker {
+            inner: build_worker(game, specs, &schedule, &config.openings, &config.limits, &config.rules)?,
+        })
     }
 
     /// Plays game `id` (0-based, below [`games`](MatchWorker::games)) and returns its record.
@@ -286,7 +321,7 @@ impl MatchWorker {
         self.inner.play(id)
     }
 
-    /// Games in the match's schedule.
+    /// Games in the schedule.
     pub fn games(&self) -> usize {
         self.inner.games()
     }
@@ -342,6 +377,53 @@ mod tests {
         assert_eq!(MatchReport::from_records(&parts, None), report);
         assert!(worker.play(6).unwrap_err().to_string().contains("no game 6"));
         assert!(MatchWorker::new("connect4", a, "nonsense", &config).is_err());
+    }
+
+    #[test]
+    fn seeded_agents_play_each_game_alike_on_any_thread_and_in_any_order() {
+        let openings = Openings::RandomPlies { plies: 2, seed: 5 };
+        let config = |jobs| MatchConfig { games: 8, jobs, openings: openings.clone(), ..MatchConfig::default() };
+        let (a, b) = ("mcts(playouts=60,seed=1,early=false)", "mcts(playouts=40,seed=2,early=false)");
+        let sorted = |mut rs: Vec<GameRecord>| {
+            rs.sort_by_key(|r| r.id);
+            rs.into_iter().map(|r| (r.id, r.moves, r.rewards)).collect::<Vec<_>>()
+        };
+        let mut one = Vec::new();
+        run_match("connect4", a, b, &config(1), |r| one.push(r.clone())).unwrap();
+        let mut three = Vec::new();
+        run_match("connect4", a, b, &config(3), |r| three.push(r.clone())).unwrap();
+        let mut worker = MatchWorker::new("connect4", a, b, &config(1)).unwrap();
+        let reversed: Vec<GameRecord> = (0..8).rev().map(|id| worker.play(id).unwrap()).collect();
+        let one = sorted(one);
+        assert_eq!(one.len(), 8);
+        assert_eq!(one, sorted(three), "three threads play the games of one");
+        assert_eq!(one, sorted(reversed), "a worker playing the games backwards plays the same games");
+        // The games differ from one another (the seed is salted by the game's number), and
+        // an unseeded agent still plays.
+        assert!(one.windows(2).any(|w| w[0].1 != w[1].1));
+        let mut plain = MatchWorker::new("connect4", "mcts(playouts=20)", b, &config(1)).unwrap();
+        assert_eq!(plain.play(0).unwrap().id, 0);
+    }
+
+    #[test]
+    fn a_tournament_played_game_by_game_gives_the_tournaments_games() {
+        let config = TournamentConfig {
+            games_per_pair: 2,
+            openings: Openings::RandomPlies { plies: 2, seed: 1 },
+            ..TournamentConfig::default()
+        };
+        let specs = ["mcts(playouts=30,seed=1)".to_string(), "random(seed=2)".into(), "alphabeta(depth=2)".into()];
+        let mut whole = Vec::new();
+        run_tournament("connect4", &specs, &config, |r| whole.push(r.clone())).unwrap();
+        let mut worker = MatchWorker::tournament("connect4", &specs, &config).unwrap();
+        assert_eq!(worker.games(), 6);
+        let mut parts: Vec<GameRecord> = (0..6).rev().map(|id| worker.play(id).unwrap()).collect();
+        parts.sort_by_key(|r| r.id);
+        whole.sort_by_key(|r| r.id);
+        let games =
+            |rs: &[GameRecord]| rs.iter().map(|r| (r.participants.clone(), r.moves.clone())).collect::<Vec<_>>();
+        assert_eq!(games(&parts), games(&whole));
+        assert!(MatchWorker::tournament("connect4", &specs[..1], &config).is_err());
     }
 
     #[test]

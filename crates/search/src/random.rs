@@ -34,6 +34,12 @@ impl<G: Game> Agent<G> for RandomAgent<G> {
         }
     }
 
+    fn reseed(&mut self, salt: u64) {
+        if let Some(seed) = self.seed {
+            self.rng = Rng::derive(seed, salt);
+        }
+    }
+
     fn choose(
         &mut self,
         state: &G,

@@ -409,6 +409,10 @@ impl Agent<Go> for GoAgent {
         self.inner.new_game(state);
     }
 
+    fn reseed(&mut self, salt: u64) {
+        self.inner.reseed(salt);
+    }
+
     fn observe(&mut self, before: &Go, joint: &[Move]) {
         self.inner.observe(before, joint);
     }

@@ -442,6 +442,11 @@ fn pass_prior(b: &Board, passes: usize) -> f32 {
 }
 
 impl MctsPolicy<Go> for GoPolicy {
+    fn reseed(&mut self, seed: u64, salt: u64) {
+        self.seed = Rng::derive(seed, salt).next_u64();
+        self.counter = Arc::new(AtomicU64::new(0));
+    }
+
     fn has_priors(&self) -> bool {
         true
     }

@@ -35,6 +35,7 @@ from ._tabula import (
     EpisodeGenerator,
     Game,
     Learner,
+    MatchTally,
     MatchWorker,
     MoveStat,
     SearchInfo,
@@ -48,6 +49,7 @@ from ._tabula import (
     match_report,
     self_play,
     tourney,
+    tourney_report,
 )
 
 __all__ = [
@@ -58,6 +60,7 @@ __all__ = [
     "EpisodeGenerator",
     "Game",
     "Learner",
+    "MatchTally",
     "MatchWorker",
     "MoveStat",
     "SearchInfo",
@@ -74,6 +77,7 @@ __all__ = [
     "self_play",
     "sgf",
     "tourney",
+    "tourney_report",
 ]
 
 

@@ -157,6 +157,19 @@ class MatchWorker:
         seed: int = 1,
         max_plies: Optional[int] = None,
     ) -> None: ...
+    @staticmethod
+    def tournament(
+        game: str,
+        agents: Sequence[str],
+        games: int = 2,
+        gauntlet: bool = False,
+        time_ms: Optional[int] = None,
+        nodes: Optional[int] = None,
+        depth: Optional[int] = None,
+        openings: Optional[str] = None,
+        seed: int = 1,
+        max_plies: Optional[int] = None,
+    ) -> "MatchWorker": ...
     @property
     def games(self) -> int: ...
     def play(self, id: int) -> Dict[str, Any]: ...
@@ -221,9 +234,25 @@ class Learner:
 
 def load_checkpoint(path: Union[str, os.PathLike]) -> Dict[str, Any]:
     """A training checkpoint, checked as the trainer reads it."""
+def tourney_report(records: Union[str, os.PathLike, Sequence[Dict[str, Any]]], players: int) -> Dict[str, Any]:
+    """A tournament's report rebuilt from its records by the arena's statistics."""
+
+class MatchTally:
+    def __init__(self, games: int, sprt: Optional[Tuple[float, float]] = None) -> None: ...
+    def add_line(self, line: str) -> bool: ...
+    @property
+    def played(self) -> int: ...
+    @property
+    def decided(self) -> bool: ...
+    def has(self, id: int) -> bool: ...
+    def progress_line(self) -> str: ...
+    def report_text(self, format: str = "table") -> str: ...
+    def report(self) -> Dict[str, Any]: ...
 
 def match_report(
-    records: Union[str, os.PathLike, Sequence[Dict[str, Any]]], sprt: Optional[Tuple[float, float]] = None
+    records: Union[str, os.PathLike, Sequence[Dict[str, Any]]],
+    sprt: Optional[Tuple[float, float]] = None,
+    games: Optional[int] = None,
 ) -> Dict[str, Any]:
     """A match's report rebuilt from its records by the arena's statistics."""
 

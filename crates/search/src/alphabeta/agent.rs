@@ -403,6 +403,12 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for AlphaBetaAgent<G, E> {
     fn new_game(&mut self, _state: &G) {
         self.tt.clear();
     }
+
+    fn reseed(&mut self, salt: u64) {
+        if let Some(seed) = self.seed {
+            self.rng = Rng::derive(seed, salt);
+        }
+    }
 }
 
 /// Paranoid search (the agent's player against all others) for games of any number of

@@ -660,6 +660,13 @@ impl<G: Game, P: MctsPolicy<G>> Agent<G> for MctsAgent<G, P> {
         self.clear();
     }
 
+    fn reseed(&mut self, salt: u64) {
+        if let Some(seed) = self.config.seed {
+            self.rng = Rng::derive(seed, salt);
+            self.policy.reseed(seed, salt);
+        }
+    }
+
     fn observe(&mut self, before: &G, joint: &[G::Move]) {
         if !self.config.reuse {
             return;

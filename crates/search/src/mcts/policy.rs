@@ -32,6 +32,11 @@ pub trait MctsPolicy<G: Game>: Clone + Send + Sync + 'static {
         children
     }
 
+    /// Restarts any randomness of the policy's own from the agent's configured `seed` and
+    /// `salt` (see [`Agent::reseed`](tabula_core::Agent::reseed)); called only when the
+    /// agent has a seed. The default keeps nothing random.
+    fn reseed(&mut self, _seed: u64, _salt: u64) {}
+
     /// Chooses a playout move among the legal `moves` (never empty) of the player to move.
     /// The default is uniformly random.
     #[inline]
