@@ -520,7 +520,31 @@ impl fmt::Debug for AnyGame {
     }
 }
 
+/// What a front end can show of a game described in GDL, which has no board of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GdlFacts {
+    /// The role names, in player order.
+    pub roles: Vec<String>,
+    /// The facts true in the position, as KIF.
+    pub facts: Vec<String>,
+    /// Every fact that can hold in some position, when the reasoner knows them (the
+    /// propnet's base propositions; the interpreter does not list them).
+    pub bases: Option<Vec<String>>,
+}
+
 impl AnyGame {
+    /// For a game described in GDL, its roles and facts (see [`GdlFacts`]); `None` for other
+    /// games. `with_bases` asks for every fact that can hold, which is worth asking once.
+    pub fn gdl_facts(&self, with_bases: bool) -> Option<GdlFacts> {
+        let any = self.inner.as_any();
+        if let Some(t) = any.downcast_ref::<Typed<tabula_gdl::PropnetGame>>() {
+            let bases = with_bases.then(|| t.game.base_facts());
+            return Some(GdlFacts { roles: t.game.role_names().to_vec(), facts: t.game.facts(), bases });
+        }
+        let t = any.downcast_ref::<Typed<tabula_gdl::GdlGame>>()?;
+        Some(GdlFacts { roles: t.game.role_names().to_vec(), facts: t.game.facts(), bases: None })
+    }
+
     /// The spec that builds this game's start position.
     pub fn spec(&self) -> String {
         self.inner.spec()
@@ -836,6 +860,28 @@ mod tests {
         assert!(g.history().is_empty() && g.ply() == 0);
         assert!(load("connect4(width=99)").is_err());
         assert!(load("chess").unwrap_err().to_string().contains("connect4"));
+    }
+
+    #[test]
+    fn gdl_games_show_their_roles_and_facts_with_either_reasoner() {
+        let gdl = tabula_core::testing::fixture("gdl/ticTacToe.kif");
+        assert_eq!(load("othello").unwrap().gdl_facts(true), None);
+        for reasoner in ["propnet", "reference"] {
+            let mut g = load(&format!("gdl(file={},reasoner={reasoner})", gdl.display())).unwrap();
+            g.play_move("(mark 2 3)").unwrap();
+            let facts = g.gdl_facts(true).unwrap();
+            assert_eq!(facts.roles, ["xplayer", "oplayer"], "{reasoner}");
+            assert!(facts.facts.contains(&"(cell 2 3 x)".to_string()), "{reasoner}: {:?}", facts.facts);
+            assert!(facts.facts.contains(&"(control oplayer)".to_string()), "{reasoner}");
+            match (reasoner, facts.bases) {
+                // Every cell with each of its three marks, and the two controls.
+                ("propnet", Some(bases)) => {
+                    assert!(bases.contains(&"(cell 3 3 o)".to_string()) && bases.len() >= 29, "{bases:?}")
+                }
+                ("reference", None) => {}
+                (_, bases) => panic!("{reasoner}: {bases:?}"),
+            }
+        }
     }
 
     #[test]

@@ -442,29 +442,38 @@ const scenarios = {
   },
 };
 
-// GDL tic-tac-toe from the server's bundled games, against MCTS: no board shape, so the
-// legal moves are buttons; a whole game by clicking them. Then GDL Connect Four's rules
-// pasted into the form, and one move of it.
+// GDL tic-tac-toe from the server's bundled games, against MCTS: drawn on the grid of its
+// `cell` relation, the seats named by its roles; a whole game by clicking cells. Then GDL
+// Connect Four's rules pasted into the form, and one move by clicking a column: the piece
+// lands on the bottom row.
 scenarios.gdl = async (page) => {
   await newGame(page, "gdl", {}, ["human", "mcts(playouts=100)"]);
   check(/^gdl\(game=ticTacToe\): human vs mcts/.test(await page.$eval("#play-title", (e) => e.textContent)), "the title names the game");
-  check(await page.$eval("#board-wrap", (e) => e.hidden) && !(await page.$eval("#move-list", (e) => e.hidden)), "the moves are listed in place of a board");
+  check(!(await page.$eval("#board-wrap", (e) => e.hidden)), "no board drawn from the cell relation");
+  check(await page.$$eval("#board .cell", (c) => c.length) === 9, "the grid is not 3x3");
+  check(/^xplayer \(human\) to move/.test(await statusText(page)), `the seat is not named by its role: ${await statusText(page)}`);
+  const facts = await page.$$eval("#gdl-facts li", (l) => l.map((e) => e.textContent));
+  check(facts.length === 1 && facts[0] === "(control xplayer)", `facts beside the board: ${facts}`);
   let s = await boardState(page);
   let moves = 0;
   const played = [];
   while (!s.over) {
     check(moves < 9, "no end after 9 moves");
-    const buttons = await page.$$("#move-list button.legal-move:not([disabled])");
-    check(buttons.length > 0, "no move to click");
-    const texts = await Promise.all(buttons.map((b) => b.textContent()));
-    check(texts.every((t) => /^\(mark [123] [123]\)$/.test(t)), `moves: ${texts}`);
-    const i = pick(buttons.length);
-    await buttons[i].click();
-    played.push(texts[i]);
+    const cells = await page.$$("#board .cell.clickable");
+    check(cells.length > 0, "no cell to click");
+    const labels = await Promise.all(cells.map((c) => c.getAttribute("aria-label")));
+    check(labels.every((l) => /^cell [123] [123], empty, playable/.test(l)), `cells: ${labels}`);
+    const i = pick(cells.length);
+    const [, col, row] = labels[i].match(/^cell (\d) (\d)/);
+    await cells[i].click();
+    const mv = `(mark ${col} ${row})`;
+    played.push(mv);
     moves += 1;
     s = await humanTurn(page, s.ply);
     const list = await moveList(page);
-    check(list.includes(texts[i]), `${texts[i]} is not in the move list ${list}`);
+    check(list.includes(mv), `${mv} is not in the move list ${list}`);
+    const mark = await page.$eval(`#board .cell[aria-label^="cell ${col} ${row},"]`, (e) => e.getAttribute("aria-label"));
+    check(/^cell \d \d, xplayer x/.test(mark), `the clicked cell reads ${mark}`);
   }
   const result = await statusText(page);
   check(result.startsWith("Game over"), `status: ${result}`);
@@ -479,8 +488,14 @@ scenarios.gdl = async (page) => {
   await page.waitForFunction(() => /^gdl\(game=pasted-[0-9a-f]{16}\): human vs human$/.test(document.getElementById("play-title").textContent), null, { timeout: WAIT_MS });
   const pasted = await page.$$eval("#move-list button.legal-move:not([disabled])", (b) => b.map((e) => e.textContent));
   check(pasted.length === 7, `pasted Connect Four offers ${pasted}`);
-  await page.click("#move-list button.legal-move >> nth=3");
+  check(await page.$$eval("#board .cell", (c) => c.length) === 42, "the rack is not 7x6");
+  // Any cell of column 4 drops there; row 1 is the bottom row.
+  await page.click('#board .cell[aria-label^="column 4 6,"]');
   await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 1, null, { timeout: WAIT_MS });
+  check((await moveList(page))[0] === "(drop 4)", `the column click played ${await moveList(page)}`);
+  const landed = await page.$eval('#board .cell[aria-label^="column 4 1,"]', (e) => e.getAttribute("aria-label"));
+  check(/^column 4 1, red r/.test(landed), `the bottom of column 4 reads ${landed}`);
+  shots.push(await shot(page, "gdl-connect-four"));
   return { moves, plies: s.ply, played, result, pasted: pasted.length, shots };
 };
 
@@ -550,7 +565,29 @@ scenarios.match = async (page) => {
   check(await page.$eval("#replay-next", (b) => b.disabled), "Next is enabled at the end");
   check((await page.$eval("#replay-pos", (e) => e.textContent)) === `move ${plies} of ${plies}`, "the position text");
   shots.push(await shot(page, "match-replay"));
-  return { played, seen: [...seen], wld: wld.text, elo, sprt, plies, end, shots };
+
+  // A round robin of three agents at tic-tac-toe, one game a pair: the standings fill in.
+  await page.fill("#match-game", "tictactoe");
+  await page.fill("#match-a", "alphabeta(depth=9)");
+  await page.fill("#match-b", "random(seed=1)");
+  await page.click("#match-add");
+  check(await page.$eval("#match-agent-3", (e) => e === document.activeElement), "the new agent box has not the focus");
+  await page.keyboard.type("random(seed=2)");
+  await page.fill("#match-games", "1");
+  await page.fill("#match-nodes", "");
+  await page.fill("#match-sprt", "");
+  await page.click("#match-form button[type=submit]");
+  await page.waitForFunction(() => /^Round robin of 3 agents/.test(document.getElementById("match-status").textContent), null, { timeout: WAIT_MS });
+  await page.waitForFunction(() => document.getElementById("match-box").dataset.status !== "running", null, { timeout: 4 * WAIT_MS });
+  const tourney = await page.$eval("#match-status", (e) => e.textContent);
+  check(/3 of 3 games, done/.test(tourney), `tournament status: ${tourney}`);
+  check(await page.$eval("#match-table", (t) => t.hidden), "the match table shows for a tournament");
+  const standings = await page.$$eval("#tourney-table tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  check(standings.length === 3 && standings.every((r) => r[2] === "2"), `standings: ${JSON.stringify(standings)}`);
+  check(standings[0][1].startsWith("alphabeta(depth=9,"), `the perfect player is not first: ${JSON.stringify(standings)}`);
+  check((await page.$$eval("#match-list li", (l) => l.length)) === 3, "three games listed");
+  shots.push(await shot(page, "tournament"));
+  return { played, seen: [...seen], wld: wld.text, elo, sprt, plies, end, standings, shots };
 };
 
 // The Search view over a small database (the project's 9x9 search fixtures): a corner

@@ -22,7 +22,7 @@ use crate::gdl::MAX_KIF;
 use crate::live::{ApiError, App};
 use crate::record::MAX_SGF;
 use crate::search::Search;
-use crate::watch::MatchRequest;
+use crate::watch::{MAX_TOURNEY_AGENTS, MatchRequest};
 
 const INDEX: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
@@ -201,10 +201,16 @@ async fn start_match(State(app): State<Arc<App>>, body: Body) -> Result<Response
     let map = read_json(body).await?;
     let game = string_field(&map, "game")?;
     let agents = match map.get("agents") {
-        Some(Value::Array(list)) if list.len() == 2 => [0, 1].map(|i| list[i].as_str().map(str::to_string)),
-        _ => return Err(ApiError::bad("agents must be a list of two agent specs")),
+        Some(Value::Array(list)) if (2..=MAX_TOURNEY_AGENTS).contains(&list.len()) => {
+            list.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>()
+        }
+        _ => {
+            return Err(ApiError::bad(format!(
+                "agents must be a list of 2 agent specs (a match) or up to {MAX_TOURNEY_AGENTS} (a tournament)"
+            )));
+        }
     };
-    let [Some(a), Some(b)] = agents else { return Err(ApiError::bad("agents must be strings")) };
+    let Some(agents) = agents else { return Err(ApiError::bad("agents must be strings")) };
     let sprt = match map.get("sprt") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
@@ -213,7 +219,7 @@ async fn start_match(State(app): State<Arc<App>>, body: Body) -> Result<Response
     let games = number(&map, "games")?.unwrap_or(10);
     let req = MatchRequest {
         game,
-        agents: [a, b],
+        agents,
         games: usize::try_from(games).unwrap_or(usize::MAX),
         time_ms: number(&map, "time_ms")?.unwrap_or(100),
         nodes: number(&map, "nodes")?,

@@ -13,7 +13,8 @@
 //! - `GET /api/game/{id}/sgf`: the game's SGF record, as the arena writes its games.
 //! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
 //!   cells they touch, history, result, and the first player's win rate after each ply a
-//!   search looked at).
+//!   search looked at; for a GDL game its roles and facts, and a grid drawn from its `cell`
+//!   relation).
 //! - `POST /api/game/{id}/move` `{move}`: plays a human's move; a move that cannot be played
 //!   is a 400 and leaves the game as it was.
 //! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).
@@ -24,7 +25,8 @@
 //! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out
 //!   when one human plays, or for the human to move); the other player wins.
 //! - `POST /api/match` `{game, agents, games, time_ms, nodes?, sprt?}`: an arena match
-//!   between two agent specs, run on a thread of its own (one at a time, capped);
+//!   between two agent specs, or a round-robin tournament of `games` games per pair between
+//!   three to eight, run on a thread of its own (one at a time, capped);
 //!   `GET /api/match/{id}` its table and finished games, `GET /api/match/{id}/events` the
 //!   same as `match` events after each game, `POST /api/match/{id}/stop` stops it after the
 //!   game in progress.
@@ -50,6 +52,7 @@
 mod api;
 mod clock;
 mod gdl;
+mod gdl_view;
 mod live;
 mod record;
 mod search;

@@ -389,7 +389,7 @@ impl Live {
         let turn = game.turn();
         let mover = self.to_move();
         let cells = game.cells();
-        let board = game.board_shape().map(|shape| {
+        let mut board = game.board_shape().map(|shape| {
             json!({
                 "width": shape.width,
                 "height": shape.height,
@@ -399,7 +399,7 @@ impl Live {
                 "cells": cells.as_deref().map(cells_json).unwrap_or_default(),
             })
         });
-        let legal: Vec<Value> = match mover {
+        let mut legal: Vec<Value> = match mover {
             Some(p) if self.seat_is_human(p) => {
                 let moves = game.legal_moves(p);
                 let paths = moves.len() <= MAX_PATHS;
@@ -422,6 +422,7 @@ impl Live {
             }
             _ => Vec::new(),
         };
+        let gdl = crate::gdl_view::decorate(game, &mut board, &mut legal);
         let players: Vec<Value> = self
             .seats
             .iter()
@@ -450,6 +451,7 @@ impl Live {
             "analysis": self.analyst.as_ref().map(|a| json!({"agent": a.spec, "run": a.run})),
             "evals": self.evals.iter().map(|(ply, w)| json!([ply, w])).collect::<Vec<_>>(),
             "board": board,
+            "gdl": gdl,
             "legal": legal,
             "last": self.marks.last().map(|m| json!({"move": m.mv, "path": m.path})),
             "history": game.history(),

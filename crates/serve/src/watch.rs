@@ -1,11 +1,14 @@
-//! Arena matches started and watched from the page.
+//! Arena matches and tournaments started and watched from the page.
 //!
-//! A match between two agent specs runs through `tabula_registry::matches::run_match` (the
-//! one place that runs matches by spec strings, as the command line does) on a thread of
-//! its own, one game at a time, under caps: games per match, time and nodes per move, one
-//! match running at once, matches kept. After each finished game the live table (the
-//! arena's own report of the records so far: W/L/D, score, Elo with its interval, the SPRT
-//! if asked for) and the game's record go to the match's event stream. A finished game is
+//! A match between two agent specs runs through `tabula_registry::matches::run_match`, a
+//! round-robin tournament between three or more through `run_tournament` (the one place
+//! that runs them by spec strings, as the command line does), on a thread of its own, one
+//! game at a time, under caps: games, agents, time and nodes per move, one match running at
+//! once, matches kept. The referee's rules are the command line's (`matches::rules`: a
+//! timed move may overrun by the same margin before it loses on time). After each finished
+//! game the live table (the arena's own report of the records so far: for a match W/L/D,
+//! score, Elo with its interval, the SPRT if asked for; for a tournament the standings with
+//! fitted ratings and the cross table) and the game's record go to the match's event stream. A finished game is
 //! replayed on the board as an ordinary game between two human seats, its moves played one
 //! by one by the page.
 
@@ -15,15 +18,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tabula_arena::{GameRecord, MatchConfig, MatchReport, Sprt};
+use tabula_arena::{GameRecord, MatchConfig, MatchReport, RatingOptions, Sprt, TournamentConfig, TournamentReport};
 use tabula_core::{Limits, Spec};
 use tabula_registry::any::load;
 use tokio::sync::broadcast;
 
 use crate::live::{ApiError, App, check_safe, lock};
 
-/// Most games of one match.
+/// Most games of one match or tournament.
 pub const MAX_MATCH_GAMES: usize = 100;
+/// Most agents of one tournament.
+pub const MAX_TOURNEY_AGENTS: usize = 8;
 /// Longest thinking time per move in a match, in milliseconds.
 pub const MAX_MATCH_MS: u64 = 10_000;
 /// Most nodes per move in a match.
@@ -31,10 +36,11 @@ pub const MAX_MATCH_NODES: u64 = 10_000_000;
 /// Most matches kept (finished ones included) until the server stops.
 const MAX_MATCHES: usize = 32;
 
-/// What the page asks for.
+/// What the page asks for: a match between two agents, or a round-robin tournament between
+/// more, of `games` games per pair.
 pub struct MatchRequest {
     pub game: String,
-    pub agents: [String; 2],
+    pub agents: Vec<String>,
     pub games: usize,
     pub time_ms: u64,
     pub nodes: Option<u64>,
@@ -46,8 +52,11 @@ pub struct MatchEntry {
     id: String,
     /// The game spec as the page sees it.
     game: String,
-    agents: [String; 2],
+    agents: Vec<String>,
+    /// Games scheduled in all.
     games: usize,
+    /// For a tournament, games per pair.
+    per_pair: Option<usize>,
     time_ms: u64,
     nodes: Option<u64>,
     sprt: Option<Sprt>,
@@ -87,14 +96,23 @@ impl MatchEntry {
     /// The table and the finished games, as the page shows them.
     pub fn table(&self) -> Value {
         let state = lock(&self.state);
-        let report = MatchReport::from_records(&state.records, self.sprt);
-        let mut report = serde_json::to_value(&report).unwrap_or(Value::Null);
+        let report = match self.per_pair {
+            None => serde_json::to_value(MatchReport::from_records(&state.records, self.sprt)),
+            Some(_) => serde_json::to_value(TournamentReport::from_records(
+                &state.records,
+                self.agents.len(),
+                &RatingOptions::default(),
+            )),
+        };
+        let mut report = report.unwrap_or(Value::Null);
         // The page sees the game as it named it (a GDL game's rules file stays here).
         report["game"] = json!(self.game);
         json!({
             "id": self.id,
             "game": self.game,
             "agents": self.agents,
+            "tournament": self.per_pair.is_some(),
+            "per_pair": self.per_pair,
             "games": self.games,
             "time_ms": self.time_ms,
             "nodes": self.nodes,
@@ -126,10 +144,26 @@ impl App {
         lock(&self.matches.list).get(id).cloned().ok_or_else(|| ApiError::not_found(format!("no match {id:?}")))
     }
 
-    /// Checks a match request and starts it on a thread of its own.
+    /// Checks a match or tournament request and starts it on a thread of its own.
     pub fn start_match(self: &Arc<Self>, req: MatchRequest) -> Result<Arc<MatchEntry>, ApiError> {
-        if !(1..=MAX_MATCH_GAMES).contains(&req.games) {
-            return Err(ApiError::bad(format!("games must be in 1..={MAX_MATCH_GAMES}")));
+        let n = req.agents.len();
+        if !(2..=MAX_TOURNEY_AGENTS).contains(&n) {
+            return Err(ApiError::bad(format!("agents: give 2 to {MAX_TOURNEY_AGENTS} agent specs, not {n}")));
+        }
+        // A tournament's `games` are per pair: every pair of the round robin plays them.
+        let per_pair = (n > 2).then_some(req.games);
+        let total = req.games.saturating_mul(n * (n - 1) / 2);
+        if !(1..=MAX_MATCH_GAMES).contains(&total) {
+            return Err(ApiError::bad(match per_pair {
+                None => format!("games must be in 1..={MAX_MATCH_GAMES}"),
+                Some(_) => format!(
+                    "games: {} per pair of {n} agents is {total} games; at most {MAX_MATCH_GAMES} in all",
+                    req.games
+                ),
+            }));
+        }
+        if per_pair.is_some() && req.sprt.as_deref().is_some_and(|s| !s.trim().is_empty()) {
+            return Err(ApiError::bad("sprt: a test is between two agents, not a tournament"));
         }
         if !(1..=MAX_MATCH_MS).contains(&req.time_ms) {
             return Err(ApiError::bad(format!("time_ms must be in 1..={MAX_MATCH_MS}")));
@@ -144,7 +178,7 @@ impl App {
         let shown = if shown.is_empty() { game.spec() } else { shown };
         if game.num_players() != 2 {
             return Err(ApiError::bad(format!(
-                "game: a match is between two players, {shown} has {}",
+                "game: a match or tournament needs a game of two players, {shown} has {}",
                 game.num_players()
             )));
         }
@@ -152,6 +186,9 @@ impl App {
             let what = format!("agent {}", i + 1);
             if a.trim() == "human" {
                 return Err(ApiError::bad(format!("{what}: a match is between agents")));
+            }
+            if per_pair.is_some() && req.agents[..i].iter().any(|b| b.trim() == a.trim()) {
+                return Err(ApiError::bad(format!("{what}: {} is already in the list", a.trim())));
             }
             check_safe(a, &what)?;
             game.agent(a).map_err(|e| ApiError::bad(format!("{what}: {e}")))?;
@@ -179,8 +216,9 @@ impl App {
         let entry = Arc::new(MatchEntry {
             id: id.clone(),
             game: shown,
-            agents: [req.agents[0].trim().to_string(), req.agents[1].trim().to_string()],
-            games: req.games,
+            agents: req.agents.iter().map(|a| a.trim().to_string()).collect(),
+            games: total,
+            per_pair,
             time_ms: req.time_ms,
             nodes: req.nodes,
             sprt,
@@ -190,22 +228,41 @@ impl App {
         });
         list.insert(id, entry.clone());
         drop(list);
-        let config = MatchConfig {
-            games: req.games,
-            jobs: 1,
-            limits: Limits { nodes: req.nodes, ..Limits::time(Duration::from_millis(req.time_ms)) },
-            sprt,
-            stop: Some(entry.stop.clone()),
-            ..MatchConfig::default()
-        };
+        let limits = Limits { nodes: req.nodes, ..Limits::time(Duration::from_millis(req.time_ms)) };
+        let rules = tabula_registry::matches::rules(None, true, None);
         let run = entry.clone();
         let app = self.clone();
         let spawned = std::thread::Builder::new().name(format!("match {}", entry.id)).spawn(move || {
-            let [a, b] = run.agents.clone();
-            let result = tabula_registry::matches::run_match(&inner, &a, &b, &config, |record| {
+            let on_game = |record: &GameRecord| {
                 lock(&run.state).records.push(record.clone());
                 run.send();
-            });
+            };
+            let result = match run.per_pair {
+                None => {
+                    let config = MatchConfig {
+                        games: run.games,
+                        jobs: 1,
+                        limits,
+                        sprt,
+                        rules,
+                        stop: Some(run.stop.clone()),
+                        ..MatchConfig::default()
+                    };
+                    tabula_registry::matches::run_match(&inner, &run.agents[0], &run.agents[1], &config, on_game)
+                        .map(drop)
+                }
+                Some(games_per_pair) => {
+                    let config = TournamentConfig {
+                        games_per_pair,
+                        jobs: 1,
+                        limits,
+                        rules,
+                        stop: Some(run.stop.clone()),
+                        ..TournamentConfig::default()
+                    };
+                    tabula_registry::matches::run_tournament(&inner, &run.agents, &config, on_game).map(drop)
+                }
+            };
             {
                 let mut state = lock(&run.state);
                 match result {

@@ -626,6 +626,64 @@ async fn a_match_runs_streams_its_table_and_keeps_its_games() {
     assert_eq!(status, 404);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_agents_play_a_round_robin_with_standings() {
+    let addr = server(quick()).await;
+    let agents = ["alphabeta(depth=9)", "random(seed=1)", "random(seed=2)"];
+    let body = json!({"game": "tictactoe", "agents": agents, "games": 2, "time_ms": 200});
+    let (status, table) = json_request(addr, "POST", "/api/match", body).await;
+    assert_eq!(status, 201, "{table}");
+    assert_eq!(
+        (table["tournament"].clone(), table["per_pair"].clone(), table["games"].clone()),
+        (json!(true), json!(2), json!(6))
+    );
+    let id = table["id"].as_str().unwrap().to_string();
+    let (table, _) = match_until(addr, &id, |t| t["status"] != "running").await;
+    assert_eq!(table["status"], "done", "{table}");
+    assert_eq!(table["played"], 6, "{table}");
+    let standings = table["report"]["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 3, "{table}");
+    // Every agent plays both others twice; the perfect player loses none of its four games.
+    for s in standings {
+        assert_eq!(s["games"], 4, "{s}");
+    }
+    // The arena names each agent by its spec with the time per move (and more) written in.
+    let best = standings
+        .iter()
+        .find(|s| s["name"].as_str().unwrap().starts_with("alphabeta(depth=9,"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(best["wld"]["losses"], 0, "{table}");
+    assert_eq!(standings[0]["name"], best["name"], "the perfect player leads: {table}");
+    let pairs: std::collections::BTreeSet<Vec<String>> = table["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut p: Vec<String> = serde_json::from_value(r["players"].clone()).unwrap();
+            p.sort();
+            p
+        })
+        .collect();
+    assert_eq!(pairs.len(), 3, "every pair met: {pairs:?}");
+
+    for (body, needle) in [
+        (
+            json!({"game": "tictactoe", "agents": ["random", "random(seed=1)", "random(seed=2)"], "games": 40}),
+            "at most",
+        ),
+        (json!({"game": "tictactoe", "agents": ["random", "random(seed=1)", "random"]}), "already"),
+        (
+            json!({"game": "tictactoe", "agents": ["random", "random(seed=1)", "random(seed=2)"], "sprt": "sprt"}),
+            "sprt",
+        ),
+        (json!({"game": "tictactoe", "agents": vec!["random"; 9]}), "agents"),
+    ] {
+        let (status, err) = json_request(addr, "POST", "/api/match", body.clone()).await;
+        assert_eq!(status, 400, "{body}: {err}");
+        assert!(err["error"].as_str().unwrap().contains(needle), "{body}: {err}");
+    }
+}
+
 #[tokio::test]
 async fn a_game_saved_as_sgf_loads_back_and_a_bad_record_is_refused() {
     let addr = server(quick()).await;

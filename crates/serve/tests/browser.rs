@@ -149,7 +149,7 @@ async fn the_analysis_overlay_follows_the_search_and_the_game() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn gdl_tictactoe_from_the_bundled_games_is_played_by_clicking_its_moves() {
+async fn gdl_tictactoe_from_the_bundled_games_is_played_by_clicking_its_grid() {
     let r = scenario("gdl").await;
     assert!(r["moves"].as_u64().unwrap() >= 3, "{r}");
     assert!(r["plies"].as_u64().unwrap() >= 5, "{r}");
@@ -159,10 +159,11 @@ async fn gdl_tictactoe_from_the_bundled_games_is_played_by_clicking_its_moves() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn a_match_started_on_the_page_is_watched_to_its_end_and_a_game_replayed() {
+async fn a_match_and_a_tournament_started_on_the_page_are_watched_to_their_end() {
     let r = scenario("match").await;
     let played = r["played"].as_u64().unwrap();
     assert!((1..=4).contains(&played), "{r}");
+    assert_eq!(r["standings"].as_array().unwrap().len(), 3, "{r}");
     assert!(r["plies"].as_u64().unwrap() >= 7, "{r}");
     assert!(r["end"].as_str().unwrap().starts_with("Game over"), "{r}");
 }

@@ -32,17 +32,33 @@ const DEFAULT_STYLE = { owners: ["first", "second", "third", "fourth"], colours:
 
 function styleOf(state) {
   const name = state.spec.split("(")[0];
-  return { name, ...DEFAULT_STYLE, ...(STYLE[name] || {}) };
+  const st = { name, ...DEFAULT_STYLE, ...(STYLE[name] || {}) };
+  // A GDL game: its roles name the seats; its grid (if any) names cells by the values of its
+  // `cell` relation, and a game of column drops is clicked by columns.
+  if (state.gdl) {
+    st.owners = state.gdl.roles;
+    st.colours = GDL_COLOURS;
+    st.gdl = state.board && state.board.gdl;
+    st.columns = !!(state.board && state.board.columns);
+  }
+  return st;
 }
+
+// Roles named by a colour, as GDL games often name them, and the colour of their discs.
+const ROLE_COLOURS = { red: "#d32f2f", yellow: "#fbc02d", white: "#f4f4f4", black: "#111", blue: "#1565c0", green: "#2e7d32", orange: "#ef6c00", purple: "#6a1b9a" };
+// The colours of GDL pieces by owner (a piece no role owns is grey).
+const GDL_COLOURS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f"];
 
 function cellName(st, x, y, w, h) {
   const letters = st.letters || "abcdefghijklmnopqrstuvwxyz";
   const row = st.fromBottom ? h - y : y + 1;
+  if (st.gdl) return `${st.columns ? "column " : "cell "}${st.gdl.cols[x]} ${st.gdl.rows[y]}`;
   if (st.columns) return `column ${x + 1}, row ${row}`;
   return `${letters[x] || "?"}${row}`;
 }
 
 function ownerName(st, owner) {
+  if (owner === null || owner === undefined) return "no player's";
   return st.owners[owner] || `player ${owner + 1}`;
 }
 
@@ -367,10 +383,12 @@ function drawClocks() {
 function drawMoveList(state, canPlay) {
   const list = $("move-list");
   const boardless = !state.board;
-  list.hidden = !boardless;
+  // A GDL game keeps its buttons beside its board: not every move touches a cell (noop).
+  list.hidden = !boardless && !state.gdl;
   $("board-wrap").hidden = boardless;
   $("board-keys").hidden = boardless;
-  if (!boardless) {
+  drawFacts(state);
+  if (list.hidden) {
     list.replaceChildren();
     return;
   }
@@ -385,6 +403,21 @@ function drawMoveList(state, canPlay) {
   );
   if (!state.legal.length && !state.over) list.append(Object.assign(document.createElement("p"), { className: "help", textContent: canPlay ? "no legal move" : "waiting for the other side" }));
   if (hadFocus) list.querySelector("button:not([disabled])")?.focus();
+}
+
+/// A GDL game's facts that are not drawn on its board (all of them when it has none).
+function drawFacts(state) {
+  let facts = $("gdl-facts");
+  if (!facts) {
+    facts = Object.assign(document.createElement("ul"), { id: "gdl-facts", className: "gdl-facts" });
+    facts.setAttribute("aria-label", "facts of the position");
+    $("move-list").after(facts);
+  }
+  facts.hidden = !state.gdl;
+  if (!state.gdl) return facts.replaceChildren();
+  const items = state.gdl.facts.map((f) => Object.assign(document.createElement("li"), { textContent: f }));
+  if (state.gdl.more_facts) items.push(Object.assign(document.createElement("li"), { textContent: `… and ${state.gdl.more_facts} more` }));
+  facts.replaceChildren(...items);
 }
 
 /// The win-rate graph: player 1's win rate (the first seat's) after each ply that a search
@@ -587,12 +620,12 @@ function drawBoard(state, st) {
   for (let x = 0; x < b.width && !st.columns; x++) {
     const [cx] = centre(x, 0);
     const t = el("text", { x: cx, y: margin * 0.7, "text-anchor": "middle", "font-size": 14, fill: st.ink, "aria-hidden": "true" }, svg);
-    t.textContent = (st.letters || "abcdefghijklmnopqrstuvwxyz")[x];
+    t.textContent = st.gdl ? st.gdl.cols[x] : (st.letters || "abcdefghijklmnopqrstuvwxyz")[x];
   }
   for (let y = 0; y < b.height; y++) {
     const [cx, cy] = centre(0, y);
     const t = el("text", { x: cx - S / 2 - 4, y: cy + 4, "text-anchor": "end", "font-size": 14, fill: st.ink, "aria-hidden": "true" }, svg);
-    t.textContent = st.columns ? "" : String(st.fromBottom ? b.height - y : y + 1);
+    t.textContent = st.columns ? "" : st.gdl ? st.gdl.rows[y] : String(st.fromBottom ? b.height - y : y + 1);
   }
   const hexPoints = (cx, cy) => [...Array(6).keys()].map((k) => {
     const a = Math.PI / 6 + (k * Math.PI) / 3;
@@ -625,8 +658,17 @@ function drawBoard(state, st) {
         const [owner, kind] = v;
         const piece = b.pieces[kind] || "piece";
         what = `${ownerName(st, owner)} ${piece}`;
-        const colour = st.colours[owner] || "#888";
-        if (st.marks) {
+        const colour = (owner !== null && st.colours[owner]) || "#888";
+        if (st.gdl) {
+          // A GDL piece is the text of its `cell` fact's content: on a disc of its owner's
+          // colour when the role is named by one (red, white...), else in a colour of its own.
+          const named = owner !== null && ROLE_COLOURS[st.owners[owner]];
+          if (named) el("circle", { cx, cy, r: S * 0.42, fill: named, stroke: "#0008", "stroke-width": 1 }, g);
+          const ink = named ? (["white", "yellow"].includes(st.owners[owner]) ? "#111" : "#f4f4f4") : colour;
+          const t = el("text", { x: cx, y: cy + S * 0.16, "text-anchor": "middle", "font-size": piece.length > 2 ? S * 0.3 : S * 0.45, "font-weight": 700, fill: ink }, g);
+          t.textContent = piece;
+          what = owner === null ? piece : `${ownerName(st, owner)} ${piece}`;
+        } else if (st.marks) {
           const t = el("text", { x: cx, y: cy + S * 0.25, "text-anchor": "middle", "font-size": S * 0.75, "font-weight": 700, fill: colour }, g);
           t.textContent = st.marks[owner] || "?";
         } else {
@@ -758,7 +800,7 @@ async function startMatch(ev) {
   $("match-error").textContent = "";
   const body = {
     game: $("match-game").value.trim(),
-    agents: [$("match-a").value.trim(), $("match-b").value.trim()],
+    agents: [$("match-a").value.trim(), $("match-b").value.trim(), ...[...document.querySelectorAll(".match-more")].map((i) => i.value.trim()).filter(Boolean)],
     games: Number($("match-games").value),
     time_ms: Number($("match-ms").value),
   };
@@ -798,7 +840,13 @@ function showMatch(t) {
   const r = t.report;
   const w = r.wld;
   const limits = `${t.time_ms} ms` + (t.nodes ? `, ${t.nodes} nodes` : "") + " a move";
-  $("match-status").textContent = `${t.agents[0]} vs ${t.agents[1]} at ${t.game} (${limits}): ${t.played} of ${t.games} games, ${t.status}` + (t.error ? ` (${t.error})` : "");
+  const who = t.tournament ? `Round robin of ${t.agents.length} agents, ${t.per_pair} game${t.per_pair === 1 ? "" : "s"} a pair,` : `${t.agents[0]} vs ${t.agents[1]}`;
+  $("match-status").textContent = `${who} at ${t.game} (${limits}): ${t.played} of ${t.games} games, ${t.status}` + (t.error ? ` (${t.error})` : "");
+  $("match-table").hidden = !!t.tournament;
+  showStandings(t);
+  $("match-stop").disabled = t.status !== "running";
+  showMatchGames(t);
+  if (t.tournament) return;
   $("match-wld").textContent = `${w.wins}-${w.losses}-${w.draws}`;
   $("match-wld").dataset.games = w.wins + w.losses + w.draws;
   $("match-score").textContent = t.played ? `${fixed(r.score.score * 100, 1)}% [${fixed(r.score.low * 100, 1)}%, ${fixed(r.score.high * 100, 1)}%]` : "–";
@@ -811,7 +859,33 @@ function showMatch(t) {
     const decision = { AcceptH0: "H0 accepted", AcceptH1: "H1 accepted", Continue: "going on" }[s.decision] || s.decision;
     $("match-sprt-state").textContent = `LLR ${fixed(s.llr, 2)} in (${fixed(s.lower, 2)}, ${fixed(s.upper, 2)}): ${decision}`;
   }
-  $("match-stop").disabled = t.status !== "running";
+}
+
+/// A tournament's standings, best rating first: games, points, W-L-D and Elo with its 95%
+/// interval (the arena's fit over every game so far, the first agent anchored at 0).
+function showStandings(t) {
+  let table = $("tourney-table");
+  if (!table) {
+    table = document.createElement("table");
+    table.id = "tourney-table";
+    table.innerHTML = "<caption>Standings</caption><thead><tr><th scope=col>#</th><th scope=col>Agent</th><th scope=col>Games</th><th scope=col>Points</th><th scope=col>W-L-D</th><th scope=col>Elo (95%)</th></tr></thead><tbody></tbody>";
+    $("match-table").after(table);
+  }
+  table.hidden = !t.tournament;
+  if (!t.tournament) return;
+  const r = t.report;
+  table.tBodies[0].replaceChildren(
+    ...r.standings.map((s, k) => {
+      const tr = document.createElement("tr");
+      const cells = [k + 1, s.name || t.agents[s.player], s.games, fixed(s.points, 1), `${s.wld.wins}-${s.wld.losses}-${s.wld.draws}`, r.rating_error ? "–" : `${fixed(Math.abs(s.elo) < 0.5 ? 0 : s.elo, 0)} ± ${fixed(s.error95, 0)}`];
+      cells.forEach((c, i) => tr.append(Object.assign(document.createElement(i === 1 ? "th" : "td"), i === 1 ? { textContent: String(c), scope: "row" } : { textContent: String(c) })));
+      return tr;
+    }),
+  );
+}
+
+/// The finished games of a match or tournament, each with its Open button.
+function showMatchGames(t) {
   const list = $("match-list");
   list.replaceChildren(
     ...t.records.map((rec) => {
@@ -1219,6 +1293,17 @@ async function init() {
   });
   $("analyse").addEventListener("change", toggleAnalysis);
   $("match-form").addEventListener("submit", startMatch);
+  $("match-add").addEventListener("click", () => {
+    const n = document.querySelectorAll(".match-more").length + 3;
+    if (n > 8) return;
+    const label = Object.assign(document.createElement("label"), { textContent: `Agent ${n} ` });
+    const input = Object.assign(document.createElement("input"), { className: "match-more", id: `match-agent-${n}`, autocomplete: "off", spellcheck: false });
+    input.setAttribute("list", "agent-specs");
+    label.append(input);
+    $("match-add").before(label);
+    $("match-add").disabled = n >= 8;
+    input.focus();
+  });
   $("match-stop").addEventListener("click", async () => {
     try { if (match) showMatch(await api("POST", `/api/match/${match.id}/stop`)); } catch (e) { $("match-error").textContent = e.message; }
   });

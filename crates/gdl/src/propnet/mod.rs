@@ -258,6 +258,21 @@ impl PropnetGame {
             .collect()
     }
 
+    /// Every fact that can hold in some position (the base propositions of the circuit),
+    /// as KIF: what a front end needs to know the extent of a board before pieces fill it.
+    pub fn base_facts(&self) -> Vec<String> {
+        let sh = &self.shared;
+        sh.net
+            .base_terms
+            .iter()
+            .map(|&t| {
+                let mut s = String::new();
+                sh.ground.write(t, &sh.symbols, &mut s);
+                s
+            })
+            .collect()
+    }
+
     /// Recomputes legal moves, goals, terminal and the turn of the current state.
     fn refresh(&mut self) {
         let PropnetGame { shared, bits, legal, goals, turn, stuck, ply, .. } = self;
