@@ -280,6 +280,7 @@ mod tests {
         let listed = super::agents();
         let baseline = listed.iter().find(|a| a.info.name == "baseline").unwrap();
         assert_eq!(baseline.games, ["othello", "amazons"]);
+        assert_eq!(listed.iter().find(|a| a.info.name == "solve").unwrap().games, ["othello"]);
         assert!(listed.iter().find(|a| a.info.name == "mcts").unwrap().games.is_empty());
     }
 

@@ -484,7 +484,8 @@ function overlayMarks(state) {
   if (!stats.length && overlay.pv.length) stats = [{ move: overlay.pv[0], visits: 0, win_rate: overlay.win_rate, score: overlay.score }];
   stats.sort((a, b) => b.visits - a.visits || (b.score ?? 0) - (a.score ?? 0));
   const total = stats.reduce((n, m) => n + m.visits, 0);
-  for (const [rank, m] of stats.slice(0, 12).entries()) {
+  // The twelve most visited moves of a tree search; every move an exact solver scored.
+  for (const [rank, m] of stats.slice(0, stats.some((m) => m.visits) ? 12 : stats.length).entries()) {
     const cell = where.get(m.move);
     if (cell === undefined || marks.has(cell)) continue;
     let top, bottom, label;

@@ -5,13 +5,13 @@ use tabula_core::{GameInfo, GameKind, GameVisitor, Spec, SpecError, Workload};
 use tabula_gtp::{GtpKind, GtpVisitor, WithGtp};
 use tabula_search::{BASELINE_AGENT, RandomPolicy, StandardAgents};
 
-use crate::{BaselineEval, Othello, PARAMS, PatternEval};
+use crate::{BaselineEval, Othello, PARAMS, PatternEval, SOLVE_AGENT, WithSolve};
 
 /// Othello and its variant boards.
 pub struct OthelloKind;
 
-fn agents() -> WithGtp<StandardAgents<PatternEval, RandomPolicy, BaselineEval>> {
-    WithGtp(StandardAgents::new(PatternEval, RandomPolicy).with_baseline(BaselineEval))
+fn agents() -> WithGtp<WithSolve<StandardAgents<PatternEval, RandomPolicy, BaselineEval>>> {
+    WithGtp(WithSolve(StandardAgents::new(PatternEval, RandomPolicy).with_baseline(BaselineEval)))
 }
 
 impl GameKind for OthelloKind {
@@ -21,7 +21,7 @@ impl GameKind for OthelloKind {
         params: PARAMS,
         engine: "alphabeta(time_ms=1000)",
         mcts_params: &[],
-        agents: &[BASELINE_AGENT],
+        agents: &[BASELINE_AGENT, SOLVE_AGENT],
         bench: &[
             Workload { game: "othello", agent: "alphabeta(depth=11,tt_mb=16)", moves: "f5 d6 c3" },
             Workload { game: "othello", agent: "mcts(playouts=20000,seed=1,threads=1,early=false)", moves: "" },

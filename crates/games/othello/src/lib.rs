@@ -29,6 +29,7 @@
 //!
 
 pub mod bits;
+mod endgame;
 mod eval;
 mod geometry;
 mod gtp;
@@ -47,6 +48,7 @@ use tabula_core::{
 };
 
 pub use bits::Bits;
+pub use endgame::{SOLVE_AGENT, SOLVE_PARAMS, SolveAgent, WithSolve};
 pub use eval::{BaselineEval, ROOT_SOLVE_EMPTIES, SHORTCUT_EMPTIES, StrongEval, order_score};
 pub use geometry::{Geometry, stable_discs};
 pub use kind::OthelloKind;

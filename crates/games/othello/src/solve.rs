@@ -100,6 +100,10 @@ pub struct Solver<B: Bits> {
     limit: u64,
     /// Set when the node limit stopped the search: its values are then meaningless.
     aborted: bool,
+    /// Set from outside to stop a search (see [`Solver::set_stop`]).
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// When the search must give up (see [`Solver::set_stop`]).
+    deadline: Option<std::time::Instant>,
 }
 
 /// Mixes two bitboards into a table index (multiply-xorshift over their 64-bit halves).
@@ -148,7 +152,20 @@ impl<B: Bits> Solver<B> {
             nodes: 0,
             limit: u64::MAX,
             aborted: false,
+            stop: None,
+            deadline: None,
         }
+    }
+
+    /// Makes [`Solver::solve_within`] give up, as at its node limit, once `stop` is set or
+    /// `deadline` passes (looked at every 2^16 nodes).
+    pub fn set_stop(
+        &mut self,
+        stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+        deadline: Option<std::time::Instant>,
+    ) {
+        self.stop = stop;
+        self.deadline = deadline;
     }
 
     /// Solves `pos` exactly: the final disc difference for the side to move and a best move.
@@ -172,11 +189,13 @@ impl<B: Bits> Solver<B> {
 
     fn solve_window(&mut self, pos: &Position<B>, alpha: i32, beta: i32, limit: u64) -> Solution {
         if pos.valid() != self.geo.valid {
+            let (stop, deadline) = (self.stop.take(), self.deadline);
             *self = if self.table.is_empty() {
                 Solver::without_table(pos)
             } else {
                 Solver::new(pos, self.mask.trailing_ones())
             };
+            self.set_stop(stop, deadline);
         }
         self.nodes = 0;
         self.limit = limit;
@@ -338,7 +357,11 @@ impl<B: Bits> Solver<B> {
             return self.shallow(p, o, alpha, beta, n, false);
         }
         self.nodes += 1;
-        if self.nodes >= self.limit {
+        if self.nodes >= self.limit
+            || (self.nodes & 0xFFFF == 0
+                && (self.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+                    || self.deadline.is_some_and(|d| std::time::Instant::now() >= d)))
+        {
             self.aborted = true;
         }
         if self.aborted {
