@@ -262,10 +262,6 @@ pub fn run_match_cmd(args: MatchArgs) -> Result<()> {
 pub fn run_tourney_cmd(args: TourneyArgs) -> Result<()> {
     args.common.check()?;
     check_range("--games", args.games as u64, 1, MAX_GAMES)?;
-    let n = args.agents.len() as u64;
-    let pairs = if args.gauntlet { n - 1 } else { n * (n - 1) / 2 };
-    if pairs.saturating_mul(args.games as u64) > MAX_GAMES {
-        bail!("{} games per pairing over {pairs} pairings is more than {MAX_GAMES} games", args.games);
-    }
+    matches::tournament_games(args.agents.len(), args.games, args.gauntlet, matches::MAX_GAMES)?;
     args.run()
 }

@@ -166,16 +166,7 @@ pub(crate) fn tourney<'py>(
     on_game: Option<Py<PyAny>>,
     progress: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if agents.len() < 2 {
-        return Err(PyValueError::new_err("a tournament needs two agents or more"));
-    }
-    let n = agents.len();
-    let pairs = if gauntlet { n - 1 } else { n * (n - 1) / 2 };
-    if games == 0 || pairs.saturating_mul(games) > MAX_GAMES {
-        return Err(PyValueError::new_err(format!(
-            "{games} games per pairing over {pairs} pairings: between 1 and {MAX_GAMES} games in all"
-        )));
-    }
+    matches::tournament_games(agents.len(), games, gauntlet, MAX_GAMES).map_err(run_err)?;
     let c = common(jobs, time_ms, nodes, depth, openings, seed, results)?;
     let stop = Arc::new(AtomicBool::new(false));
     let config = TournamentConfig {
@@ -257,13 +248,7 @@ impl MatchWorker {
         seed: u64,
         max_plies: Option<u32>,
     ) -> PyResult<MatchWorker> {
-        let n = agents.len();
-        let pairs = if gauntlet { n.saturating_sub(1) } else { n * n.saturating_sub(1) / 2 };
-        if n < 2 || games == 0 || pairs.saturating_mul(games) > MAX_GAMES {
-            return Err(PyValueError::new_err(format!(
-                "{n} agents, {games} games per pairing: two agents or more and between 1 and {MAX_GAMES} games in all"
-            )));
-        }
+        matches::tournament_games(agents.len(), games, gauntlet, MAX_GAMES).map_err(run_err)?;
         let c = common(1, time_ms, nodes, depth, openings, seed, None)?;
         let config = TournamentConfig {
             schedule: if gauntlet { Schedule::Gauntlet } else { Schedule::RoundRobin },

@@ -17,6 +17,26 @@ pub const MAX_OPENING_PLIES: u32 = 1_000;
 pub const MAX_JOBS: usize = 256;
 /// Most games in one match or tournament (games per pairing times pairings).
 pub const MAX_GAMES: usize = 1_000_000;
+/// The games of a tournament between `agents` agents playing `games_per_pair` games per
+/// pairing (a round robin, or a gauntlet: the first agent against each of the others), checked:
+/// two agents or more, and between 1 and `max_games` games in all.
+pub fn tournament_games(
+    agents: usize,
+    games_per_pair: usize,
+    gauntlet: bool,
+    max_games: usize,
+) -> Result<usize, RunError> {
+    let pairs = if gauntlet { agents.saturating_sub(1) } else { agents.saturating_mul(agents.saturating_sub(1)) / 2 };
+    let total = pairs.saturating_mul(games_per_pair);
+    if agents < 2 || !(1..=max_games).contains(&total) {
+        return Err(RunError::Config(format!(
+            "{agents} agents, {games_per_pair} games per pairing over {pairs} pairings: \
+             two agents or more and between 1 and {max_games} games in all"
+        )));
+    }
+    Ok(total)
+}
+
 /// How far past its time a move may come, when moves are timed, before the referee scores
 /// it a loss on time.
 pub const TIME_MARGIN: std::time::Duration = std::time::Duration::from_millis(500);
@@ -330,6 +350,18 @@ impl MatchWorker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tournament_counts_its_games_and_refuses_too_many() {
+        assert_eq!(tournament_games(4, 3, false, 100).unwrap(), 18);
+        assert_eq!(tournament_games(4, 3, true, 100).unwrap(), 9);
+        assert_eq!(tournament_games(2, 100, false, 100).unwrap(), 100);
+        for (agents, games, gauntlet) in [(1, 1, false), (0, 5, true), (3, 0, false), (2, 101, false), (8, 4, false)] {
+            let e = tournament_games(agents, games, gauntlet, 100).unwrap_err().to_string();
+            assert!(e.ends_with("two agents or more and between 1 and 100 games in all"), "{e}");
+        }
+        assert!(tournament_games(usize::MAX, usize::MAX, false, MAX_GAMES).is_err());
+    }
 
     #[test]
     fn a_match_by_specs_plays_its_games() {

@@ -152,16 +152,8 @@ impl App {
         }
         // A tournament's `games` are per pair: every pair of the round robin plays them.
         let per_pair = (n > 2).then_some(req.games);
-        let total = req.games.saturating_mul(n * (n - 1) / 2);
-        if !(1..=MAX_MATCH_GAMES).contains(&total) {
-            return Err(ApiError::bad(match per_pair {
-                None => format!("games must be in 1..={MAX_MATCH_GAMES}"),
-                Some(_) => format!(
-                    "games: {} per pair of {n} agents is {total} games; at most {MAX_MATCH_GAMES} in all",
-                    req.games
-                ),
-            }));
-        }
+        let total = tabula_registry::matches::tournament_games(n, req.games, false, MAX_MATCH_GAMES)
+            .map_err(|e| ApiError::bad(format!("games: {e}")))?;
         if per_pair.is_some() && req.sprt.as_deref().is_some_and(|s| !s.trim().is_empty()) {
             return Err(ApiError::bad("sprt: a test is between two agents, not a tournament"));
         }

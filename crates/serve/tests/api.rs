@@ -669,7 +669,7 @@ async fn three_agents_play_a_round_robin_with_standings() {
     for (body, needle) in [
         (
             json!({"game": "tictactoe", "agents": ["random", "random(seed=1)", "random(seed=2)"], "games": 40}),
-            "at most",
+            "between 1 and 100 games in all",
         ),
         (json!({"game": "tictactoe", "agents": ["random", "random(seed=1)", "random"]}), "already"),
         (
