@@ -718,7 +718,10 @@ impl App {
                 self.kick(entry);
                 return Err(ApiError { status: 409, message: format!("player {} ran out of time", p + 1) });
             }
-            live.play(mv).map_err(ApiError::bad)?;
+            live.play(mv).map_err(|e| {
+                let status = if e.starts_with(tree::FULL) { 409 } else { 400 };
+                ApiError { status, message: e }
+            })?;
         }
         Ok(self.kick(entry))
     }

@@ -15,6 +15,9 @@ use tabula_registry::any::AnyGame;
 /// Most nodes of a game's tree (the start included).
 pub const MAX_NODES: usize = 10_000;
 
+/// The start of the error for a move past [`MAX_NODES`].
+pub const FULL: &str = "the game tree holds its most nodes";
+
 /// Most bytes of one node's comment.
 pub const MAX_COMMENT: usize = 8 * 1024;
 
@@ -132,7 +135,7 @@ impl Tree {
     /// Adds a child of `parent`; refused past [`MAX_NODES`].
     pub fn add(&mut self, parent: usize, mv: String, player: usize, path: Vec<usize>) -> Result<usize, String> {
         if self.nodes.len() >= MAX_NODES {
-            return Err(format!("the game tree holds its most nodes ({MAX_NODES})"));
+            return Err(format!("{FULL} ({MAX_NODES})"));
         }
         if parent >= self.nodes.len() {
             return Err(format!("there is no node {parent}"));
