@@ -26,6 +26,7 @@ use crate::watch::MatchRequest;
 
 const INDEX: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
+const TREE_JS: &str = include_str!("../web/tree.js");
 const STYLE: &str = include_str!("../web/style.css");
 
 impl IntoResponse for ApiError {
@@ -343,6 +344,7 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
     Ok(Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/tree.js", get(|| async { asset("text/javascript; charset=utf-8", TREE_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/api/games", get(games))
         .route("/api/game", post(create))
