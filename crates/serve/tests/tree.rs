@@ -226,6 +226,10 @@ async fn a_server_started_again_on_its_state_file_serves_the_same_games() {
         let bad = json!({"spec": "go(size=9)", "players": ["human", "human"], "current": 1, "comment": "",
             "nodes": [[0, "Z99", ""]]});
         db.execute("INSERT INTO games (id, record, saved_at) VALUES ('g40', ?1, 0)", [bad.to_string()]).unwrap();
+        // An agent to move at the end of its line plays once the game is read back.
+        let waiting = json!({"spec": "tictactoe", "players": ["alphabeta(depth=2)", "human"], "current": 0,
+            "comment": "", "nodes": []});
+        db.execute("INSERT INTO games (id, record, saved_at) VALUES ('g7', ?1, 0)", [waiting.to_string()]).unwrap();
     }
 
     let second = server(Config { state: Some(file.clone()), ..Config::default() }).await;
@@ -237,6 +241,8 @@ async fn a_server_started_again_on_its_state_file_serves_the_same_games() {
     let (_, other) = call(second, "GET", &format!("/api/game/{resigned}"), json!({})).await;
     assert_eq!(other["resigned"], 1, "{other}");
     assert_eq!(other["over"], true);
+    let replied = wait_for(second, "g7", |s| s["ply"] == 1).await;
+    assert_eq!(replied["human_to_move"], true, "{replied}");
     let (status, _) = call(second, "GET", "/api/game/g40", json!({})).await;
     assert_eq!(status, 404);
     let kept: i64 = rusqlite::Connection::open(&file)
