@@ -804,7 +804,7 @@ impl App {
                 return Err(ApiError::not_found(format!("there is no node {node}")));
             }
             live.tree.set_comment(node, text).map_err(|e| ApiError { status: 413, message: e })?;
-            live.version += 1;
+            // Not a new position: an agent's search or an analysis under way goes on.
             live.stamp += 1;
         }
         Ok(self.kick(entry))

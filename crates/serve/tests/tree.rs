@@ -148,6 +148,17 @@ async fn an_agent_plays_only_at_the_end_of_a_line_and_a_clock_game_is_not_browse
     assert_eq!(nodes(&answered).len(), 5);
     assert_eq!(answered["tree"]["current"], 4);
 
+    // A comment while an agent thinks does not stop it.
+    let slow = start(Config { port: 0, move_time: Duration::from_millis(1500), ..Config::default() }).await.unwrap();
+    let id = new_game(slow, json!({"spec": "tictactoe", "players": ["human", "mcts"]})).await;
+    let thinking = play(slow, &id, "b2").await;
+    assert_eq!(thinking["thinking"], true, "{thinking}");
+    let (status, _) =
+        call(slow, "POST", &format!("/api/game/{id}/comment"), json!({"node": 1, "text": "centre"})).await;
+    assert_eq!(status, 200);
+    let answered = wait_for(slow, &id, |s| s["ply"] == 2).await;
+    assert_eq!(answered["tree"]["nodes"][1][3], 1, "{answered}");
+
     // Under a clock the game is one line: no goto, and undo drops the moves it takes back.
     let clocked = json!({"spec": "go(size=9)", "players": ["human", "human"], "clock": {"per_move_ms": 60000}});
     let id = new_game(addr, clocked).await;
