@@ -723,6 +723,7 @@ scenarios.tree = async function tree(page) {
   const fit = await checkFits(page, true);
   const wrap = await page.$eval("#tree-wrap", (e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right }; });
   check(wrap.left >= 0 && wrap.right <= 375, `the tree panel at 375 px: ${JSON.stringify(wrap)}`);
+  shots.push(await shot(page, "tree-375"));
   return { nodes: (await tree()).nodes, branches, other, fit, shots };
 };
 
