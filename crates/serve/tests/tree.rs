@@ -230,6 +230,12 @@ async fn a_server_started_again_on_its_state_file_serves_the_same_games() {
     let (status, _) = call(first, "POST", &format!("/api/game/{resigned}/resign"), json!({"player": 1})).await;
     assert_eq!(status, 200);
     let (_, before) = call(first, "GET", &format!("/api/game/{id}"), json!({})).await;
+    // Pasted GDL rules come back with their game.
+    let kif = std::fs::read_to_string(tabula_core::testing::fixture("gdl/connectFour.kif")).unwrap();
+    let pasted = new_game(first, json!({"spec": "gdl", "kif": kif, "players": ["human", "human"]})).await;
+    let (_, at_start) = call(first, "GET", &format!("/api/game/{pasted}"), json!({})).await;
+    let first_move = at_start["legal"][0]["move"].as_str().unwrap().to_string();
+    let pasted_before = play(first, &pasted, &first_move).await;
 
     // A row whose moves no longer replay is skipped, and stays in the file.
     {
@@ -252,6 +258,10 @@ async fn a_server_started_again_on_its_state_file_serves_the_same_games() {
     let (_, other) = call(second, "GET", &format!("/api/game/{resigned}"), json!({})).await;
     assert_eq!(other["resigned"], 1, "{other}");
     assert_eq!(other["over"], true);
+    let (status, pasted_after) = call(second, "GET", &format!("/api/game/{pasted}"), json!({})).await;
+    assert_eq!(status, 200, "{pasted_after}");
+    assert_eq!(pasted_after["spec"], pasted_before["spec"]);
+    assert_eq!(pasted_after["history"], pasted_before["history"]);
     let replied = wait_for(second, "g7", |s| s["ply"] == 1).await;
     assert_eq!(replied["human_to_move"], true, "{replied}");
     let (status, _) = call(second, "GET", "/api/game/g40", json!({})).await;
