@@ -34,6 +34,10 @@ pub struct ServeArgs {
     /// read-only when the server starts.
     #[arg(long)]
     db: Option<std::path::PathBuf>,
+    /// A state file (SQLite, created if missing) that keeps every game, so that a restart
+    /// serves the same games under the same ids.
+    #[arg(long)]
+    state: Option<std::path::PathBuf>,
 }
 
 /// Runs `tabula serve` until the process ends.
@@ -64,6 +68,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         analysis_time: Duration::from_millis(args.analysis_ms),
         gdl_dir: args.gdl_dir,
         db: args.db,
+        state: args.state,
     };
     let address = format!("{}:{}", config.host, config.port);
     tabula_serve::serve(config).with_context(|| format!("serving on {address}"))

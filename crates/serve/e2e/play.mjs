@@ -690,6 +690,96 @@ scenarios.search = async (page) => {
   return { pattern, position, exported, opened, hits, marks, first, title, fit, shots };
 };
 
+// Tree: Go 9x9 between two humans; back by a click on the tree, another move makes a
+// variation, then jumps between the branches by clicks and by keys, a comment, and Save SGF
+// with both branches and the comment in it.
+scenarios.tree = async function tree(page) {
+  await newGame(page, "go", { size: "9" }, ["human", "human"]);
+  for (let i = 0; i < 4; i++) await clickMove(page);
+  const tree = () => page.$eval("#tree", (t) => ({ nodes: Number(t.dataset.nodes), current: Number(t.dataset.current), rows: Number(t.dataset.rows) }));
+  const current = (n) => page.waitForFunction((n) => document.getElementById("tree").dataset.current === String(n), n, { timeout: WAIT_MS });
+  let t = await tree();
+  check(t.nodes === 5 && t.current === 4 && t.rows === 1, `after four moves: ${JSON.stringify(t)}`);
+  const mainLine = await moveList(page);
+
+  // Back to move 2 by a click on its dot: the board and the move list follow.
+  await page.click('#tree g[data-node="2"]');
+  await current(2);
+  check((await boardState(page)).ply === 2, "the board is not at move 2");
+  check((await moveList(page)).join(" ") === mainLine.slice(0, 2).join(" "), `moves at node 2: ${await moveList(page)}`);
+  const label = await page.$eval('#tree g[data-node="2"]', (g) => g.getAttribute("aria-label"));
+  check(/^move 2: white [A-HJ]\d, current$/.test(label), `node 2's label: ${label}`);
+
+  // Another move there: a variation on a second row.
+  let other = null;
+  for (let tries = 0; tries < 20 && !other; tries++) {
+    const cells = await playable(page);
+    const cell = cells[pick(cells.length)];
+    await page.click(`#board g[data-cell="${cell}"]`);
+    await page.waitForFunction(() => Number(document.getElementById("board").dataset.ply) === 3, null, { timeout: WAIT_MS });
+    t = await tree();
+    if (t.nodes === 6) {
+      other = (await moveList(page))[2];
+    } else {
+      // The main line's own move, followed: back, and another.
+      await page.click('#tree g[data-node="2"]');
+      await current(2);
+    }
+  }
+  check(other && other !== mainLine[2], `no variation: ${JSON.stringify(t)}`);
+  t = await tree();
+  check(t.current === 5 && t.rows === 2, `after the variation: ${JSON.stringify(t)}`);
+
+  // Between the branches by clicks...
+  await page.click('#tree g[data-node="4"]');
+  await current(4);
+  check((await moveList(page)).join(" ") === mainLine.join(" "), "the main line's moves are back");
+  await page.click('#tree g[data-node="5"]');
+  await current(5);
+  check((await moveList(page))[2] === other, "the variation's move is shown");
+  // ...and by keys: Up to the main line's move, Left back, Right forward, Down to the variation.
+  await page.focus("#tree-wrap");
+  await page.keyboard.press("ArrowUp");
+  await current(3);
+  await page.keyboard.press("ArrowLeft");
+  await current(2);
+  await page.keyboard.press("ArrowRight");
+  await current(3);
+  await page.keyboard.press("ArrowDown");
+  await current(5);
+  await page.keyboard.press("ArrowLeft");
+  await current(2);
+  await page.keyboard.press("ArrowLeft");
+  await current(1);
+  await page.keyboard.press("End");
+  await current(5); // the line last visited: the variation
+
+  // A comment on the variation's move.
+  await page.fill("#comment", "a quieter idea");
+  await page.click("#comment-save");
+  await page.waitForFunction(() => document.querySelectorAll("#tree .comment-mark").length === 1, null, { timeout: WAIT_MS });
+  const pos = await page.$eval("#tree-pos", (e) => e.textContent);
+  check(pos.includes("has a comment"), `the current node's description: ${pos}`);
+
+  // Save SGF: both branches and the comment.
+  const [download] = await Promise.all([page.waitForEvent("download", { timeout: WAIT_MS }), page.click("#save-sgf")]);
+  const sgfPath = join(outDir, "tree.sgf");
+  await download.saveAs(sgfPath);
+  const sgf = readFileSync(sgfPath, "utf8");
+  check(sgf.includes("C[a quieter idea]"), `no comment in ${sgf}`);
+  const branches = sgf.split("\n(;").length - 1;
+  check(branches === 2, `${branches} branches in ${sgf}`);
+  const shots = [await shot(page, "tree")];
+
+  // On a phone: the panel fits, no sideways scroll.
+  await page.setViewportSize({ width: 375, height: 740 });
+  const fit = await checkFits(page, true);
+  const wrap = await page.$eval("#tree-wrap", (e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right }; });
+  check(wrap.left >= 0 && wrap.right <= 375, `the tree panel at 375 px: ${JSON.stringify(wrap)}`);
+  shots.push(await shot(page, "tree-375"));
+  return { nodes: (await tree()).nodes, branches, other, fit, shots };
+};
+
 const run = scenarios[scenario];
 if (!run) {
   console.error(`no scenario ${scenario}; there are: ${Object.keys(scenarios).join(", ")}`);

@@ -26,6 +26,7 @@ use crate::watch::{MAX_TOURNEY_AGENTS, MatchRequest};
 
 const INDEX: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
+const TREE_JS: &str = include_str!("../web/tree.js");
 const STYLE: &str = include_str!("../web/style.css");
 
 impl IntoResponse for ApiError {
@@ -148,6 +149,28 @@ async fn sgf(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Resp
         text,
     )
         .into_response())
+}
+
+/// A node number of the request body.
+fn node_field(map: &serde_json::Map<String, Value>) -> Result<usize, ApiError> {
+    match map.get("node").map(|v| v.as_u64().and_then(|n| usize::try_from(n).ok())) {
+        Some(Some(n)) => Ok(n),
+        Some(None) => Err(ApiError::bad("node must be a node number from 0")),
+        None => Err(ApiError::bad("node is missing")),
+    }
+}
+
+async fn goto(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let map = read_json(body).await?;
+    Ok(ok(app.goto(&entry, node_field(&map)?)?))
+}
+
+async fn comment(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let map = read_json(body).await?;
+    let text = string_field(&map, "text")?;
+    Ok(ok(app.comment(&entry, node_field(&map)?, &text)?))
 }
 
 async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -313,18 +336,29 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         Some(path) => Some(Search::open(path).map_err(|e| std::io::Error::other(format!("--db: {e}")))?),
         None => None,
     };
+    let store = match &config.state {
+        Some(path) => {
+            Some(crate::store::Store::open(path).map_err(|e| std::io::Error::other(format!("--state: {e}")))?)
+        }
+        None => None,
+    };
     let mut app = App::new(config);
     app.search = search;
+    app.store = store;
     let app = Arc::new(app);
+    app.restore().map_err(|e| std::io::Error::other(format!("--state: {e}")))?;
     Ok(Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/tree.js", get(|| async { asset("text/javascript; charset=utf-8", TREE_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/api/games", get(games))
         .route("/api/game", post(create))
         .route("/api/game/{id}", get(state))
         .route("/api/game/{id}/move", post(play))
         .route("/api/game/{id}/undo", post(undo))
+        .route("/api/game/{id}/goto", post(goto))
+        .route("/api/game/{id}/comment", post(comment))
         .route("/api/game/{id}/sgf", get(sgf))
         .route("/api/game/{id}/resign", post(resign))
         .route("/api/game/{id}/analysis", post(analysis))

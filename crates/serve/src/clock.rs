@@ -84,6 +84,20 @@ impl Clocks {
         Clocks { control, left: vec![control.start(); seats], since: Instant::now() }
     }
 
+    /// Each seat's time left at the start of the turn.
+    pub fn left(&self) -> Vec<Duration> {
+        self.left.clone()
+    }
+
+    /// Sets each seat's time left (a game read back from the state file), at most a day;
+    /// the turn starts now.
+    pub fn set_left(&mut self, left: &[Duration]) {
+        for (mine, &l) in self.left.iter_mut().zip(left) {
+            *mine = l.min(MAX_TIME);
+        }
+        self.restart();
+    }
+
     /// Time used by the side to move so far.
     pub fn used(&self) -> Duration {
         self.since.elapsed()

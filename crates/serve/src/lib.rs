@@ -1,20 +1,23 @@
 //! `tabula serve`: play any registered game against any agent in the browser.
 //!
-//! One axum server holds the games in memory, keyed by an id, and answers a JSON API; the
-//! page (HTML, one ES module, CSS, the board drawn in SVG) is embedded in the binary.
+//! One axum server holds the games in memory, keyed by an id (and, with [`Config::state`],
+//! in a SQLite file that a restarted server reads back), and answers a JSON API; the page
+//! (HTML, ES modules, CSS, the board drawn in SVG) is embedded in the binary.
 //!
 //! - `GET /api/games`: the registry's games and agents with their parameters and help.
 //! - `POST /api/game` `{spec, players, kif?, clock?}`: a new game; each player is `"human"` or
 //!   an agent spec; for `gdl`, `kif` is pasted rules (at most 256 KiB); `clock` is a time
 //!   control, `{"per_move_ms": n}` or Fischer `{"main_ms": m, "inc_ms": i}`, under which
 //!   agents get their clock and a human whose time runs out loses. Answers the state.
-//! - `POST /api/game` `{sgf, players, clock?}`: a new game replaying an SGF record's main line (Go,
-//!   Othello, Amazons; at most 1 MiB); a record that cannot be replayed is a 400.
-//! - `GET /api/game/{id}/sgf`: the game's SGF record, as the arena writes its games.
+//! - `POST /api/game` `{sgf, players, clock?}`: a new game replaying an SGF record with its
+//!   variations and comments (Go, Othello, Amazons; at most 1 MiB); a record that cannot be
+//!   replayed is a 400.
+//! - `GET /api/game/{id}/sgf`: the game's SGF record, its root as the arena writes its games,
+//!   with the whole tree of moves and comments.
 //! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
-//!   cells they touch, history, result, and the first player's win rate after each ply a
-//!   search looked at; for a GDL game its roles and facts, and a grid drawn from its `cell`
-//!   relation).
+//!   cells they touch, history, result, the game tree, and the first player's win rate
+//!   after each ply a search looked at; for a GDL game its roles and facts, and a grid drawn
+//!   from its `cell` relation).
 //! - `POST /api/game/{id}/move` `{move}`: plays a human's move; a move that cannot be played
 //!   is a 400 and leaves the game as it was.
 //! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).
@@ -35,6 +38,9 @@
 //!   of them) and continuations in the request's coordinates; `POST /api/search/export` the
 //!   hits' games as one SGF collection; `GET /api/search/game/{id}?move=N` a hit's game, its
 //!   moves and a record up to the move for the SGF loader.
+//! - `POST /api/game/{id}/goto` `{node}`: puts a node of the game's tree on the board (a move
+//!   played there follows its child or adds a variation); `POST /api/game/{id}/comment`
+//!   `{node, text}` sets a node's comment.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!
@@ -56,6 +62,8 @@ mod gdl_view;
 mod live;
 mod record;
 mod search;
+mod store;
+mod tree;
 mod watch;
 
 use std::net::SocketAddr;
@@ -84,6 +92,9 @@ pub struct Config {
     pub gdl_dir: Option<PathBuf>,
     /// A game database file (`tabula db import`) for the Search view, opened read-only.
     pub db: Option<PathBuf>,
+    /// A state file (SQLite) keeping every game across restarts; without it games live in
+    /// memory only.
+    pub state: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -97,6 +108,7 @@ impl Default for Config {
             analysis_time: Duration::from_secs(20),
             gdl_dir: None,
             db: None,
+            state: None,
         }
     }
 }
@@ -117,7 +129,9 @@ pub async fn start(config: Config) -> std::io::Result<SocketAddr> {
 /// Serves until the process ends, on a runtime of its own, printing the address.
 pub fn serve(config: Config) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    // The database first: a file that cannot be opened stops the server before it listens.
+    // The database and the state file first: a file that cannot be opened stops the server
+    // before it listens. Games read back may start their agents, on this runtime.
+    let _runtime = rt.enter();
     let app = router(config.clone())?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;

@@ -1,7 +1,7 @@
 //! The games in play: their positions, seats, and the agents' searches.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,8 @@ use crate::Config;
 use crate::clock::{AGENT_GRACE, Clocks, TimeControl};
 use crate::gdl::{Library, MAX_KIF};
 use crate::record;
+use crate::store::{Saved, Store};
+use crate::tree::{self, Item, Tree};
 use crate::watch::Matches;
 
 /// Most legal moves whose cells are worked out for clicking; beyond it moves are typed.
@@ -47,21 +49,15 @@ enum Seat {
     Agent { spec: String, agent: Arc<Mutex<AnyAgent>> },
 }
 
-/// A move as the board shows it: its text and the cells it touched (from, to, arrow).
-#[derive(Clone)]
-struct Marked {
-    mv: String,
-    path: Vec<usize>,
-}
-
 /// One game's mutable part.
 pub struct Live {
     game: AnyGame,
     /// The spec as the page sees it (for GDL, `game=NAME` in place of the rules file).
     spec: String,
     seats: Vec<Seat>,
-    /// The marked move of each ply played.
-    marks: Vec<Marked>,
+    /// The moves played, with their variations and comments; the board shows its current
+    /// node.
+    tree: Tree,
     /// Bumped by every change; a search whose game changed meanwhile is thrown away.
     version: u64,
     thinking: bool,
@@ -77,9 +73,15 @@ pub struct Live {
     timer: Option<u64>,
     /// The agent analysing the positions where a human is to move, if asked for.
     analyst: Option<Analyst>,
-    /// Player 0's win rate in the position after each number of plies, as the last search
-    /// of it (an agent's move or an analysis) found: the win-rate graph.
+    /// Player 0's win rate in the position at each node, as the last search of it (an
+    /// agent's move or an analysis) found: the win-rate graph of the current line.
     evals: BTreeMap<usize, f64>,
+    /// Bumped by every change the state file keeps (moves, comments, the current node).
+    pub(crate) stamp: u64,
+    /// The time control, kept for the state file.
+    control: Option<TimeControl>,
+    /// Pasted GDL rules the game was made from, kept for the state file.
+    kif: Option<String>,
 }
 
 /// An agent that searches the position on the board for the page's overlay, while a
@@ -108,6 +110,8 @@ pub struct Entry {
     id: String,
     live: Mutex<Live>,
     events: broadcast::Sender<(&'static str, String)>,
+    /// The [`Live::stamp`] last written to the state file.
+    saved: AtomicU64,
 }
 
 /// Every live game, and the limits.
@@ -119,6 +123,8 @@ pub struct App {
     pub(crate) matches: Matches,
     /// The game database of the Search view, when the server was given one.
     pub(crate) search: Option<crate::search::Search>,
+    /// The state file keeping every game, when the server was given one.
+    pub(crate) store: Option<Store>,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
@@ -180,7 +186,7 @@ fn cells_json(cells: &[Cell]) -> Vec<Value> {
 
 /// The cells a move by `mover` touched: the mover's piece that left (Amazons), the cell a
 /// piece of the mover arrived on, and the cell that became blocked (an arrow).
-fn path(before: &[Cell], after: &[Cell], mover: usize) -> Vec<usize> {
+pub(crate) fn path(before: &[Cell], after: &[Cell], mover: usize) -> Vec<usize> {
     let mine = |c: &Cell| matches!(c, Cell::Piece { owner, .. } if owner.index() == mover);
     let only = |v: Vec<usize>| if v.len() == 1 { v.first().copied() } else { None };
     let to = only((0..before.len()).filter(|&i| before[i] == Cell::Empty && mine(&after[i])).collect());
@@ -260,24 +266,24 @@ impl Live {
         matches!(self.seats.get(p), Some(Seat::Human))
     }
 
-    /// Plays `mv` for the player to move, marking the cells it touched.
+    /// Plays `mv` for the player to move at the current node: follows the child it leads to,
+    /// or adds it as a new variation, marking the cells it touched.
     fn play(&mut self, mv: &str) -> Result<(), String> {
-        let mover = self.to_move().ok_or_else(|| match self.game.turn() {
-            _ if self.resigned.is_some() => "the game is over (a player resigned)".to_string(),
-            _ if self.flagged.is_some() => "the game is over (a player lost on time)".to_string(),
-            Turn::Over => "the game is over".to_string(),
-            _ => "simultaneous turns are not played here yet".to_string(),
-        })?;
-        let before = self.game.cells();
+        if self.resigned.is_some() {
+            return Err("the game is over (a player resigned)".into());
+        }
+        if self.flagged.is_some() {
+            return Err("the game is over (a player lost on time)".into());
+        }
         let mut next = self.game.clone();
-        next.play_move(mv).map_err(|e| e.to_string())?;
-        let path = match (before, next.cells()) {
-            (Some(b), Some(a)) => path(&b, &a, mover),
-            _ => Vec::new(),
+        let (text, mover, path) = tree::step(&mut next, mv)?;
+        let cur = self.tree.cur;
+        let child = match self.tree.child_with(cur, &text) {
+            Some(c) => c,
+            None => self.tree.add(cur, text, mover, path)?,
         };
-        let text = next.history().last().and_then(|p| p.first()).cloned().unwrap_or_default();
         self.game = next;
-        self.marks.push(Marked { mv: text, path });
+        self.tree.cur = child;
         if let Some(c) = &mut self.clocks {
             c.charge(mover);
         }
@@ -285,8 +291,24 @@ impl Live {
         Ok(())
     }
 
+    /// Puts node `n` on the board. A game with a clock is one line played on, never browsed.
+    fn goto(&mut self, n: usize) -> Result<(), ApiError> {
+        if self.clocks.is_some() {
+            return Err(ApiError { status: 409, message: "a game with a clock cannot be browsed or branched".into() });
+        }
+        if n >= self.tree.len() {
+            return Err(ApiError::not_found(format!("there is no node {n}")));
+        }
+        let start = load(&self.game.spec()).map_err(|e| ApiError::bad(e.to_string()))?;
+        self.game = self.tree.game_at(&start, n).map_err(ApiError::bad)?;
+        self.tree.cur = n;
+        self.changed();
+        Ok(())
+    }
+
     fn changed(&mut self) {
         self.version += 1;
+        self.stamp += 1;
         self.error = None;
         if let Some(stop) = self.stop.take() {
             stop.store(true, Ordering::Relaxed);
@@ -297,13 +319,13 @@ impl Live {
         }
     }
 
-    /// Records a search's win rate for `mover`, to move after `ply` plies, as player 0's
+    /// Records a search's win rate for `mover`, to move at the current node, as player 0's
     /// (two-player games only).
-    fn record(&mut self, ply: usize, mover: usize, win_rate: Option<f64>) {
+    fn record(&mut self, mover: usize, win_rate: Option<f64>) {
         if let Some(w) = win_rate.filter(|w| (0.0..=1.0).contains(w))
             && self.seats.len() == 2
         {
-            self.evals.insert(ply, if mover == 0 { w } else { 1.0 - w });
+            self.evals.insert(self.tree.cur, if mover == 0 { w } else { 1.0 - w });
         }
     }
 
@@ -331,7 +353,8 @@ impl Live {
     }
 
     /// Takes back the last ply, and more until a human is to move (or the start); after a
-    /// resignation, takes back the resignation only.
+    /// resignation, takes back the resignation only. The moves taken back stay in the tree
+    /// as the current node's continuation, except under a clock, where they are dropped.
     fn undo(&mut self) -> Result<(), String> {
         if self.flagged.is_some() {
             return Err("the game was lost on time".into());
@@ -340,10 +363,11 @@ impl Live {
             self.changed();
             return Ok(());
         }
-        if self.marks.is_empty() {
+        let line = self.tree.line(self.tree.cur);
+        if line.len() <= 1 {
             return Err("nothing to undo".into());
         }
-        let mut keep = self.marks.len() - 1;
+        let mut keep = line.len() - 2;
         let start = load(&self.game.spec()).map_err(|e| e.to_string())?;
         let replay = |n: usize| -> Result<AnyGame, String> {
             let mut g = start.clone();
@@ -361,9 +385,11 @@ impl Live {
             game = replay(keep)?;
         }
         self.game = game;
-        self.marks.truncate(keep);
-        self.evals.retain(|&ply, _| ply <= keep);
+        self.tree.cur = line[keep];
         if let Some(c) = &mut self.clocks {
+            self.tree.truncate_line(line[keep]);
+            let len = self.tree.len();
+            self.evals.retain(|&n, _| n < len);
             c.restart();
         }
         self.changed();
@@ -381,6 +407,30 @@ impl Live {
             return true;
         }
         false
+    }
+
+    /// The game as the state file keeps it.
+    fn saved(&self) -> Saved {
+        let (root_comment, items) = self.tree.items();
+        Saved {
+            spec: self.spec.clone(),
+            players: self
+                .seats
+                .iter()
+                .map(|s| match s {
+                    Seat::Human => "human".to_string(),
+                    Seat::Agent { spec, .. } => spec.clone(),
+                })
+                .collect(),
+            kif: self.kif.clone(),
+            control: self.control,
+            left: self.clocks.as_ref().map(Clocks::left),
+            resigned: self.resigned,
+            flagged: self.flagged,
+            current: self.tree.cur,
+            root_comment,
+            items,
+        }
     }
 
     /// The whole state as the page reads it.
@@ -449,11 +499,12 @@ impl Live {
             "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)),
             "thinking": self.thinking,
             "analysis": self.analyst.as_ref().map(|a| json!({"agent": a.spec, "run": a.run})),
-            "evals": self.evals.iter().map(|(ply, w)| json!([ply, w])).collect::<Vec<_>>(),
+            "evals": self.tree.line(self.tree.cur).iter().enumerate().filter_map(|(ply, n)| self.evals.get(n).map(|w| json!([ply, w]))).collect::<Vec<_>>(),
             "board": board,
             "gdl": gdl,
             "legal": legal,
-            "last": self.marks.last().map(|m| json!({"move": m.mv, "path": m.path})),
+            "last": Some(self.tree.current()).filter(|n| n.parent.is_some()).map(|n| json!({"move": n.mv, "path": n.path})),
+            "tree": self.tree.json(),
             "history": game.history(),
             "ply": game.history().len(),
             "rewards": rewards,
@@ -473,6 +524,7 @@ impl App {
             gdl: Library::new(config.gdl_dir.as_deref()),
             matches: Matches::default(),
             search: None,
+            store: None,
             config,
             games: Mutex::new(HashMap::new()),
             next_id: Mutex::new(1),
@@ -534,31 +586,82 @@ impl App {
         };
         let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         let shown = if shown.is_empty() { game.spec() } else { shown };
-        self.insert(game, shown, players, &[], control)
+        let kif = kif.filter(|_| parsed.name == "gdl").map(str::to_string);
+        let live = Live::new(game, shown, players, Tree::new(), control, kif)?;
+        self.insert(live, None)
     }
 
-    /// Creates a game by replaying the main line of an SGF record (Go, Othello, Amazons);
-    /// a record that cannot be replayed is refused whole.
+    /// Creates a game by replaying an SGF record (Go, Othello, Amazons) with its variations
+    /// and comments, on the board at the end of its main line; a record that cannot be
+    /// replayed is refused whole. Under a clock only the main line is kept.
     pub fn create_from_sgf(
         self: &Arc<Self>,
         text: &str,
         players: &[String],
         control: Option<TimeControl>,
     ) -> Result<(Arc<Entry>, Value), ApiError> {
-        let loaded = record::load_sgf(text).map_err(|e| ApiError::bad(format!("sgf: {e}")))?;
+        let sgf = |e: String| ApiError::bad(format!("sgf: {e}"));
+        let loaded = record::load_sgf(text).map_err(sgf)?;
+        let mut tree = Tree::build(&loaded.start, &loaded.root_comment, &loaded.items).map_err(sgf)?;
+        if control.is_some() {
+            let (root, items) = tree.items();
+            let main: Vec<Item> = tree.main_line()[1..]
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| Item { parent: i, mv: items[n - 1].mv.clone(), comment: items[n - 1].comment.clone() })
+                .collect();
+            tree = Tree::build(&loaded.start, &root, &main).map_err(sgf)?;
+        }
+        tree.cur = tree.main_line().last().copied().unwrap_or_default();
         let shown = loaded.start.spec();
-        self.insert(loaded.start, shown, players, &loaded.moves, control)
+        let live = Live::new(loaded.start, shown, players, tree, control, None)?;
+        self.insert(live, None)
     }
 
-    /// Seats the players at `game`, plays `moves` and lists the game.
-    fn insert(
-        self: &Arc<Self>,
-        game: AnyGame,
+    /// Lists a game, under `id` (a game from the state file) or a new id.
+    pub(crate) fn insert(self: &Arc<Self>, live: Live, id: Option<String>) -> Result<(Arc<Entry>, Value), ApiError> {
+        let mut games = lock(&self.games);
+        if games.len() >= self.config.max_games {
+            return Err(ApiError {
+                status: 429,
+                message: format!("the server holds its most games ({})", self.config.max_games),
+            });
+        }
+        let id = match id {
+            Some(id) => {
+                let mut n = lock(&self.next_id);
+                if let Some(k) = id.strip_prefix('g').and_then(|k| k.parse::<u64>().ok()) {
+                    *n = (*n).max(k.saturating_add(1));
+                }
+                id
+            }
+            None => {
+                let mut n = lock(&self.next_id);
+                *n += 1;
+                format!("g{}", *n - 1)
+            }
+        };
+        let (events, _) = broadcast::channel(64);
+        let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events, saved: AtomicU64::new(0) });
+        games.insert(id, entry.clone());
+        drop(games);
+        let state = self.kick(&entry);
+        Ok((entry, state))
+    }
+}
+
+impl Live {
+    /// A game at `start` with its seats (each `human` or an agent spec) and its tree, on
+    /// the board at the tree's current node.
+    pub(crate) fn new(
+        start: AnyGame,
         shown: String,
         players: &[String],
-        moves: &[String],
+        tree: Tree,
         control: Option<TimeControl>,
-    ) -> Result<(Arc<Entry>, Value), ApiError> {
+        kif: Option<String>,
+    ) -> Result<Live, ApiError> {
+        let game = &start;
         if players.len() != game.num_players() {
             return Err(ApiError::bad(format!(
                 "players: {shown} has {} players, not {}",
@@ -576,47 +679,31 @@ impl App {
                 seats.push(Seat::Agent { spec: p.trim().to_string(), agent: Arc::new(Mutex::new(agent)) });
             }
         }
-        let mut live = Live {
+        let clocks = control.map(|c| Clocks::new(c, seats.len()));
+        let game = tree.game_at(game, tree.cur).map_err(ApiError::bad)?;
+        Ok(Live {
             game,
             spec: shown,
             seats,
-            marks: Vec::new(),
+            tree,
             version: 0,
             thinking: false,
             stop: None,
             error: None,
             resigned: None,
-            clocks: None,
+            clocks,
             flagged: None,
             timer: None,
             analyst: None,
             evals: BTreeMap::new(),
-        };
-        for (i, mv) in moves.iter().enumerate() {
-            live.play(mv).map_err(|e| ApiError::bad(format!("sgf: move {} ({mv}): {e}", i + 1)))?;
-        }
-        // The clocks start once the record is replayed.
-        live.clocks = control.map(|c| Clocks::new(c, live.seats.len()));
-        let mut games = lock(&self.games);
-        if games.len() >= self.config.max_games {
-            return Err(ApiError {
-                status: 429,
-                message: format!("the server holds its most games ({})", self.config.max_games),
-            });
-        }
-        let id = {
-            let mut n = lock(&self.next_id);
-            *n += 1;
-            format!("g{}", *n - 1)
-        };
-        let (events, _) = broadcast::channel(64);
-        let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events });
-        games.insert(id, entry.clone());
-        drop(games);
-        let state = self.kick(&entry);
-        Ok((entry, state))
+            stamp: 1,
+            control,
+            kif,
+        })
     }
+}
 
+impl App {
     /// Plays a human's move.
     pub fn play(self: &Arc<Self>, entry: &Arc<Entry>, mv: &str) -> Result<Value, ApiError> {
         {
@@ -633,7 +720,10 @@ impl App {
                 self.kick(entry);
                 return Err(ApiError { status: 409, message: format!("player {} ran out of time", p + 1) });
             }
-            live.play(mv).map_err(ApiError::bad)?;
+            live.play(mv).map_err(|e| {
+                let status = if e.starts_with(tree::FULL) { 409 } else { 400 };
+                ApiError { status, message: e }
+            })?;
         }
         Ok(self.kick(entry))
     }
@@ -694,19 +784,75 @@ impl App {
                 Seat::Agent { spec, .. } => spec.clone(),
             })
             .collect();
-        let mut moves = Vec::new();
-        for ply in live.game.history() {
-            match ply.as_slice() {
-                [mv] => moves.push(mv.clone()),
-                _ => return Err(ApiError::bad("games with simultaneous moves have no SGF form")),
-            }
-        }
         let ending = match (live.resigned, live.flagged) {
             (Some(seat), _) => Ending::Resignation { seat },
             (None, Some(seat)) => Ending::TimeForfeit { seat },
             (None, None) => Ending::Rules,
         };
-        record::save(&live.spec, &players, &moves, ending).map_err(ApiError::bad)
+        record::save_tree(&live.spec, &players, &live.tree, ending).map_err(ApiError::bad)
+    }
+
+    /// Puts node `node` of the game's tree on the board.
+    pub fn goto(self: &Arc<Self>, entry: &Arc<Entry>, node: usize) -> Result<Value, ApiError> {
+        lock(&entry.live).goto(node)?;
+        Ok(self.kick(entry))
+    }
+
+    /// Sets the comment of node `node` (an empty text removes it).
+    pub fn comment(self: &Arc<Self>, entry: &Arc<Entry>, node: usize, text: &str) -> Result<Value, ApiError> {
+        {
+            let mut live = lock(&entry.live);
+            if node >= live.tree.len() {
+                return Err(ApiError::not_found(format!("there is no node {node}")));
+            }
+            live.tree.set_comment(node, text).map_err(|e| ApiError { status: 413, message: e })?;
+            // Not a new position: an agent's search or an analysis under way goes on.
+            live.stamp += 1;
+        }
+        Ok(self.kick(entry))
+    }
+
+    /// Lists the games the state file keeps, under their ids; a game that no longer loads
+    /// or replays is skipped with a warning (and stays in the file).
+    pub(crate) fn restore(self: &Arc<Self>) -> Result<usize, String> {
+        let Some(store) = &self.store else { return Ok(0) };
+        let mut n = 0;
+        for (id, text) in store.games()? {
+            // Every stored id is taken, a skipped game's too: a new game never writes over it.
+            if let Some(k) = id.strip_prefix('g').and_then(|k| k.parse::<u64>().ok()) {
+                let mut next = lock(&self.next_id);
+                *next = (*next).max(k.saturating_add(1));
+            }
+            let result = serde_json::from_str::<Value>(&text)
+                .map_err(|e| e.to_string())
+                .and_then(|v| Saved::from_json(&v))
+                .and_then(|saved| self.revive(&saved).map_err(|e| e.message))
+                .and_then(|live| self.insert(live, Some(id.clone())).map_err(|e| e.message));
+            match result {
+                Ok(_) => n += 1,
+                Err(e) => eprintln!("tabula serve: warning: game {id} in the state file is skipped: {e}"),
+            }
+        }
+        Ok(n)
+    }
+
+    /// A stored game made live again: its spec loaded, its seats filled and its tree replayed.
+    fn revive(&self, saved: &Saved) -> Result<Live, ApiError> {
+        let parsed = check_safe(&saved.spec, "game")?;
+        let (inner, shown) = match parsed.name.as_str() {
+            "gdl" => self.gdl.resolve(&parsed, saved.kif.as_deref())?,
+            _ => (saved.spec.clone(), String::new()),
+        };
+        let start = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
+        let shown = if shown.is_empty() { start.spec() } else { shown };
+        let tree = saved.tree(&start).map_err(ApiError::bad)?;
+        let mut live = Live::new(start, shown, &saved.players, tree, saved.control, saved.kif.clone())?;
+        if let (Some(c), Some(left)) = (&mut live.clocks, &saved.left) {
+            c.set_left(left);
+        }
+        live.resigned = saved.resigned.filter(|&p| p < live.seats.len());
+        live.flagged = saved.flagged.filter(|&p| p < live.seats.len());
+        Ok(live)
     }
 
     pub fn undo(self: &Arc<Self>, entry: &Arc<Entry>) -> Result<Value, ApiError> {
@@ -726,8 +872,11 @@ impl App {
     /// state to the watchers and returns it.
     fn kick(self: &Arc<Self>, entry: &Arc<Entry>) -> Value {
         let mut live = lock(&entry.live);
+        // An agent plays only at the end of a line: browsing never makes it move.
+        let at_leaf = live.tree.current().children.is_empty();
         if let Some(p) = live.to_move()
             && !live.thinking
+            && at_leaf
             && let Some(Seat::Agent { agent, .. }) = live.seats.get(p)
         {
             let agent = agent.clone();
@@ -778,7 +927,17 @@ impl App {
             }
         }
         let state = live.state(&entry.id);
+        let stamp = live.stamp;
+        let record = match &self.store {
+            Some(_) if entry.saved.load(Ordering::SeqCst) < stamp => Some(live.saved().to_json()),
+            _ => None,
+        };
         drop(live);
+        if let (Some(store), Some(record)) = (&self.store, record)
+            && let Err(e) = store.save(&entry.id, stamp, &entry.saved, &record)
+        {
+            eprintln!("tabula serve: warning: game {} not written to the state file: {e}", entry.id);
+        }
         let _ = entry.events.send(("state", state.to_string()));
         state
     }
@@ -821,15 +980,15 @@ impl App {
             return;
         }
         let events = entry.events.clone();
-        let (ply, mover) = match game.turn() {
-            Turn::Player(p) => (game.history().len(), p.index()),
+        let mover = match game.turn() {
+            Turn::Player(p) => p.index(),
             _ => return,
         };
         let entry2 = entry.clone();
         let record = move |info: &AnyInfo| {
             let mut live = lock(&entry2.live);
             if live.version == version {
-                live.record(ply, mover, info.win_rate);
+                live.record(mover, info.win_rate);
             }
         };
         let tag = move |info: &AnyInfo, game: &AnyGame| {
@@ -923,8 +1082,7 @@ impl App {
                 Ok(Ok(choice)) => {
                     let _ = entry.events.send(("info", info_json(&choice.info).to_string()));
                     if let Some(mover) = live.to_move() {
-                        let ply = live.marks.len();
-                        live.record(ply, mover, choice.info.win_rate);
+                        live.record(mover, choice.info.win_rate);
                     }
                     if live.time_up() { None } else { live.play(&choice.mv).err() }
                 }

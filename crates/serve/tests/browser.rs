@@ -185,3 +185,11 @@ async fn a_corner_pattern_is_drawn_searched_and_a_hit_opened_from_the_database()
     assert_eq!(r["exported"], 4, "{r}");
     assert_eq!(r["opened"], 1, "{r}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn the_game_tree_is_browsed_branched_commented_and_saved() {
+    let r = scenario("tree").await;
+    assert_eq!(r["nodes"], 6, "{r}");
+    assert_eq!(r["branches"], 2, "{r}");
+}

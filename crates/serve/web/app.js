@@ -1,6 +1,8 @@
 // tabula's page: pick a game and its players, then play on an SVG board while agents think.
 // Talks to the JSON API under /api and listens to /api/game/{id}/events (server-sent events).
 
+import { initTree, drawTree } from "./tree.js";
+
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -311,7 +313,7 @@ function status(state, st) {
 
 function render(state) {
   if (game && state.id === game.id && state.version < game.version) return; // an older state, overtaken
-  if (game && state.id === game.id && state.ply !== game.ply) selection = [];
+  if (game && state.id === game.id && (state.ply !== game.ply || state.tree?.current !== game.tree?.current)) selection = [];
   const hadFocus = $("board").contains(document.activeElement);
   game = state;
   if (overlay && (!state.analysis || overlay.version < state.version || overlay.run < state.analysis.run)) overlay = null;
@@ -341,6 +343,7 @@ function render(state) {
   drawBoard(state, st);
   drawMoveList(state, canPlay);
   drawGraph(state, st);
+  drawTree(state);
   if (hadFocus) focusCursor();
 }
 
@@ -1321,6 +1324,13 @@ async function init() {
   }
   fillGames();
   initSearch();
+  initTree({
+    api,
+    render,
+    error: (text) => { $("play-error").textContent = text; },
+    playerName: (p) => (game ? ownerName(styleOf(game), p) : `player ${p + 1}`),
+    colour: (p) => (game ? styleOf(game).colours[p] : null),
+  });
   const id = location.hash.slice(1);
   if (id) {
     try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`), false); } catch (_) { location.hash = ""; }

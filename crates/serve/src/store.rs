@@ -1,0 +1,160 @@
+//! The state file (`tabula serve --state FILE`): every game kept in SQLite, so that a server
+//! started again on the same file serves the same games under the same ids.
+//!
+//! One row per game holds its record as JSON (spec, seats, pasted rules, clock, the tree with
+//! its comments, the current node, a resignation or a loss on time), rewritten whole in one
+//! statement (a transaction of its own) after each change. Reading it back replays every move
+//! by the rules: a row that no longer replays is skipped with a warning and left in the file.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rusqlite::{Connection, params};
+use serde_json::{Value, json};
+
+use crate::clock::TimeControl;
+use crate::live::lock;
+use crate::tree::{Item, Tree};
+
+/// The open state file.
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+/// A game as the file keeps it.
+pub struct Saved {
+    pub spec: String,
+    pub players: Vec<String>,
+    pub kif: Option<String>,
+    pub control: Option<TimeControl>,
+    /// Each seat's time left at the start of the turn, under a clock.
+    pub left: Option<Vec<Duration>>,
+    pub resigned: Option<usize>,
+    pub flagged: Option<usize>,
+    pub current: usize,
+    pub root_comment: String,
+    pub items: Vec<Item>,
+}
+
+impl Saved {
+    /// The record as stored.
+    pub fn to_json(&self) -> Value {
+        let nodes: Vec<Value> = self.items.iter().map(|i| json!([i.parent, i.mv, i.comment])).collect();
+        json!({
+            "spec": self.spec,
+            "players": self.players,
+            "kif": self.kif,
+            "clock": self.control.map(TimeControl::to_json),
+            "left_ms": self.left.as_ref().map(|l| l.iter().map(|d| d.as_millis() as u64).collect::<Vec<_>>()),
+            "resigned": self.resigned,
+            "flagged": self.flagged,
+            "current": self.current,
+            "comment": self.root_comment,
+            "nodes": nodes,
+        })
+    }
+
+    /// Reads a stored record; a field of the wrong kind is the error.
+    pub fn from_json(v: &Value) -> Result<Saved, String> {
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string).ok_or(format!("{k} is missing"));
+        let seat = |k: &str| v.get(k).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok());
+        let players = v
+            .get("players")
+            .and_then(Value::as_array)
+            .ok_or("players is missing")?
+            .iter()
+            .map(|p| p.as_str().map(str::to_string).ok_or("a player is not a string"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let nodes = v.get("nodes").and_then(Value::as_array).ok_or("nodes is missing")?;
+        let mut items = Vec::with_capacity(nodes.len().min(crate::tree::MAX_NODES));
+        for n in nodes {
+            let (Some(parent), Some(mv), Some(comment)) = (
+                n.get(0).and_then(Value::as_u64).and_then(|p| usize::try_from(p).ok()),
+                n.get(1).and_then(Value::as_str),
+                n.get(2).and_then(Value::as_str),
+            ) else {
+                return Err("a node is not [parent, move, comment]".into());
+            };
+            items.push(Item { parent, mv: mv.to_string(), comment: comment.to_string() });
+        }
+        let left = v
+            .get("left_ms")
+            .and_then(Value::as_array)
+            .map(|l| l.iter().map(|ms| Duration::from_millis(ms.as_u64().unwrap_or_default())).collect::<Vec<_>>());
+        Ok(Saved {
+            spec: text("spec")?,
+            players,
+            kif: v.get("kif").and_then(Value::as_str).map(str::to_string),
+            control: TimeControl::from_json(v.get("clock").unwrap_or(&Value::Null))?,
+            left,
+            resigned: seat("resigned"),
+            flagged: seat("flagged"),
+            current: seat("current").unwrap_or_default(),
+            root_comment: v.get("comment").and_then(Value::as_str).unwrap_or_default().to_string(),
+            items,
+        })
+    }
+
+    /// The tree the record holds, replayed from `start` by the rules.
+    pub fn tree(&self, start: &tabula_registry::any::AnyGame) -> Result<Tree, String> {
+        let mut tree = Tree::build(start, &self.root_comment, &self.items)?;
+        if self.current >= tree.len() {
+            return Err(format!("the current node {} is not in the tree", self.current));
+        }
+        tree.cur = self.current;
+        Ok(tree)
+    }
+}
+
+impl Store {
+    /// Opens (or creates) the state file.
+    pub fn open(path: &Path) -> Result<Store, String> {
+        let conn = Connection::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL;
+             CREATE TABLE IF NOT EXISTS games (
+                 id TEXT PRIMARY KEY,
+                 record TEXT NOT NULL,
+                 saved_at INTEGER NOT NULL
+             );",
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Store { conn: Mutex::new(conn) })
+    }
+
+    /// Every stored game: its id and record text, in the order the ids were given.
+    pub fn games(&self) -> Result<Vec<(String, String)>, String> {
+        let conn = lock(&self.conn);
+        let mut stmt =
+            conn.prepare("SELECT id, record FROM games ORDER BY length(id), id").map_err(|e| e.to_string())?;
+        let rows =
+            stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(|e| e.to_string())?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())
+    }
+
+    /// Writes game `id`'s record if `stamp` is newer than the one `saved` holds (two
+    /// writers of one game never put an older record over a newer one).
+    pub fn save(
+        &self,
+        id: &str,
+        stamp: u64,
+        saved: &std::sync::atomic::AtomicU64,
+        record: &Value,
+    ) -> Result<(), String> {
+        use std::sync::atomic::Ordering;
+        let conn = lock(&self.conn);
+        if saved.load(Ordering::SeqCst) >= stamp {
+            return Ok(());
+        }
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+        conn.execute(
+            "INSERT INTO games (id, record, saved_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT(id) DO UPDATE SET record = excluded.record, saved_at = excluded.saved_at",
+            params![id, record.to_string(), now],
+        )
+        .map_err(|e| e.to_string())?;
+        saved.store(stamp, Ordering::SeqCst);
+        Ok(())
+    }
+}
