@@ -33,6 +33,16 @@
 //!   of them) and continuations in the request's coordinates; `POST /api/search/export` the
 //!   hits' games as one SGF collection; `GET /api/search/game/{id}?move=N` a hit's game, its
 //!   moves and a record up to the move for the SGF loader.
+//! - `POST /api/train` `{game, eval?, preset?, init?, opponent?, eval_opponent?, moves?, alpha?,
+//!   halve_every?, lambda?, epsilon?, eval_every?, eval_games?, seed?, name?}`: a TD training
+//!   run as `tabula train` makes it (checked the same way, under caps), in a folder of
+//!   [`Config::train_dir`] named by the server (`run-N`) or by `name`; one at a time.
+//!   `GET /api/train` the runs in the folder, `GET /api/train/{id}` one,
+//!   `GET /api/train/{id}/events` its progress and learning curve as `train` events,
+//!   `POST /api/train/{id}/stop` stops it after the game in progress (checkpoint written),
+//!   `POST /api/train/{id}/resume` continues from its checkpoint. The player
+//!   `trained:NAME` in a new game is the run's learned weights (`learned(weights=...)`,
+//!   located by the server).
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!
@@ -53,6 +63,7 @@ mod gdl;
 mod live;
 mod record;
 mod search;
+mod train;
 mod watch;
 
 use std::net::SocketAddr;
@@ -81,6 +92,9 @@ pub struct Config {
     pub gdl_dir: Option<PathBuf>,
     /// A game database file (`tabula db import`) for the Search view, opened read-only.
     pub db: Option<PathBuf>,
+    /// The folder of the Train view's runs; `None`: a temporary directory of the server's
+    /// own, removed when it stops.
+    pub train_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -94,6 +108,7 @@ impl Default for Config {
             analysis_time: Duration::from_secs(20),
             gdl_dir: None,
             db: None,
+            train_dir: None,
         }
     }
 }

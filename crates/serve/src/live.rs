@@ -119,6 +119,8 @@ pub struct App {
     pub(crate) matches: Matches,
     /// The game database of the Search view, when the server was given one.
     pub(crate) search: Option<crate::search::Search>,
+    /// The training runs of the Train view.
+    pub(crate) runs: crate::train::Runs,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
@@ -471,6 +473,7 @@ impl App {
             gdl: Library::new(config.gdl_dir.as_deref()),
             matches: Matches::default(),
             search: None,
+            runs: crate::train::Runs::none(),
             config,
             games: Mutex::new(HashMap::new()),
             next_id: Mutex::new(1),
@@ -568,6 +571,11 @@ impl App {
         for (i, p) in players.iter().enumerate() {
             if p.trim() == "human" {
                 seats.push(Seat::Human);
+            } else if let Some(inner) = self.runs.player(p)? {
+                // A run's learned weights, located by the server.
+                let agent =
+                    game.agent(&inner).map_err(|e| ApiError::bad(self.runs.hide(&format!("player {}: {e}", i + 1))))?;
+                seats.push(Seat::Agent { spec: p.trim().to_string(), agent: Arc::new(Mutex::new(agent)) });
             } else {
                 check_safe(p, &format!("player {}", i + 1))?;
                 let agent = game.agent(p).map_err(|e| ApiError::bad(format!("player {}: {e}", i + 1)))?;
