@@ -1,6 +1,8 @@
 // tabula's page: pick a game and its players, then play on an SVG board while agents think.
 // Talks to the JSON API under /api and listens to /api/game/{id}/events (server-sent events).
 
+import { initTrain } from "./train.js";
+
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -1235,6 +1237,7 @@ async function init() {
   }
   fillGames();
   initSearch();
+  initTrain({ api, attach });
   const id = location.hash.slice(1);
   if (id) {
     try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`), false); } catch (_) { location.hash = ""; }
