@@ -381,12 +381,15 @@ fn spawn(run: Arc<Run>) {
             let s = lock(&run.state);
             (s.config.clone(), s.eval.clone())
         };
-        let outcome =
-            tabula_registry::with_trainable_game(&cfg.game, &eval, Segment { run: &run, cfg: &cfg, stop: &stop });
+        // A failure inside the trainer ends this run only, never the server or the folder.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tabula_registry::with_trainable_game(&cfg.game, &eval, Segment { run: &run, cfg: &cfg, stop: &stop })
+        }));
         let result = match outcome {
-            Ok(Ok(o)) => plot::write_results(&run.dir, &eval, &o.checkpoint).map(|()| o).map_err(|e| e.to_string()),
+            Ok(Ok(Ok(o))) => plot::write_results(&run.dir, &eval, &o.checkpoint).map(|()| o).map_err(|e| e.to_string()),
+            Ok(Ok(Err(e))) => Err(e.to_string()),
             Ok(Err(e)) => Err(e.to_string()),
-            Err(e) => Err(e.to_string()),
+            Err(_) => Err("the trainer stopped on an internal error".to_string()),
         };
         {
             let mut s = lock(&run.state);
