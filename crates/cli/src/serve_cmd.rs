@@ -38,6 +38,11 @@ pub struct ServeArgs {
     /// serves the same games under the same ids.
     #[arg(long)]
     state: Option<std::path::PathBuf>,
+    /// The folder of the page's training runs (created if missing; one sub-folder a run, as
+    /// `tabula train --out` writes it). Without it runs go to a temporary directory removed
+    /// when the server stops.
+    #[arg(long)]
+    train_dir: Option<std::path::PathBuf>,
 }
 
 /// Runs `tabula serve` until the process ends.
@@ -59,6 +64,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
     {
         bail!("--gdl-dir {} is not a directory", dir.display());
     }
+    if let Some(dir) = &args.train_dir
+        && dir.exists()
+        && !dir.is_dir()
+    {
+        bail!("--train-dir {} is not a directory", dir.display());
+    }
     let config = tabula_serve::Config {
         host: args.host,
         port: args.port,
@@ -69,6 +80,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         gdl_dir: args.gdl_dir,
         db: args.db,
         state: args.state,
+        train_dir: args.train_dir,
     };
     let address = format!("{}:{}", config.host, config.port);
     tabula_serve::serve(config).with_context(|| format!("serving on {address}"))

@@ -119,19 +119,7 @@ impl TrainVisitor for Trainer<'_> {
 /// Runs `tabula train`.
 pub fn run(args: TrainArgs) -> Result<()> {
     let spec = Spec::parse(&args.game)?;
-    let models = tabula_registry::models(&spec.name);
-    let Some(default_model) = models.first() else {
-        bail!(
-            "training needs a game with a linear evaluator: {} (got '{}')",
-            tabula_registry::trainable_games().join(", "),
-            spec.name
-        );
-    };
-    let model = args.eval.clone().unwrap_or_else(|| default_model.name.to_string());
-    if !models.iter().any(|m| m.name == model) {
-        let names: Vec<&str> = models.iter().map(|m| m.name).collect();
-        bail!("{} has no linear evaluator '{model}': {}", spec.name, names.join(", "));
-    }
+    let model = tabula_registry::train_model(&spec.name, args.eval.as_deref()).map_err(anyhow::Error::msg)?;
     let (algorithm, mut schedule) = match args.preset {
         Preset::DocumentTd0 => tabula_learn::Preset::DocumentTd0,
         Preset::TdLambda => tabula_learn::Preset::TdLambda,
@@ -145,9 +133,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     schedule.epsilon = args.epsilon.unwrap_or(schedule.epsilon);
     schedule.eval_every = args.eval_every.unwrap_or(schedule.eval_every);
     schedule.eval_games = args.eval_games.unwrap_or(schedule.eval_games);
-    if !(0.0..=1.0).contains(&schedule.lambda) || !(0.0..=1.0).contains(&schedule.epsilon) || schedule.alpha0 <= 0.0 {
-        bail!("lambda and epsilon must lie in [0, 1] and alpha be positive");
-    }
+    schedule.check().map_err(anyhow::Error::msg)?;
     let init = match args.init {
         InitArg::Zeros => Init::Zeros,
         InitArg::Ones => Init::Ones,
@@ -186,11 +172,11 @@ pub fn run(args: TrainArgs) -> Result<()> {
     );
     let mut progress = |step| bar.set_position(step);
     let trainer = Trainer { cfg: &cfg, checkpoint: &checkpoint, stop: &stop, progress: &mut progress };
-    let outcome = tabula_registry::with_trainable_game(&args.game, &model, trainer)??;
+    let outcome = tabula_registry::with_trainable_game(&args.game, model, trainer)??;
     bar.finish_and_clear();
     let run = &outcome.checkpoint;
 
-    plot::write_results(&args.out, &model, run)?;
+    plot::write_results(&args.out, model, run)?;
     let last = run.curve.last().map(|p| format!("{:.1}%", 100.0 * p.score)).unwrap_or_else(|| "-".into());
     println!(
         "{} after {} moves in {} games; last evaluation {last}; results in {}",

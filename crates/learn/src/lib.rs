@@ -21,6 +21,7 @@ pub use episode::{DynGenerator, DynLearner, Episode, EpisodeError, EpisodeGenera
 pub use kind::{ModelInfo, TrainKind, TrainVisitor};
 pub use train::{
     Algorithm, Checkpoint, CurvePoint, Init, Opponent, Preset, Schedule, TrainConfig, TrainError, TrainOutcome, train,
+    train_observed,
 };
 
 /// A linear evaluation over named features, as the learner needs it.

@@ -138,6 +138,19 @@ impl Opponent {
 }
 
 impl Schedule {
+    /// Checks the settings a user may give: `lambda` and `epsilon` in [0, 1], `alpha0`
+    /// positive and finite.
+    pub fn check(&self) -> Result<(), String> {
+        let ok = (0.0..=1.0).contains(&self.lambda)
+            && (0.0..=1.0).contains(&self.epsilon)
+            && self.alpha0 > 0.0
+            && self.alpha0.is_finite();
+        if !ok {
+            return Err("lambda and epsilon must lie in [0, 1] and alpha be positive".into());
+        }
+        Ok(())
+    }
+
     /// The source document's TD(0) schedule: α₀ = 0.1 halved every 5,000 moves, ε = 0.15,
     /// 100,000 moves, snapshots every 50 moves, a 50-game evaluation every 5,000 moves.
     pub fn document_td0() -> Schedule {
@@ -591,6 +604,20 @@ pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<TrainOutcome, TrainError> {
+    train_observed(start, model, cfg, checkpoint, stop, progress, &mut |_| {})
+}
+
+/// [`train`], and `on_game` sees the run's state after every game (its step and game counts
+/// and the learning curve so far), for front ends that show the curve as it grows.
+pub fn train_observed<G: Game, M: LinearModel<G> + Evaluator<G>>(
+    start: &G,
+    model: &M,
+    cfg: &TrainConfig,
+    checkpoint: Option<&Path>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+    on_game: &mut dyn FnMut(&Checkpoint),
+) -> Result<TrainOutcome, TrainError> {
     check_trainable(start, model)?;
     let hand = model.clone();
     let mut learner = model.clone();
@@ -624,6 +651,7 @@ pub fn train<G: Game, M: LinearModel<G> + Evaluator<G>>(
         if finish_game(start, &learner, &hand, cfg, &mut state, made, snaps) {
             save(&state)?;
         }
+        on_game(&state);
     }
     save(&state)?;
     Ok(TrainOutcome { checkpoint: state, interrupted })

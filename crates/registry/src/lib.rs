@@ -119,6 +119,25 @@ pub fn trainable_games() -> Vec<&'static str> {
     FLAGS.iter().filter(|f| f.2).map(|f| f.0).collect()
 }
 
+/// The linear model `eval` (or the game's default when `None`) of the game named `game`, as
+/// the trainer's front ends check it: an error names the games or models there are.
+pub fn train_model(game: &str, eval: Option<&str>) -> Result<&'static str, String> {
+    let models = models(game);
+    let Some(first) = models.first() else {
+        return Err(format!(
+            "training needs a game with a linear evaluator: {} (got '{game}')",
+            trainable_games().join(", ")
+        ));
+    };
+    match eval {
+        None => Ok(first.name),
+        Some(name) => models.iter().find(|m| m.name == name).map(|m| m.name).ok_or_else(|| {
+            let names: Vec<&str> = models.iter().map(|m| m.name).collect();
+            format!("{game} has no linear evaluator '{name}': {}", names.join(", "))
+        }),
+    }
+}
+
 /// The engine for a game spec's name, if the game is registered.
 pub fn default_engine(game: &str) -> Option<&'static str> {
     let name = Spec::parse(game).ok()?.name;

@@ -780,6 +780,71 @@ scenarios.tree = async function tree(page) {
   return { nodes: (await tree()).nodes, branches, other, fit, shots };
 };
 
+// Train: by clicking only, a short TD run on Amazons 6x6 is started from the form, its
+// learning curve gets points, it is stopped, resumed (the counts go on from where they
+// were), stopped again, and a game against the learned weights is opened and a move played.
+scenarios.train = async (page) => {
+  await page.waitForSelector("#train-eval option", { state: "attached", timeout: WAIT_MS });
+  const where = await page.$eval("#train-where", (e) => e.textContent);
+  check(/temporary folder/.test(where), `where runs live: ${where}`);
+  // The form's defaults: TD(0) on Amazons 6x6 against random moves, 50000 learner moves,
+  // a 10-game evaluation every 1000.
+  await page.click("#train-form button[type=submit]");
+  const box = () => page.$eval("#train-box", (e) => ({ status: e.dataset.status, points: Number(e.dataset.points), step: Number(e.dataset.step) }));
+  const pointsAtLeast = (n) => page.waitForFunction((n) => {
+    const b = document.getElementById("train-box");
+    return !b.hidden && Number(b.dataset.points) >= n && document.querySelectorAll("#train-curve circle.point").length >= n;
+  }, n, { timeout: WAIT_MS });
+  const statusIs = async (s) => {
+    try {
+      await page.waitForFunction((s) => document.getElementById("train-box").dataset.status === s, s, { timeout: WAIT_MS });
+    } catch (e) {
+      throw new Error(`the run is not ${s}: ${JSON.stringify(await box())}, ${await page.$eval("#train-status", (e) => e.textContent)}; ${await page.$eval("#train-error", (e) => e.textContent)}`);
+    }
+  };
+  await pointsAtLeast(4);
+  const grown = await box();
+  check(grown.status === "running", `after the start: ${JSON.stringify(grown)}`);
+  const summary = await page.$eval("#train-summary", (e) => e.textContent);
+  check(/^\d+ evaluations of 10 games against random: \d+% at the start, \d+% after \d+ moves/.test(summary), `summary: ${summary}`);
+  const labels = await page.$$eval("#train-curve text", (els) => els.map((e) => e.textContent));
+  check(labels.includes("learner moves") && labels.includes("score against random"), `axis labels: ${labels}`);
+  await page.click("#train-stop");
+  await statusIs("stopped");
+  const stopped = await box();
+  check(stopped.step > 0, `stopped: ${JSON.stringify(stopped)}`);
+  check(await page.$eval("#train-resume", (e) => !e.disabled), "Resume is not offered for a stopped run");
+  const listed = await page.$eval('#train-runs li[data-id="run-1"]', (e) => e.textContent);
+  check(/run-1: amazons\(size=6\), document, stopped/.test(listed), `runs list: ${listed}`);
+  await page.click("#train-resume");
+  await statusIs("running");
+  await pointsAtLeast(stopped.points + 2);
+  const resumed = await box();
+  check(resumed.step > stopped.step, `resumed from ${stopped.step} to ${resumed.step}`);
+  await page.click("#train-stop");
+  await statusIs("stopped");
+  const again = await box();
+  const shotPath = join(outDir, "train.png");
+  await page.locator("#train").screenshot({ path: shotPath });
+  const shots = [shotPath];
+  // Play against the learned weights: a new game on the Play view, the agent trained:run-1.
+  await page.waitForSelector("#train-play:not([disabled])", { timeout: WAIT_MS });
+  await page.click("#train-play");
+  await page.waitForFunction(() => !document.getElementById("play").hidden && document.getElementById("board").dataset.human === "true", null, { timeout: WAIT_MS });
+  const title = await page.$eval("#play-title", (e) => e.textContent);
+  check(title.includes("trained:run-1"), `the game's title: ${title}`);
+  const after = await clickMove(page);
+  check(after.ply >= 2 || after.over, `after a move and the reply: ${JSON.stringify(after)}`);
+  // On a phone: no sideways scroll, the curve within the window.
+  await page.setViewportSize({ width: 375, height: 740 });
+  const fit = await page.evaluate(() => {
+    const r = document.getElementById("train-curve").getBoundingClientRect();
+    return { scroll: document.documentElement.scrollWidth, inner: window.innerWidth, left: r.left, right: r.right, width: r.width };
+  });
+  check(fit.scroll <= fit.inner && fit.left >= 0 && fit.right <= fit.inner && fit.width > fit.inner * 0.7, `at 375 px: ${JSON.stringify(fit)}`);
+  return { grown, stopped, resumed, again, summary, title, plies: after.ply, fit, shots };
+};
+
 const run = scenarios[scenario];
 if (!run) {
   console.error(`no scenario ${scenario}; there are: ${Object.keys(scenarios).join(", ")}`);

@@ -28,6 +28,7 @@ const INDEX: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
 const TREE_JS: &str = include_str!("../web/tree.js");
 const STYLE: &str = include_str!("../web/style.css");
+const TRAIN_JS: &str = include_str!("../web/train.js");
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -37,12 +38,12 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn ok(value: Value) -> Response {
+pub(crate) fn ok(value: Value) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], value.to_string()).into_response()
 }
 
 /// The request body as a JSON object, within [`MAX_BODY`] bytes.
-async fn read_json(body: Body) -> Result<serde_json::Map<String, Value>, ApiError> {
+pub(crate) async fn read_json(body: Body) -> Result<serde_json::Map<String, Value>, ApiError> {
     read_json_within(body, MAX_BODY).await
 }
 
@@ -342,9 +343,12 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         }
         None => None,
     };
+    let runs = crate::train::Runs::open(config.train_dir.as_deref())
+        .map_err(|e| std::io::Error::other(format!("--train-dir: {e}")))?;
     let mut app = App::new(config);
     app.search = search;
     app.store = store;
+    app.runs = runs;
     let app = Arc::new(app);
     app.restore().map_err(|e| std::io::Error::other(format!("--state: {e}")))?;
     Ok(Router::new()
@@ -352,6 +356,7 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
         .route("/tree.js", get(|| async { asset("text/javascript; charset=utf-8", TREE_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
+        .route("/train.js", get(|| async { asset("text/javascript; charset=utf-8", TRAIN_JS) }))
         .route("/api/games", get(games))
         .route("/api/game", post(create))
         .route("/api/game/{id}", get(state))
@@ -370,6 +375,7 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         .route("/api/search", post(search_route))
         .route("/api/search/export", post(search_export))
         .route("/api/search/game/{id}", get(search_game))
+        .merge(crate::train::routes())
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn(timing))

@@ -41,6 +41,16 @@
 //! - `POST /api/game/{id}/goto` `{node}`: puts a node of the game's tree on the board (a move
 //!   played there follows its child or adds a variation); `POST /api/game/{id}/comment`
 //!   `{node, text}` sets a node's comment.
+//! - `POST /api/train` `{game, eval?, preset?, init?, opponent?, eval_opponent?, moves?, alpha?,
+//!   halve_every?, lambda?, epsilon?, eval_every?, eval_games?, seed?, name?}`: a TD training
+//!   run as `tabula train` makes it (checked the same way, under caps), in a folder of
+//!   [`Config::train_dir`] named by the server (`run-N`) or by `name`; one at a time.
+//!   `GET /api/train` the runs in the folder, `GET /api/train/{id}` one,
+//!   `GET /api/train/{id}/events` its progress and learning curve as `train` events,
+//!   `POST /api/train/{id}/stop` stops it after the game in progress (checkpoint written),
+//!   `POST /api/train/{id}/resume` continues from its checkpoint. The player
+//!   `trained:NAME` in a new game is the run's learned weights (`learned(weights=...)`,
+//!   located by the server).
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
 //!
@@ -63,6 +73,7 @@ mod live;
 mod record;
 mod search;
 mod store;
+mod train;
 mod tree;
 mod watch;
 
@@ -95,6 +106,9 @@ pub struct Config {
     /// A state file (SQLite) keeping every game across restarts; without it games live in
     /// memory only.
     pub state: Option<PathBuf>,
+    /// The folder of the Train view's runs; `None`: a temporary directory of the server's
+    /// own, removed when it stops.
+    pub train_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -109,6 +123,7 @@ impl Default for Config {
             gdl_dir: None,
             db: None,
             state: None,
+            train_dir: None,
         }
     }
 }

@@ -125,6 +125,8 @@ pub struct App {
     pub(crate) search: Option<crate::search::Search>,
     /// The state file keeping every game, when the server was given one.
     pub(crate) store: Option<Store>,
+    /// The training runs of the Train view.
+    pub(crate) runs: crate::train::Runs,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
@@ -525,6 +527,7 @@ impl App {
             matches: Matches::default(),
             search: None,
             store: None,
+            runs: crate::train::Runs::none(),
             config,
             games: Mutex::new(HashMap::new()),
             next_id: Mutex::new(1),
@@ -587,7 +590,7 @@ impl App {
         let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         let shown = if shown.is_empty() { game.spec() } else { shown };
         let kif = kif.filter(|_| parsed.name == "gdl").map(str::to_string);
-        let live = Live::new(game, shown, players, Tree::new(), control, kif)?;
+        let live = Live::new(game, shown, players, Tree::new(), control, kif, &self.runs)?;
         self.insert(live, None)
     }
 
@@ -614,7 +617,7 @@ impl App {
         }
         tree.cur = tree.main_line().last().copied().unwrap_or_default();
         let shown = loaded.start.spec();
-        let live = Live::new(loaded.start, shown, players, tree, control, None)?;
+        let live = Live::new(loaded.start, shown, players, tree, control, None, &self.runs)?;
         self.insert(live, None)
     }
 
@@ -660,6 +663,7 @@ impl Live {
         tree: Tree,
         control: Option<TimeControl>,
         kif: Option<String>,
+        runs: &crate::train::Runs,
     ) -> Result<Live, ApiError> {
         let game = &start;
         if players.len() != game.num_players() {
@@ -673,6 +677,11 @@ impl Live {
         for (i, p) in players.iter().enumerate() {
             if p.trim() == "human" {
                 seats.push(Seat::Human);
+            } else if let Some(inner) = runs.player(p)? {
+                // A run's learned weights, located by the server.
+                let agent =
+                    game.agent(&inner).map_err(|e| ApiError::bad(runs.hide(&format!("player {}: {e}", i + 1))))?;
+                seats.push(Seat::Agent { spec: p.trim().to_string(), agent: Arc::new(Mutex::new(agent)) });
             } else {
                 check_safe(p, &format!("player {}", i + 1))?;
                 let agent = game.agent(p).map_err(|e| ApiError::bad(format!("player {}: {e}", i + 1)))?;
@@ -846,7 +855,7 @@ impl App {
         let start = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         let shown = if shown.is_empty() { start.spec() } else { shown };
         let tree = saved.tree(&start).map_err(ApiError::bad)?;
-        let mut live = Live::new(start, shown, &saved.players, tree, saved.control, saved.kif.clone())?;
+        let mut live = Live::new(start, shown, &saved.players, tree, saved.control, saved.kif.clone(), &self.runs)?;
         if let (Some(c), Some(left)) = (&mut live.clocks, &saved.left) {
             c.set_left(left);
         }

@@ -193,3 +193,15 @@ async fn the_game_tree_is_browsed_branched_commented_and_saved() {
     assert_eq!(r["nodes"], 6, "{r}");
     assert_eq!(r["branches"], 2, "{r}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn a_training_run_is_started_stopped_resumed_and_its_weights_played_against() {
+    let r = scenario("train").await;
+    let (stopped, resumed) = (&r["stopped"], &r["resumed"]);
+    assert!(r["grown"]["points"].as_u64().unwrap() >= 4, "{r}");
+    assert!(resumed["step"].as_u64().unwrap() > stopped["step"].as_u64().unwrap(), "{r}");
+    assert!(resumed["points"].as_u64().unwrap() >= stopped["points"].as_u64().unwrap() + 2, "{r}");
+    assert_eq!(r["again"]["status"], "stopped", "{r}");
+    assert!(r["plies"].as_u64().unwrap() >= 2, "{r}");
+}

@@ -2,6 +2,7 @@
 // Talks to the JSON API under /api and listens to /api/game/{id}/events (server-sent events).
 
 import { initTree, drawTree } from "./tree.js";
+import { initTrain } from "./train.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -1331,6 +1332,7 @@ async function init() {
     playerName: (p) => (game ? ownerName(styleOf(game), p) : `player ${p + 1}`),
     colour: (p) => (game ? styleOf(game).colours[p] : null),
   });
+  initTrain({ api, attach });
   const id = location.hash.slice(1);
   if (id) {
     try { attach(await api("GET", `/api/game/${encodeURIComponent(id)}`), false); } catch (_) { location.hash = ""; }
