@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// read-only when the server starts.
     #[arg(long)]
     db: Option<std::path::PathBuf>,
+    /// A JSON file naming the external GTP engines the page offers as players
+    /// (`engine:NAME`): each one's command line, working directory and games (see
+    /// docs/UI.md); read and checked when the server starts.
+    #[arg(long)]
+    engines: Option<std::path::PathBuf>,
 }
 
 /// Runs `tabula serve` until the process ends.
@@ -64,6 +69,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         analysis_time: Duration::from_millis(args.analysis_ms),
         gdl_dir: args.gdl_dir,
         db: args.db,
+        engines: args.engines,
     };
     let address = format!("{}:{}", config.host, config.port);
     tabula_serve::serve(config).with_context(|| format!("serving on {address}"))

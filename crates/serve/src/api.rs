@@ -26,6 +26,7 @@ use crate::watch::MatchRequest;
 
 const INDEX: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
+const TERRITORY_JS: &str = include_str!("../web/territory.js");
 const STYLE: &str = include_str!("../web/style.css");
 
 impl IntoResponse for ApiError {
@@ -148,6 +149,16 @@ async fn sgf(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Resp
         text,
     )
         .into_response())
+}
+
+async fn territory(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let playouts = crate::territory::playouts(query.as_deref())?;
+    Ok(ok(crate::territory::estimate(&app, &entry, playouts).await?))
 }
 
 async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -307,12 +318,20 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         Some(path) => Some(Search::open(path).map_err(|e| std::io::Error::other(format!("--db: {e}")))?),
         None => None,
     };
+    let engines = match &config.engines {
+        Some(path) => {
+            crate::engines::Engines::load(path).map_err(|e| std::io::Error::other(format!("--engines: {e}")))?
+        }
+        None => crate::engines::Engines::default(),
+    };
     let mut app = App::new(config);
     app.search = search;
+    app.engines = engines;
     let app = Arc::new(app);
     Ok(Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/territory.js", get(|| async { asset("text/javascript; charset=utf-8", TERRITORY_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/api/games", get(games))
         .route("/api/game", post(create))
@@ -323,6 +342,7 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         .route("/api/game/{id}/resign", post(resign))
         .route("/api/game/{id}/analysis", post(analysis))
         .route("/api/game/{id}/events", get(events))
+        .route("/api/game/{id}/territory", get(territory))
         .route("/api/match", post(start_match))
         .route("/api/match/{id}", get(match_table))
         .route("/api/match/{id}/stop", post(stop_match))

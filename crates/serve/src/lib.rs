@@ -33,8 +33,17 @@
 //!   of them) and continuations in the request's coordinates; `POST /api/search/export` the
 //!   hits' games as one SGF collection; `GET /api/search/game/{id}?move=N` a hit's game, its
 //!   moves and a record up to the move for the SGF loader.
+//! - `GET /api/game/{id}/territory?playouts=N`: for Go, a territory estimate of the position
+//!   (ownership per point, dead stones, expected score) by capped Monte Carlo playouts, run
+//!   on a blocking thread within the search slots.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
+//!
+//! - Players named `engine:NAME` are the external GTP engines of the server's configuration
+//!   ([`Config::engines`], listed in `GET /api/games` as `engines`): the registry's GTP agent
+//!   runs the configured command; an engine that crashes, hangs or answers nonsense loses
+//!   its game (`failed` in the state), its process is killed and reaped, and at most a
+//!   configured number of engine processes run at once.
 //!
 //! Every answer has a `Server-Timing: app;dur=<ms>` header, the server's own time on it.
 //!
@@ -49,10 +58,12 @@
 
 mod api;
 mod clock;
+mod engines;
 mod gdl;
 mod live;
 mod record;
 mod search;
+mod territory;
 mod watch;
 
 use std::net::SocketAddr;
@@ -81,6 +92,9 @@ pub struct Config {
     pub gdl_dir: Option<PathBuf>,
     /// A game database file (`tabula db import`) for the Search view, opened read-only.
     pub db: Option<PathBuf>,
+    /// A file naming the external GTP engines the page may offer as players
+    /// (`engine:NAME`), read and checked when the server starts.
+    pub engines: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -94,6 +108,7 @@ impl Default for Config {
             analysis_time: Duration::from_secs(20),
             gdl_dir: None,
             db: None,
+            engines: None,
         }
     }
 }

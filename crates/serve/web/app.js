@@ -1,6 +1,8 @@
 // tabula's page: pick a game and its players, then play on an SVG board while agents think.
 // Talks to the JSON API under /api and listens to /api/game/{id}/events (server-sent events).
 
+import { initTerritory, territoryAfterDraw } from "./territory.js";
+
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -72,6 +74,10 @@ function fillGames() {
     o.value = a.name;
     o.label = a.about;
     list.append(o);
+  }
+  // The server's external engines, by name (their commands stay on the server).
+  for (const e of catalogue.engines || []) {
+    list.append(Object.assign(document.createElement("option"), { value: e.name, label: `external engine (${e.games.join(", ")})` }));
   }
   for (const name of catalogue.gdl_games || []) {
     const o = document.createElement("option");
@@ -283,6 +289,7 @@ function status(state, st) {
     let text = winners.length === 1 ? `${ownerName(st, winners[0])} (${players[winners[0]]}) wins` : "Draw";
     if (state.resigned !== null && state.resigned !== undefined) text = `${ownerName(st, state.resigned)} resigned; ${text} by resignation`;
     if (state.flagged !== null && state.flagged !== undefined) text = `${ownerName(st, state.flagged)} ran out of time; ${text} on time`;
+    if (state.failed) text = `${ownerName(st, state.failed.seat)} (${players[state.failed.seat]}) failed: ${state.failed.reason}; ${text}`;
     if (state.score) text += ` — ${state.score}`;
     return `Game over: ${text}.`;
   }
@@ -325,6 +332,7 @@ function render(state) {
   drawBoard(state, st);
   drawMoveList(state, canPlay);
   drawGraph(state, st);
+  territoryAfterDraw(state, drawn?.centre, drawn?.S);
   if (hadFocus) focusCursor();
 }
 
@@ -1218,6 +1226,7 @@ async function init() {
     if (e.target.isConnected && !$("board").contains(e.relatedTarget) && !$("board").matches(":hover")) showLine(null);
   });
   $("analyse").addEventListener("change", toggleAnalysis);
+  initTerritory();
   $("match-form").addEventListener("submit", startMatch);
   $("match-stop").addEventListener("click", async () => {
     try { if (match) showMatch(await api("POST", `/api/match/${match.id}/stop`)); } catch (e) { $("match-error").textContent = e.message; }
