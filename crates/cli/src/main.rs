@@ -69,16 +69,15 @@ enum Command {
 #[cfg(unix)]
 fn restore_default_sigpipe() {
     // SAFETY: `signal` with `SIG_DFL` only resets the disposition of SIGPIPE, which Rust's
-    // runtime set to "ignore" before `main`; it is called once, first thing in `main`, before
-    // any other thread exists, and touches no memory of this program.
+    // runtime set to "ignore" before `main`; it is called once, early in `main` (after the
+    // arguments are parsed), before any other thread exists, and touches no memory of this
+    // program.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
 fn main() -> ExitCode {
-    #[cfg(unix)]
-    restore_default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -86,6 +85,12 @@ fn main() -> ExitCode {
             return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
         }
     };
+    // The server keeps SIGPIPE ignored: writing to an external engine that died (or to a
+    // closed connection) must be an error it handles, not the end of every game it serves.
+    #[cfg(unix)]
+    if !matches!(cli.command, Command::Serve(_)) {
+        restore_default_sigpipe();
+    }
     let result = match cli.command {
         Command::List => {
             list();

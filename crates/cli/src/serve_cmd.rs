@@ -43,6 +43,11 @@ pub struct ServeArgs {
     /// when the server stops.
     #[arg(long)]
     train_dir: Option<std::path::PathBuf>,
+    /// A JSON file naming the external GTP engines the page offers as players
+    /// (`engine:NAME`): each one's command line, working directory and games (see
+    /// docs/UI.md); read and checked when the server starts.
+    #[arg(long)]
+    engines: Option<std::path::PathBuf>,
 }
 
 /// Runs `tabula serve` until the process ends.
@@ -81,6 +86,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         db: args.db,
         state: args.state,
         train_dir: args.train_dir,
+        engines: args.engines,
     };
     let address = format!("{}:{}", config.host, config.port);
     tabula_serve::serve(config).with_context(|| format!("serving on {address}"))

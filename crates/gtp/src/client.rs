@@ -140,10 +140,19 @@ impl GtpClient {
     /// Starts the engine from a command line (split like a shell does, with quotes) and
     /// waits at most `timeout` for each answer.
     pub fn spawn(cmdline: &str, timeout: Duration) -> Result<GtpClient, ClientError> {
+        GtpClient::spawn_in(cmdline, None, timeout)
+    }
+
+    /// [`spawn`](GtpClient::spawn) with the engine's working directory set to `dir`.
+    pub fn spawn_in(cmdline: &str, dir: Option<&std::path::Path>, timeout: Duration) -> Result<GtpClient, ClientError> {
         let spawn_err = |reason: String| ClientError::Spawn { cmd: cmdline.to_string(), reason };
         let words = shell_words::split(cmdline).map_err(|e| spawn_err(e.to_string()))?;
         let (program, args) = words.split_first().ok_or_else(|| spawn_err("empty command line".into()))?;
-        let mut child = Process::new(resolve_program(program))
+        let mut process = Process::new(resolve_program(program));
+        if let Some(dir) = dir {
+            process.current_dir(dir);
+        }
+        let mut child = process
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -378,6 +387,7 @@ pub const GTP_PARAMS: &[ParamInfo] = &[
         "false",
         "ask for moves with lz-genmove_analyze (if the engine knows it) and pass its analysis on",
     ),
+    ParamInfo::new("dir", "", "the engine's working directory (default: the caller's)"),
 ];
 
 /// How often an analysing engine reports, in centiseconds.
@@ -387,6 +397,8 @@ const ANALYZE_INTERVAL_CS: u32 = 50;
 /// and `genmove` asks it for its choice.
 pub struct GtpAgent<G: GtpGame> {
     cmd: String,
+    /// The engine's working directory, if not the caller's.
+    dir: Option<std::path::PathBuf>,
     timeout: Duration,
     client: Option<GtpClient>,
     failure: Option<AgentError>,
@@ -415,6 +427,7 @@ impl<G: GtpGame> GtpAgent<G> {
     pub fn new(cmd: &str, timeout: Duration) -> GtpAgent<G> {
         GtpAgent {
             cmd: cmd.to_string(),
+            dir: None,
             timeout,
             client: None,
             failure: None,
@@ -431,6 +444,12 @@ impl<G: GtpGame> GtpAgent<G> {
     /// engine's analysis to the report callback of [`Agent::choose`].
     pub fn with_analysis(mut self, analyze: bool) -> GtpAgent<G> {
         self.analyze = analyze;
+        self
+    }
+
+    /// Runs the engine in the working directory `dir`.
+    pub fn with_dir(mut self, dir: Option<std::path::PathBuf>) -> GtpAgent<G> {
+        self.dir = dir;
         self
     }
 
@@ -458,7 +477,9 @@ impl<G: GtpGame> GtpAgent<G> {
         }
         let timeout_ms: u64 = p.get_in("timeout_ms", 1..=tabula_core::resources::MAX_TIME_MS)?;
         let analyze = p.get_bool("analyze")?;
-        Ok(GtpAgent::new(&cmd, Duration::from_millis(timeout_ms)).with_analysis(analyze))
+        let dir = p.raw("dir").trim();
+        let dir = (!dir.is_empty()).then(|| std::path::PathBuf::from(dir));
+        Ok(GtpAgent::new(&cmd, Duration::from_millis(timeout_ms)).with_analysis(analyze).with_dir(dir))
     }
 
     /// The connection to the engine, for game-specific commands (handicap, scoring).
@@ -485,8 +506,8 @@ impl<G: GtpGame> GtpAgent<G> {
         let fresh = self.client.as_ref().is_none_or(GtpClient::is_dead);
         if fresh {
             self.client = None;
-            let client =
-                GtpClient::spawn(&self.cmd, self.timeout).map_err(|e| AgentError::Unavailable(e.to_string()))?;
+            let client = GtpClient::spawn_in(&self.cmd, self.dir.as_deref(), self.timeout)
+                .map_err(|e| AgentError::Unavailable(e.to_string()))?;
             self.client = Some(client);
         }
         let fail = |e: ClientError| match e {
@@ -650,7 +671,10 @@ impl<G: GtpGame> GtpAgent<G> {
 
 impl<G: GtpGame> Agent<G> for GtpAgent<G> {
     fn name(&self) -> String {
-        let spec = Spec::named("gtp").with("cmd", &self.cmd);
+        let mut spec = Spec::named("gtp").with("cmd", &self.cmd);
+        if let Some(dir) = &self.dir {
+            spec = spec.with("dir", dir.display());
+        }
         if self.analyze { spec.with("analyze", true).to_string() } else { spec.to_string() }
     }
 

@@ -415,7 +415,7 @@ impl<G: Game> Erased for Typed<G> {
         self.game.to_string()
     }
     fn agent(&self, spec: &str) -> Result<Box<dyn ErasedAgent>, AnyError> {
-        Ok(Box::new(TypedAgent::<G> { agent: build_agent(&self.game, spec)? }))
+        Ok(Box::new(TypedAgent::<G> { agent: build_agent(&self.game, spec)?, told: None }))
     }
     fn self_play(&self, config: &SelfPlay, done: &AtomicUsize) -> Result<Trajectories, AnyError> {
         crate::batch::self_play(self, config, done)
@@ -631,6 +631,10 @@ impl AnyGame {
     pub fn score_text(&self) -> Option<String> {
         self.inner.score_text()
     }
+    /// The position as its own game type, when it is a `G`.
+    pub fn downcast<G: Game>(&self) -> Option<&G> {
+        self.inner.as_any().downcast_ref::<Typed<G>>().map(|t| &t.game)
+    }
     /// An agent for this game from an agent spec (`mcts(playouts=2000)`), built by the
     /// game's own factory.
     pub fn agent(&self, spec: &str) -> Result<AnyAgent, AnyError> {
@@ -671,10 +675,14 @@ trait ErasedAgent: Send {
         limits: &Limits,
         report: &mut dyn FnMut(&AnyInfo),
     ) -> Result<AnyChoice, AnyError>;
+    fn follow(&mut self, state: &AnyGame) -> Result<(), AnyError>;
 }
 
 struct TypedAgent<G: Game> {
     agent: Box<dyn Agent<G>>,
+    /// The moves the agent was told since its last `new_game`, when [`AnyAgent::follow`]
+    /// is used.
+    told: Option<Vec<G::Move>>,
 }
 
 impl<G: Game> ErasedAgent for TypedAgent<G> {
@@ -722,6 +730,46 @@ impl<G: Game> ErasedAgent for TypedAgent<G> {
             info: typed.info(&choice.info),
         })
     }
+    fn follow(&mut self, state: &AnyGame) -> Result<(), AnyError> {
+        let typed = state
+            .inner
+            .as_any()
+            .downcast_ref::<Typed<G>>()
+            .ok_or_else(|| AnyError::Action("the state is of another game than the agent's".into()))?;
+        let start = load(&typed.game.spec())?;
+        let start = start
+            .inner
+            .as_any()
+            .downcast_ref::<Typed<G>>()
+            .ok_or_else(|| AnyError::Action("the state's spec builds another game".into()))?
+            .game
+            .clone();
+        // The moves from the start, with the position before each.
+        let mut positions = Vec::with_capacity(typed.history.len());
+        let mut moves = Vec::with_capacity(typed.history.len());
+        let mut g = start.clone();
+        for ply in &typed.history {
+            let [text] = ply.as_slice() else {
+                return Err(AnyError::Action("simultaneous moves cannot be followed".into()));
+            };
+            let mv = g.parse_move(text)?;
+            positions.push(g.clone());
+            g.try_play(mv)?;
+            moves.push(mv);
+        }
+        let known = match &self.told {
+            Some(told) if told.len() <= moves.len() && told[..] == moves[..told.len()] => told.len(),
+            _ => {
+                self.agent.new_game(&start);
+                0
+            }
+        };
+        for (before, mv) in positions.iter().zip(&moves).skip(known) {
+            self.agent.observe(before, std::slice::from_ref(mv));
+        }
+        self.told = Some(moves);
+        Ok(())
+    }
 }
 
 /// An agent for one game, choosing moves in [`AnyGame`] positions of that game.
@@ -745,6 +793,14 @@ impl AnyAgent {
         report: &mut dyn FnMut(&AnyInfo),
     ) -> Result<AnyChoice, AnyError> {
         self.inner.choose(state, player, limits, report)
+    }
+
+    /// Tells the agent the game `state` is in: a new game at its start position and each
+    /// move since, or only the moves since the last call when that position led to this
+    /// one. For agents that keep the game themselves, such as an external GTP engine that
+    /// is told every move.
+    pub fn follow(&mut self, state: &AnyGame) -> Result<(), AnyError> {
+        self.inner.follow(state)
     }
 }
 

@@ -845,6 +845,77 @@ scenarios.train = async (page) => {
   return { grown, stopped, resumed, again, summary, title, plies: after.ply, fit, shots };
 };
 
+/// The cell index of a Go point such as "e5" on a board of `size` (rows from the top).
+function goCell(point, size) {
+  const col = "abcdefghjklmnopqrstuvwxyz".indexOf(point[0].toLowerCase());
+  return (size - Number(point.slice(1))) * size + col;
+}
+
+/// Clicks the Go points `points` in turn (between two humans), each checked to be played.
+async function clickPoints(page, points, size) {
+  for (const p of points) {
+    const before = (await boardState(page)).ply;
+    await page.click(`#board g[data-cell="${goCell(p, size)}"]`);
+    await page.waitForFunction((ply) => Number(document.getElementById("board").dataset.ply) > ply, before, { timeout: WAIT_MS });
+  }
+}
+
+// Go 9x9 against an external GTP engine of the server's configuration (GNU Go), picked
+// from the players' suggestions: moves clicked, each answered by the engine, then Resign.
+scenarios.engine = async (page) => {
+  const offered = await page.$$eval("#agent-specs option", (os) => os.map((o) => o.value));
+  check(offered.includes("engine:gnugo"), `the players' suggestions: ${offered}`);
+  check(!offered.some((o) => o.includes("gtp")), "a gtp spec is suggested");
+  await newGame(page, "go", { size: "9" }, ["human", "engine:gnugo"]);
+  let s;
+  for (let i = 0; i < 4; i++) {
+    s = await clickMove(page);
+    check(!s.over, `the game ended after ${s.ply} plies: ${await statusText(page)}`);
+    check(s.ply === 2 * (i + 1), `after move ${i + 1} the ply is ${s.ply}`);
+  }
+  await checkLabels(page, 81, /^[a-hj]\d, (empty|black stone|white stone)(, last move)?(, playable)?$/);
+  const moves = await moveList(page);
+  const title = await page.$eval("#play-title", (e) => e.textContent);
+  check(title.endsWith(": human vs engine:gnugo"), `title: ${title}`);
+  const shots = [await shot(page, "go-engine")];
+  await page.click("#resign");
+  await page.waitForFunction(() => document.getElementById("board").dataset.over === "true", null, { timeout: WAIT_MS });
+  const result = await statusText(page);
+  check(result === "Game over: black resigned; white (engine:gnugo) wins by resignation.", `result: ${result}`);
+  return { plies: s.ply, moves, result, shots };
+};
+
+// The territory estimate of a 9x9 position clicked between two humans: Black walls off
+// the left five columns, White the right four, and two White stones die inside Black's
+// side. The toggle draws the ownership squares, fades and crosses the dead stones, and
+// shows the estimated score.
+scenarios.territory = async (page) => {
+  await newGame(page, "go", { size: "9", komi: "6.5" }, ["human", "human"]);
+  check(await page.$eval("#territory-box", (e) => !e.hidden), "no Territory toggle for Go");
+  const points = [];
+  for (let row = 1; row <= 9; row++) points.push(`e${row}`, `f${row}`);
+  points.push("c4", "c5", "c7", "c6", "b5", "h5", "d6", "h3");
+  await clickPoints(page, points, 9);
+  check((await boardState(page)).ply === points.length, "every point was played");
+  await page.check("#territory");
+  await page.waitForFunction(() => document.getElementById("territory-score").textContent.startsWith("Estimate:"), null, { timeout: WAIT_MS });
+  const score = await page.$eval("#territory-score", (e) => e.textContent);
+  const owners = await page.$$eval("#board .territory .owner", (els) => els.length);
+  const dead = await page.$$eval("#board .territory .dead", (els) => els.length);
+  const deadLabels = await page.$$eval("#board [role=gridcell]", (els) => els.map((e) => e.getAttribute("aria-label")).filter((l) => l.includes("dead")));
+  check(owners >= 60, `${owners} ownership marks`);
+  check(dead === 2, `${dead} dead stones marked`);
+  check(deadLabels.length === 2 && deadLabels.every((l) => /^c[56], white stone.*territory: dead, black's \d+%$/.test(l)), `dead labels: ${deadLabels}`);
+  check(/^Estimate: B\+\d+(\.\d)? \(komi 6\.5; 2 dead stones; \d+ playouts\)$/.test(score), `score: ${score}`);
+  await page.locator("#play").scrollIntoViewIfNeeded();
+  const shots = [await shot(page, "go-territory")];
+  // Off again: the marks go.
+  await page.uncheck("#territory");
+  check((await page.$$eval("#board .territory", (els) => els.length)) === 0, "marks left after the toggle went off");
+  check((await page.$eval("#territory-score", (e) => e.textContent)) === "", "the score stays after the toggle went off");
+  return { owners, dead, score, deadLabels, shots };
+};
+
 const run = scenarios[scenario];
 if (!run) {
   console.error(`no scenario ${scenario}; there are: ${Object.keys(scenarios).join(", ")}`);

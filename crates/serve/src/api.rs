@@ -27,6 +27,7 @@ use crate::watch::{MAX_TOURNEY_AGENTS, MatchRequest};
 const INDEX: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
 const TREE_JS: &str = include_str!("../web/tree.js");
+const TERRITORY_JS: &str = include_str!("../web/territory.js");
 const STYLE: &str = include_str!("../web/style.css");
 const TRAIN_JS: &str = include_str!("../web/train.js");
 
@@ -172,6 +173,16 @@ async fn comment(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body
     let map = read_json(body).await?;
     let text = string_field(&map, "text")?;
     Ok(ok(app.comment(&entry, node_field(&map)?, &text)?))
+}
+
+async fn territory(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let playouts = crate::territory::playouts(query.as_deref())?;
+    Ok(ok(crate::territory::estimate(&app, &entry, playouts).await?))
 }
 
 async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -345,16 +356,24 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
     };
     let runs = crate::train::Runs::open(config.train_dir.as_deref())
         .map_err(|e| std::io::Error::other(format!("--train-dir: {e}")))?;
+    let engines = match &config.engines {
+        Some(path) => {
+            crate::engines::Engines::load(path).map_err(|e| std::io::Error::other(format!("--engines: {e}")))?
+        }
+        None => crate::engines::Engines::default(),
+    };
     let mut app = App::new(config);
     app.search = search;
     app.store = store;
     app.runs = runs;
+    app.engines = engines;
     let app = Arc::new(app);
     app.restore().map_err(|e| std::io::Error::other(format!("--state: {e}")))?;
     Ok(Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
         .route("/tree.js", get(|| async { asset("text/javascript; charset=utf-8", TREE_JS) }))
+        .route("/territory.js", get(|| async { asset("text/javascript; charset=utf-8", TERRITORY_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/train.js", get(|| async { asset("text/javascript; charset=utf-8", TRAIN_JS) }))
         .route("/api/games", get(games))
@@ -368,6 +387,7 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         .route("/api/game/{id}/resign", post(resign))
         .route("/api/game/{id}/analysis", post(analysis))
         .route("/api/game/{id}/events", get(events))
+        .route("/api/game/{id}/territory", get(territory))
         .route("/api/match", post(start_match))
         .route("/api/match/{id}", get(match_table))
         .route("/api/match/{id}/stop", post(stop_match))

@@ -51,8 +51,17 @@
 //!   `POST /api/train/{id}/resume` continues from its checkpoint. The player
 //!   `trained:NAME` in a new game is the run's learned weights (`learned(weights=...)`,
 //!   located by the server).
+//! - `GET /api/game/{id}/territory?playouts=N`: for Go, a territory estimate of the position
+//!   (ownership per point, dead stones, expected score) by capped Monte Carlo playouts, run
+//!   on a blocking thread within the search slots.
 //! - `GET /api/game/{id}/events`: server-sent events: `state` (the state, first on connecting
 //!   and after every change) and `info` (an agent's search reports while it thinks).
+//!
+//! - Players named `engine:NAME` are the external GTP engines of the server's configuration
+//!   ([`Config::engines`], listed in `GET /api/games` as `engines`): the registry's GTP agent
+//!   runs the configured command; an engine that crashes, hangs or answers nonsense loses
+//!   its game (`failed` in the state), its process is killed and reaped, and at most a
+//!   configured number of engine processes run at once.
 //!
 //! Every answer has a `Server-Timing: app;dur=<ms>` header, the server's own time on it.
 //!
@@ -67,12 +76,14 @@
 
 mod api;
 mod clock;
+mod engines;
 mod gdl;
 mod gdl_view;
 mod live;
 mod record;
 mod search;
 mod store;
+mod territory;
 mod train;
 mod tree;
 mod watch;
@@ -109,6 +120,9 @@ pub struct Config {
     /// The folder of the Train view's runs; `None`: a temporary directory of the server's
     /// own, removed when it stops.
     pub train_dir: Option<PathBuf>,
+    /// A file naming the external GTP engines the page may offer as players
+    /// (`engine:NAME`), read and checked when the server starts.
+    pub engines: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -124,6 +138,7 @@ impl Default for Config {
             db: None,
             state: None,
             train_dir: None,
+            engines: None,
         }
     }
 }

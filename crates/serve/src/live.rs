@@ -12,6 +12,7 @@ use tokio::sync::{Semaphore, broadcast};
 
 use crate::Config;
 use crate::clock::{AGENT_GRACE, Clocks, TimeControl};
+use crate::engines::{EngineSpec, Engines, Lease};
 use crate::gdl::{Library, MAX_KIF};
 use crate::record;
 use crate::store::{Saved, Store};
@@ -46,7 +47,19 @@ impl ApiError {
 /// What sits in one seat.
 enum Seat {
     Human,
-    Agent { spec: String, agent: Arc<Mutex<AnyAgent>> },
+    /// An agent; `spec` is what the page sees (`engine:NAME` for a configured engine).
+    Agent {
+        spec: String,
+        agent: Arc<Mutex<AnyAgent>>,
+        engine: Option<EngineSeat>,
+    },
+}
+
+/// An external engine in a seat: its spec, and its place among the running engines while
+/// its process may run (from the game's start to its end).
+struct EngineSeat {
+    spec: EngineSpec,
+    lease: Option<Lease>,
 }
 
 /// One game's mutable part.
@@ -69,6 +82,9 @@ pub struct Live {
     clocks: Option<Clocks>,
     /// The player whose flag fell, who lost on time.
     flagged: Option<usize>,
+    /// The seat whose external engine failed (crashed, hung, answered nonsense), with why:
+    /// it lost the game.
+    failed: Option<(usize, String)>,
     /// The game version a flag timer was started for (one per turn).
     timer: Option<u64>,
     /// The agent analysing the positions where a human is to move, if asked for.
@@ -127,6 +143,8 @@ pub struct App {
     pub(crate) store: Option<Store>,
     /// The training runs of the Train view.
     pub(crate) runs: crate::train::Runs,
+    /// The external engines of the server's configuration.
+    pub(crate) engines: Engines,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     next_id: Mutex<u64>,
     searches: Arc<Semaphore>,
@@ -255,7 +273,7 @@ fn info_json(info: &AnyInfo) -> Value {
 
 impl Live {
     fn to_move(&self) -> Option<usize> {
-        if self.resigned.is_some() || self.flagged.is_some() {
+        if self.resigned.is_some() || self.flagged.is_some() || self.failed.is_some() {
             return None;
         }
         match self.game.turn() {
@@ -273,6 +291,9 @@ impl Live {
     fn play(&mut self, mv: &str) -> Result<(), String> {
         if self.resigned.is_some() {
             return Err("the game is over (a player resigned)".into());
+        }
+        if self.failed.is_some() {
+            return Err("the game is over (an engine failed)".into());
         }
         if self.flagged.is_some() {
             return Err("the game is over (a player lost on time)".into());
@@ -319,6 +340,31 @@ impl Live {
         if let Some(a) = &mut self.analyst {
             a.halt();
         }
+        if self.over() {
+            self.stop_engines();
+        }
+    }
+
+    /// Whether the game has ended, by the rules or otherwise.
+    fn over(&self) -> bool {
+        self.resigned.is_some() || self.flagged.is_some() || self.failed.is_some() || self.game.turn() == Turn::Over
+    }
+
+    /// Ends the engines' processes: each engine seat gets a fresh agent, whose process
+    /// starts only if it is asked to move again (after an undo); the old agent's process is
+    /// killed and reaped when its last user lets it go (at once, or when a search in
+    /// progress returns).
+    fn stop_engines(&mut self) {
+        let game = self.game.clone();
+        for seat in &mut self.seats {
+            if let Seat::Agent { agent, engine: Some(e), .. } = seat
+                && e.lease.is_some()
+                && let Ok(fresh) = game.agent(&e.spec.spec)
+            {
+                *agent = Arc::new(Mutex::new(fresh));
+                e.lease = None;
+            }
+        }
     }
 
     /// Records a search's win rate for `mover`, to move at the current node, as player 0's
@@ -336,7 +382,7 @@ impl Live {
         if self.seats.len() != 2 {
             return Err("resigning is for two-player games".into());
         }
-        if self.resigned.is_some() || self.flagged.is_some() || self.game.turn() == Turn::Over {
+        if self.over() {
             return Err("the game is over".into());
         }
         self.resigned = Some(player);
@@ -360,6 +406,9 @@ impl Live {
     fn undo(&mut self) -> Result<(), String> {
         if self.flagged.is_some() {
             return Err("the game was lost on time".into());
+        }
+        if self.failed.is_some() {
+            return Err("the game was lost by the engine's failure".into());
         }
         if self.resigned.take().is_some() {
             self.changed();
@@ -483,7 +532,7 @@ impl Live {
                 Seat::Agent { spec, .. } => json!(spec),
             })
             .collect();
-        let ended_by = self.resigned.or(self.flagged);
+        let ended_by = self.resigned.or(self.flagged).or(self.failed.as_ref().map(|f| f.0));
         let over = turn == Turn::Over || ended_by.is_some();
         let rewards = match ended_by {
             Some(r) => Some((0..self.seats.len()).map(|p| if p == r { 0.0 } else { 1.0 }).collect()),
@@ -512,6 +561,7 @@ impl Live {
             "rewards": rewards,
             "resigned": self.resigned,
             "flagged": self.flagged,
+            "failed": self.failed.as_ref().map(|(seat, reason)| json!({"seat": seat, "reason": reason})),
             "clock": self.clocks.as_ref().map(|c| c.to_json(mover)),
             "score": if ended_by.is_some() { None } else { game.score_text() },
             "error": self.error,
@@ -528,6 +578,7 @@ impl App {
             search: None,
             store: None,
             runs: crate::train::Runs::none(),
+            engines: Engines::default(),
             config,
             games: Mutex::new(HashMap::new()),
             next_id: Mutex::new(1),
@@ -565,7 +616,10 @@ impl App {
             .map(|a| json!({"name": a.info.name, "about": a.info.about, "params": params(a.info.params), "games": a.games}))
             .collect();
         let database = self.search.as_ref().map(|s| s.name());
-        json!({"games": games, "agents": agents, "gdl_games": names, "max_kif": MAX_KIF, "database": database})
+        json!({
+            "games": games, "agents": agents, "gdl_games": names, "max_kif": MAX_KIF, "database": database,
+            "engines": self.engines.catalogue(), "max_engines": self.engines.max_running(),
+        })
     }
 
     pub fn get(&self, id: &str) -> Result<Arc<Entry>, ApiError> {
@@ -590,7 +644,7 @@ impl App {
         let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         let shown = if shown.is_empty() { game.spec() } else { shown };
         let kif = kif.filter(|_| parsed.name == "gdl").map(str::to_string);
-        let live = Live::new(game, shown, players, Tree::new(), control, kif, &self.runs)?;
+        let live = Live::new(game, shown, players, Tree::new(), control, kif, self)?;
         self.insert(live, None)
     }
 
@@ -617,7 +671,7 @@ impl App {
         }
         tree.cur = tree.main_line().last().copied().unwrap_or_default();
         let shown = loaded.start.spec();
-        let live = Live::new(loaded.start, shown, players, tree, control, None, &self.runs)?;
+        let live = Live::new(loaded.start, shown, players, tree, control, None, self)?;
         self.insert(live, None)
     }
 
@@ -663,7 +717,7 @@ impl Live {
         tree: Tree,
         control: Option<TimeControl>,
         kif: Option<String>,
-        runs: &crate::train::Runs,
+        app: &App,
     ) -> Result<Live, ApiError> {
         let game = &start;
         if players.len() != game.num_players() {
@@ -674,18 +728,40 @@ impl Live {
             )));
         }
         let mut seats = Vec::new();
+        let game_name = game.spec().split('(').next().unwrap_or_default().to_string();
         for (i, p) in players.iter().enumerate() {
+            let what = format!("player {}", i + 1);
             if p.trim() == "human" {
                 seats.push(Seat::Human);
-            } else if let Some(inner) = runs.player(p)? {
+            } else if let Some(inner) = app.runs.player(p)? {
                 // A run's learned weights, located by the server.
-                let agent =
-                    game.agent(&inner).map_err(|e| ApiError::bad(runs.hide(&format!("player {}: {e}", i + 1))))?;
-                seats.push(Seat::Agent { spec: p.trim().to_string(), agent: Arc::new(Mutex::new(agent)) });
+                let agent = game.agent(&inner).map_err(|e| ApiError::bad(app.runs.hide(&format!("{what}: {e}"))))?;
+                seats.push(Seat::Agent {
+                    spec: p.trim().to_string(),
+                    agent: Arc::new(Mutex::new(agent)),
+                    engine: None,
+                });
+            } else if let Some(spec) = app
+                .engines
+                .resolve(p, &game_name)
+                .map_err(|e| ApiError { message: format!("{what}: {}", e.message), ..e })?
+            {
+                let agent = game.agent(&spec.spec).map_err(|e| ApiError::bad(format!("{what}: {e}")))?;
+                let lease = Some(app.engines.lease()?);
+                let shown = spec.shown.clone();
+                seats.push(Seat::Agent {
+                    spec: shown,
+                    agent: Arc::new(Mutex::new(agent)),
+                    engine: Some(EngineSeat { spec, lease }),
+                });
             } else {
-                check_safe(p, &format!("player {}", i + 1))?;
-                let agent = game.agent(p).map_err(|e| ApiError::bad(format!("player {}: {e}", i + 1)))?;
-                seats.push(Seat::Agent { spec: p.trim().to_string(), agent: Arc::new(Mutex::new(agent)) });
+                check_safe(p, &what)?;
+                let agent = game.agent(p).map_err(|e| ApiError::bad(format!("{what}: {e}")))?;
+                seats.push(Seat::Agent {
+                    spec: p.trim().to_string(),
+                    agent: Arc::new(Mutex::new(agent)),
+                    engine: None,
+                });
             }
         }
         let clocks = control.map(|c| Clocks::new(c, seats.len()));
@@ -702,6 +778,7 @@ impl Live {
             resigned: None,
             clocks,
             flagged: None,
+            failed: None,
             timer: None,
             analyst: None,
             evals: BTreeMap::new(),
@@ -757,6 +834,9 @@ impl App {
     /// Starts analysing with the agent `spec`, or stops analysing (`None`).
     pub fn set_analysis(self: &Arc<Self>, entry: &Arc<Entry>, spec: Option<&str>) -> Result<Value, ApiError> {
         let analyst = match spec {
+            Some(spec) if spec.trim().starts_with(crate::engines::PREFIX) => {
+                return Err(ApiError::bad("analysis: external engines play games here; they do not analyse"));
+            }
             Some(spec) => {
                 check_safe(spec, "analysis")?;
                 let live = lock(&entry.live);
@@ -793,10 +873,11 @@ impl App {
                 Seat::Agent { spec, .. } => spec.clone(),
             })
             .collect();
-        let ending = match (live.resigned, live.flagged) {
-            (Some(seat), _) => Ending::Resignation { seat },
-            (None, Some(seat)) => Ending::TimeForfeit { seat },
-            (None, None) => Ending::Rules,
+        let ending = match (live.resigned, live.flagged, &live.failed) {
+            (Some(seat), _, _) => Ending::Resignation { seat },
+            (None, Some(seat), _) => Ending::TimeForfeit { seat },
+            (None, None, Some((seat, _))) => Ending::Forfeit { seat: *seat },
+            (None, None, None) => Ending::Rules,
         };
         record::save_tree(&live.spec, &players, &live.tree, ending).map_err(ApiError::bad)
     }
@@ -855,7 +936,7 @@ impl App {
         let start = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
         let shown = if shown.is_empty() { start.spec() } else { shown };
         let tree = saved.tree(&start).map_err(ApiError::bad)?;
-        let mut live = Live::new(start, shown, &saved.players, tree, saved.control, saved.kif.clone(), &self.runs)?;
+        let mut live = Live::new(start, shown, &saved.players, tree, saved.control, saved.kif.clone(), self)?;
         if let (Some(c), Some(left)) = (&mut live.clocks, &saved.left) {
             c.set_left(left);
         }
@@ -873,6 +954,17 @@ impl App {
         lock(&entry.live).state(&entry.id)
     }
 
+    /// The game's position and its version, as it is now.
+    pub(crate) fn snapshot(&self, entry: &Entry) -> (AnyGame, u64) {
+        let live = lock(&entry.live);
+        (live.game.clone(), live.version)
+    }
+
+    /// One of the search slots ([`Config::max_searches`]), for work as heavy as a search.
+    pub(crate) async fn search_slot(&self) -> Result<tokio::sync::OwnedSemaphorePermit, tokio::sync::AcquireError> {
+        self.searches.clone().acquire_owned().await
+    }
+
     pub fn subscribe(&self, entry: &Entry) -> broadcast::Receiver<(&'static str, String)> {
         entry.events.subscribe()
     }
@@ -883,12 +975,32 @@ impl App {
         let mut live = lock(&entry.live);
         // An agent plays only at the end of a line: browsing never makes it move.
         let at_leaf = live.tree.current().children.is_empty();
+        // An engine to move whose process was stopped (the game ended, then an undo) needs a
+        // place among the running engines again.
         if let Some(p) = live.to_move()
             && !live.thinking
             && at_leaf
-            && let Some(Seat::Agent { agent, .. }) = live.seats.get(p)
+            && let Some(Seat::Agent { engine: Some(e), .. }) = live.seats.get_mut(p)
+            && e.lease.is_none()
+        {
+            match self.engines.lease() {
+                Ok(lease) => e.lease = Some(lease),
+                Err(err) => {
+                    live.error = Some(err.message);
+                    let state = live.state(&entry.id);
+                    drop(live);
+                    let _ = entry.events.send(("state", state.to_string()));
+                    return state;
+                }
+            }
+        }
+        if let Some(p) = live.to_move()
+            && !live.thinking
+            && at_leaf
+            && let Some(Seat::Agent { agent, engine, .. }) = live.seats.get(p)
         {
             let agent = agent.clone();
+            let engine = engine.as_ref().map(|e| (e.spec.shown.clone(), e.spec.cmdline.clone()));
             let stop = Arc::new(AtomicBool::new(false));
             live.stop = Some(stop.clone());
             live.thinking = true;
@@ -901,7 +1013,7 @@ impl App {
             let limits = Limits { stop: Some(stop), ..limits };
             let app = self.clone();
             let entry2 = entry.clone();
-            tokio::spawn(async move { app.search(entry2, agent, game, limits, version).await });
+            tokio::spawn(async move { app.search(entry2, agent, game, limits, version, engine).await });
         } else if let Some(p) = live.to_move()
             && live.seat_is_human(p)
         {
@@ -1052,6 +1164,7 @@ impl App {
         game: AnyGame,
         limits: Limits,
         version: u64,
+        engine: Option<(String, String)>,
     ) {
         let permit = match self.searches.clone().try_acquire_owned() {
             Ok(permit) => Ok(permit),
@@ -1068,9 +1181,14 @@ impl App {
             }
         };
         let events = entry.events.clone();
+        let follow = engine.is_some();
         let result = tokio::task::spawn_blocking(move || {
             let mut agent = lock(&agent);
             let mut last: Option<Instant> = None;
+            // An external engine keeps the game itself: it is told each move first.
+            if follow {
+                agent.follow(&game)?;
+            }
             agent.choose(&game, None, &limits, &mut |info| {
                 if last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
                     last = Some(Instant::now());
@@ -1087,6 +1205,32 @@ impl App {
             }
             live.thinking = false;
             live.stop = None;
+            if let Some((shown, cmdline)) = &engine
+                && let Some(mover) = live.to_move()
+            {
+                // An engine that fails loses the game; one that resigns resigns.
+                let failure = match &result {
+                    Ok(Ok(choice)) if choice.resign => {
+                        live.resigned = Some(mover);
+                        live.changed();
+                        None
+                    }
+                    Ok(Ok(_)) => None,
+                    Ok(Err(e)) => Some(e.to_string()),
+                    Err(_) => Some("its search thread failed".to_string()),
+                };
+                if let Some(reason) = failure {
+                    let reason = reason.replace(cmdline.as_str(), shown);
+                    live.failed = Some((mover, reason));
+                    live.changed();
+                }
+                if live.to_move().is_none() {
+                    let state = live.state(&entry.id);
+                    drop(live);
+                    let _ = entry.events.send(("state", state.to_string()));
+                    return;
+                }
+            }
             let error = match result {
                 Ok(Ok(choice)) => {
                     let _ = entry.events.send(("info", info_json(&choice.info).to_string()));

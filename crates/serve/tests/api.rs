@@ -1029,3 +1029,48 @@ async fn bad_searches_are_refused_with_a_reason() {
     let e = start(Config { port: 0, db: Some(junk.path().to_path_buf()), ..quick() }).await.unwrap_err();
     assert!(e.to_string().contains("--db: cannot open game database"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_territory_estimate_marks_a_dead_group_and_scores_the_position() {
+    let addr = server(quick()).await;
+    let (status, state) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "go(size=9,komi=6.5)", "players": ["human", "human"]}))
+            .await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    // Black walls off columns A-E, White F-J; White's C5 and C6 are hemmed in on Black's side.
+    let mut moves: Vec<String> = (1..=9).flat_map(|r| [format!("E{r}"), format!("F{r}")]).collect();
+    moves.extend(["C4", "C5", "C7", "C6", "B5", "H5", "D6", "H3"].map(String::from));
+    for mv in &moves {
+        let (status, s) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({ "move": mv })).await;
+        assert_eq!(status, 200, "{mv}: {s}");
+    }
+    let (status, t) = request(addr, "GET", &format!("/api/game/{id}/territory?playouts=300"), "").await;
+    assert_eq!(status, 200, "{t}");
+    let t: Value = serde_json::from_str(&t).unwrap();
+    assert_eq!(t["version"].as_u64(), Some(moves.len() as u64), "{t}");
+    let own = t["ownership"].as_array().unwrap();
+    assert_eq!(own.len(), 81);
+    assert!(own.iter().all(|o| o.as_f64().is_some_and(|o| (-1.0..=1.0).contains(&o))), "{t}");
+    // Cells in the page's order, rows from the top: C5 is row 4 from the top, column 2.
+    let cell = |col: usize, row: usize| (9 - row) * 9 + col;
+    let mut dead: Vec<u64> = t["dead"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+    dead.sort();
+    assert_eq!(dead, [cell(2, 6) as u64, cell(2, 5) as u64], "{t}");
+    assert!(own[cell(0, 1)].as_f64().unwrap() > 0.5 && own[cell(8, 1)].as_f64().unwrap() < -0.5, "{t}");
+    // Columns A-E lean Black (45 points), F-J White (36): B+2.5 with komi 6.5.
+    assert_eq!(t["score"], "B+2.5", "{t}");
+    assert_eq!(t["komi"], 6.5);
+    for (query, status) in [("playouts=0", 400), ("playouts=2001", 400), ("playouts=x", 400)] {
+        let (got, body) = request(addr, "GET", &format!("/api/game/{id}/territory?{query}"), "").await;
+        assert_eq!(got, status, "{query}: {body}");
+    }
+    let (status, _) = request(addr, "GET", "/api/game/g999/territory", "").await;
+    assert_eq!(status, 404);
+    let (_, ttt) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "tictactoe", "players": ["human", "human"]})).await;
+    let (status, body) =
+        request(addr, "GET", &format!("/api/game/{}/territory", ttt["id"].as_str().unwrap()), "").await;
+    assert_eq!(status, 400);
+    assert!(body.contains("for Go"), "{body}");
+}

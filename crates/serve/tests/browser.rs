@@ -40,6 +40,11 @@ async fn scenario(name: &str) -> Value {
 
 /// [`scenario`] with the server given a game database, as `tabula serve --db FILE` is.
 async fn scenario_with_db(name: &str, db: Option<PathBuf>) -> Value {
+    scenario_with(name, Config { db, ..Config::default() }).await
+}
+
+/// [`scenario`] on a server with `config`'s database and engines.
+async fn scenario_with(name: &str, config: Config) -> Value {
     let modules = e2e_dir().join("node_modules/playwright-core");
     assert!(
         modules.is_dir(),
@@ -52,13 +57,8 @@ async fn scenario_with_db(name: &str, db: Option<PathBuf>) -> Value {
         "{chromium} is missing: run scripts/browser-env (it installs Chromium and playwright-core)"
     );
     let _one = ONE_BROWSER.lock().await;
-    let config = Config {
-        port: 0,
-        move_time: Duration::from_millis(300),
-        analysis_time: Duration::from_secs(3),
-        db,
-        ..Config::default()
-    };
+    let config =
+        Config { port: 0, move_time: Duration::from_millis(300), analysis_time: Duration::from_secs(3), ..config };
     let addr = start(config).await.unwrap();
     let child = Command::new("node")
         .arg(e2e_dir().join("play.mjs"))
@@ -196,6 +196,20 @@ async fn the_game_tree_is_browsed_branched_commented_and_saved() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
+async fn go_9x9_is_played_against_a_configured_external_engine_by_clicking() {
+    let gnugo = "/usr/games/gnugo";
+    assert!(std::path::Path::new(gnugo).exists(), "{gnugo} is missing: run scripts/install-test-tools.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let engines = dir.path().join("engines.json");
+    let config = serde_json::json!({"engines": {"gnugo": {"command": [gnugo, "--mode", "gtp", "--level", "1"], "games": ["go"]}}});
+    std::fs::write(&engines, config.to_string()).unwrap();
+    let r = scenario_with("engine", Config { engines: Some(engines), ..Config::default() }).await;
+    assert_eq!(r["plies"], 8, "{r}");
+    assert_eq!(r["moves"].as_array().map(Vec::len), Some(8), "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
 async fn a_training_run_is_started_stopped_resumed_and_its_weights_played_against() {
     let r = scenario("train").await;
     let (stopped, resumed) = (&r["stopped"], &r["resumed"]);
@@ -204,4 +218,12 @@ async fn a_training_run_is_started_stopped_resumed_and_its_weights_played_agains
     assert!(resumed["points"].as_u64().unwrap() >= stopped["points"].as_u64().unwrap() + 2, "{r}");
     assert_eq!(r["again"]["status"], "stopped", "{r}");
     assert!(r["plies"].as_u64().unwrap() >= 2, "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn the_territory_toggle_marks_ownership_dead_stones_and_the_score() {
+    let r = scenario("territory").await;
+    assert_eq!(r["dead"], 2, "{r}");
+    assert!(r["score"].as_str().unwrap().starts_with("Estimate: B+"), "{r}");
 }

@@ -3,6 +3,7 @@
 
 import { initTree, drawTree } from "./tree.js";
 import { initTrain } from "./train.js";
+import { initTerritory, territoryAfterDraw } from "./territory.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -91,6 +92,10 @@ function fillGames() {
     o.value = a.name;
     o.label = a.about;
     list.append(o);
+  }
+  // The server's external engines, by name (their commands stay on the server).
+  for (const e of catalogue.engines || []) {
+    list.append(Object.assign(document.createElement("option"), { value: e.name, label: `external engine (${e.games.join(", ")})` }));
   }
   for (const name of catalogue.gdl_games || []) {
     const o = document.createElement("option");
@@ -302,6 +307,7 @@ function status(state, st) {
     let text = winners.length === 1 ? `${ownerName(st, winners[0])} (${players[winners[0]]}) wins` : "Draw";
     if (state.resigned !== null && state.resigned !== undefined) text = `${ownerName(st, state.resigned)} resigned; ${text} by resignation`;
     if (state.flagged !== null && state.flagged !== undefined) text = `${ownerName(st, state.flagged)} ran out of time; ${text} on time`;
+    if (state.failed) text = `${ownerName(st, state.failed.seat)} (${players[state.failed.seat]}) failed: ${state.failed.reason}; ${text}`;
     if (state.score) text += ` — ${state.score}`;
     return `Game over: ${text}.`;
   }
@@ -345,6 +351,7 @@ function render(state) {
   drawMoveList(state, canPlay);
   drawGraph(state, st);
   drawTree(state);
+  territoryAfterDraw(state, drawn?.centre, drawn?.S);
   if (hadFocus) focusCursor();
 }
 
@@ -1297,6 +1304,7 @@ async function init() {
     if (e.target.isConnected && !$("board").contains(e.relatedTarget) && !$("board").matches(":hover")) showLine(null);
   });
   $("analyse").addEventListener("change", toggleAnalysis);
+  initTerritory();
   $("match-form").addEventListener("submit", startMatch);
   $("match-add").addEventListener("click", () => {
     const n = document.querySelectorAll(".match-more").length + 3;

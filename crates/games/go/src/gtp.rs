@@ -37,7 +37,9 @@ use tabula_sgf::{GameTree, GoMove, NodeId};
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Point};
 use crate::game::{Go, Move, fixed_handicap_points};
 
-pub use crate::status::{PlayoutStats, Status, dead_stones, group_status, ownership, playout_stats, status_stats};
+pub use crate::status::{
+    PlayoutStats, Status, Territory, dead_stones, group_status, ownership, playout_stats, status_stats, territory,
+};
 
 /// The GTP engine for Go.
 pub type GoEngine = Engine<GameEngine<Go>>;

@@ -20,7 +20,8 @@
 //! through [`PatternHook`] (a [`Pattern3x3`] table, which [`PatternStats`] can harvest from
 //! game records by selection rate, or anything else) and self-atari avoidance.
 //! [`Go::ownership`] and [`Go::estimate_dead`] turn light playouts into a dead-stone
-//! estimate for territory scoring.
+//! estimate for territory scoring; [`territory`] gives a front end's territory overlay
+//! (ownership per point, dead stones and the expected score) from heavy playouts.
 //!
 //! [`MoveModel`] rates every move the way strong players choose them (Coulom's
 //! Bradley-Terry model over 3x3 patterns, large spatial patterns ([`SpatialDict`]), tactics,
@@ -58,7 +59,7 @@ pub use agent::{
     GoAgent, MCTS_PARAMS, PRIOR_EVEN, PRIOR_VISITS, RAVE_DISTANCE, RAVE_DISTANCE_MAX_SIZE, RAVE_EQUIV,
     default_rave_distance, go_agent, go_mcts,
 };
-pub use gtp::{GoEngine, gtp_engine, gtp_engine_with_limits, run_gtp};
+pub use gtp::{GoEngine, Territory, gtp_engine, gtp_engine_with_limits, run_gtp, territory};
 pub use kind::GoKind;
 pub use model::{
     BASE_TACTICS, DISTANCES, LINES, ModelError, ModelTrainer, MoveFeatures, MoveModel, Prediction, TACTICS,

@@ -135,3 +135,83 @@ pub fn group_status(state: &Go, stats: &PlayoutStats) -> Vec<(Vec<Point>, Status
 pub fn dead_stones(state: &Go) -> Vec<Point> {
     group_status(state, &status_stats(state)).into_iter().filter(|g| g.1 == Status::Dead).flat_map(|g| g.0).collect()
 }
+
+/// The ownership (either way) from which a point counts for a colour in
+/// [`Territory::margin`].
+pub const LEANING: f32 = 0.2;
+
+/// A territory estimate of a position, for a front end's overlay: who will own each point,
+/// which stones are dead, and the score that follows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Territory {
+    /// Per point by dense index `x + y * size`: the share of playouts that ended with the
+    /// point Black's minus the share that ended White's, in `-1..=1`.
+    pub ownership: Vec<f32>,
+    /// The stones judged dead: the stones of every group that survives in fewer than half
+    /// the playouts (see [`group_status`]).
+    pub dead: Vec<Point>,
+    /// The estimated area score, Black's points minus White's with komi: each point counts
+    /// for the colour it leans to by at least [`LEANING`] (the others for no one).
+    pub margin: f32,
+}
+
+/// Estimates the territory of `state` by `playouts` Monte Carlo playouts of the Go
+/// player's heavy playout policy (see [`playout_stats`]), with the given seed.
+pub fn territory(state: &Go, playouts: usize, seed: u64) -> Territory {
+    let stats = playout_stats(state, playouts, seed);
+    let dead = group_status(state, &stats).into_iter().filter(|g| g.1 == Status::Dead).flat_map(|g| g.0).collect();
+    let leaning = |o: &&f32| o.abs() >= LEANING;
+    let margin = stats.ownership.iter().filter(leaning).map(|o| o.signum()).sum::<f32>() - state.rules().komi;
+    Territory { ownership: stats.ownership, dead, margin }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabula_core::Spec;
+
+    fn position(size: usize, moves: &str) -> Go {
+        let mut g = Go::from_spec(&Spec::parse(&format!("go(size={size},komi=6.5)")).unwrap()).unwrap();
+        for m in moves.split_whitespace() {
+            let mv = g.parse_move(m).unwrap();
+            g.try_play(mv).unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn a_group_inside_a_living_framework_is_dead() {
+        // 9x9: Black holds columns A-E behind a wall on E, White columns F-J behind a wall on
+        // F. White's two stones at C5 and C6 sit in Black's area, hemmed in by C4, C7, B5
+        // and D6 with two liberties left.
+        let mut moves = String::new();
+        for row in 1..=9 {
+            moves.push_str(&format!("E{row} F{row} "));
+        }
+        moves.push_str("C4 C5 C7 C6 B5 H5 D6 H3");
+        let g = position(9, &moves);
+        let t = territory(&g, 400, 7);
+        let at = |v: &str| t.ownership[g.board().dense_index(g.parse_point(v).unwrap())];
+        let mut dead: Vec<String> = t.dead.iter().map(|&p| g.format_point(p)).collect();
+        dead.sort();
+        assert_eq!(dead, ["C5", "C6"]);
+        assert!(at("A1") > 0.5 && at("C5") > 0.5, "Black's area: {} {}", at("A1"), at("C5"));
+        assert!(at("J1") < -0.5, "White's area: {}", at("J1"));
+        // Black owns columns A-E (45 points), White F-J (36): 9 less komi.
+        assert!((t.margin - 2.5).abs() < 1.5, "{}", t.margin);
+    }
+
+    #[test]
+    fn a_two_eyed_group_in_the_opponents_area_is_not_dead() {
+        // 7x7: White's group B1 A2 B2 C2 D2 D1 has two eyes, A1 and C1, inside Black's wall
+        // A3-E3, E2, E1; Black owns the rest of the board.
+        let g = position(7, "A3 B1 B3 A2 C3 B2 D3 C2 E3 D2 E2 D1 E1");
+        let t = territory(&g, 400, 3);
+        let dead: Vec<String> = t.dead.iter().map(|&p| g.format_point(p)).collect();
+        assert!(dead.is_empty(), "{dead:?}\n{g}");
+        let at = |v: &str| t.ownership[g.board().dense_index(g.parse_point(v).unwrap())];
+        assert!(at("B2") < -0.9 && at("A1") < -0.9 && at("C1") < -0.9, "{} {} {}", at("B2"), at("A1"), at("C1"));
+        // The open side is Black's more often than not (White may live there in some playouts).
+        assert!(at("G7") > 0.0, "{}", at("G7"));
+    }
+}

@@ -1,0 +1,258 @@
+//! `tabula serve --engines FILE`: external GTP engines named in the server's configuration
+//! play on the page's API. The engine that plays is `tabula gtp` itself, a real GTP engine
+//! run as a separate process; others crash at once or never answer. The server is the real
+//! binary too, so the engines are its children and this test can see them come and go.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A `tabula serve` process, killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The engines of these tests: `tabula gtp` playing Go (fast MCTS), a command that dies at
+/// once, and one that never answers.
+fn engines_file(dir: &Path, max_running: usize) -> std::path::PathBuf {
+    let tabula = env!("CARGO_BIN_EXE_tabula");
+    let file = dir.join("engines.json");
+    let config = json!({
+        "max_running": max_running,
+        "engines": {
+            "self": {"command": [tabula, "gtp", "go(size=9)", "--agent", "mcts(playouts=40)"], "games": ["go"], "dir": dir},
+            "crash": {"command": ["sh", "-c", "echo going down >&2; exit 3"], "games": ["go"]},
+            "hang": {"command": ["sleep", "600"], "games": ["go"], "timeout_ms": 300},
+        }
+    });
+    std::fs::write(&file, config.to_string()).unwrap();
+    file
+}
+
+fn serve(engines: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["serve", "--port", "0", "--move-ms", "200", "--engines"])
+        .arg(engines)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("tabula serve starts");
+    let mut line = String::new();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut line).unwrap();
+    // The rest of its output is read (and shown) so that it never writes to a closed pipe.
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            eprintln!("tabula serve: {line}");
+        }
+    });
+    let addr = line.trim().strip_prefix("tabula serve: http://").and_then(|a| a.strip_suffix('/'));
+    let addr = addr.unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
+    Server { child, addr }
+}
+
+/// One HTTP request: the status and the body as JSON.
+fn call(server: &Server, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let status = out.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let text = out.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    (status, serde_json::from_str(text).unwrap_or(Value::Null))
+}
+
+fn new_game(server: &Server, players: [&str; 2]) -> Value {
+    let (status, state) = call(server, "POST", "/api/game", Some(json!({"spec": "go(size=9)", "players": players})));
+    assert_eq!(status, 201, "{state}");
+    state
+}
+
+/// Waits for the game's state to satisfy `done`, up to a deadline.
+fn wait_for(server: &Server, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, state) = call(server, "GET", &format!("/api/game/{id}"), None);
+        if done(&state) {
+            return state;
+        }
+        assert!(Instant::now() < deadline, "{what}: {state}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The server's child processes: (pid, name, state letter).
+fn children(server: &Server) -> Vec<(u32, String, char)> {
+    let parent = server.child.id();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // pid (comm) state ppid ...
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+        let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        if rest.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
+            let pid = stat[..open].trim().parse().unwrap_or(0);
+            out.push((pid, stat[open + 1..close].to_string(), rest[0].chars().next().unwrap_or('?')));
+        }
+    }
+    out
+}
+
+fn wait_no_children(server: &Server, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !children(server).is_empty() {
+        assert!(Instant::now() < deadline, "{what}: the engines left behind: {:?}", children(server));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_configured_engine_plays_fails_and_is_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve(&engines_file(dir.path(), 2));
+    let (status, catalogue) = call(&server, "GET", "/api/games", None);
+    assert_eq!(status, 200);
+    let names: Vec<&str> = catalogue["engines"].as_array().unwrap().iter().filter_map(|e| e["name"].as_str()).collect();
+    assert_eq!(names, ["engine:crash", "engine:hang", "engine:self"]);
+    assert!(!catalogue.to_string().contains("sleep"), "the commands stay on the server");
+
+    // A game against `tabula gtp`: the engine answers each move, an undo and a different
+    // move put it back in step (it is told the game again).
+    let g = new_game(&server, ["human", "engine:self"]);
+    let id = g["id"].as_str().unwrap().to_string();
+    assert_eq!(g["players"], json!(["human", "engine:self"]));
+    for (i, mv) in ["E5", "C3"].iter().enumerate() {
+        let (status, s) = call(&server, "POST", &format!("/api/game/{id}/move"), Some(json!({"move": mv})));
+        assert_eq!(status, 200, "{s}");
+        let ply = 2 * (i + 1);
+        let s = wait_for(&server, &id, "the engine's answer", |s| s["ply"] == ply || s["over"] == true);
+        assert_eq!(s["turn"], 0, "{s}");
+        assert!(s["failed"].is_null() && s["error"].is_null(), "{s}");
+    }
+    let (status, s) = call(&server, "POST", &format!("/api/game/{id}/undo"), None);
+    assert_eq!((status, &s["ply"]), (200, &json!(2)), "{s}");
+    call(&server, "POST", &format!("/api/game/{id}/move"), Some(json!({"move": "G7"})));
+    let s = wait_for(&server, &id, "the answer after an undo", |s| s["ply"] == 4);
+    assert_eq!(s["history"][2], json!(["G7"]));
+    assert!(s["failed"].is_null(), "{s}");
+    assert_eq!(children(&server).len(), 1, "one engine process while the game is on");
+
+    // The engine as Black starts the game.
+    let first = new_game(&server, ["engine:self", "human"]);
+    let first_id = first["id"].as_str().unwrap().to_string();
+    let s = wait_for(&server, &first_id, "the engine's opening move", |s| s["ply"] == 1);
+    assert_eq!(s["turn"], 1, "{s}");
+
+    // Two engines run: a third is refused until a game against one ends.
+    let (status, e) =
+        call(&server, "POST", "/api/game", Some(json!({"spec": "go(size=9)", "players": ["human", "engine:crash"]})));
+    assert_eq!(status, 429, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("most external engines"), "{e}");
+    let (status, s) = call(&server, "POST", &format!("/api/game/{first_id}/resign"), Some(json!({})));
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(s["resigned"], 1);
+
+    // An engine that dies at once loses its game, with the reason; the other game goes on.
+    let crash = new_game(&server, ["human", "engine:crash"]);
+    let crash_id = crash["id"].as_str().unwrap().to_string();
+    call(&server, "POST", &format!("/api/game/{crash_id}/move"), Some(json!({"move": "D4"})));
+    let s = wait_for(&server, &crash_id, "the crash", |s| s["over"] == true);
+    assert_eq!(s["failed"]["seat"], 1, "{s}");
+    let reason = s["failed"]["reason"].as_str().unwrap();
+    assert!(reason.contains("exit status: 3") && reason.contains("going down"), "{reason}");
+    assert!(!reason.contains("sh -c"), "the command line stays on the server: {reason}");
+    assert_eq!(s["rewards"], json!([1.0, 0.0]));
+    let (status, e) = call(&server, "POST", &format!("/api/game/{crash_id}/undo"), None);
+    assert_eq!(status, 400, "{e}");
+    let (_, sgf_text) = {
+        let mut s = TcpStream::connect(&server.addr).unwrap();
+        write!(s, "GET /api/game/{crash_id}/sgf HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        (0, out)
+    };
+    assert!(sgf_text.contains("RE[B+F]") && sgf_text.contains("PW[engine:crash]"), "{sgf_text}");
+    call(&server, "POST", &format!("/api/game/{id}/move"), Some(json!({"move": "B8"})));
+    let s = wait_for(&server, &id, "the first game after the crash", |s| s["ply"] == 6);
+    assert!(s["failed"].is_null(), "{s}");
+
+    // An engine that never answers loses on its timeout, and its process is killed.
+    let (status, s) = call(&server, "POST", &format!("/api/game/{id}/resign"), Some(json!({})));
+    assert_eq!(status, 200, "{s}");
+    let hang = new_game(&server, ["human", "engine:hang"]);
+    let hang_id = hang["id"].as_str().unwrap().to_string();
+    call(&server, "POST", &format!("/api/game/{hang_id}/move"), Some(json!({"move": "D4"})));
+    let s = wait_for(&server, &hang_id, "the hang", |s| s["over"] == true);
+    assert_eq!(s["failed"]["seat"], 1, "{s}");
+    assert!(s["failed"]["reason"].as_str().unwrap().contains("time"), "{s}");
+    // Every game against an engine is over: no engine process is left, not even a zombie.
+    wait_no_children(&server, "after every game ended");
+}
+
+#[test]
+fn engines_are_named_never_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve(&engines_file(dir.path(), 1));
+    for (players, needle) in [
+        (["human", "engine:nope"], "no engine \"nope\""),
+        (["human", "gtp(cmd=sh)"], "browser"),
+        (["human", "mcts(cmd=sh)"], "browser"),
+    ] {
+        let (status, e) = call(&server, "POST", "/api/game", Some(json!({"spec": "go(size=9)", "players": players})));
+        assert_eq!(status, 400, "{players:?}: {e}");
+        assert!(e["error"].as_str().unwrap().contains(needle), "{players:?}: {e}");
+    }
+    let (status, e) =
+        call(&server, "POST", "/api/game", Some(json!({"spec": "hex(size=5)", "players": ["human", "engine:self"]})));
+    assert_eq!(status, 400);
+    assert!(e["error"].as_str().unwrap().contains("does not play hex"), "{e}");
+    let g = new_game(&server, ["human", "human"]);
+    let (status, e) = call(
+        &server,
+        "POST",
+        &format!("/api/game/{}/analysis", g["id"].as_str().unwrap()),
+        Some(json!({"agent": "engine:self"})),
+    );
+    assert_eq!(status, 400, "{e}");
+    assert!(children(&server).is_empty());
+}
+
+#[test]
+fn a_bad_engines_file_stops_the_server_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("engines.json");
+    for (text, needle) in [
+        ("{\"engines\": {\"x\": {\"command\": [\"no-such-engine-here\"]}}}", "no-such-engine-here: not found"),
+        ("{\"engines\": {\"x\": {\"command\": [\"sh\"], \"games\": [\"chess\"]}}}", "speak GTP"),
+        ("not json", "not JSON"),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+            .args(["serve", "--port", "0", "--engines"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text}");
+        assert!(err.contains("--engines") && err.contains(needle), "{text}: {err}");
+        assert!(out.stdout.is_empty(), "it never listened: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}
