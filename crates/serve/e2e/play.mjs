@@ -512,7 +512,30 @@ scenarios.gdl = async (page) => {
   const landed = await page.$eval('#board .cell[aria-label^="column 4 1,"]', (e) => e.getAttribute("aria-label"));
   check(/^column 4 1, red r/.test(landed), `the bottom of column 4 reads ${landed}`);
   shots.push(await shot(page, "gdl-connect-four"));
-  return { moves, plies: s.ply, played, result, pasted: pasted.length, shots };
+
+  // Three roles: the bundled three-player Nim, two seats named in the form (the third is
+  // human), played to its end by buttons against MCTS as green.
+  await page.fill("#kif", "");
+  await page.fill('#game-params input[data-param="game"]', "threePlayerNim");
+  await page.fill('#seats input[data-seat="0"]', "human");
+  await page.fill('#seats input[data-seat="1"]', "mcts(playouts=50)");
+  await page.click("#new-game button[type=submit]");
+  await page.waitForFunction(() => /^gdl\(game=threePlayerNim\): human vs mcts\(playouts=50\) vs human$/.test(document.getElementById("play-title").textContent), null, { timeout: WAIT_MS });
+  check(await page.$$eval("#seats input[data-seat]", (i) => i.length) === 3, "the form has no third seat");
+  check(/^red \(human\) to move/.test(await statusText(page)), `status: ${await statusText(page)}`);
+  const nimFacts = await page.$$eval("#gdl-facts li", (l) => l.map((e) => e.textContent));
+  check(nimFacts.includes("(stones a 7)"), `facts: ${nimFacts}`);
+  let nim = await boardState(page);
+  let nimMoves = 0;
+  while (!nim.over) {
+    check(nimMoves < 12, "three-player Nim did not end in 12 human moves");
+    await page.click("#move-list button.legal-move:not([disabled]) >> nth=0");
+    nimMoves += 1;
+    nim = await humanTurn(page, nim.ply);
+  }
+  const nimResult = await statusText(page);
+  check(/^Game over: (red|green|blue) \(/.test(nimResult), `three-player result: ${nimResult}`);
+  return { moves, plies: s.ply, played, result, pasted: pasted.length, nim: { moves: nimMoves, result: nimResult }, shots };
 };
 
 // An arena match started from the page: Connect Four, MCTS against alpha-beta, 4 games at

@@ -27,10 +27,11 @@ const MAX_PASTED: usize = 64;
 /// Most games listed from the configured directory.
 const MAX_DIR_GAMES: usize = 10_000;
 
-/// The games bundled in the binary: the project's own GDL games (`testdata/gdl`, and the
-/// board-dialect game of `crates/gdl/games`), two-player and turn-taking.
+/// The games bundled in the binary: the project's own turn-taking GDL games (`testdata/gdl`,
+/// and the board-dialect game of `crates/gdl/games`), three-player Nim among them.
 const BUNDLED: &[(&str, &str)] = &[
     ("ticTacToe", include_str!("../../../testdata/gdl/ticTacToe.kif")),
+    ("threePlayerNim", include_str!("../../../testdata/gdl/threePlayerNim.kif")),
     ("connectFour", include_str!("../../../testdata/gdl/connectFour.kif")),
     ("chainRace", include_str!("../../../testdata/gdl/chainRace.kif")),
     ("krk4x4", include_str!("../../gdl/games/krk4x4.kif")),

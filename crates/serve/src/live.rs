@@ -720,13 +720,18 @@ impl Live {
         app: &App,
     ) -> Result<Live, ApiError> {
         let game = &start;
-        if players.len() != game.num_players() {
+        // A GDL game's seats not given are human: a page that does not know how many roles
+        // the game has yet names the first seats and learns the others from the state.
+        let padded = game.gdl_facts(false).is_some() && (1..game.num_players()).contains(&players.len());
+        if players.len() != game.num_players() && !padded {
             return Err(ApiError::bad(format!(
                 "players: {shown} has {} players, not {}",
                 game.num_players(),
                 players.len()
             )));
         }
+        let human = "human".to_string();
+        let players: Vec<&String> = players.iter().chain(std::iter::repeat(&human)).take(game.num_players()).collect();
         let mut seats = Vec::new();
         let game_name = game.spec().split('(').next().unwrap_or_default().to_string();
         for (i, p) in players.iter().enumerate() {

@@ -524,11 +524,6 @@ async fn gdl_games_are_named_or_pasted_never_located() {
         ("gdl(game=nosuch)".to_string(), None, 400),
         ("gdl".to_string(), None, 400),
         ("gdl(game=ticTacToe,colour=red)".to_string(), None, 400),
-        (
-            "gdl".to_string(),
-            Some(std::fs::read_to_string(tabula_core::testing::fixture("gdl/threePlayerNim.kif")).unwrap()),
-            400,
-        ),
         ("tictactoe".to_string(), Some("(role x)".to_string()), 400),
         ("gdl".to_string(), Some("(role x)".to_string()), 400),
         ("gdl".to_string(), Some(format!("; {}\n(role x)", "x".repeat(256 * 1024))), 413),
@@ -539,6 +534,58 @@ async fn gdl_games_are_named_or_pasted_never_located() {
         let text = err["error"].as_str().unwrap();
         assert!(!text.contains(&std::env::temp_dir().display().to_string()), "a server path in {text}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_role_gdl_game_seats_every_role_and_is_played_to_its_end() {
+    let addr = server(quick()).await;
+    // Two seats named: the third, not given, is human.
+    let body = json!({"spec": "gdl(game=threePlayerNim)", "players": ["human", "random(seed=1)"]});
+    let (status, mut s) = json_request(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{s}");
+    assert_eq!(s["players"], json!(["human", "random(seed=1)", "human"]));
+    assert_eq!(s["gdl"]["roles"], json!(["red", "green", "blue"]));
+    assert!(s["gdl"]["facts"].as_array().unwrap().contains(&json!("(stones a 7)")), "{s}");
+    assert!(s["board"].is_null(), "no cell relation, no board: {s}");
+    let id = s["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    let mut turns = Vec::new();
+    for _ in 0..40 {
+        if s["over"] == true {
+            break;
+        }
+        if s["human_to_move"] != true {
+            // The agent's seat: its move comes by itself.
+            let ply = s["ply"].as_u64().unwrap();
+            s = events
+                .state_where(|t| t["ply"].as_u64() > Some(ply) && (t["human_to_move"] == true || t["over"] == true))
+                .await
+                .0;
+            continue;
+        }
+        let Some(p) = s["turn"].as_u64() else { panic!("{s}") };
+        assert_ne!(p, 1, "seat 2 is the agent's: {s}");
+        turns.push(p);
+        let mv = s["legal"][0]["move"].as_str().unwrap().to_string();
+        let (status, next) = json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": mv})).await;
+        assert_eq!(status, 200, "{next}");
+        s = next;
+    }
+    assert_eq!(s["over"], true, "{s}");
+    assert!(turns.contains(&0) && turns.contains(&2), "both human seats moved: {turns:?}");
+    let rewards = s["rewards"].as_array().unwrap();
+    assert_eq!(rewards.len(), 3);
+    // Whoever took the last stone scores 1, the next 0.5, the third 0.
+    let mut sorted: Vec<f64> = rewards.iter().map(|r| r.as_f64().unwrap()).collect();
+    sorted.sort_by(f64::total_cmp);
+    assert_eq!(sorted, [0.0, 0.5, 1.0], "{s}");
+
+    let four = json!({"spec": "gdl(game=threePlayerNim)", "players": ["human", "human", "human", "human"]});
+    let (status, err) = json_request(addr, "POST", "/api/game", four).await;
+    assert_eq!(status, 400, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("has 3 players, not 4"), "{err}");
+    let (status, err) = json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": []})).await;
+    assert_eq!(status, 400, "{err}");
 }
 
 /// A match's event stream, read until `done` holds for its table.

@@ -134,17 +134,23 @@ function fillParams() {
   $("kif-box").hidden = g.name !== "gdl";
   const seats = $("seats");
   seats.replaceChildren(Object.assign(document.createElement("legend"), { textContent: "Players" }));
-  for (let i = 0; i < 2; i++) {
-    const label = document.createElement("label");
-    label.textContent = `Player ${i + 1}`;
-    const input = document.createElement("input");
-    input.setAttribute("list", "agent-specs");
-    input.dataset.seat = i;
-    input.value = i === 0 ? "human" : g.engine;
-    const help = Object.assign(document.createElement("span"), { className: "help", textContent: "human, or an agent spec such as mcts(time_ms=1000)" });
-    label.append(input, help);
-    seats.append(label);
-  }
+  for (let i = 0; i < 2; i++) addSeat(i === 0 ? "human" : g.engine);
+}
+
+/// One more seat in the form (a GDL game with more roles than two gets one per role, once
+/// the server has said how many; the seats not given are human).
+function addSeat(value) {
+  const seats = $("seats");
+  const i = seats.querySelectorAll("input[data-seat]").length;
+  const label = document.createElement("label");
+  label.textContent = `Player ${i + 1}`;
+  const input = document.createElement("input");
+  input.setAttribute("list", "agent-specs");
+  input.dataset.seat = i;
+  input.value = value;
+  const help = Object.assign(document.createElement("span"), { className: "help", textContent: "human, or an agent spec such as mcts(time_ms=1000)" });
+  label.append(input, help);
+  seats.append(label);
 }
 
 function specFromForm() {
@@ -177,6 +183,9 @@ async function startGame(ev) {
   ev.preventDefault();
   $("setup-error").textContent = "";
   const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
+  // Seats past the second left human are not sent: the server makes every seat not given
+  // human, so a form with three seats also starts a two-player game.
+  while (players.length > 2 && players[players.length - 1] === "human") players.pop();
   const body = { spec: specFromForm(), players, clock: clockFromForm() };
   const kif = $("game").value === "gdl" ? $("kif").value : "";
   if (kif.trim() !== "") {
@@ -258,6 +267,7 @@ function showInForm(state) {
   if ($("game").value !== name) { $("game").value = name; fillParams(); }
   const params = specParams(state.spec);
   for (const input of $("game-params").querySelectorAll("input[data-param]")) input.value = params[input.dataset.param] ?? "";
+  while ($("seats").querySelectorAll("input[data-seat]").length < state.players.length) addSeat("human");
   for (const input of $("seats").querySelectorAll("input[data-seat]")) input.value = state.players[Number(input.dataset.seat)] ?? "human";
   const c = state.clock && state.clock.control;
   $("clock-kind").value = c ? (c.per_move_ms ? "move" : "fischer") : "";
