@@ -510,7 +510,7 @@ scenarios.gdl = async (page) => {
   await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 1, null, { timeout: WAIT_MS });
   check((await moveList(page))[0] === "(drop 4)", `the column click played ${await moveList(page)}`);
   const landed = await page.$eval('#board .cell[aria-label^="column 4 1,"]', (e) => e.getAttribute("aria-label"));
-  check(/^column 4 1, red r/.test(landed), `the bottom of column 4 reads ${landed}`);
+  check(/^column 4 1, red r, last move/.test(landed), `the bottom of column 4 reads ${landed}`);
   shots.push(await shot(page, "gdl-connect-four"));
 
   // Three roles: the bundled three-player Nim, two seats named in the form (the third is

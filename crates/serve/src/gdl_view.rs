@@ -173,6 +173,23 @@ fn layout_of(game: &AnyGame, roles: &[String], facts: &[String]) -> Option<Arc<L
     }
 }
 
+/// The cells of `board` (a GDL game's grid, from [`decorate`]) that the move `mv` just
+/// played touched: its column and row pairs, or for a drop into a column the topmost piece
+/// of that column (the one that just landed, rows being drawn with the largest on top).
+pub fn last_path(game: &AnyGame, board: Option<&Value>, mv: &str) -> Vec<usize> {
+    let Some(gdl) = game.gdl_facts(false) else { return Vec::new() };
+    let (Some(board), Some(layout)) = (board, layout_of(game, &gdl.roles, &gdl.facts)) else { return Vec::new() };
+    let path = layout.path(mv);
+    let w = layout.cols.len();
+    match parse_term(mv).1.as_slice() {
+        [one] if layout.cols.contains(one) => {
+            let x = path.first().copied().unwrap_or(0);
+            (0..layout.rows.len()).map(|y| y * w + x).find(|&i| !board["cells"][i].is_null()).into_iter().collect()
+        }
+        _ => path,
+    }
+}
+
 /// For a GDL game: sets `board` to its grid (when it has one), each of `legal`'s moves'
 /// `path` to the cells it touches, and returns what the page shows besides (`roles`, the
 /// facts not on the board). `None` for other games.
@@ -277,7 +294,18 @@ mod tests {
             assert_eq!(board["cells"].as_array().unwrap().iter().filter(|c| !c.is_null()).count(), 1);
             let mark = legal.iter().find(|m| m["move"] == "(mark 3 1)").unwrap();
             assert_eq!(mark["path"], json!([8]));
+            assert_eq!(last_path(&game, Some(&board), "(mark 1 3)"), vec![0]);
         }
+        // A drop marks the piece that landed: the topmost of its column.
+        let path = tabula_core::testing::fixture("gdl/connectFour.kif");
+        let mut game = tabula_registry::any::load(&format!("gdl(file={})", path.display())).unwrap();
+        for mv in ["(drop 4)", "(drop 4)"] {
+            game.play_move(mv).unwrap();
+        }
+        let mut board = None;
+        decorate(&game, &mut board, &mut []).unwrap();
+        // Seven columns, six rows, row 1 at the bottom: the second piece is on row 2.
+        assert_eq!(last_path(&game, board.as_ref(), "(drop 4)"), vec![4 * 7 + 3]);
         let other = tabula_registry::any::load("tictactoe").unwrap();
         assert_eq!(decorate(&other, &mut None, &mut []), None);
     }

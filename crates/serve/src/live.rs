@@ -524,6 +524,11 @@ impl Live {
             _ => Vec::new(),
         };
         let gdl = crate::gdl_view::decorate(game, &mut board, &mut legal);
+        let mut last =
+            Some(self.tree.current()).filter(|n| n.parent.is_some()).map(|n| json!({"move": n.mv, "path": n.path}));
+        if let (Some(_), Some(last)) = (&gdl, &mut last) {
+            last["path"] = json!(crate::gdl_view::last_path(game, board.as_ref(), last["move"].as_str().unwrap_or("")));
+        }
         let players: Vec<Value> = self
             .seats
             .iter()
@@ -554,7 +559,7 @@ impl Live {
             "board": board,
             "gdl": gdl,
             "legal": legal,
-            "last": Some(self.tree.current()).filter(|n| n.parent.is_some()).map(|n| json!({"move": n.mv, "path": n.path})),
+            "last": last,
             "tree": self.tree.json(),
             "history": game.history(),
             "ply": game.history().len(),
