@@ -535,7 +535,28 @@ scenarios.gdl = async (page) => {
   }
   const nimResult = await statusText(page);
   check(/^Game over: (red|green|blue) \(/.test(nimResult), `three-player result: ${nimResult}`);
-  return { moves, plies: s.ply, played, result, pasted: pasted.length, nim: { moves: nimMoves, result: nimResult }, shots };
+
+  // Simultaneous moves: the bundled race against a random agent; each turn the human's
+  // button is clicked and the turn is played with the agent's choice.
+  await page.fill('#game-params input[data-param="game"]', "simultaneousRace");
+  await page.fill('#seats input[data-seat="1"]', "random(seed=4)");
+  await page.click("#new-game button[type=submit]");
+  await page.waitForFunction(() => /^gdl\(game=simultaneousRace\): human vs random/.test(document.getElementById("play-title").textContent), null, { timeout: WAIT_MS });
+  check(/^Every player moves at once/.test(await statusText(page)), `status: ${await statusText(page)}`);
+  let race = await boardState(page);
+  let turns = 0;
+  while (!race.over) {
+    check(turns < 12, "the race did not end in 12 turns");
+    const buttons = await page.$$eval('#move-list .joint-seat[data-seat="0"] button', (b) => b.map((e) => e.textContent));
+    check(buttons.includes("(run 3)"), `left's moves: ${buttons}`);
+    await page.click('#move-list .joint-seat[data-seat="0"] button:text-is("(run 3)")');
+    turns += 1;
+    await page.waitForFunction((ply) => Number(document.getElementById("board").dataset.ply) > ply, race.ply, { timeout: WAIT_MS });
+    race = await boardState(page);
+  }
+  const raceMoves = await moveList(page);
+  check(raceMoves.length === turns && raceMoves.every((m) => m.startsWith("(run 3) + ")), `the race's turns: ${raceMoves}`);
+  return { moves, plies: s.ply, played, result, pasted: pasted.length, nim: { moves: nimMoves, result: nimResult }, race: turns, shots };
 };
 
 // An arena match started from the page: Connect Four, MCTS against alpha-beta, 4 games at

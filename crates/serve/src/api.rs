@@ -111,7 +111,15 @@ async fn play(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -
     let entry = app.get(&id)?;
     let map = read_json(body).await?;
     let mv = string_field(&map, "move")?;
-    Ok(ok(app.play(&entry, &mv)?))
+    let player = match map.get("player") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .and_then(|p| usize::try_from(p).ok())
+                .ok_or_else(|| ApiError::bad("player must be a seat number from 0"))?,
+        ),
+    };
+    Ok(ok(app.play(&entry, &mv, player)?))
 }
 
 async fn resign(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {

@@ -27,11 +27,12 @@ const MAX_PASTED: usize = 64;
 /// Most games listed from the configured directory.
 const MAX_DIR_GAMES: usize = 10_000;
 
-/// The games bundled in the binary: the project's own turn-taking GDL games (`testdata/gdl`,
-/// and the board-dialect game of `crates/gdl/games`), three-player Nim among them.
+/// The games bundled in the binary: the project's own GDL games (`testdata/gdl`, and the
+/// board-dialect game of `crates/gdl/games`), three-player Nim and a simultaneous race among them.
 const BUNDLED: &[(&str, &str)] = &[
     ("ticTacToe", include_str!("../../../testdata/gdl/ticTacToe.kif")),
     ("threePlayerNim", include_str!("../../../testdata/gdl/threePlayerNim.kif")),
+    ("simultaneousRace", include_str!("../../../testdata/gdl/simultaneousRace.kif")),
     ("connectFour", include_str!("../../../testdata/gdl/connectFour.kif")),
     ("chainRace", include_str!("../../../testdata/gdl/chainRace.kif")),
     ("krk4x4", include_str!("../../gdl/games/krk4x4.kif")),

@@ -18,8 +18,10 @@
 //!   cells they touch, history, result, the game tree, and the first player's win rate
 //!   after each ply a search looked at; for a GDL game its roles and facts, and a grid drawn
 //!   from its `cell` relation).
-//! - `POST /api/game/{id}/move` `{move}`: plays a human's move; a move that cannot be played
-//!   is a 400 and leaves the game as it was.
+//! - `POST /api/game/{id}/move` `{move, player?}`: plays a human's move; a move that cannot be
+//!   played is a 400 and leaves the game as it was. At a simultaneous turn it is that seat's
+//!   choice (`player` names the seat when several humans choose), and the turn is played once
+//!   every seat, agents included, has chosen.
 //! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).
 //! - `POST /api/game/{id}/analysis` `{agent}`: analyse with the agent spec `agent` (or stop,
 //!   with `null`) each position where a human is to move; its reports come as `analysis`

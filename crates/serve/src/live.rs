@@ -98,6 +98,21 @@ pub struct Live {
     control: Option<TimeControl>,
     /// Pasted GDL rules the game was made from, kept for the state file.
     kif: Option<String>,
+    /// At a simultaneous turn, each seat's move chosen so far; the turn is played when every
+    /// seat has one.
+    joint: Vec<Option<String>>,
+}
+
+/// One agent search to run: the agent, the position, its limits, the game's version it is
+/// for, the engine's name and command line (an external engine's, to hide the command in
+/// errors), and at a simultaneous turn the seat it chooses for.
+struct SearchJob {
+    agent: Arc<Mutex<AnyAgent>>,
+    game: AnyGame,
+    limits: Limits,
+    version: u64,
+    engine: Option<(String, String)>,
+    player: Option<usize>,
 }
 
 /// An agent that searches the position on the board for the page's overlay, while a
@@ -333,6 +348,7 @@ impl Live {
         self.version += 1;
         self.stamp += 1;
         self.error = None;
+        self.joint.clear();
         if let Some(stop) = self.stop.take() {
             stop.store(true, Ordering::Relaxed);
         }
@@ -346,6 +362,46 @@ impl Live {
     }
 
     /// Whether the game has ended, by the rules or otherwise.
+    /// Whether the game waits for moves chosen at once by every seat.
+    fn simultaneous(&self) -> bool {
+        self.game.turn() == Turn::Simultaneous
+            && self.resigned.is_none()
+            && self.flagged.is_none()
+            && self.failed.is_none()
+    }
+
+    /// Takes seat `p`'s move at a simultaneous turn (a human's until every seat has chosen may
+    /// be changed), and plays the turn once every seat has one.
+    fn choose_joint(&mut self, p: usize, mv: &str) -> Result<(), String> {
+        if !self.simultaneous() {
+            return Err("this is not a simultaneous turn".into());
+        }
+        let legal = self.game.legal_moves(p);
+        let Some(mv) = legal.iter().find(|m| m.as_str() == mv.trim()) else {
+            return Err(format!("{} is not a legal move of player {} here", mv.trim(), p + 1));
+        };
+        self.joint.resize(self.seats.len(), None);
+        self.joint[p] = Some(mv.clone());
+        if self.joint.iter().all(Option::is_some) {
+            let joint: Vec<String> = self.joint.iter().flatten().cloned().collect();
+            let mut next = self.game.clone();
+            let (text, player, path) = tree::step_joint(&mut next, &joint)?;
+            let cur = self.tree.cur;
+            let child = match self.tree.child_with(cur, &text) {
+                Some(c) => c,
+                None => self.tree.add(cur, text, player, path)?,
+            };
+            self.game = next;
+            self.tree.cur = child;
+            self.changed();
+        } else {
+            // A choice is not a new position: the agents searching go on (their results are
+            // for this version).
+            self.stamp += 1;
+        }
+        Ok(())
+    }
+
     fn over(&self) -> bool {
         self.resigned.is_some() || self.flagged.is_some() || self.failed.is_some() || self.game.turn() == Turn::Over
     }
@@ -431,7 +487,13 @@ impl Live {
         };
         let mut game = replay(keep)?;
         let any_human = self.seats.iter().any(|s| matches!(s, Seat::Human));
-        while any_human && keep > 0 && !matches!(game.turn(), Turn::Player(p) if self.seat_is_human(p.index())) {
+        // A human's turn: one to move, or a simultaneous turn (every seat, humans among them).
+        let human_turn = |g: &AnyGame| match g.turn() {
+            Turn::Player(p) => self.seat_is_human(p.index()),
+            Turn::Simultaneous => true,
+            Turn::Over => false,
+        };
+        while any_human && keep > 0 && !human_turn(&game) {
             keep -= 1;
             game = replay(keep)?;
         }
@@ -524,6 +586,19 @@ impl Live {
             _ => Vec::new(),
         };
         let gdl = crate::gdl_view::decorate(game, &mut board, &mut legal);
+        // At a simultaneous turn: each seat, whether it has chosen, and a human's moves.
+        let joint: Vec<Value> = if self.simultaneous() {
+            (0..self.seats.len())
+                .map(|p| {
+                    let chosen = self.joint.get(p).is_some_and(Option::is_some);
+                    let human = self.seat_is_human(p);
+                    let moves = if human && !chosen { game.legal_moves(p) } else { Vec::new() };
+                    json!({"seat": p, "human": human, "chosen": chosen, "legal": moves})
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut last =
             Some(self.tree.current()).filter(|n| n.parent.is_some()).map(|n| json!({"move": n.mv, "path": n.path}));
         if let (Some(_), Some(last)) = (&gdl, &mut last) {
@@ -552,7 +627,8 @@ impl Live {
             "turn": mover,
             "over": over,
             "simultaneous": turn == Turn::Simultaneous && ended_by.is_none(),
-            "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)),
+            "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)) || joint.iter().any(|s| s["human"] == true && s["chosen"] == false),
+            "joint": joint,
             "thinking": self.thinking,
             "analysis": self.analyst.as_ref().map(|a| json!({"agent": a.spec, "run": a.run})),
             "evals": self.tree.line(self.tree.cur).iter().enumerate().filter_map(|(ply, n)| self.evals.get(n).map(|w| json!([ply, w]))).collect::<Vec<_>>(),
@@ -795,15 +871,37 @@ impl Live {
             stamp: 1,
             control,
             kif,
+            joint: Vec::new(),
         })
     }
 }
 
 impl App {
     /// Plays a human's move.
-    pub fn play(self: &Arc<Self>, entry: &Arc<Entry>, mv: &str) -> Result<Value, ApiError> {
+    pub fn play(self: &Arc<Self>, entry: &Arc<Entry>, mv: &str, player: Option<usize>) -> Result<Value, ApiError> {
         {
             let mut live = lock(&entry.live);
+            if live.simultaneous() {
+                // Every seat chooses at once: the human seat named, or the only one.
+                let humans: Vec<usize> = (0..live.seats.len()).filter(|&p| live.seat_is_human(p)).collect();
+                let p = match (player, humans.as_slice()) {
+                    (Some(p), _) if p >= live.seats.len() => {
+                        return Err(ApiError::bad(format!("there is no player {}", p + 1)));
+                    }
+                    (Some(p), _) if !live.seat_is_human(p) => {
+                        return Err(ApiError { status: 409, message: format!("player {} is an agent", p + 1) });
+                    }
+                    (Some(p), _) => p,
+                    (None, [only]) => *only,
+                    (None, _) => return Err(ApiError::bad("every player moves at once here: say which player")),
+                };
+                live.choose_joint(p, mv).map_err(|e| {
+                    let status = if e.starts_with(tree::FULL) { 409 } else { 400 };
+                    ApiError { status, message: e }
+                })?;
+                drop(live);
+                return Ok(self.kick(entry));
+            }
             match live.to_move() {
                 Some(p) if !live.seat_is_human(p) => {
                     return Err(ApiError { status: 409, message: format!("player {} is an agent", p + 1) });
@@ -985,9 +1083,20 @@ impl App {
         let mut live = lock(&entry.live);
         // An agent plays only at the end of a line: browsing never makes it move.
         let at_leaf = live.tree.current().children.is_empty();
+        // The agent to search: the one to move, or at a simultaneous turn the first agent seat
+        // that has not chosen yet (one search at a time).
+        let searcher = live.to_move().or_else(|| {
+            live.simultaneous()
+                .then(|| {
+                    (0..live.seats.len())
+                        .find(|&p| !live.seat_is_human(p) && live.joint.get(p).is_none_or(Option::is_none))
+                })
+                .flatten()
+        });
+        let joint = live.simultaneous();
         // An engine to move whose process was stopped (the game ended, then an undo) needs a
         // place among the running engines again.
-        if let Some(p) = live.to_move()
+        if let Some(p) = searcher
             && !live.thinking
             && at_leaf
             && let Some(Seat::Agent { engine: Some(e), .. }) = live.seats.get_mut(p)
@@ -1004,7 +1113,7 @@ impl App {
                 }
             }
         }
-        if let Some(p) = live.to_move()
+        if let Some(p) = searcher
             && !live.thinking
             && at_leaf
             && let Some(Seat::Agent { agent, engine, .. }) = live.seats.get(p)
@@ -1023,7 +1132,8 @@ impl App {
             let limits = Limits { stop: Some(stop), ..limits };
             let app = self.clone();
             let entry2 = entry.clone();
-            tokio::spawn(async move { app.search(entry2, agent, game, limits, version, engine).await });
+            let job = SearchJob { agent, game, limits, version, engine, player: joint.then_some(p) };
+            tokio::spawn(async move { app.search(entry2, job).await });
         } else if let Some(p) = live.to_move()
             && live.seat_is_human(p)
         {
@@ -1167,15 +1277,10 @@ impl App {
         }
     }
 
-    async fn search(
-        self: Arc<Self>,
-        entry: Arc<Entry>,
-        agent: Arc<Mutex<AnyAgent>>,
-        game: AnyGame,
-        limits: Limits,
-        version: u64,
-        engine: Option<(String, String)>,
-    ) {
+    /// Runs an agent's search for `version` of the game and plays (or, at a simultaneous
+    /// turn, records) its move.
+    async fn search(self: Arc<Self>, entry: Arc<Entry>, job: SearchJob) {
+        let SearchJob { agent, game, limits, version, engine, player } = job;
         let permit = match self.searches.clone().try_acquire_owned() {
             Ok(permit) => Ok(permit),
             Err(_) => {
@@ -1199,7 +1304,7 @@ impl App {
             if follow {
                 agent.follow(&game)?;
             }
-            agent.choose(&game, None, &limits, &mut |info| {
+            agent.choose(&game, player, &limits, &mut |info| {
                 if last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
                     last = Some(Instant::now());
                     let _ = events.send(("info", info_json(info).to_string()));
@@ -1247,7 +1352,11 @@ impl App {
                     if let Some(mover) = live.to_move() {
                         live.record(mover, choice.info.win_rate);
                     }
-                    if live.time_up() { None } else { live.play(&choice.mv).err() }
+                    match player {
+                        Some(p) => live.choose_joint(p, &choice.mv).err(),
+                        None if live.time_up() => None,
+                        None => live.play(&choice.mv).err(),
+                    }
                 }
                 Ok(Err(e)) => Some(format!("the agent failed: {e}")),
                 Err(_) => Some("the agent failed".to_string()),

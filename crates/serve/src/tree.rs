@@ -64,9 +64,39 @@ impl Default for Tree {
     }
 }
 
+/// Plays a node's move in `game`: one player's move, or a simultaneous turn's moves, one per
+/// player, kept as a JSON list of their texts (no GDL move begins with `[`).
+pub fn replay(game: &mut AnyGame, mv: &str) -> Result<(), String> {
+    if mv.starts_with('[') {
+        let joint: Vec<String> = serde_json::from_str(mv).map_err(|e| format!("a joint move: {e}"))?;
+        let texts: Vec<&str> = joint.iter().map(String::as_str).collect();
+        game.play_joint_moves(&texts).map_err(|e| e.to_string())
+    } else {
+        game.play_move(mv).map_err(|e| e.to_string())
+    }
+}
+
+/// Plays one move per player at a simultaneous turn of `game`: the node's text (see
+/// [`replay`]), its player (the number of players: every one) and no cells.
+pub fn step_joint(game: &mut AnyGame, joint: &[String]) -> Result<(String, usize, Vec<usize>), String> {
+    if game.turn() != Turn::Simultaneous {
+        return Err("this is not a simultaneous turn".into());
+    }
+    let text = serde_json::to_string(joint).map_err(|e| e.to_string())?;
+    let mut next = game.clone();
+    replay(&mut next, &text)?;
+    let n = game.num_players();
+    *game = next;
+    Ok((text, n, Vec::new()))
+}
+
 /// Plays `mv` for the player to move in `game`: the move as the game writes it, its player and
-/// the cells it touched.
+/// the cells it touched (a stored simultaneous turn, a JSON list, is replayed as one).
 pub fn step(game: &mut AnyGame, mv: &str) -> Result<(String, usize, Vec<usize>), String> {
+    if mv.starts_with('[') {
+        let joint: Vec<String> = serde_json::from_str(mv).map_err(|e| format!("a joint move: {e}"))?;
+        return step_joint(game, &joint);
+    }
     let Turn::Player(p) = game.turn() else {
         return Err(match game.turn() {
             Turn::Over => "the game is over".to_string(),
@@ -187,7 +217,7 @@ impl Tree {
         }
         let mut game = start.clone();
         for &id in &self.line(n)[1..] {
-            game.play_move(&self.nodes[id].mv).map_err(|e| format!("node {id}: {e}"))?;
+            replay(&mut game, &self.nodes[id].mv).map_err(|e| format!("node {id}: {e}"))?;
         }
         Ok(game)
     }
@@ -232,7 +262,7 @@ impl Tree {
                 let from = (kept.len() - 1) * STRIDE;
                 let mut g = kept[kept.len() - 1].1.clone();
                 for (d, &n) in line.iter().enumerate().skip(from + 1) {
-                    g.play_move(&tree.nodes[n].mv).map_err(|e| format!("node {n}: {e}"))?;
+                    replay(&mut g, &tree.nodes[n].mv).map_err(|e| format!("node {n}: {e}"))?;
                     if d % STRIDE == 0 {
                         kept.push((n, g.clone()));
                     }

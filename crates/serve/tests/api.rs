@@ -588,6 +588,71 @@ async fn a_three_role_gdl_game_seats_every_role_and_is_played_to_its_end() {
     assert_eq!(status, 400, "{err}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_simultaneous_gdl_game_takes_every_seats_move_then_plays_the_turn() {
+    let addr = server(quick()).await;
+    // Two humans: the turn is played once both have chosen.
+    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"]});
+    let (status, s) = json_request(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{s}");
+    assert_eq!(
+        (s["simultaneous"].clone(), s["turn"].clone(), s["human_to_move"].clone()),
+        (json!(true), Value::Null, json!(true))
+    );
+    let joint = s["joint"].as_array().unwrap();
+    assert_eq!(joint.len(), 2);
+    assert!(joint[0]["legal"].as_array().unwrap().contains(&json!("(run 3)")), "{s}");
+    let id = s["id"].as_str().unwrap().to_string();
+    let path = format!("/api/game/{id}/move");
+    // Which player must be said when two humans choose; a bad seat or move is refused.
+    for (body, code) in [
+        (json!({"move": "(run 3)"}), 400),
+        (json!({"move": "(run 3)", "player": 2}), 400),
+        (json!({"move": "(fly 9)", "player": 0}), 400),
+        (json!({"move": "(run 3)", "player": "left"}), 400),
+    ] {
+        let (status, err) = json_request(addr, "POST", &path, body.clone()).await;
+        assert_eq!(status, code, "{body}: {err}");
+    }
+    let (status, half) = json_request(addr, "POST", &path, json!({"move": "(run 3)", "player": 0})).await;
+    assert_eq!(status, 200, "{half}");
+    assert_eq!(half["ply"], 0, "one choice is not a turn: {half}");
+    assert_eq!((half["joint"][0]["chosen"].clone(), half["joint"][1]["chosen"].clone()), (json!(true), json!(false)));
+    let (status, played) = json_request(addr, "POST", &path, json!({"move": "(run 2)", "player": 1})).await;
+    assert_eq!(status, 200, "{played}");
+    assert_eq!(played["ply"], 1, "{played}");
+    assert_eq!(played["history"][0], json!(["(run 3)", "(run 2)"]));
+    assert_eq!(played["joint"][0]["chosen"], false, "a new turn, nothing chosen: {played}");
+
+    // Against an agent: the human's choice alone, the agent's comes by itself, to the end.
+    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "random(seed=4)"]});
+    let (_, mut s) = json_request(addr, "POST", "/api/game", body).await;
+    let id = s["id"].as_str().unwrap().to_string();
+    let mut events = Events::open(addr, &id).await;
+    for _ in 0..12 {
+        if s["over"] == true {
+            break;
+        }
+        let ply = s["ply"].as_u64().unwrap();
+        let (status, after) =
+            json_request(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "(run 3)"})).await;
+        assert_eq!(status, 200, "{after}");
+        s = events.state_where(|t| t["ply"].as_u64() > Some(ply)).await.0;
+        assert_eq!(s["history"][ply as usize][0], "(run 3)", "{s}");
+    }
+    assert_eq!(s["over"], true, "{s}");
+    assert_eq!(s["rewards"].as_array().unwrap().len(), 2);
+    // The turns are in the tree and come back from it.
+    let plies = s["ply"].as_u64().unwrap();
+    let (status, undone) = json_request(addr, "POST", &format!("/api/game/{id}/undo"), json!({})).await;
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["ply"].as_u64(), Some(plies - 1), "undo takes back one simultaneous turn: {undone}");
+    let (status, back) = json_request(addr, "POST", &format!("/api/game/{id}/goto"), json!({"node": 1})).await;
+    assert_eq!(status, 200, "{back}");
+    assert_eq!(back["ply"], 1);
+    assert_eq!(back["history"][0][0], "(run 3)");
+}
+
 /// A match's event stream, read until `done` holds for its table.
 async fn match_until(addr: SocketAddr, id: &str, done: impl Fn(&Value) -> bool) -> (Value, usize) {
     let mut stream = TcpStream::connect(addr).await.unwrap();

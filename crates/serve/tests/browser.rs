@@ -158,6 +158,7 @@ async fn gdl_tictactoe_from_the_bundled_games_is_played_by_clicking_its_grid() {
     assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");
     assert_eq!(r["pasted"], 7, "{r}");
     assert!(r["nim"]["moves"].as_u64().unwrap() >= 1, "{r}");
+    assert!(r["race"].as_u64().unwrap() >= 1, "{r}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

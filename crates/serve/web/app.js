@@ -296,10 +296,11 @@ function attach(state, focusBoard, review = null) {
   events.addEventListener("analysis", (e) => showAnalysis(JSON.parse(e.data)));
 }
 
-async function send(move) {
+async function send(move, player) {
   $("play-error").textContent = "";
   try {
-    const state = await api("POST", `/api/game/${game.id}/move`, { move });
+    const body = player === undefined ? { move } : { move, player };
+    const state = await api("POST", `/api/game/${game.id}/move`, body);
     selection = [];
     render(state);
   } catch (e) {
@@ -321,7 +322,12 @@ function status(state, st) {
     if (state.score) text += ` — ${state.score}`;
     return `Game over: ${text}.`;
   }
-  if (state.turn === null) return "Every player moves at once (not playable here yet).";
+  if (state.simultaneous) {
+    // Every seat chooses at once; the turn is played when all have.
+    const waiting = (state.joint || []).filter((j) => !j.chosen).map((j) => `${ownerName(st, j.seat)} (${players[j.seat]})`);
+    return `Every player moves at once: waiting for ${waiting.join(", ") || "the turn to be played"}.`;
+  }
+  if (state.turn === null) return "Every player moves at once.";
   const who = `${ownerName(st, state.turn)} (${players[state.turn]})`;
   let text = state.thinking ? `${who} is thinking…` : `${who} to move.`;
   if (state.error) text += ` ${state.error}`;
@@ -414,6 +420,29 @@ function drawMoveList(state, canPlay) {
     return;
   }
   const hadFocus = list.contains(document.activeElement);
+  if (state.simultaneous && state.joint && state.joint.length) {
+    // A simultaneous turn: each human seat that has not chosen gets its own moves.
+    const st = styleOf(state);
+    list.replaceChildren(
+      ...state.joint.map((j) => {
+        const group = Object.assign(document.createElement("div"), { className: "joint-seat" });
+        group.setAttribute("role", "group");
+        const name = `${ownerName(st, j.seat)} (${state.players[j.seat]})`;
+        group.setAttribute("aria-label", `moves of ${name}`);
+        group.dataset.seat = j.seat;
+        group.append(Object.assign(document.createElement("span"), { textContent: j.chosen ? `${name} has chosen` : j.human ? `${name}:` : `${name} is choosing…` }));
+        for (const mv of j.legal) {
+          const b = Object.assign(document.createElement("button"), { type: "button", textContent: mv, className: "legal-move" });
+          b.disabled = state.over;
+          b.addEventListener("click", () => send(mv, j.seat));
+          group.append(b);
+        }
+        return group;
+      }),
+    );
+    if (hadFocus) list.querySelector("button:not([disabled])")?.focus();
+    return;
+  }
   list.replaceChildren(
     ...state.legal.map((m) => {
       const b = Object.assign(document.createElement("button"), { type: "button", textContent: m.move, className: "legal-move" });
