@@ -87,6 +87,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         state: args.state,
         train_dir: args.train_dir,
         engines: args.engines,
+        clock_time: tabula_serve::ClockTime::default(),
     };
     let address = format!("{}:{}", config.host, config.port);
     tabula_serve::serve(config).with_context(|| format!("serving on {address}"))

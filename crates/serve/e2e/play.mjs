@@ -960,6 +960,24 @@ scenarios.territory = async (page) => {
   return { owners, dead, score, deadLabels, shots };
 };
 
+// Go 9x9 under byo-yomi chosen in the form (no main time, 3 periods of 30 s): both clocks
+// show their periods, on the screen and to screen readers, before and after a move.
+scenarios.byoyomi = async (page) => {
+  await page.selectOption("#clock-kind", "byoyomi");
+  check(await page.$eval("#clock-count-box", (e) => !e.hidden), "no periods field for byo-yomi");
+  await page.fill("#clock-main", "0");
+  await page.fill("#clock-period", "30");
+  await page.fill("#clock-count", "3");
+  await newGame(page, "go", { size: "9" }, ["human", "human"]);
+  const read = () => page.$$eval("#clocks .clock", (els) => els.map((e) => ({ text: e.textContent, label: e.getAttribute("aria-label") })));
+  await clickPoints(page, ["e5"], 9);
+  const clocks = await read();
+  check(clocks.length === 2 && clocks.every((c) => /^(black|white) 0:[23]\d \(3×30s\)$/.test(c.text)), `clocks: ${JSON.stringify(clocks)}`);
+  check(clocks.every((c) => c.label.includes("then 3 periods of 30s")), `labels: ${JSON.stringify(clocks)}`);
+  const shots = [await shot(page, "go-byoyomi")];
+  return { clocks, shots };
+};
+
 const run = scenarios[scenario];
 if (!run) {
   console.error(`no scenario ${scenario}; there are: ${Object.keys(scenarios).join(", ")}`);

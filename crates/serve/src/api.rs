@@ -30,6 +30,7 @@ const TREE_JS: &str = include_str!("../web/tree.js");
 const TERRITORY_JS: &str = include_str!("../web/territory.js");
 const STYLE: &str = include_str!("../web/style.css");
 const TRAIN_JS: &str = include_str!("../web/train.js");
+const CLOCK_JS: &str = include_str!("../web/clock.js");
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -384,6 +385,7 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         .route("/territory.js", get(|| async { asset("text/javascript; charset=utf-8", TERRITORY_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/train.js", get(|| async { asset("text/javascript; charset=utf-8", TRAIN_JS) }))
+        .route("/clock.js", get(|| async { asset("text/javascript; charset=utf-8", CLOCK_JS) }))
         .route("/api/games", get(games))
         .route("/api/game", post(create))
         .route("/api/game/{id}", get(state))

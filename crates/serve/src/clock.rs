@@ -1,18 +1,44 @@
-//! Game clocks for the page's games: a time per move, or Fischer main time plus an increment.
+//! Game clocks for the page's games: a time per move, Fischer main time plus an increment,
+//! or main time followed by Japanese byo-yomi or Canadian overtime.
 //!
 //! The server keeps the clocks, so a human's flag falls whether or not the page is open: the
 //! side to move has used the time since its turn began, a move charges it, and a timer wakes
 //! the game when a human's time runs out. Agents see their clock in their limits, as the
-//! arena gives it to them, and budget their moves from it.
+//! arena gives it to them, and budget their moves from it. Overtime is charged by the
+//! arena's [`GameClock`], so the page and the arena count periods the same way.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tabula_arena::GameClock;
 use tabula_core::time::{MIN_BUDGET, SAFETY_MARGIN};
 use tabula_core::{Clock, Limits};
 
 /// The longest time control accepted (a day).
 const MAX_TIME: Duration = Duration::from_secs(24 * 3600);
+
+/// The most byo-yomi periods, or Canadian stones per period, accepted.
+const MAX_COUNT: u64 = 1000;
+
+/// The time the server's clocks read: the real time, moved on by whatever a test has
+/// skipped with [`ClockTime::advance`], so clock tests need not wait.
+#[derive(Clone, Debug, Default)]
+pub struct ClockTime(Arc<AtomicU64>);
+
+impl ClockTime {
+    /// Moves this server's clocks on by `d` at once.
+    pub fn advance(&self, d: Duration) {
+        let ms = u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let _ = self.0.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| Some(v.saturating_add(ms)));
+    }
+
+    fn now(&self) -> Instant {
+        let skipped = Duration::from_millis(self.0.load(Ordering::SeqCst));
+        Instant::now().checked_add(skipped).unwrap_or_else(Instant::now)
+    }
+}
 
 /// What an agent's move may overrun its clock by before it loses on time: the server's own
 /// scheduling (waiting for a search slot, a busy machine) is not the agent's fault.
@@ -25,11 +51,20 @@ pub enum TimeControl {
     PerMove(Duration),
     /// Main time for the whole game, with `increment` added after each move.
     Fischer { main: Duration, increment: Duration },
+    /// Main time, then `periods` periods of `period`: a move within a period keeps it, and
+    /// the flag falls when the last one runs out.
+    ByoYomi { main: Duration, period: Duration, periods: u32 },
+    /// Main time, then `stones` moves to play in each `period`, which starts afresh after them.
+    Canadian { main: Duration, period: Duration, stones: u32 },
 }
 
 impl TimeControl {
-    /// Reads `{"per_move_ms": n}` or `{"main_ms": m, "inc_ms": i}` (`null`: no clock).
+    /// Reads `{"per_move_ms": n}`, `{"main_ms": m, "inc_ms": i}`,
+    /// `{"main_ms": m, "byoyomi_ms": t, "periods": n}` or
+    /// `{"main_ms": m, "period_ms": t, "stones": k}` (`null`: no clock).
     pub fn from_json(v: &Value) -> Result<Option<TimeControl>, String> {
+        const SHAPES: &str = "clock must be {\"per_move_ms\": n}, {\"main_ms\": m, \"inc_ms\": i}, \
+             {\"main_ms\": m, \"byoyomi_ms\": t, \"periods\": n} or {\"main_ms\": m, \"period_ms\": t, \"stones\": k}";
         let ms = |key: &str| -> Result<Option<Duration>, String> {
             match v.get(key) {
                 None | Some(Value::Null) => Ok(None),
@@ -39,18 +74,43 @@ impl TimeControl {
                 },
             }
         };
+        let count = |key: &str| -> Result<Option<u32>, String> {
+            match v.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(n) => match n.as_u64() {
+                    Some(c) if (1..=MAX_COUNT).contains(&c) => Ok(u32::try_from(c).ok()),
+                    _ => Err(format!("clock: {key} must be a whole number from 1 to {MAX_COUNT}")),
+                },
+            }
+        };
         if v.is_null() {
             return Ok(None);
         }
-        if !v.is_object() {
-            return Err("clock must be {\"per_move_ms\": n} or {\"main_ms\": m, \"inc_ms\": i}".into());
+        let Some(obj) = v.as_object() else { return Err(SHAPES.into()) };
+        const KEYS: [&str; 7] = ["per_move_ms", "main_ms", "inc_ms", "byoyomi_ms", "periods", "period_ms", "stones"];
+        if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(format!("clock: unknown field {:?}", k.chars().take(40).collect::<String>()));
         }
-        match (ms("per_move_ms")?, ms("main_ms")?, ms("inc_ms")?) {
-            (Some(p), None, None) if !p.is_zero() => Ok(Some(TimeControl::PerMove(p))),
-            (None, Some(main), inc) if !main.is_zero() => {
+        let (per, main, inc) = (ms("per_move_ms")?, ms("main_ms")?, ms("inc_ms")?);
+        let (byo, periods, period, stones) = (ms("byoyomi_ms")?, count("periods")?, ms("period_ms")?, count("stones")?);
+        let zero = |d: Option<Duration>| d.is_some_and(|d| d.is_zero());
+        if zero(byo) || zero(period) {
+            return Err("clock: an overtime period must be above zero".into());
+        }
+        match (per, main, inc, byo, periods, period, stones) {
+            (Some(p), None, None, None, None, None, None) if !p.is_zero() => Ok(Some(TimeControl::PerMove(p))),
+            (None, Some(main), inc, None, None, None, None) if !main.is_zero() => {
                 Ok(Some(TimeControl::Fischer { main, increment: inc.unwrap_or_default() }))
             }
-            _ => Err("clock: give per_move_ms, or main_ms (above zero) and optionally inc_ms".into()),
+            (None, main, None, Some(period), Some(periods), None, None) => {
+                Ok(Some(TimeControl::ByoYomi { main: main.unwrap_or_default(), period, periods }))
+            }
+            (None, main, None, None, None, Some(period), Some(stones)) => {
+                Ok(Some(TimeControl::Canadian { main: main.unwrap_or_default(), period, stones }))
+            }
+            _ => Err("clock: give per_move_ms; or main_ms (above zero) and optionally inc_ms; \
+                 or main_ms, byoyomi_ms and periods; or main_ms, period_ms and stones"
+                .into()),
         }
     }
 
@@ -61,13 +121,38 @@ impl TimeControl {
             TimeControl::Fischer { main, increment } => {
                 json!({"main_ms": main.as_millis() as u64, "inc_ms": increment.as_millis() as u64})
             }
+            TimeControl::ByoYomi { main, period, periods } => {
+                json!({"main_ms": main.as_millis() as u64, "byoyomi_ms": period.as_millis() as u64, "periods": periods})
+            }
+            TimeControl::Canadian { main, period, stones } => {
+                json!({"main_ms": main.as_millis() as u64, "period_ms": period.as_millis() as u64, "stones": stones})
+            }
         }
     }
 
     fn start(self) -> Duration {
         match self {
             TimeControl::PerMove(p) => p,
-            TimeControl::Fischer { main, .. } => main,
+            TimeControl::Fischer { main, .. }
+            | TimeControl::ByoYomi { main, .. }
+            | TimeControl::Canadian { main, .. } => main,
+        }
+    }
+
+    /// The arena's clock for an overtime control (`None` for the others).
+    fn overtime(self) -> Option<Clock> {
+        match self {
+            TimeControl::ByoYomi { main, period, periods } => {
+                Some(Clock { remaining: main, overtime_period: period, overtime_count: periods, ..Clock::default() })
+            }
+            TimeControl::Canadian { main, period, stones } => Some(Clock {
+                remaining: main,
+                overtime_period: period,
+                overtime_count: stones,
+                canadian: true,
+                ..Clock::default()
+            }),
+            _ => None,
         }
     }
 }
@@ -75,51 +160,77 @@ impl TimeControl {
 /// Every seat's clock, and when the turn of the side to move began.
 pub struct Clocks {
     pub control: TimeControl,
+    /// Each seat's main time (per move: the time for this move) at the start of the turn.
     left: Vec<Duration>,
+    /// Under byo-yomi or Canadian overtime, each seat's clock as the arena keeps it.
+    overtime: Vec<GameClock>,
     since: Instant,
+    time: ClockTime,
 }
 
 impl Clocks {
-    pub fn new(control: TimeControl, seats: usize) -> Clocks {
-        Clocks { control, left: vec![control.start(); seats], since: Instant::now() }
+    pub fn new(control: TimeControl, seats: usize, time: ClockTime) -> Clocks {
+        let overtime = control.overtime().map(|c| vec![GameClock::new(c); seats]).unwrap_or_default();
+        Clocks { control, left: vec![control.start(); seats], overtime, since: time.now(), time }
     }
 
-    /// Each seat's time left at the start of the turn.
+    /// Each seat's main time left at the start of the turn.
     pub fn left(&self) -> Vec<Duration> {
         self.left.clone()
     }
 
-    /// Sets each seat's time left (a game read back from the state file), at most a day;
-    /// the turn starts now.
+    /// Sets each seat's main time left (a game read back from the state file), at most a
+    /// day; the turn starts now.
     pub fn set_left(&mut self, left: &[Duration]) {
-        for (mine, &l) in self.left.iter_mut().zip(left) {
+        for (seat, (mine, &l)) in self.left.iter_mut().zip(left).enumerate() {
             *mine = l.min(MAX_TIME);
+            if let (Some(c), Some(control)) = (self.overtime.get_mut(seat), self.control.overtime()) {
+                *c = GameClock::new(Clock { remaining: *mine, ..control });
+            }
         }
         self.restart();
     }
 
     /// Time used by the side to move so far.
     pub fn used(&self) -> Duration {
-        self.since.elapsed()
+        self.time.now().saturating_duration_since(self.since)
     }
 
-    /// Time `seat` has left now, if it is to move.
+    /// All the time `seat` has at the start of its turn before its flag falls: main time,
+    /// and under overtime every byo-yomi period left or the Canadian period's rest.
+    fn budget(&self, seat: usize) -> Duration {
+        let main = self.left.get(seat).copied().unwrap_or_default();
+        let Some(view) = self.overtime.get(seat).map(GameClock::view) else { return main };
+        let extra =
+            if view.canadian { view.overtime_period } else { view.overtime_period.saturating_mul(view.overtime_count) };
+        view.remaining.saturating_add(extra)
+    }
+
+    /// Time `seat` has left now before its flag falls, if it is to move.
     pub fn left_now(&self, seat: usize) -> Duration {
-        self.left.get(seat).copied().unwrap_or_default().saturating_sub(self.used())
+        self.budget(seat).saturating_sub(self.used())
     }
 
     /// Whether `seat`, to move, has used more than its time and `grace`.
     pub fn fallen(&self, seat: usize, grace: Duration) -> bool {
-        self.used() > self.left.get(seat).copied().unwrap_or_default().saturating_add(grace)
+        self.used() > self.budget(seat).saturating_add(grace)
     }
 
-    /// Charges the move `seat` just made and starts the next turn.
-    pub fn charge(&mut self, seat: usize) {
+    /// Charges the move `seat` just made (`grace` forgiven under overtime) and starts the
+    /// next turn.
+    pub fn charge(&mut self, seat: usize, grace: Duration) {
         let used = self.used();
+        if let Some(c) = self.overtime.get_mut(seat)
+            && c.spend(used, grace).is_err()
+        {
+            // Overran between the check and the move: nothing is left for the next turn.
+            *c = GameClock::new(Clock::default());
+        }
         if let Some(left) = self.left.get_mut(seat) {
             *left = match self.control {
                 TimeControl::PerMove(p) => p,
                 TimeControl::Fischer { increment, .. } => left.saturating_sub(used).saturating_add(increment),
+                _ => self.overtime.get(seat).map(|c| c.view().remaining).unwrap_or_default(),
             };
         }
         self.restart();
@@ -127,30 +238,45 @@ impl Clocks {
 
     /// Starts the turn of the side to move afresh (after an undo).
     pub fn restart(&mut self) {
-        self.since = Instant::now();
+        self.since = self.time.now();
     }
 
     /// The limits of an agent in `seat`, to move: its clock, and for a time per move that
     /// time less the margin for the reply.
     pub fn limits(&self, seat: usize) -> Limits {
-        match self.control {
-            TimeControl::PerMove(p) => Limits::time(p.saturating_sub(SAFETY_MARGIN).max(MIN_BUDGET)),
-            TimeControl::Fischer { increment, .. } => Limits {
-                clock: Some(Clock { remaining: self.left_now(seat), increment, ..Clock::default() }),
-                ..Limits::default()
-            },
-        }
+        let clock = match self.control {
+            TimeControl::PerMove(p) => return Limits::time(p.saturating_sub(SAFETY_MARGIN).max(MIN_BUDGET)),
+            TimeControl::Fischer { increment, .. } => {
+                Clock { remaining: self.left_now(seat), increment, ..Clock::default() }
+            }
+            _ => {
+                let mut view = self.overtime.get(seat).map(GameClock::view).unwrap_or_default();
+                view.remaining = view.remaining.saturating_sub(self.used());
+                view
+            }
+        };
+        Limits { clock: Some(clock), ..Limits::default() }
     }
 
-    /// The clocks for the page: the control, each seat's time left (the side to move's as
-    /// at its turn's start) and the time the side to move has used.
+    /// The clocks for the page: the control, each seat's main time left (the side to
+    /// move's as at its turn's start), the time the side to move has used and, under
+    /// overtime, each seat's byo-yomi periods or Canadian stones left and period length
+    /// (Canadian: the rest of the current period).
     pub fn to_json(&self, to_move: Option<usize>) -> Value {
-        json!({
+        let mut v = json!({
             "control": self.control.to_json(),
             "left_ms": self.left.iter().map(|d| d.as_millis() as u64).collect::<Vec<_>>(),
             "running": to_move,
             "used_ms": to_move.map(|_| self.used().as_millis() as u64),
-        })
+        });
+        if !self.overtime.is_empty() {
+            let views: Vec<Clock> = self.overtime.iter().map(GameClock::view).collect();
+            let key = if matches!(self.control, TimeControl::Canadian { .. }) { "stones" } else { "periods" };
+            v[key] = json!(views.iter().map(|c| c.overtime_count).collect::<Vec<_>>());
+            v["period_ms"] = json!(views.iter().map(|c| c.overtime_period.as_millis() as u64).collect::<Vec<_>>());
+            v["overtime"] = json!(self.overtime.iter().map(GameClock::in_overtime).collect::<Vec<_>>());
+        }
+        v
     }
 }
 
@@ -173,18 +299,24 @@ mod tests {
         }
         assert!(read(json!({"main_ms": 90_000_000_000u64})).is_err());
         assert!(read(json!("fast")).is_err());
+        let byo = TimeControl::ByoYomi { main: Duration::ZERO, period: Duration::from_secs(30), periods: 3 };
+        assert_eq!(read(json!({"byoyomi_ms": 30000, "periods": 3})), Ok(Some(byo)));
+        assert_eq!(read(byo.to_json()), Ok(Some(byo)));
+        let canadian =
+            TimeControl::Canadian { main: Duration::from_secs(60), period: Duration::from_secs(300), stones: 10 };
+        assert_eq!(read(canadian.to_json()), Ok(Some(canadian)));
     }
 
     #[test]
     fn a_move_charges_the_mover_and_fischer_adds_the_increment() {
         let fischer = TimeControl::Fischer { main: Duration::from_secs(60), increment: Duration::from_secs(2) };
-        let mut c = Clocks::new(fischer, 2);
-        c.charge(0);
+        let mut c = Clocks::new(fischer, 2, ClockTime::default());
+        c.charge(0, Duration::ZERO);
         assert!(c.left[0] > Duration::from_secs(61) && c.left[0] <= Duration::from_secs(62), "{:?}", c.left);
         assert_eq!(c.left[1], Duration::from_secs(60));
         assert!(!c.fallen(1, Duration::ZERO));
-        let mut per = Clocks::new(TimeControl::PerMove(Duration::from_secs(3)), 2);
-        per.charge(1);
+        let mut per = Clocks::new(TimeControl::PerMove(Duration::from_secs(3)), 2, ClockTime::default());
+        per.charge(1, Duration::ZERO);
         assert_eq!(per.left[1], Duration::from_secs(3));
         assert_eq!(per.limits(0).time, Some(Duration::from_secs(3) - SAFETY_MARGIN));
         assert!(c.limits(1).clock.is_some_and(|k| k.increment == Duration::from_secs(2)));

@@ -95,6 +95,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use api::router;
+pub use clock::ClockTime;
 
 /// The server's settings.
 #[derive(Clone, Debug)]
@@ -125,6 +126,8 @@ pub struct Config {
     /// A file naming the external GTP engines the page may offer as players
     /// (`engine:NAME`), read and checked when the server starts.
     pub engines: Option<PathBuf>,
+    /// The time the game clocks read; tests move it on with [`ClockTime::advance`].
+    pub clock_time: ClockTime,
 }
 
 impl Default for Config {
@@ -141,6 +144,7 @@ impl Default for Config {
             state: None,
             train_dir: None,
             engines: None,
+            clock_time: ClockTime::default(),
         }
     }
 }

@@ -322,8 +322,9 @@ impl Live {
         };
         self.game = next;
         self.tree.cur = child;
+        let grace = if self.seat_is_human(mover) { Duration::ZERO } else { AGENT_GRACE };
         if let Some(c) = &mut self.clocks {
-            c.charge(mover);
+            c.charge(mover, grace);
         }
         self.changed();
         Ok(())
@@ -850,7 +851,7 @@ impl Live {
                 });
             }
         }
-        let clocks = control.map(|c| Clocks::new(c, seats.len()));
+        let clocks = control.map(|c| Clocks::new(c, seats.len(), app.config.clock_time.clone()));
         let game = tree.game_at(game, tree.cur).map_err(ApiError::bad)?;
         Ok(Live {
             game,

@@ -229,3 +229,12 @@ async fn the_territory_toggle_marks_ownership_dead_stones_and_the_score() {
     assert_eq!(r["dead"], 2, "{r}");
     assert!(r["score"].as_str().unwrap().starts_with("Estimate: B+"), "{r}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "browser tier: scripts/test runs it"]
+async fn a_byo_yomi_clock_chosen_in_the_form_shows_its_periods() {
+    let r = scenario("byoyomi").await;
+    let texts: Vec<&str> = r["clocks"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect();
+    assert_eq!(texts.len(), 2, "{r}");
+    assert!(texts.iter().all(|t| t.ends_with("(3×30s)")), "{r}");
+}

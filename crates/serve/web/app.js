@@ -4,6 +4,7 @@
 import { initTree, drawTree } from "./tree.js";
 import { initTrain } from "./train.js";
 import { initTerritory, territoryAfterDraw } from "./territory.js";
+import { overtimeFromForm, showOvertimeFields, overtimeKind, overtimeShown } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -169,7 +170,7 @@ function clockFromForm() {
   const ms = (id) => Math.round(Number($(id).value) * 1000);
   if (kind === "move") return { per_move_ms: ms("clock-main") };
   if (kind === "fischer") return { main_ms: ms("clock-main"), inc_ms: ms("clock-inc") };
-  return null;
+  return overtimeFromForm(kind, ms);
 }
 
 function showClockFields() {
@@ -177,6 +178,7 @@ function showClockFields() {
   $("clock-main-box").hidden = kind === "";
   $("clock-inc-box").hidden = kind !== "fischer";
   $("clock-main-label").textContent = kind === "move" ? "Time per move (s)" : "Main time (s)";
+  showOvertimeFields(kind);
 }
 
 async function startGame(ev) {
@@ -270,7 +272,7 @@ function showInForm(state) {
   while ($("seats").querySelectorAll("input[data-seat]").length < state.players.length) addSeat("human");
   for (const input of $("seats").querySelectorAll("input[data-seat]")) input.value = state.players[Number(input.dataset.seat)] ?? "human";
   const c = state.clock && state.clock.control;
-  $("clock-kind").value = c ? (c.per_move_ms ? "move" : "fischer") : "";
+  $("clock-kind").value = c ? (c.per_move_ms ? "move" : overtimeKind(c) ?? "fischer") : "";
   if (c) $("clock-main").value = (c.per_move_ms ?? c.main_ms) / 1000;
   if (c && c.inc_ms !== undefined) $("clock-inc").value = c.inc_ms / 1000;
   showClockFields();
@@ -398,11 +400,13 @@ function drawClocks() {
     let left = c.left_ms[seat] ?? 0;
     const running = c.running === seat;
     if (running) left -= c.used_ms + (performance.now() - clockSeen);
-    span.textContent = `${ownerName(st, seat)} ${clockText(left)}`;
+    const over = overtimeShown(c, seat, left);
+    if (over) left = over.ms;
+    span.textContent = `${ownerName(st, seat)} ${clockText(left)}${over ? over.extra : ""}`;
     span.dataset.ms = Math.max(0, Math.round(left));
     span.classList.toggle("running", running);
     span.classList.toggle("low", left < 10000);
-    span.setAttribute("aria-label", `${ownerName(st, seat)}'s clock: ${clockText(left)} left${running ? ", running" : ""}`);
+    span.setAttribute("aria-label", `${ownerName(st, seat)}'s clock: ${clockText(left)} left${over ? over.spoken : ""}${running ? ", running" : ""}`);
   }
 }
 

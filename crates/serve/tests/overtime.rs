@@ -1,0 +1,151 @@
+//! Byo-yomi and Canadian overtime through the JSON API, with the server's clocks moved on
+//! by the test ([`ClockTime::advance`]) rather than waited for.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tabula_serve::{ClockTime, Config, start};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+async fn server(time: &ClockTime) -> SocketAddr {
+    start(Config { port: 0, clock_time: time.clone(), ..Config::default() }).await.unwrap()
+}
+
+/// One request with `Connection: close`; the status and the JSON body.
+async fn call(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16, Value) {
+    let body = body.to_string();
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let status = text[9..12].parse().unwrap();
+    let (_, rest) = text.split_once("\r\n\r\n").unwrap();
+    // The body may be chunked: the JSON object runs from the first '{' to the last '}'.
+    let json = match (rest.find('{'), rest.rfind('}')) {
+        (Some(a), Some(b)) => serde_json::from_str(&rest[a..=b]).unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    (status, json)
+}
+
+async fn new_game(addr: SocketAddr, clock: Value) -> String {
+    let body = json!({"spec": "go(size=9)", "players": ["human", "human"], "clock": clock});
+    let (status, state) = call(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["clock"]["control"], clock);
+    state["id"].as_str().unwrap().to_string()
+}
+
+/// Plays `mv` after `wait` of the mover's time; the state after it.
+async fn play(addr: SocketAddr, time: &ClockTime, id: &str, wait: u64, mv: &str) -> (u16, Value) {
+    time.advance(Duration::from_millis(wait));
+    call(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": mv})).await
+}
+
+/// Whether `ms` is `expected` less the little real time the requests took.
+fn near(ms: u64, expected: u64) -> bool {
+    ms <= expected && ms + 500 > expected
+}
+
+fn seat(state: &Value, key: &str, seat: usize) -> u64 {
+    state["clock"][key][seat].as_u64().unwrap_or_else(|| panic!("no {key}: {state}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn byo_yomi_periods_are_kept_used_and_the_flag_falls_after_the_last() {
+    let time = ClockTime::default();
+    let addr = server(&time).await;
+    let id = new_game(addr, json!({"main_ms": 10_000, "byoyomi_ms": 5_000, "periods": 3})).await;
+    // 12 s: the main time is gone and the 2 s past it fit in a period, which is kept.
+    let (status, s) = play(addr, &time, &id, 12_000, "C3").await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!((seat(&s, "left_ms", 0), seat(&s, "periods", 0), seat(&s, "period_ms", 0)), (0, 3, 5_000), "{s}");
+    assert_eq!(s["clock"]["overtime"], json!([true, false]), "{s}");
+    assert_eq!(seat(&s, "periods", 1), 3);
+    let (status, s) = play(addr, &time, &id, 1_000, "D4").await;
+    assert_eq!(status, 200, "{s}");
+    assert!(seat(&s, "left_ms", 1) <= 9_000 && seat(&s, "left_ms", 1) > 8_000, "{s}");
+    // 7 s overruns one period: it is used.
+    let (status, s) = play(addr, &time, &id, 7_000, "E5").await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(seat(&s, "periods", 0), 2, "{s}");
+    play(addr, &time, &id, 100, "F6").await;
+    // 9.5 s overruns one more whole period, not the last.
+    let (status, s) = play(addr, &time, &id, 9_500, "G7").await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(seat(&s, "periods", 0), 1, "{s}");
+    play(addr, &time, &id, 100, "C7").await;
+    // The last period runs out: the flag falls.
+    let (status, e) = play(addr, &time, &id, 5_500, "G3").await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("ran out of time"), "{e}");
+    let (_, s) = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!(s["flagged"], 0, "{s}");
+    assert_eq!(s["clock"]["running"], Value::Null, "{s}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn canadian_periods_restart_after_their_stones_and_the_flag_falls_when_they_are_not_played() {
+    let time = ClockTime::default();
+    let addr = server(&time).await;
+    let id = new_game(addr, json!({"main_ms": 1_000, "period_ms": 10_000, "stones": 3})).await;
+    // 2 s: main time gone, 1 s charged to the period, one stone of three played.
+    let (status, s) = play(addr, &time, &id, 2_000, "C3").await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!((seat(&s, "left_ms", 0), seat(&s, "stones", 0)), (0, 2), "{s}");
+    assert!(near(seat(&s, "period_ms", 0), 9_000), "{s}");
+    play(addr, &time, &id, 0, "D4").await;
+    let (_, s) = play(addr, &time, &id, 4_000, "E5").await;
+    assert_eq!(seat(&s, "stones", 0), 1, "{s}");
+    assert!(near(seat(&s, "period_ms", 0), 5_000), "{s}");
+    play(addr, &time, &id, 0, "F6").await;
+    // The third stone in time: the period starts afresh.
+    let (status, s) = play(addr, &time, &id, 4_000, "G7").await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!((seat(&s, "stones", 0), seat(&s, "period_ms", 0)), (3, 10_000), "{s}");
+    play(addr, &time, &id, 0, "D7").await;
+    let (_, s) = play(addr, &time, &id, 3_000, "C7").await;
+    assert_eq!(seat(&s, "stones", 0), 2, "{s}");
+    assert!(near(seat(&s, "period_ms", 0), 7_000), "{s}");
+    play(addr, &time, &id, 0, "F7").await;
+    let (_, s) = play(addr, &time, &id, 3_000, "E7").await;
+    assert_eq!(seat(&s, "stones", 0), 1, "{s}");
+    assert!(near(seat(&s, "period_ms", 0), 4_000), "{s}");
+    play(addr, &time, &id, 0, "B2").await;
+    // The last stone of the period comes too late: the flag falls.
+    let (status, e) = play(addr, &time, &id, 4_500, "B8").await;
+    assert_eq!(status, 409, "{e}");
+    let (_, s) = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!(s["flagged"], 0, "{s}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_overtime_controls_are_refused() {
+    let addr = server(&ClockTime::default()).await;
+    for clock in [
+        json!({"main_ms": 1000, "byoyomi_ms": 0, "periods": 3}),
+        json!({"main_ms": 1000, "byoyomi_ms": 1000, "periods": 0}),
+        json!({"main_ms": 1000, "byoyomi_ms": 1000, "periods": 5000}),
+        json!({"main_ms": 1000, "byoyomi_ms": 1000}),
+        json!({"main_ms": 1000, "byoyomi_ms": 1000, "periods": "3"}),
+        json!({"main_ms": 1000, "byoyomi_ms": 90_000_000_000u64, "periods": 3}),
+        json!({"main_ms": 1000, "period_ms": 1000, "stones": -1}),
+        json!({"main_ms": 1000, "period_ms": 1000, "stones": 1.5}),
+        json!({"main_ms": 1000, "period_ms": 1000}),
+        json!({"main_ms": 1000, "byoyomi_ms": 1000, "periods": 3, "stones": 3}),
+        json!({"main_ms": 1000, "inc_ms": 1000, "period_ms": 1000, "stones": 3}),
+        json!({"main_ms": 1000, "period_ms": 1000, "stones": 3, "extra": 1}),
+    ] {
+        let body = json!({"spec": "go(size=9)", "players": ["human", "human"], "clock": clock});
+        let (status, err) = call(addr, "POST", "/api/game", body).await;
+        assert_eq!(status, 400, "{clock}: {err}");
+        assert!(err["error"].as_str().unwrap().starts_with("clock"), "{err}");
+    }
+}
