@@ -1380,8 +1380,9 @@ async function init() {
     api,
     render,
     error: (text) => { $("play-error").textContent = text; },
-    playerName: (p) => (game ? ownerName(styleOf(game), p) : `player ${p + 1}`),
-    colour: (p) => (game ? styleOf(game).colours[p] : null),
+    // A simultaneous turn's node is every player's (its player is the number of seats).
+    playerName: (p) => (game && p >= game.players.length ? "every player" : game ? ownerName(styleOf(game), p) : `player ${p + 1}`),
+    colour: (p) => (game && p >= game.players.length ? "#888" : game ? styleOf(game).colours[p] : null),
   });
   initTrain({ api, attach });
   const id = location.hash.slice(1);
