@@ -8,9 +8,9 @@
 //! timed move may overrun by the same margin before it loses on time). After each finished
 //! game the live table (the arena's own report of the records so far: for a match W/L/D,
 //! score, Elo with its interval, the SPRT if asked for; for a tournament the standings with
-//! fitted ratings and the cross table) and the game's record go to the match's event stream. A finished game is
-//! replayed on the board as an ordinary game between two human seats, its moves played one
-//! by one by the page.
+//! fitted ratings and the cross table) and the game's record go to the match's event
+//! stream. A finished game is replayed on the board as an ordinary game between two human
+//! seats, its moves played one by one by the page.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
