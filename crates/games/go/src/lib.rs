@@ -60,6 +60,7 @@ pub use agent::{
     default_rave_distance, go_agent, go_mcts,
 };
 pub use gtp::{GoEngine, Territory, gtp_engine, gtp_engine_with_limits, run_gtp, territory};
+pub use status::LEANING;
 pub use kind::GoKind;
 pub use model::{
     BASE_TACTICS, DISTANCES, LINES, ModelError, ModelTrainer, MoveFeatures, MoveModel, Prediction, TACTICS,
