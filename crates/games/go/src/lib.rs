@@ -60,7 +60,6 @@ pub use agent::{
     default_rave_distance, go_agent, go_mcts,
 };
 pub use gtp::{GoEngine, Territory, gtp_engine, gtp_engine_with_limits, run_gtp, territory};
-pub use status::LEANING;
 pub use kind::GoKind;
 pub use model::{
     BASE_TACTICS, DISTANCES, LINES, ModelError, ModelTrainer, MoveFeatures, MoveModel, Prediction, TACTICS,
@@ -71,6 +70,7 @@ pub use sgf_replay::{IllegalFlag, IllegalReason, ReplayError, ReplaySummary, rep
 pub use spatial::{
     MAX_DISTANCE, MIN_DISTANCE, SpatialCounter, SpatialDict, decode_states, encode_states, pattern_points,
 };
+pub use status::LEANING;
 
 pub use heavy::{
     HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, canonical_key, pattern_key, transform_key,
