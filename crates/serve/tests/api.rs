@@ -9,33 +9,15 @@ use tabula_serve::{Config, MAX_BODY, start};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+mod common;
+use common::{json_request, request};
+
 async fn server(config: Config) -> SocketAddr {
     start(Config { port: 0, ..config }).await.unwrap()
 }
 
 fn quick() -> Config {
     Config { move_time: Duration::from_millis(50), ..Config::default() }
-}
-
-/// One request with `Connection: close`; the status and the body.
-async fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).await.unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
-}
-
-async fn json_request(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16, Value) {
-    let (status, text) = request(addr, method, path, &body.to_string()).await;
-    (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")))
 }
 
 /// A stream of server-sent events, read from a chunked response.

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tabula_serve::{ClockTime, Config, start};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+
+mod common;
 
 async fn server(time: &ClockTime) -> SocketAddr {
     start(Config { port: 0, clock_time: time.clone(), ..Config::default() }).await.unwrap()
@@ -15,18 +15,7 @@ async fn server(time: &ClockTime) -> SocketAddr {
 
 /// One request with `Connection: close`; the status and the JSON body.
 async fn call(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16, Value) {
-    let body = body.to_string();
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).await.unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let status = text[9..12].parse().unwrap();
-    let (_, rest) = text.split_once("\r\n\r\n").unwrap();
+    let (status, rest) = common::request(addr, method, path, &body.to_string()).await;
     // The body may be chunked: the JSON object runs from the first '{' to the last '}'.
     let json = match (rest.find('{'), rest.rfind('}')) {
         (Some(a), Some(b)) => serde_json::from_str(&rest[a..=b]).unwrap_or(Value::Null),

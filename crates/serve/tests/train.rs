@@ -11,6 +11,9 @@ use tabula_serve::{Config, start};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+mod common;
+use common::json_request as call;
+
 async fn server(dir: &Path) -> SocketAddr {
     let config = Config {
         port: 0,
@@ -19,23 +22,6 @@ async fn server(dir: &Path) -> SocketAddr {
         ..Config::default()
     };
     start(config).await.unwrap()
-}
-
-/// One request with `Connection: close`; the status and the body as JSON.
-async fn call(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16, Value) {
-    let body = if body.is_null() { String::new() } else { body.to_string() };
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).await.unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}")))
 }
 
 /// Polls the run until `done` holds of it, for at most a minute.

@@ -7,30 +7,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tabula_serve::{Config, start};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+
+mod common;
+use common::{json_request as call, request};
 
 async fn server(config: Config) -> SocketAddr {
     start(Config { port: 0, move_time: Duration::from_millis(50), ..config }).await.unwrap()
-}
-
-async fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).await.unwrap();
-    let text = String::from_utf8(out).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    (head.split(' ').nth(1).unwrap().parse().unwrap(), body.to_string())
-}
-
-async fn call(addr: SocketAddr, method: &str, path: &str, body: Value) -> (u16, Value) {
-    let (status, text) = request(addr, method, path, &body.to_string()).await;
-    (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")))
 }
 
 /// Asks for the state until `done` holds, within 20 s.
