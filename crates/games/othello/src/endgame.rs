@@ -193,18 +193,8 @@ mod tests {
     use tabula_core::Rng;
 
     fn endgame(empties: u32, seed: u64) -> Othello {
-        let mut rng = Rng::new(seed);
-        loop {
-            let mut g = Othello::from_spec(&Spec::named("othello")).unwrap();
-            let mut moves = Vec::new();
-            while !g.is_over() && g.empties() > empties {
-                g.legal_moves(&mut moves);
-                g.play(moves[rng.below(moves.len())]);
-            }
-            if !g.is_over() {
-                return g;
-            }
-        }
+        let start = Othello::from_spec(&Spec::named("othello")).unwrap();
+        crate::solve::tests::random_endgame(&start, &mut Rng::new(seed), empties)
     }
 
     fn agent(text: &str) -> Box<dyn Agent<Othello>> {

@@ -607,7 +607,7 @@ pub fn solve_wld(pos: &Othello) -> Result<Solution, SolveError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::obf;
     use tabula_core::{Game, Player, Rng, Spec, testing::fixture};
@@ -631,7 +631,8 @@ mod tests {
             .unwrap_or(0)
     }
 
-    fn random_endgame(start: &Othello, rng: &mut Rng, empties: u32) -> Othello {
+    /// A position `empties` empty squares from the end, reached by random moves from `start`.
+    pub(crate) fn random_endgame(start: &Othello, rng: &mut Rng, empties: u32) -> Othello {
         loop {
             let mut g = start.clone();
             let mut moves = Vec::new();
