@@ -543,6 +543,7 @@ scenarios.gdl = async (page) => {
   await page.click("#new-game button[type=submit]");
   await page.waitForFunction(() => /^gdl\(game=simultaneousRace\): human vs random/.test(document.getElementById("play-title").textContent), null, { timeout: WAIT_MS });
   check(/^Every player moves at once/.test(await statusText(page)), `status: ${await statusText(page)}`);
+  shots.push(await shot(page, "gdl-race"));
   let race = await boardState(page);
   let turns = 0;
   while (!race.over) {
