@@ -44,6 +44,10 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Set from outside to stop the search as soon as possible.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Asked by an analysis display: report statistics for every root move, even where
+    /// that costs more than finding the move to play (an alpha-beta search then scores
+    /// each root move exactly instead of proving it worse than the best).
+    pub analyse: bool,
 }
 
 impl Limits {

@@ -695,7 +695,7 @@ impl<G: GtpGame> GameEngine<G> {
         let limits = if genmove {
             self.limits_for(args.color)
         } else {
-            Limits { stop: Some(ctx.interrupt_flag()), ..Limits::none() }
+            Limits { stop: Some(ctx.interrupt_flag()), analyse: true, ..Limits::none() }
         };
         let mut last: Option<Instant> = None;
         let mut pending = String::new();

@@ -565,8 +565,11 @@ impl Agent {
     /// simultaneous turn), thinking at most `time_ms` milliseconds and/or `nodes` nodes
     /// or playouts (default: the agent's own settings). `callback`, if given, receives each
     /// `SearchInfo` as the search reports it. Other Python threads run meanwhile; `stop()`
-    /// from one of them ends the search early. Returns `(move, SearchInfo)`.
-    #[pyo3(signature = (state, time_ms=None, nodes=None, player=None, callback=None))]
+    /// from one of them ends the search early. With `analyse=True` the report has
+    /// statistics for every root move even where that costs search time (alpha-beta then
+    /// scores each root move exactly). Returns `(move, SearchInfo)`.
+    #[pyo3(signature = (state, time_ms=None, nodes=None, player=None, callback=None, analyse=false))]
+    #[allow(clippy::too_many_arguments)]
     fn choose(
         &self,
         py: Python<'_>,
@@ -575,6 +578,7 @@ impl Agent {
         nodes: Option<u64>,
         player: Option<i64>,
         callback: Option<Py<PyAny>>,
+        analyse: bool,
     ) -> PyResult<(String, SearchInfo)> {
         let player = match player {
             None => None,
@@ -583,6 +587,7 @@ impl Agent {
         let mut limits = move_limits(time_ms, nodes, None)?;
         self.stop.store(false, Ordering::Relaxed);
         limits.stop = Some(self.stop.clone());
+        limits.analyse = analyse;
         let game = state.game.clone();
         let agent = self.agent.clone();
         let mut failure: Option<PyErr> = None;

@@ -120,6 +120,12 @@ def test_agents_choose_legal_moves_and_report():
     ab = tabula.Agent("alphabeta(depth=4)", game)
     move, info = ab.choose(state)
     assert move in state.legal_moves() and info.score is not None
+    assert info.root_moves == [], "a plain search scores its best move only"
+    move, info = ab.choose(state, analyse=True)
+    assert sorted(s.move for s in info.root_moves) == sorted(state.legal_moves())
+    assert info.root_moves[0].move == move and info.root_moves[0].score == info.score
+    scores = [s.score for s in info.root_moves]
+    assert scores == sorted(scores, reverse=True)
     with pytest.raises(ValueError, match="unknown agent"):
         tabula.Agent("deep_thought", game)
     with pytest.raises(ValueError):

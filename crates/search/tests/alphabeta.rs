@@ -445,3 +445,46 @@ fn monte_carlo_add_on_finds_wins_a_shallow_search_misses() {
     assert!(AlphaBetaAgent::<TicTacToe, _>::from_spec(&Spec::parse("alphabeta(mc=51)").unwrap(), NoEval).is_err());
     assert!(AlphaBetaAgent::<TicTacToe, _>::from_spec(&Spec::parse("alphabeta(mc_depth=0)").unwrap(), NoEval).is_err());
 }
+
+#[test]
+fn analysis_scores_every_root_move_exactly() {
+    let mut rng = Rng::new(5);
+    for round in 0..12 {
+        let mut g = TicTacToe::new();
+        for _ in 0..round % 5 {
+            let mut moves = Vec::new();
+            g.legal_moves(&mut moves);
+            g.play(rng.choose(&moves));
+        }
+        if g.is_over() {
+            continue;
+        }
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let mut a = agent("alphabeta");
+        let limits = Limits { analyse: true, ..Limits::none() };
+        let mut last: Option<SearchInfo<_>> = None;
+        let choice = a.choose(&g, g.current_player(), &limits, &mut |i| last = Some(i.clone())).unwrap();
+        let stats = &choice.info.root_moves;
+        assert_eq!(stats.len(), moves.len(), "every legal move is scored: {stats:?}");
+        for s in stats {
+            assert!(moves.contains(&s.mv));
+            assert_eq!(s.score, Some(move_value(&g, s.mv)), "move {} in {g:?}", g.format_move(s.mv));
+            assert_eq!(s.pv.first(), Some(&s.mv));
+            let mut line = g.clone();
+            for &m in &s.pv {
+                assert!(!line.is_over() && line.is_legal(m), "the line {:?} is legal", s.pv);
+                line.play(m);
+            }
+        }
+        assert!(stats.windows(2).all(|w| w[0].score >= w[1].score), "best first: {stats:?}");
+        assert_eq!(stats[0].score, choice.info.score);
+        assert_eq!(stats[0].mv, choice.mv);
+        assert_eq!(last.map(|i| i.root_moves.len()), Some(moves.len()), "the reports carry them too");
+
+        // Without the request only the best move is searched to its exact value.
+        let plain = a.choose(&g, g.current_player(), &Limits::none(), &mut NullReport::callback()).unwrap();
+        assert!(plain.info.root_moves.is_empty());
+        assert_eq!(plain.info.score, choice.info.score);
+    }
+}

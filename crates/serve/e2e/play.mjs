@@ -264,10 +264,24 @@ const scenarios = {
     const start = await checkFits(page, true);
     const shots = [];
     let solved = null;
+    let scored = null;
     const moves = await playToEnd(page, {
       each: async (s, n) => {
         if (n % 10 === 0) await checkLabels(page, 64, /^[a-h][1-8], (empty|black disc|white disc)(, last move)?(, playable)?$/);
         if (n === 10) shots.push(await shot(page, "othello-375"));
+        // In the middle game, alpha-beta's score on every legal move.
+        const open = !scored && n >= 8 && s.human && !s.over ? await playable(page) : [];
+        if (open.length) {
+          await page.fill("#analysis-agent", "alphabeta(depth=4)");
+          await page.click("#analyse");
+          await page.waitForFunction((n) => document.querySelectorAll("#board .overlay .mark").length === n, open.length, { timeout: 2 * WAIT_MS });
+          const labels = await page.$$eval("#board g.clickable", (els) => els.map((e) => e.getAttribute("aria-label")));
+          check(labels.every((l) => /analysis: [a-h][1-8] (score -?\d+|(wins|loses) in \d+)/.test(l)), `not every legal move has a score: ${labels}`);
+          scored = { moves: open.length, labels };
+          shots.push(await shot(page, "othello-alphabeta"));
+          await page.click("#analyse");
+          await page.waitForFunction(() => document.querySelectorAll("#board .overlay .mark").length === 0, null, { timeout: WAIT_MS });
+        }
         // In the endgame, the exact solver's score on every legal move.
         const empties = await page.$$eval("#board [role=gridcell]", (els) => els.filter((e) => /, empty/.test(e.getAttribute("aria-label"))).length);
         if (solved || s.over || !s.human || empties > 14) return;
@@ -285,11 +299,12 @@ const scenarios = {
       },
     });
     check(solved !== null, "no endgame position was analysed");
+    check(scored !== null, "no middle-game position was analysed");
     const end = await checkFits(page, true);
     const result = await statusText(page);
     check(/^Game over: (Draw|(black|white) \(.*\) wins) — /.test(result), `result: ${result}`);
     shots.push(await shot(page, "othello-375-end"));
-    return { moves, plies: (await boardState(page)).ply, result, width: { start, end }, solved, shots };
+    return { moves, plies: (await boardState(page)).ply, result, width: { start, end }, scored, solved, shots };
   },
 
   // Amazons 6x6 against MCTS: each move is three cells (the queen, its square, the arrow),

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tabula_core::{Ending, Geometry, Limits, Spec, Turn};
 use tabula_registry::any::{AnyAgent, AnyGame, AnyInfo, Cell, load};
+use tabula_search::alphabeta::proven_in;
 use tokio::sync::{Semaphore, broadcast};
 
 use crate::Config;
@@ -282,6 +283,7 @@ fn info_json(info: &AnyInfo) -> Value {
         "pv": info.pv,
         "root_moves": info.root_moves.iter().take(32).map(|s| json!({
             "move": s.mv, "visits": s.visits, "win_rate": s.win_rate, "score": s.score,
+            "proven_in": s.score.and_then(proven_in),
         })).collect::<Vec<_>>(),
     })
 }
@@ -1161,7 +1163,7 @@ impl App {
                 a.analysed = Some(version);
                 let stop = Arc::new(AtomicBool::new(false));
                 a.stop = Some(stop.clone());
-                let limits = Limits { stop: Some(stop), ..Limits::time(time) };
+                let limits = Limits { stop: Some(stop), analyse: true, ..Limits::time(time) };
                 let (agent, run) = (a.agent.clone(), a.run);
                 let app = self.clone();
                 let entry2 = entry.clone();

@@ -107,9 +107,11 @@ async fn go_9x9_is_clicked_passed_resigned_saved_then_replayed_with_colours_swap
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn othello_is_played_to_the_end_by_clicking_at_375_px_with_exact_endgame_scores() {
+async fn othello_is_played_to_the_end_by_clicking_at_375_px_with_alphabeta_and_exact_endgame_scores() {
     let r = scenario("othello").await;
     assert!(r["moves"].as_u64().unwrap() >= 10, "{r}");
+    let scored = &r["scored"];
+    assert_eq!(scored["labels"].as_array().unwrap().len() as u64, scored["moves"].as_u64().unwrap(), "{r}");
     let solved = &r["solved"];
     assert_eq!(solved["labels"].as_array().unwrap().len() as u64, solved["moves"].as_u64().unwrap(), "{r}");
     assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");

@@ -538,7 +538,8 @@ function overlayMarks(state) {
   if (!stats.length && overlay.pv.length) stats = [{ move: overlay.pv[0], visits: 0, win_rate: overlay.win_rate, score: overlay.score }];
   stats.sort((a, b) => b.visits - a.visits || (b.score ?? 0) - (a.score ?? 0));
   const total = stats.reduce((n, m) => n + m.visits, 0);
-  // The twelve most visited moves of a tree search; every move an exact solver scored.
+  // The twelve most visited moves of a tree search; every move an alpha-beta search or
+  // an exact solver scored.
   for (const [rank, m] of stats.slice(0, stats.some((m) => m.visits) ? 12 : stats.length).entries()) {
     const cell = where.get(m.move);
     if (cell === undefined || marks.has(cell)) continue;
@@ -549,6 +550,11 @@ function overlayMarks(state) {
       top = `${Math.round(m.win_rate * 100)}`;
       bottom = m.visits ? compact(m.visits) : "";
       label = `analysis: ${m.move} ${(m.win_rate * 100).toFixed(1)}% win rate${m.visits ? `, ${m.visits} visits` : ""}${lineText}`;
+    } else if (m.proven_in !== null && m.proven_in !== undefined) {
+      // A proven result: wins or loses in so many moves, whatever the evaluation says.
+      top = `${m.proven_in > 0 ? "W" : "L"}${Math.abs(m.proven_in)}`;
+      bottom = "";
+      label = `analysis: ${m.move} ${m.proven_in > 0 ? "wins" : "loses"} in ${Math.abs(m.proven_in)}${lineText}`;
     } else if (m.score !== null && m.score !== undefined) {
       top = compact(m.score);
       bottom = "";

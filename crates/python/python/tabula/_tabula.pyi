@@ -87,6 +87,7 @@ class Agent:
         nodes: Optional[int] = None,
         player: Optional[int] = None,
         callback: Optional[Callable[[SearchInfo], Any]] = None,
+        analyse: bool = False,
     ) -> Tuple[str, SearchInfo]: ...
     def stop(self) -> None: ...
 

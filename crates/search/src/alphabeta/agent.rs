@@ -244,7 +244,15 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
         let quiescence = p.get_bool("quiescence")?;
         let random_ties = p.get_bool("random")?;
         let seed: Option<u64> = p.get_opt("seed")?;
-        let config = SearchConfig { max_depth: limits.depth, threads, aspiration, quiescence, random_ties, seed: 0 };
+        let config = SearchConfig {
+            max_depth: limits.depth,
+            threads,
+            aspiration,
+            quiescence,
+            random_ties,
+            seed: 0,
+            score_all: false,
+        };
         let tt = table(spec, tt_mb)?;
         let mut agent = Self::with_table(eval, config, limits, tt, tt_mb, seed);
         agent.mc = p.get_in::<usize>("mc", 0..=50)?;
@@ -338,6 +346,7 @@ impl<G: Game, E: Evaluator<G>> AlphaBetaAgent<G, E> {
         let mut config = self.config.clone();
         config.max_depth = depth;
         config.seed = self.rng.next_u64();
+        config.score_all = limits.analyse;
         run(state, &self.eval, &shared, &config, report)
     }
 }

@@ -552,6 +552,7 @@ pub(crate) fn run_multi<G: Game, E: Evaluator<G>>(
         pv: vec![moves[0]],
         exact: false,
         tied: Vec::new(),
+        root_moves: Vec::new(),
     };
     let max_depth = max_depth.unwrap_or(MAX_SEARCH_PLY).clamp(1, MAX_SEARCH_PLY);
     let mut last = Duration::ZERO;

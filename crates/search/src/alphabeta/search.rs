@@ -16,7 +16,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use tabula_core::{Game, Player, Rng, SearchInfo, Turn};
+use tabula_core::{Game, MoveStat, Player, Rng, SearchInfo, Turn};
 
 use super::tt::{Bound, TransTable};
 use crate::eval::{Evaluator, MAX_PLY, WIN, WIN_MIN, is_win_score};
@@ -73,11 +73,23 @@ pub struct SearchConfig {
     pub random_ties: bool,
     /// Seed for random tie-breaking (and helper-thread move-order perturbation).
     pub seed: u64,
+    /// Whether every root move gets its exact score at each completed depth (a full window
+    /// for each, no aspiration), for analysis displays. Finding only the best move proves
+    /// the others worse with null windows, which is cheaper.
+    pub score_all: bool,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { max_depth: None, threads: 1, aspiration: 50, quiescence: true, random_ties: false, seed: 0 }
+        SearchConfig {
+            max_depth: None,
+            threads: 1,
+            aspiration: 50,
+            quiescence: true,
+            random_ties: false,
+            seed: 0,
+            score_all: false,
+        }
     }
 }
 
@@ -102,6 +114,9 @@ pub struct SearchResult<M> {
     pub exact: bool,
     /// Root moves that scored as well as the best one (only collected with random ties).
     pub tied: Vec<M>,
+    /// Every root move with its score at `depth` and its line, best first (only with
+    /// [`SearchConfig::score_all`]).
+    pub root_moves: Vec<MoveStat<M>>,
 }
 
 struct PlyBuf<M> {
@@ -579,11 +594,14 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
         self.ties.clear();
         let horizon_before = self.horizon;
         self.count_node();
+        let score_all = self.config.score_all;
         for i in 0..self.root_moves.len() {
             let mv = self.root_moves[i].mv;
             let mut child = root.clone();
             child.play(mv);
-            let v = if i == 0 {
+            let v = if score_all {
+                self.child_value(&child, me, depth - 1, 1, -INF, beta, true)
+            } else if i == 0 {
                 self.child_value(&child, me, depth - 1, 1, alpha, beta, true)
             } else {
                 let lower = alpha.saturating_sub(tie).max(-INF);
@@ -620,7 +638,14 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
             }
             return best;
         }
-        if best_i > 0 {
+        if score_all {
+            // Best first; the stable sort keeps the previous order among equal scores.
+            self.root_moves.sort_by_key(|r| std::cmp::Reverse(r.score));
+            self.ties.clear();
+            if tie > 0 {
+                self.ties.extend((0..self.root_moves.len()).take_while(|&i| self.root_moves[i].score == best));
+            }
+        } else if best_i > 0 {
             let m = self.root_moves.remove(best_i);
             self.root_moves.insert(0, m);
             for t in self.ties.iter_mut() {
@@ -665,7 +690,9 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
         let d = depth as i32;
         let delta0 = self.config.aspiration;
         let (mut alpha, mut beta) = match prev {
-            Some(p) if delta0 > 0 && depth >= 4 && !is_win_score(p) => (p - delta0, p + delta0),
+            Some(p) if delta0 > 0 && depth >= 4 && !is_win_score(p) && !self.config.score_all => {
+                (p - delta0, p + delta0)
+            }
             _ => (-INF, INF),
         };
         let mut delta = delta0;
@@ -688,11 +715,17 @@ impl<'a, 's, G: Game, E: Evaluator<G>> Searcher<'a, 's, G, E> {
 
     /// The principal variation: the best root move, then table moves.
     pub fn pv(&self, root: &G, max_len: usize) -> Vec<G::Move> {
-        let mut pv = Vec::new();
-        let Some(first) = self.root_moves.first() else { return pv };
-        pv.push(first.mv);
+        match self.root_moves.first() {
+            Some(first) => self.line(root, first.mv, max_len),
+            None => Vec::new(),
+        }
+    }
+
+    /// The line starting with the root move `first`, then table moves.
+    pub fn line(&self, root: &G, first: G::Move, max_len: usize) -> Vec<G::Move> {
+        let mut pv = vec![first];
         let mut state = root.clone();
-        state.play(first.mv);
+        state.play(first);
         let mut seen = vec![root.hash(), state.hash()];
         let mut moves = Vec::new();
         let mut ply = 1;
@@ -750,6 +783,7 @@ pub(crate) fn iterate<G: Game, E: Evaluator<G>>(
         pv: vec![first],
         exact: false,
         tied: Vec::new(),
+        root_moves: Vec::new(),
     };
     let max_depth = s.config.max_depth.unwrap_or(MAX_SEARCH_PLY).clamp(1, MAX_SEARCH_PLY);
     let mut prev: Option<i32> = None;
@@ -790,6 +824,20 @@ pub(crate) fn iterate<G: Game, E: Evaluator<G>>(
                 if main {
                     s.flush_nodes();
                     result.pv = s.pv(root, depth as usize + 8);
+                    if s.config.score_all {
+                        result.root_moves = s
+                            .root_moves
+                            .iter()
+                            .map(|r| MoveStat {
+                                mv: r.mv,
+                                visits: 0,
+                                win_rate: None,
+                                score: Some(r.score),
+                                prior: None,
+                                pv: s.line(root, r.mv, depth as usize + 8),
+                            })
+                            .collect();
+                    }
                     result.nodes = s.shared.nodes.load(Ordering::Relaxed);
                     result.seldepth = s.seldepth();
                     result.elapsed = s.shared.time.elapsed();
@@ -806,8 +854,10 @@ pub(crate) fn iterate<G: Game, E: Evaluator<G>>(
         if result.exact || s.root_moves.len() == 1 && s.shared.time.budget().soft.is_some() {
             break;
         }
+        // A proven best move ends the search, unless every move's score is wanted.
         if let Some(d) = proven_in(result.score)
             && d.unsigned_abs() <= depth
+            && !s.config.score_all
         {
             break;
         }
@@ -840,7 +890,7 @@ pub(crate) fn info_of<M: Clone>(r: &SearchResult<M>) -> SearchInfo<M> {
         proven_in: proven_in(r.score),
         win_rate: None,
         pv: r.pv.clone(),
-        root_moves: Vec::new(),
+        root_moves: r.root_moves.clone(),
     }
 }
 
