@@ -1,7 +1,7 @@
 //! A load client for `tabula serve`, over real HTTP from another process.
 //!
 //! ```text
-//! load serve --port 8099 [--move-ms 2000] [--max-games 64] [--max-searches 2]
+//! load serve --port 8099 [--move-ms 2000] [--max-games 64] [--max-searches 2] [--state FILE]
 //! load games --addr 127.0.0.1:8099 [--games 50] [--moves 20] [--game go(size=9)] [--agent mcts(playouts=200)]
 //!            [--think-ms 0] [--analysis mcts(playouts=2000)]
 //! load spectators --addr 127.0.0.1:8099 [--streams 200] [--rounds 30] [--game go(size=9)]
@@ -61,6 +61,7 @@ fn main() -> Result<(), Error> {
             move_time: Duration::from_millis(num("move-ms", 2000)?),
             max_games: usize::try_from(num("max-games", 64)?)?,
             max_searches: usize::try_from(num("max-searches", 2)?)?,
+            state: opts.get("state").map(std::path::PathBuf::from),
             ..tabula_serve::Config::default()
         };
         return Ok(tabula_serve::serve(config)?);
