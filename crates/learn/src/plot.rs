@@ -11,15 +11,21 @@ use crate::{Checkpoint, CurvePoint, TrainError};
 
 /// Writes a run's results into its folder `dir`, as `tabula train` leaves them:
 /// `weights.json` (game, evaluator `evaluator`, feature names, weights), the learning curve
-/// `curve.csv` / `curve.svg` and the weight snapshots `weights.csv` / `weights.svg`.
+/// `curve.csv` / `curve.svg` and the weight snapshots `weights.csv` / `weights.svg`, each
+/// replaced whole.
 pub fn write_results(dir: &Path, evaluator: &str, run: &Checkpoint) -> Result<(), TrainError> {
     let cfg = &run.config;
     let weights = serde_json::json!({
         "game": cfg.game, "evaluator": evaluator, "features": run.names, "weights": run.weights
     });
+    // Each file is written beside its old version and renamed over it, so that a reader
+    // (the browser's `trained:` player, a match) never sees half a file.
     let write = |name: &str, text: String| {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| TrainError::Io(path.display().to_string(), e.to_string()))
+        let tmp = dir.join(format!("{name}.tmp"));
+        let io = |e: std::io::Error| TrainError::Io(path.display().to_string(), e.to_string());
+        std::fs::write(&tmp, text).map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(io)
     };
     let json =
         serde_json::to_string_pretty(&weights).map_err(|e| TrainError::Io(dir.display().to_string(), e.to_string()))?;

@@ -214,6 +214,12 @@ async fn bad_settings_paths_and_unknown_runs_are_refused() {
     for file in ["checkpoint.json", "weights.json", "curve.csv", "curve.svg"] {
         assert!(dir.path().join("tiny_1").join(file).is_file(), "{file}");
     }
+    // Every file was renamed into place: no temporary one is left behind.
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("tiny_1"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
     assert_eq!(call(addr, "POST", "/api/train/tiny_1/resume", Value::Null).await.0, 409);
     assert_eq!(call(addr, "POST", "/api/train", body).await.0, 409);
 }
