@@ -406,7 +406,23 @@ const scenarios = {
     const result = await statusText(page);
     check(/^Game over: (Draw|(red|yellow) \(.*\) wins)/.test(result), `result: ${result}`);
     const shots = [await shot(page, "connect4-keys-end")];
-    return { moves, plies: s.ply, result, shots };
+
+    // "Save record" downloads the arena's record of the game (Connect Four has no SGF);
+    // "Load a record" replays it into a new game between two humans: the same moves.
+    check(await page.$eval("#save-sgf", (e) => e.hidden), "Save SGF is offered for Connect Four");
+    const played = await moveList(page);
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: WAIT_MS }), page.click("#save-record")]);
+    const recordPath = join(outDir, "connect4.json");
+    await download.saveAs(recordPath);
+    const record = JSON.parse(readFileSync(recordPath, "utf8"));
+    check(record.game.startsWith("connect4") && record.moves.length === s.ply && record.rewards.length === 2, `the saved record: ${JSON.stringify(record).slice(0, 300)}`);
+    for (const i of [0, 1]) await page.fill(`#seats input[data-seat="${i}"]`, "human");
+    await page.setInputFiles("#sgf-file", recordPath);
+    await page.waitForFunction((n) => document.getElementById("play-title").textContent.endsWith("human vs human") && Number(document.getElementById("board").dataset.ply) === n, s.ply, { timeout: WAIT_MS });
+    const loaded = await moveList(page);
+    check(JSON.stringify(loaded) === JSON.stringify(played), `loaded ${loaded}, played ${played}`);
+    check((await page.$eval("#setup-error", (e) => e.textContent)) === "", "the record was refused");
+    return { moves, plies: s.ply, result, record: record.moves.length, shots };
   },
 
   // The analysis overlay on Go 9x9: switched on, it draws win rates and visits on empty

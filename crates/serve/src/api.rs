@@ -95,10 +95,30 @@ async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, Api
         None => return Err(ApiError::bad("players is missing")),
     };
     let control = TimeControl::from_json(map.get("clock").unwrap_or(&Value::Null)).map_err(ApiError::bad)?;
-    let (_, state) = match map.get("sgf") {
-        None | Some(Value::Null) => app.create(&string_field(&map, "spec")?, kif, &players, control)?,
-        Some(Value::String(text)) if kif.is_none() => app.create_from_sgf(text, &players, control)?,
-        Some(_) => return Err(ApiError::bad("sgf must be the text of an SGF file, without kif")),
+    let index = match map.get("index") {
+        None | Some(Value::Null) => 0,
+        Some(v) => v
+            .as_u64()
+            .and_then(|i| usize::try_from(i).ok())
+            .ok_or_else(|| ApiError::bad("index must be a record number from 0"))?,
+    };
+    let (_, state) = match (map.get("sgf"), map.get("record")) {
+        (None | Some(Value::Null), None | Some(Value::Null)) => {
+            app.create(&string_field(&map, "spec")?, kif, &players, control)?
+        }
+        (Some(Value::String(text)), None | Some(Value::Null)) if kif.is_none() => {
+            app.create_from_sgf(text, &players, control)?
+        }
+        (Some(_), None | Some(Value::Null)) => {
+            return Err(ApiError::bad("sgf must be the text of an SGF file, without kif"));
+        }
+        (None | Some(Value::Null), Some(Value::String(text))) => {
+            app.create_from_record(text, index, kif, &players, control)?
+        }
+        (None | Some(Value::Null), Some(_)) => {
+            return Err(ApiError::bad("record must be the text of the arena's game records (JSON lines)"));
+        }
+        (Some(_), Some(_)) => return Err(ApiError::bad("give sgf or record, not both")),
     };
     Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], state.to_string()).into_response())
 }
@@ -145,6 +165,21 @@ async fn analysis(State(app): State<Arc<App>>, Path(id): Path<String>, body: Bod
         Some(_) => return Err(ApiError::bad("agent must be an agent spec or null")),
     };
     Ok(ok(app.set_analysis(&entry, spec.as_deref())?))
+}
+
+async fn arena_record(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let text = app.arena_record(&entry)?;
+    let disposition = format!("attachment; filename=\"tabula-{id}.json\"");
+    let disposition = HeaderValue::from_str(&disposition).unwrap_or(HeaderValue::from_static("attachment"));
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        text,
+    )
+        .into_response())
 }
 
 async fn sgf(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -394,6 +429,7 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         .route("/api/game/{id}/goto", post(goto))
         .route("/api/game/{id}/comment", post(comment))
         .route("/api/game/{id}/sgf", get(sgf))
+        .route("/api/game/{id}/record", get(arena_record))
         .route("/api/game/{id}/resign", post(resign))
         .route("/api/game/{id}/analysis", post(analysis))
         .route("/api/game/{id}/events", get(events))

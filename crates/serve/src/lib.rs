@@ -12,8 +12,12 @@
 //! - `POST /api/game` `{sgf, players, clock?}`: a new game replaying an SGF record with its
 //!   variations and comments (Go, Othello, Amazons; at most 1 MiB); a record that cannot be
 //!   replayed is a 400.
+//! - `POST /api/game` `{record, index?, players, kif?, clock?}`: a new game replaying the
+//!   arena's record of a game (record `index`, from 0, of JSON lines as `tabula match
+//!   --results` writes them; any game); a record that cannot be replayed is a 400.
 //! - `GET /api/game/{id}/sgf`: the game's SGF record, its root as the arena writes its games,
 //!   with the whole tree of moves and comments.
+//! - `GET /api/game/{id}/record`: the game's main line as the arena's record (one JSON line).
 //! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
 //!   cells they touch, history, result, the game tree, and the first player's win rate
 //!   after each ply a search looked at; for a GDL game its roles and facts, and a grid drawn

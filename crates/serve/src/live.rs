@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tabula_arena::{GameRecord, Termination};
 use tabula_core::{Ending, Geometry, Limits, Spec, Turn};
 use tabula_registry::any::{AnyAgent, AnyGame, AnyInfo, Cell, load};
 use tabula_search::alphabeta::proven_in;
@@ -289,6 +290,17 @@ fn info_json(info: &AnyInfo) -> Value {
 }
 
 impl Live {
+    /// Each seat as a record names it: `human` or the agent's spec.
+    fn seat_names(&self) -> Vec<String> {
+        self.seats
+            .iter()
+            .map(|s| match s {
+                Seat::Human => "human".to_string(),
+                Seat::Agent { spec, .. } => spec.clone(),
+            })
+            .collect()
+    }
+
     fn to_move(&self) -> Option<usize> {
         if self.resigned.is_some() || self.flagged.is_some() || self.failed.is_some() {
             return None;
@@ -719,16 +731,77 @@ impl App {
         players: &[String],
         control: Option<TimeControl>,
     ) -> Result<(Arc<Entry>, Value), ApiError> {
-        let parsed = check_safe(spec, "game")?;
+        let (game, shown, kif) = self.start_of(spec, kif, "game")?;
+        let live = Live::new(game, shown, players, Tree::new(), control, kif, self)?;
+        self.insert(live, None)
+    }
+
+    /// The start position of `spec` (GDL games by name or from pasted rules), the spec as
+    /// the page shows it, and the rules kept for the state file; `what` names the field in
+    /// errors.
+    fn start_of(
+        &self,
+        spec: &str,
+        kif: Option<&str>,
+        what: &str,
+    ) -> Result<(AnyGame, String, Option<String>), ApiError> {
+        let parsed = check_safe(spec, what)?;
         let (inner, shown) = match (parsed.name.as_str(), kif) {
             ("gdl", kif) => self.gdl.resolve(&parsed, kif)?,
             (_, Some(_)) => return Err(ApiError::bad("kif: rules are for the game gdl")),
             (_, None) => (spec.to_string(), String::new()),
         };
-        let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
+        let game = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("{what}: {e}"))))?;
         let shown = if shown.is_empty() { game.spec() } else { shown };
         let kif = kif.filter(|_| parsed.name == "gdl").map(str::to_string);
-        let live = Live::new(game, shown, players, Tree::new(), control, kif, self)?;
+        Ok((game, shown, kif))
+    }
+
+    /// Creates a game by replaying the arena's record of one game (a line of `tabula match
+    /// --results`, or the page's "Save record"): record `index` of `text` (one JSON object
+    /// per line), its moves played by the rules, the board at its end. The result is not
+    /// replayed (a resignation in the record does not end the loaded game); a record that
+    /// cannot be replayed is refused whole.
+    pub fn create_from_record(
+        self: &Arc<Self>,
+        text: &str,
+        index: usize,
+        kif: Option<&str>,
+        players: &[String],
+        control: Option<TimeControl>,
+    ) -> Result<(Arc<Entry>, Value), ApiError> {
+        let bad = |e: String| ApiError::bad(format!("record: {e}"));
+        let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let line = match lines.get(index) {
+            Some(line) => line,
+            None if lines.is_empty() => return Err(bad("the file holds no record".into())),
+            None => {
+                return Err(bad(format!("the file holds {} records; there is no record {}", lines.len(), index + 1)));
+            }
+        };
+        let record: GameRecord =
+            serde_json::from_str(line).map_err(|e| bad(format!("record {} is not a game record: {e}", index + 1)))?;
+        if record.moves.len() >= tree::MAX_NODES {
+            return Err(bad(format!("more than {} moves", tree::MAX_NODES - 1)));
+        }
+        let (start, shown, kif) = self.start_of(&record.game, kif, "record")?;
+        let items: Vec<Item> = record
+            .moves
+            .iter()
+            .enumerate()
+            .map(|(i, mv)| {
+                // A simultaneous turn: the seats' moves joined by `|`, kept in the tree as a list.
+                let mv = if mv.contains('|') {
+                    serde_json::to_string(&mv.split('|').collect::<Vec<_>>()).unwrap_or_default()
+                } else {
+                    mv.clone()
+                };
+                Item { parent: i, mv, comment: String::new() }
+            })
+            .collect();
+        let mut tree = Tree::build(&start, "", &items).map_err(|e| bad(self.gdl.hide(&e)))?;
+        tree.cur = tree.main_line().last().copied().unwrap_or_default();
+        let live = Live::new(start, shown, players, tree, control, kif, self)?;
         self.insert(live, None)
     }
 
@@ -976,14 +1049,7 @@ impl App {
     /// The game's SGF record, written by its game's writer as the arena writes its games.
     pub fn sgf(&self, entry: &Entry) -> Result<String, ApiError> {
         let live = lock(&entry.live);
-        let players: Vec<String> = live
-            .seats
-            .iter()
-            .map(|s| match s {
-                Seat::Human => "human".to_string(),
-                Seat::Agent { spec, .. } => spec.clone(),
-            })
-            .collect();
+        let players = live.seat_names();
         let ending = match (live.resigned, live.flagged, &live.failed) {
             (Some(seat), _, _) => Ending::Resignation { seat },
             (None, Some(seat), _) => Ending::TimeForfeit { seat },
@@ -991,6 +1057,52 @@ impl App {
             (None, None, None) => Ending::Rules,
         };
         record::save_tree(&live.spec, &players, &live.tree, ending).map_err(ApiError::bad)
+    }
+
+    /// The game's main line as the arena writes a game (one JSON line, as in `tabula match
+    /// --results`): the spec, the seats, the moves (a simultaneous turn's moves joined by
+    /// `|`), and for a game that ended its rewards and how it ended (an unfinished game has
+    /// no rewards).
+    pub fn arena_record(&self, entry: &Entry) -> Result<String, ApiError> {
+        let live = lock(&entry.live);
+        let start = load(&live.game.spec()).map_err(|e| ApiError::bad(e.to_string()))?;
+        let main = live.tree.main_line();
+        let end = live.tree.game_at(&start, main.last().copied().unwrap_or_default()).map_err(ApiError::bad)?;
+        let mut moves = Vec::with_capacity(main.len());
+        for node in main[1..].iter().filter_map(|&n| live.tree.node(n)) {
+            moves.push(if node.mv.starts_with('[') {
+                let joint: Vec<String> = serde_json::from_str(&node.mv).map_err(|e| ApiError::bad(e.to_string()))?;
+                joint.join("|")
+            } else {
+                node.mv.clone()
+            });
+        }
+        let n = end.num_players();
+        let forfeit = |seat: usize| (0..n).map(|p| if p == seat { 0.0 } else { 1.0 }).collect::<Vec<f64>>();
+        let (rewards, termination) = match (live.resigned, live.flagged, &live.failed) {
+            (Some(seat), _, _) => (forfeit(seat), Termination::Resignation { seat }),
+            // The page's clock ended the game, not one overlong move: no move time to give.
+            (None, Some(seat), _) => (forfeit(seat), Termination::TimeForfeit { seat, millis: 0 }),
+            (None, None, Some((seat, error))) => {
+                (forfeit(*seat), Termination::AgentError { seat: *seat, error: error.clone() })
+            }
+            (None, None, None) if end.turn() == Turn::Over => (end.rewards(), Termination::Normal),
+            (None, None, None) => (Vec::new(), Termination::Normal),
+        };
+        let record = GameRecord {
+            id: 0,
+            game: live.spec.clone(),
+            participants: (0..n).collect(),
+            players: live.seat_names(),
+            opening_plies: 0,
+            moves,
+            rewards,
+            termination,
+            stats: Vec::new(),
+            disputes: Vec::new(),
+        };
+        let text = serde_json::to_string(&record).map_err(|e| ApiError::bad(e.to_string()))?;
+        Ok(self.gdl.hide(&text) + "\n")
     }
 
     /// Puts node `node` of the game's tree on the board.

@@ -821,6 +821,104 @@ async fn a_game_saved_as_sgf_loads_back_and_a_bad_record_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_saved_as_the_arenas_record_loads_back_and_a_bad_record_is_refused() {
+    let addr = server(quick()).await;
+    let humans = json!(["human", "human"]);
+    let new = |spec: &str| json!({"spec": spec, "players": humans});
+    let play = |id: String, body: Value| async move {
+        let (status, s) = json_request(addr, "POST", &format!("/api/game/{id}/move"), body).await;
+        assert_eq!(status, 200, "{s}");
+        s
+    };
+    let record_of = |id: String| async move {
+        let (status, text) = request(addr, "GET", &format!("/api/game/{id}/record"), "").await;
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(text.lines().count(), 1, "one JSON line: {text}");
+        (serde_json::from_str::<Value>(&text).unwrap(), text)
+    };
+
+    // An unfinished Connect Four game: its moves, no rewards yet; loaded back, the same game.
+    let (_, g) = json_request(addr, "POST", "/api/game", new("connect4")).await;
+    let id = g["id"].as_str().unwrap().to_string();
+    for col in ["4", "4", "3", "5", "2"] {
+        play(id.clone(), json!({"move": col})).await;
+    }
+    let (_, played) = json_request(addr, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    let (record, text) = record_of(id.clone()).await;
+    assert_eq!(record["moves"], json!(["4", "4", "3", "5", "2"]), "{record}");
+    assert_eq!(record["players"], humans);
+    assert_eq!(record["game"], played["spec"]);
+    assert_eq!(record["rewards"], json!([]), "unfinished: {record}");
+    let (status, loaded) = json_request(addr, "POST", "/api/game", json!({"record": text, "players": humans})).await;
+    assert_eq!(status, 201, "{loaded}");
+    assert_ne!(loaded["id"], played["id"]);
+    assert_eq!(
+        (&loaded["history"], &loaded["board"], &loaded["spec"]),
+        (&played["history"], &played["board"], &played["spec"])
+    );
+
+    // A finished game carries its rewards; a resigned one says who resigned.
+    let (_, t) = json_request(addr, "POST", "/api/game", new("tictactoe")).await;
+    let tid = t["id"].as_str().unwrap().to_string();
+    for mv in ["a1", "b1", "a2", "b2", "a3"] {
+        play(tid.clone(), json!({"move": mv})).await;
+    }
+    let (won, _) = record_of(tid).await;
+    assert_eq!(
+        (won["rewards"].clone(), won["termination"].clone()),
+        (json!([1.0, 0.0]), json!({"kind": "normal"})),
+        "{won}"
+    );
+    let (status, _) = json_request(addr, "POST", &format!("/api/game/{id}/resign"), json!({"player": 0})).await;
+    assert_eq!(status, 200);
+    let (resigned, _) = record_of(id.clone()).await;
+    assert_eq!(resigned["termination"], json!({"kind": "resignation", "seat": 0}), "{resigned}");
+    assert_eq!(resigned["rewards"], json!([0.0, 1.0]));
+
+    // A simultaneous turn is the seats' moves joined by `|`, as the arena writes it.
+    let (_, r) = json_request(addr, "POST", "/api/game", new("gdl(game=simultaneousRace)")).await;
+    let rid = r["id"].as_str().unwrap().to_string();
+    play(rid.clone(), json!({"move": "(run 3)", "player": 0})).await;
+    play(rid.clone(), json!({"move": "(run 2)", "player": 1})).await;
+    let (race, text) = record_of(rid).await;
+    assert_eq!(race["moves"], json!(["(run 3)|(run 2)"]), "{race}");
+    let (status, loaded) = json_request(addr, "POST", "/api/game", json!({"record": text, "players": humans})).await;
+    assert_eq!(status, 201, "{loaded}");
+    assert_eq!(loaded["history"], json!([["(run 3)", "(run 2)"]]));
+
+    // Of several records (a results file), the one asked for.
+    let two = format!("{}\n{}\n", serde_json::to_string(&record).unwrap(), serde_json::to_string(&won).unwrap());
+    let (status, second) =
+        json_request(addr, "POST", "/api/game", json!({"record": two, "index": 1, "players": humans})).await;
+    assert_eq!(status, 201, "{second}");
+    assert_eq!((second["ply"].clone(), second["over"].clone()), (json!(5), json!(true)));
+
+    // Refused whole, with the reason.
+    let mut illegal = record.clone();
+    illegal["moves"] = json!(["4", "9"]);
+    let mut located = record.clone();
+    located["game"] = json!("gdl(file=/etc/passwd)");
+    for (body, reason) in [
+        (json!({"record": illegal.to_string(), "players": humans}), "record: move 2 (9)"),
+        (
+            json!({"record": two, "index": 2, "players": humans}),
+            "record: the file holds 2 records; there is no record 3",
+        ),
+        (json!({"record": "{\"game\": \"connect4\"}", "players": humans}), "record: record 1 is not a game record"),
+        (json!({"record": "", "players": humans}), "record: the file holds no record"),
+        (json!({"record": located.to_string(), "players": humans}), "record:"),
+        (json!({"record": text, "sgf": "(;GM[1])", "players": humans}), "give sgf or record, not both"),
+        (json!({"record": 5, "players": humans}), "record must be"),
+    ] {
+        let (status, e) = json_request(addr, "POST", "/api/game", body.clone()).await;
+        assert_eq!(status, 400, "{body}: {e}");
+        let error = e["error"].as_str().unwrap();
+        assert!(error.starts_with(reason), "{error}");
+        assert!(!error.contains("passwd") || error.contains("file"), "{error}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_human_whose_flag_falls_loses_on_time_and_agents_play_on_their_clock() {
     let addr = server(quick()).await;
     // Fischer: the human moves in time, the agent answers within its clock, both charged.

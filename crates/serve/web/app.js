@@ -208,7 +208,8 @@ async function startGame(ev) {
 /// Most bytes of an SGF file sent to the server (its limit too).
 const MAX_SGF = 1024 * 1024;
 
-/// Reads the SGF file picked in the form and starts a game replaying it.
+/// Reads the record picked in the form (SGF, or the arena's JSON lines) and starts a game
+/// replaying it.
 async function loadSgf() {
   $("setup-error").textContent = "";
   const file = $("sgf-file").files[0];
@@ -219,8 +220,11 @@ async function loadSgf() {
   }
   const players = [...$("seats").querySelectorAll("input[data-seat]")].map((i) => i.value.trim() || "human");
   try {
-    const sgf = await file.text();
-    const state = await api("POST", "/api/game", { sgf, players: players.length === 2 ? players : ["human", "human"], clock: clockFromForm() });
+    const text = await file.text();
+    const json = /\.jsonl?$/i.test(file.name) || text.trimStart().startsWith("{");
+    const body = { players: players.length === 2 ? players : ["human", "human"], clock: clockFromForm() };
+    body[json ? "record" : "sgf"] = text;
+    const state = await api("POST", "/api/game", body);
     attach(state, true);
   } catch (e) {
     $("setup-error").textContent = `${file.name}: ${e.message}`;
@@ -360,6 +364,9 @@ function render(state) {
   save.hidden = !SGF_GAMES.includes(st.name);
   save.href = `/api/game/${state.id}/sgf`;
   save.download = `${st.name}-${state.id}.sgf`;
+  const record = $("save-record");
+  record.href = `/api/game/${state.id}/record`;
+  record.download = `${st.name}-${state.id}.json`;
   $("resign").disabled = state.over || state.players.length !== 2 || !state.players.includes("human");
   const board = $("board");
   board.dataset.ply = state.ply;
