@@ -39,6 +39,23 @@ impl GameClock {
         self.now.clone()
     }
 
+    /// A clock as it stood when kept (a game read back from a file): `left` the main time,
+    /// `overtime` whether it was used up, and the byo-yomi periods (Canadian: stones) and
+    /// period (Canadian: the rest of the current one) left, each at most the control's.
+    pub fn resume(control: Clock, left: Duration, overtime: bool, count: u32, period: Duration) -> GameClock {
+        let mut now = control.clone();
+        now.overtime_count = count.min(control.overtime_count);
+        now.overtime_period = period.min(control.overtime_period);
+        if overtime {
+            now.remaining = Duration::ZERO;
+            now.increment = Duration::ZERO;
+            now.moves_to_go = None;
+        } else {
+            now.remaining = left;
+        }
+        GameClock { control, now, overtime }
+    }
+
     /// Whether the main time is used up.
     pub fn in_overtime(&self) -> bool {
         self.overtime

@@ -158,6 +158,17 @@ impl TimeControl {
 }
 
 /// Every seat's clock, and when the turn of the side to move began.
+/// One seat's overtime as the state file keeps it (see [`Clocks::overtime`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overtime {
+    /// Whether the main time is used up.
+    pub used_up: bool,
+    /// Byo-yomi periods or Canadian stones left.
+    pub count: u32,
+    /// The period (Canadian: the rest of the current one).
+    pub period: Duration,
+}
+
 pub struct Clocks {
     pub control: TimeControl,
     /// Each seat's main time (per move: the time for this move) at the start of the turn.
@@ -189,6 +200,34 @@ impl Clocks {
             }
         }
         self.restart();
+    }
+
+    /// Under byo-yomi or Canadian overtime, each seat's overtime as the state file keeps
+    /// it: whether its main time is used up, its periods (Canadian: stones) left and its
+    /// period (Canadian: the rest of the current one), at the start of the turn.
+    pub fn overtime(&self) -> Option<Vec<Overtime>> {
+        if self.overtime.is_empty() {
+            return None;
+        }
+        Some(
+            self.overtime
+                .iter()
+                .map(|c| {
+                    let view = c.view();
+                    Overtime { used_up: c.in_overtime(), count: view.overtime_count, period: view.overtime_period }
+                })
+                .collect(),
+        )
+    }
+
+    /// Sets each seat's overtime back (a game read back from the state file, after
+    /// [`Clocks::set_left`]); values past the control's are cut to it.
+    pub fn set_overtime(&mut self, overtime: &[Overtime]) {
+        let Some(control) = self.control.overtime() else { return };
+        for (seat, (c, o)) in self.overtime.iter_mut().zip(overtime).enumerate() {
+            let left = self.left.get(seat).copied().unwrap_or_default();
+            *c = GameClock::resume(control.clone(), left, o.used_up, o.count, o.period);
+        }
     }
 
     /// Time used by the side to move so far.

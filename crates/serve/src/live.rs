@@ -553,6 +553,7 @@ impl Live {
             kif: self.kif.clone(),
             control: self.control,
             left: self.clocks.as_ref().map(Clocks::left),
+            overtime: self.clocks.as_ref().and_then(Clocks::overtime),
             resigned: self.resigned,
             flagged: self.flagged,
             current: self.tree.cur,
@@ -1151,17 +1152,14 @@ impl App {
 
     /// A stored game made live again: its spec loaded, its seats filled and its tree replayed.
     fn revive(&self, saved: &Saved) -> Result<Live, ApiError> {
-        let parsed = check_safe(&saved.spec, "game")?;
-        let (inner, shown) = match parsed.name.as_str() {
-            "gdl" => self.gdl.resolve(&parsed, saved.kif.as_deref())?,
-            _ => (saved.spec.clone(), String::new()),
-        };
-        let start = load(&inner).map_err(|e| ApiError::bad(self.gdl.hide(&format!("game: {e}"))))?;
-        let shown = if shown.is_empty() { start.spec() } else { shown };
+        let (start, shown, kif) = self.start_of(&saved.spec, saved.kif.as_deref(), "game")?;
         let tree = saved.tree(&start).map_err(ApiError::bad)?;
-        let mut live = Live::new(start, shown, &saved.players, tree, saved.control, saved.kif.clone(), self)?;
+        let mut live = Live::new(start, shown, &saved.players, tree, saved.control, kif, self)?;
         if let (Some(c), Some(left)) = (&mut live.clocks, &saved.left) {
             c.set_left(left);
+            if let Some(overtime) = &saved.overtime {
+                c.set_overtime(overtime);
+            }
         }
         live.resigned = saved.resigned.filter(|&p| p < live.seats.len());
         live.flagged = saved.flagged.filter(|&p| p < live.seats.len());

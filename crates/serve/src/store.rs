@@ -19,7 +19,7 @@ use std::time::Duration;
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 
-use crate::clock::TimeControl;
+use crate::clock::{Overtime, TimeControl};
 use crate::live::lock;
 use crate::tree::{Item, Tree};
 
@@ -36,6 +36,8 @@ pub struct Saved {
     pub control: Option<TimeControl>,
     /// Each seat's time left at the start of the turn, under a clock.
     pub left: Option<Vec<Duration>>,
+    /// Each seat's overtime at the start of the turn, under byo-yomi or Canadian overtime.
+    pub overtime: Option<Vec<Overtime>>,
     pub resigned: Option<usize>,
     pub flagged: Option<usize>,
     pub current: usize,
@@ -53,6 +55,7 @@ impl Saved {
             "kif": self.kif,
             "clock": self.control.map(TimeControl::to_json),
             "left_ms": self.left.as_ref().map(|l| l.iter().map(|d| d.as_millis() as u64).collect::<Vec<_>>()),
+            "overtime": self.overtime.as_ref().map(|o| o.iter().map(|o| json!([o.used_up, o.count, o.period.as_millis() as u64])).collect::<Vec<_>>()),
             "resigned": self.resigned,
             "flagged": self.flagged,
             "current": self.current,
@@ -88,12 +91,37 @@ impl Saved {
             .get("left_ms")
             .and_then(Value::as_array)
             .map(|l| l.iter().map(|ms| Duration::from_millis(ms.as_u64().unwrap_or_default())).collect::<Vec<_>>());
+        // Written before overtime was kept: absent, and the overtime starts afresh.
+        let overtime = match v.get("overtime") {
+            None | Some(Value::Null) => None,
+            Some(list) => Some(
+                list.as_array()
+                    .ok_or("overtime is not a list")?
+                    .iter()
+                    .map(|o| {
+                        match (
+                            o.get(0).and_then(Value::as_bool),
+                            o.get(1).and_then(Value::as_u64),
+                            o.get(2).and_then(Value::as_u64),
+                        ) {
+                            (Some(used_up), Some(count), Some(ms)) => Ok(Overtime {
+                                used_up,
+                                count: u32::try_from(count).unwrap_or(u32::MAX),
+                                period: Duration::from_millis(ms),
+                            }),
+                            _ => Err("an overtime is not [used up, count, period_ms]".to_string()),
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
         Ok(Saved {
             spec: text("spec")?,
             players,
             kif: v.get("kif").and_then(Value::as_str).map(str::to_string),
             control: TimeControl::from_json(v.get("clock").unwrap_or(&Value::Null))?,
             left,
+            overtime,
             resigned: seat("resigned"),
             flagged: seat("flagged"),
             current: seat("current").unwrap_or_default(),

@@ -138,3 +138,36 @@ async fn bad_overtime_controls_are_refused() {
         assert!(err["error"].as_str().unwrap().starts_with("clock"), "{err}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overtime_is_kept_across_a_restart_with_the_state_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = Some(dir.path().join("games.db"));
+    let time = ClockTime::default();
+    let with_state = || Config { port: 0, clock_time: time.clone(), state: state.clone(), ..Config::default() };
+    let addr = start(with_state()).await.unwrap();
+    let id = new_game(addr, json!({"main_ms": 10_000, "byoyomi_ms": 5_000, "periods": 3})).await;
+    play(addr, &time, &id, 12_000, "C3").await;
+    play(addr, &time, &id, 1_000, "D4").await;
+    let (status, before) = play(addr, &time, &id, 7_000, "E5").await;
+    assert_eq!(status, 200, "{before}");
+    assert_eq!(
+        (before["clock"]["overtime"].clone(), before["clock"]["periods"].clone()),
+        (json!([true, false]), json!([2, 3]))
+    );
+
+    // A second server on the same file: Black is still in byo-yomi with two periods, White
+    // still has the main time it had.
+    let again = start(with_state()).await.unwrap();
+    let (status, after) = call(again, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["clock"]["overtime"], json!([true, false]), "{after}");
+    assert_eq!(after["clock"]["periods"], json!([2, 3]), "{after}");
+    assert_eq!(after["clock"]["left_ms"], before["clock"]["left_ms"], "{after}");
+    // And the restored periods run out as they would have: two more overruns end it.
+    let (status, s) = play(again, &time, &id, 100, "F6").await;
+    assert_eq!(status, 200, "{s}");
+    let (status, s) = play(again, &time, &id, 9_500, "G7").await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(seat(&s, "periods", 0), 1, "{s}");
+}
