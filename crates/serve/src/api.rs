@@ -123,6 +123,10 @@ async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, Api
     Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], state.to_string()).into_response())
 }
 
+async fn delete_game(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(ok(app.delete(&id)?))
+}
+
 async fn state(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let entry = app.get(&id)?;
     Ok(ok(app.state(&entry)))
@@ -423,7 +427,7 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         .route("/clock.js", get(|| async { asset("text/javascript; charset=utf-8", CLOCK_JS) }))
         .route("/api/games", get(games))
         .route("/api/game", post(create))
-        .route("/api/game/{id}", get(state))
+        .route("/api/game/{id}", get(state).delete(delete_game))
         .route("/api/game/{id}/move", post(play))
         .route("/api/game/{id}/undo", post(undo))
         .route("/api/game/{id}/goto", post(goto))

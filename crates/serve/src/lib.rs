@@ -18,6 +18,8 @@
 //! - `GET /api/game/{id}/sgf`: the game's SGF record, its root as the arena writes its games,
 //!   with the whole tree of moves and comments.
 //! - `GET /api/game/{id}/record`: the game's main line as the arena's record (one JSON line).
+//! - `DELETE /api/game/{id}`: forgets the game (and its row in the state file); spectators
+//!   get a `deleted` event.
 //! - `GET /api/game/{id}`: the state (spec, turn, board and cells, legal moves with the
 //!   cells they touch, history, result, the game tree, and the first player's win rate
 //!   after each ply a search looked at; for a GDL game its roles and facts, and a grid drawn

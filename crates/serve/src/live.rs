@@ -103,6 +103,8 @@ pub struct Live {
     /// At a simultaneous turn, each seat's move chosen so far; the turn is played when every
     /// seat has one.
     joint: Vec<Option<String>>,
+    /// Deleted: no agent moves any more and nothing is written to the state file.
+    deleted: bool,
 }
 
 /// One agent search to run: the agent, the position, its limits, the game's version it is
@@ -833,6 +835,26 @@ impl App {
         self.insert(live, None)
     }
 
+    /// Deletes game `id`: its searches stop, its engines are let go, its spectators get a
+    /// `deleted` event, and its row leaves the state file. Its id is not given again.
+    pub fn delete(&self, id: &str) -> Result<Value, ApiError> {
+        let entry = lock(&self.games).remove(id).ok_or_else(|| ApiError::not_found(format!("no game {id:?}")))?;
+        {
+            let mut live = lock(&entry.live);
+            live.deleted = true;
+            live.changed();
+            live.analyst = None;
+            live.stop_engines();
+        }
+        if let Some(store) = &self.store
+            && let Err(e) = store.delete(id, &entry.saved)
+        {
+            eprintln!("tabula serve: warning: game {id} not removed from the state file: {e}");
+        }
+        let _ = entry.events.send(("deleted", json!({"id": id}).to_string()));
+        Ok(json!({"deleted": id}))
+    }
+
     /// Lists a game, under `id` (a game from the state file) or a new id.
     pub(crate) fn insert(self: &Arc<Self>, live: Live, id: Option<String>) -> Result<(Arc<Entry>, Value), ApiError> {
         let mut games = lock(&self.games);
@@ -949,6 +971,7 @@ impl Live {
             control,
             kif,
             joint: Vec::new(),
+            deleted: false,
         })
     }
 }
@@ -1194,6 +1217,9 @@ impl App {
     /// state to the watchers and returns it.
     fn kick(self: &Arc<Self>, entry: &Arc<Entry>) -> Value {
         let mut live = lock(&entry.live);
+        if live.deleted {
+            return live.state(&entry.id);
+        }
         // An agent plays only at the end of a line: browsing never makes it move.
         let at_leaf = live.tree.current().children.is_empty();
         // The agent to search: the one to move, or at a simultaneous turn the first agent seat

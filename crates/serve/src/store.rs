@@ -168,6 +168,15 @@ impl Store {
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())
     }
 
+    /// Removes game `id`'s row; `saved` is set past every stamp first, under the same lock
+    /// as [`Store::save`], so that no write still under way puts the row back.
+    pub fn delete(&self, id: &str, saved: &std::sync::atomic::AtomicU64) -> Result<(), String> {
+        let conn = lock(&self.conn);
+        saved.store(u64::MAX, std::sync::atomic::Ordering::SeqCst);
+        conn.execute("DELETE FROM games WHERE id = ?1", params![id]).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
     /// Writes game `id`'s record if `stamp` is newer than the one `saved` holds (two
     /// writers of one game never put an older record over a newer one).
     pub fn save(

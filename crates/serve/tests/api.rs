@@ -919,6 +919,60 @@ async fn a_game_saved_as_the_arenas_record_loads_back_and_a_bad_record_is_refuse
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_game_is_gone_from_the_server_its_spectators_and_the_state_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = || Config { max_games: 2, state: Some(dir.path().join("games.db")), ..quick() };
+    let addr = server(config()).await;
+    let humans = json!(["human", "human"]);
+    let (_, a) = json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": humans})).await;
+    let (_, b) = json_request(
+        addr,
+        "POST",
+        "/api/game",
+        json!({"spec": "tictactoe", "players": ["human", "mcts(playouts=50)"]}),
+    )
+    .await;
+    let (a, b) = (a["id"].as_str().unwrap().to_string(), b["id"].as_str().unwrap().to_string());
+    let (status, _) = json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": humans})).await;
+    assert_eq!(status, 429, "the server is full");
+
+    let mut events = Events::open(addr, &a).await;
+    let (status, answer) = json_request(addr, "DELETE", &format!("/api/game/{a}"), Value::Null).await;
+    assert_eq!((status, answer), (200, json!({"deleted": a})));
+    loop {
+        let (name, data) = events.next().await;
+        if name == "deleted" {
+            assert_eq!(serde_json::from_str::<Value>(&data).unwrap()["id"], a);
+            break;
+        }
+    }
+    for (method, path) in [("GET", format!("/api/game/{a}")), ("DELETE", format!("/api/game/{a}"))] {
+        let (status, e) = json_request(addr, method, &path, Value::Null).await;
+        assert_eq!(status, 404, "{method} {path}: {e}");
+    }
+    // Its place is free, under a new id.
+    let (status, c) = json_request(addr, "POST", "/api/game", json!({"spec": "connect4", "players": humans})).await;
+    assert_eq!(status, 201, "{c}");
+    assert_ne!(c["id"].as_str().unwrap(), a);
+
+    // A game whose agent is to move: deleted while it searches, it is not written back.
+    let (status, _) = json_request(addr, "POST", &format!("/api/game/{b}/move"), json!({"move": "b2"})).await;
+    assert_eq!(status, 200);
+    let (status, _) = json_request(addr, "DELETE", &format!("/api/game/{b}"), Value::Null).await;
+    assert_eq!(status, 200);
+
+    // A server started again on the file has the one game left.
+    let again = server(config()).await;
+    let (status, _) =
+        json_request(again, "GET", &format!("/api/game/{}", c["id"].as_str().unwrap()), Value::Null).await;
+    assert_eq!(status, 200);
+    for gone in [&a, &b] {
+        let (status, _) = json_request(again, "GET", &format!("/api/game/{gone}"), Value::Null).await;
+        assert_eq!(status, 404, "{gone} came back");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_human_whose_flag_falls_loses_on_time_and_agents_play_on_their_clock() {
     let addr = server(quick()).await;
     // Fischer: the human moves in time, the agent answers within its clock, both charged.

@@ -300,6 +300,30 @@ function attach(state, focusBoard, review = null) {
   events.addEventListener("state", (e) => render(JSON.parse(e.data)));
   events.addEventListener("info", (e) => showInfo(JSON.parse(e.data)));
   events.addEventListener("analysis", (e) => showAnalysis(JSON.parse(e.data)));
+  events.addEventListener("deleted", () => detach("This game was deleted."));
+}
+
+/// Leaves the game on the board (deleted here or by another page): back to the form.
+function detach(message) {
+  if (events) events.close();
+  events = null;
+  game = null;
+  $("play").hidden = true;
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  $("setup-error").textContent = message;
+  $("game").focus();
+}
+
+/// Deletes the game on the board, after asking; the server forgets it and its state-file row.
+async function deleteGame() {
+  if (!game || !confirm(`Delete game ${game.id}? It cannot be brought back.`)) return;
+  $("play-error").textContent = "";
+  try {
+    await api("DELETE", `/api/game/${game.id}`);
+    detach(`Game ${game.id} deleted.`);
+  } catch (e) {
+    $("play-error").textContent = e.message;
+  }
 }
 
 async function send(move, player) {
@@ -1350,6 +1374,7 @@ async function init() {
   });
   $("new").addEventListener("click", () => { $("setup").scrollIntoView(); $("game").focus(); });
   $("swap-colours").addEventListener("click", swapColours);
+  $("delete-game").addEventListener("click", deleteGame);
   $("resign").addEventListener("click", async () => {
     $("play-error").textContent = "";
     try { render(await api("POST", `/api/game/${game.id}/resign`, {})); } catch (e) { $("play-error").textContent = e.message; }
