@@ -536,7 +536,8 @@ impl Board {
         (self.lib_sum[g] / self.libs[g].max(1) as u32) as usize
     }
 
-    /// The two liberties of the group holding the stone on `p`, if it has exactly two.
+    /// The two liberties of the group holding the stone on `p`, if it has exactly two, in the
+    /// order a walk of the group's stones from `p` meets them.
     pub(crate) fn two_liberties(&self, p: usize) -> Option<(usize, usize)> {
         // The pseudo-liberties rule most groups out without a walk: a group in atari has one
         // liberty, a liberty touches at most four stones of the group, and a group of one or
@@ -546,25 +547,33 @@ impl Board {
         if !(2..=8).contains(&pseudo) || (self.stones[g] <= 2 && pseudo != 2) || self.group_in_atari(g) {
             return None;
         }
-        let mut found = [0usize; 2];
-        let mut n = 0;
+        // The first liberty met from `p`; the pseudo-liberties without its share tell whether
+        // the rest is one point (the second liberty) or more.
+        let own = self.cells[p];
         let mut s = p;
-        loop {
+        let first = 'walk: loop {
             for q in self.nbrs(s) {
-                if self.cells[q] == EMPTY && !found[..n].contains(&q) {
-                    if n == 2 {
-                        return None;
-                    }
-                    found[n] = q;
-                    n += 1;
+                if self.cells[q] == EMPTY {
+                    break 'walk q;
                 }
             }
             s = self.next[s] as usize;
             if s == p {
-                break;
+                return None;
             }
-        }
-        (n == 2).then_some((found[0], found[1]))
+        };
+        let share =
+            self.nbrs(first).into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count();
+        let (n, sum, sq) = self.pseudo_without(g, first, share);
+        (n > 0 && n * sq == sum * sum).then(|| (first, (sum / n) as usize))
+    }
+
+    /// The pseudo-liberties of group `g` (count, sum and sum of squares) without the `share`
+    /// pairs that the empty point `p` makes with its stones.
+    #[inline]
+    fn pseudo_without(&self, g: usize, p: usize, share: usize) -> (u64, u64, u64) {
+        let (k, p) = (share as u64, p as u64);
+        (self.libs[g] as u64 - k, self.lib_sum[g] as u64 - k * p, self.lib_sq[g] as u64 - k * p * p)
     }
 
     /// Whether the group holding `stone`, in atari, is caught in a ladder: when its side
@@ -622,6 +631,10 @@ impl Board {
 
     /// Up to `limit` distinct liberties the group of a `color` stone on the empty point `p`
     /// would have (captures counted as giving the captured neighbour point), without playing.
+    ///
+    /// The liberties an own neighbour group brings are read from its pseudo-liberties without
+    /// the share of `p`: none, exactly one (which point it is follows), or more; its stones are
+    /// walked only when more than one could still change the answer (a `limit` above two).
     pub fn liberties_after(&self, color: Color, p: Point, limit: usize) -> usize {
         if !self.is_empty_point(p) {
             return 0;
@@ -637,7 +650,8 @@ impl Board {
                 *n += 1;
             }
         };
-        for nb in self.nbrs(p) {
+        let nbrs = self.nbrs(p);
+        for nb in nbrs {
             let c = self.cells[nb];
             if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
                 push(nb, &mut libs, &mut n);
@@ -646,6 +660,47 @@ impl Board {
         if n >= limit {
             return n.min(limit);
         }
+        let mut seen = [0usize; 4];
+        let mut groups = 0;
+        for nb in nbrs {
+            if self.cells[nb] != own {
+                continue;
+            }
+            let g = self.group[nb] as usize;
+            if seen[..groups].contains(&g) {
+                continue;
+            }
+            seen[groups] = g;
+            groups += 1;
+            let share = nbrs.into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count();
+            let (k, sum, sq) = self.pseudo_without(g, p, share);
+            if k == 0 {
+                continue;
+            }
+            if k * sq == sum * sum {
+                push((sum / k) as usize, &mut libs, &mut n);
+                if n >= limit {
+                    return limit;
+                }
+            } else if limit <= 2 {
+                // Two liberties or more besides `p` from this group alone.
+                return limit;
+            } else {
+                return self.liberties_after_walk(p, own, libs, n, limit);
+            }
+        }
+        n
+    }
+
+    /// [`liberties_after`](Board::liberties_after) by walking the own neighbour groups, the
+    /// `n` liberties in `libs` already found around `p`.
+    fn liberties_after_walk(&self, p: usize, own: u8, mut libs: [usize; 8], mut n: usize, limit: usize) -> usize {
+        let push = |q: usize, libs: &mut [usize; 8], n: &mut usize| {
+            if q != p && !libs[..*n].contains(&q) && *n < libs.len() {
+                libs[*n] = q;
+                *n += 1;
+            }
+        };
         for nb in self.nbrs(p) {
             if self.cells[nb] != own {
                 continue;

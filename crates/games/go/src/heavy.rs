@@ -308,7 +308,7 @@ fn safe_two_liberties(board: &Board, owner: Color, g: usize, libs: (usize, usize
         board
             .nbrs(l)
             .into_iter()
-            .any(|q| board.cell(q) == own && board.group_of(q) != g && board.group_liberties(board.group_of(q), 2) >= 2)
+            .any(|q| board.cell(q) == own && board.group_of(q) != g && !board.group_in_atari(board.group_of(q)))
     };
     let opens = |l: usize, other: usize| board.nbrs(l).into_iter().any(|q| q != other && board.cell(q) == EMPTY);
     let (a, b) = libs;

@@ -725,3 +725,72 @@ fn full_playouts_are_legal_and_repeat_per_seed() {
         assert_ne!(first, seeded_playouts_fingerprint(&full, size, 29), "{size}x{size}");
     }
 }
+
+/// The liberties of the group on `p` in the order a walk of its stones from `p` meets them.
+fn walked_liberties(b: &Board, p: Point) -> Vec<usize> {
+    let mut libs = Vec::new();
+    for s in b.group_stones(p) {
+        for q in b.nbrs(s.index()) {
+            if b.cell(q) == board::EMPTY && !libs.contains(&q) {
+                libs.push(q);
+            }
+        }
+    }
+    libs
+}
+
+#[test]
+fn liberty_counts_from_pseudo_liberties_agree_with_walks() {
+    // `two_liberties` and `liberties_after` answer from the pseudo-liberty sums where they can;
+    // positions of seeded light playouts (two board-fulls of moves: captures, big groups)
+    // compare them with walks of the groups.
+    let mut positions = 0;
+    for size in [5, 9, 13] {
+        for seed in 0..12 {
+            let mut rng = tabula_core::Rng::new(seed);
+            let mut b = Board::new(size).unwrap();
+            for _ in 0..2 * size * size {
+                for p in b.points() {
+                    match b.color_at(p) {
+                        Some(_) => {
+                            let libs = walked_liberties(&b, p);
+                            let two = (libs.len() == 2).then(|| (libs[0], libs[1]));
+                            assert_eq!(b.two_liberties(p.index()), two, "{p:?}\n{b}");
+                        }
+                        None => {
+                            for color in [Color::Black, Color::White] {
+                                let mut libs: Vec<usize> = Vec::new();
+                                for q in b.nbrs(p.index()) {
+                                    match b.color_at(Point(q as u16)) {
+                                        None if b.cell(q) == board::EMPTY => libs.push(q),
+                                        Some(c) if c != color && b.in_atari(Point(q as u16)) => libs.push(q),
+                                        Some(c) if c == color => libs.extend(walked_liberties(&b, Point(q as u16))),
+                                        _ => {}
+                                    }
+                                }
+                                libs.retain(|&q| q != p.index());
+                                libs.sort_unstable();
+                                libs.dedup();
+                                for limit in 0..=4 {
+                                    assert_eq!(
+                                        b.liberties_after(color, p, limit),
+                                        libs.len().min(limit),
+                                        "{color:?} {p:?} limit {limit}\n{b}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+                positions += 1;
+                match b.random_light_move(&mut rng) {
+                    Some(p) => {
+                        b.play(p);
+                    }
+                    None => b.pass(),
+                }
+            }
+        }
+    }
+    assert_eq!(positions, 12 * 2 * (25 + 81 + 169));
+}
