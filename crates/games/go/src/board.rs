@@ -538,6 +538,7 @@ impl Board {
 
     /// The two liberties of the group holding the stone on `p`, if it has exactly two, in the
     /// order a walk of the group's stones from `p` meets them.
+    #[inline]
     pub(crate) fn two_liberties(&self, p: usize) -> Option<(usize, usize)> {
         // The pseudo-liberties rule most groups out without a walk: a group in atari has one
         // liberty, a liberty touches at most four stones of the group, and a group of one or
@@ -547,6 +548,12 @@ impl Board {
         if !(2..=8).contains(&pseudo) || (self.stones[g] <= 2 && pseudo != 2) || self.group_in_atari(g) {
             return None;
         }
+        self.two_liberties_walked(p, g)
+    }
+
+    /// [`two_liberties`](Board::two_liberties) of the group `g` holding `p`, past its quick tests.
+    #[inline(never)]
+    fn two_liberties_walked(&self, p: usize, g: usize) -> Option<(usize, usize)> {
         // The first liberty met from `p`; the pseudo-liberties without its share tell whether
         // the rest is one point (the second liberty) or more.
         let own = self.cells[p];
@@ -650,11 +657,21 @@ impl Board {
                 *n += 1;
             }
         };
+        // The empty neighbours first (distinct points: no search), then the captures.
         let nbrs = self.nbrs(p);
         for nb in nbrs {
-            let c = self.cells[nb];
-            if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
-                push(nb, &mut libs, &mut n);
+            if self.cells[nb] == EMPTY {
+                libs[n] = nb;
+                n += 1;
+            }
+        }
+        if n >= limit {
+            return n.min(limit);
+        }
+        for nb in nbrs {
+            if self.cells[nb] == opp && self.group_in_atari(self.group[nb] as usize) {
+                libs[n] = nb;
+                n += 1;
             }
         }
         if n >= limit {
@@ -803,6 +820,12 @@ impl Board {
             }
         }
         true
+    }
+
+    /// How many of the four neighbours of `p` are empty.
+    #[inline]
+    pub(crate) fn empty_neighbours(&self, p: usize) -> usize {
+        self.nbrs(p).into_iter().filter(|&q| self.cells[q] == EMPTY).count()
     }
 
     /// Whether `p` is an eye of `color` in the playout sense: all four neighbours are

@@ -391,9 +391,13 @@ fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
     let mut region = [0usize; NAKADE_MAX];
     let mut n = 0;
     let color = board.to_move();
+    let stride = board.nbrs(last)[3] - last;
     for e in board.nbrs(last) {
-        // A point of the region read last has had its answer.
-        if board.cell(e) != EMPTY || region[..n].contains(&e) {
+        // A point of the region read last, or next to it (so in the same region, if only
+        // part of it was read), has had its answer.
+        if board.cell(e) != EMPTY
+            || region[..n].iter().any(|&r| r == e || r.abs_diff(e) == 1 || r.abs_diff(e) == stride)
+        {
             continue;
         }
         // `e` touches the last stone: only the other side's eye space can hold it, and the
@@ -517,8 +521,15 @@ impl<P: PatternHook> HeavyPolicy<P> {
 
     /// Whether a stone of `color` on the empty point `p` would leave its group in atari
     /// without capturing (false for a point that is not empty).
+    #[inline]
     pub fn is_self_atari(&self, board: &Board, color: Color, p: Point) -> bool {
-        if !board.is_empty_point(p) || board.liberties_after(color, p, 2) >= 2 {
+        // Two empty neighbours are two liberties.
+        board.is_empty_point(p) && board.empty_neighbours(p.index()) < 2 && self.few_liberties_after(board, color, p)
+    }
+
+    /// [`is_self_atari`](HeavyPolicy::is_self_atari) of an empty point, past its quick test.
+    fn few_liberties_after(&self, board: &Board, color: Color, p: Point) -> bool {
+        if board.liberties_after(color, p, 2) >= 2 {
             return false;
         }
         if self.allow_single_self_atari {
@@ -629,14 +640,15 @@ impl<P: PatternHook> HeavyPolicy<P> {
     fn two_liberty_moves(&self, board: &Board, last: usize, cands: &mut [usize; 16]) -> usize {
         let color = board.to_move();
         let mut n = 0;
+        let around = board.nbrs(last);
         let mut seen = [usize::MAX; 5];
-        for (i, q) in [last].into_iter().chain(board.nbrs(last)).enumerate() {
+        for (i, q) in [last, around[0], around[1], around[2], around[3]].into_iter().enumerate() {
             let c = board.cell(q);
             if c == EMPTY || c == BORDER {
                 continue;
             }
             let g = board.group_of(q);
-            if seen.contains(&g) {
+            if seen[..i].contains(&g) {
                 continue;
             }
             seen[i] = g;
