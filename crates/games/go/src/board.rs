@@ -203,9 +203,12 @@ std::thread_local! {
 
 /// One step of [`Board::ladder_captures`] with the defender to move on `boards[d]`, its group
 /// on `s` in atari: whether the attacker captures it. `budget` bounds the positions read; the
-/// defender's extension is played on `boards[d]`, the attacker's replies on copies of it in
-/// `boards[d + 1]` (added the first time a reading goes that deep).
-fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32) -> bool {
+/// defender's extension is played on `boards[d]`, the attacker's last atari too, and the first
+/// of two on a copy in `boards[d + 1]` (added the first time a reading goes that deep).
+/// `moves` holds the defender's extension and the attacker's atari since the last step
+/// (`None` at the first, or when the extension joined another group): only the attacking
+/// groups next to them can have come into atari, or next to the defender, since.
+fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32, moves: Option<(usize, usize)>) -> bool {
     if *budget == 0 {
         return false;
     }
@@ -215,45 +218,65 @@ fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32) 
     let g = b.group_of(s);
     // Capturing an attacking group in atari next to the defender breaks the ladder.
     let opp = defender.other().cell();
-    let mut t = g;
-    loop {
-        for n in b.nbrs(t) {
-            if b.cells[n] == opp && b.group_in_atari(b.group_of(n)) {
-                return false;
+    let atari_next_to =
+        |b: &Board, p: usize| b.nbrs(p).into_iter().any(|n| b.cells[n] == opp && b.group_in_atari(b.group_of(n)));
+    let broken = match moves {
+        Some((l, a)) => atari_next_to(b, l) || b.group_in_atari(b.group_of(a)),
+        None => {
+            let mut t = g;
+            loop {
+                if atari_next_to(b, t) {
+                    break true;
+                }
+                t = b.next_stone(t);
+                if t == g {
+                    break false;
+                }
             }
         }
-        t = b.next_stone(t);
-        if t == g {
-            break;
-        }
+    };
+    if broken {
+        return false;
     }
     let l = b.atari_liberty(g);
     if !b.is_legal_for(defender, Point(l as u16), false) {
         return true;
     }
+    let stones = b.stones[g];
     b.play(Point(l as u16));
+    // An extension that joins another group of the defender brings new neighbours to check.
+    let joined = b.stones[b.group_of(s)] != stones + 1;
     let Some((x, y)) = b.two_liberties(s) else {
         // One liberty: captured next; three or more: escaped.
         return b.group_in_atari(b.group_of(s));
     };
     let attacker = b.to_move;
-    if boards.len() == d + 1 {
-        let copy = boards[d].clone();
-        boards.push(copy);
-    }
-    for a in [x, y] {
-        let (done, rest) = boards.split_at_mut(d + 1);
-        if !done[d].is_legal_for(attacker, Point(a as u16), false) {
-            continue;
+    let legal = [x, y].map(|a| b.is_legal_for(attacker, Point(a as u16), false));
+    // The attacker's first atari is read on a copy when there is a second to read after it;
+    // the last one is played on this board, which is not needed any more.
+    if legal == [true, true] {
+        if boards.len() == d + 1 {
+            let copy = boards[d].clone();
+            boards.push(copy);
         }
+        let (done, rest) = boards.split_at_mut(d + 1);
         let chase = &mut rest[0];
         chase.clone_from(&done[d]);
-        chase.play(Point(a as u16));
-        if chase.group_in_atari(chase.group_of(s)) && ladder_escape(boards, d + 1, s, budget) {
+        chase.play(Point(x as u16));
+        if chase.group_in_atari(chase.group_of(s))
+            && ladder_escape(boards, d + 1, s, budget, (!joined).then_some((l, x)))
+        {
             return true;
         }
     }
-    false
+    let a = match legal {
+        [_, true] => y,
+        [true, false] => x,
+        [false, false] => return false,
+    };
+    let b = &mut boards[d];
+    b.play(Point(a as u16));
+    b.group_in_atari(b.group_of(s)) && ladder_escape(boards, d, s, budget, (!joined).then_some((l, a)))
 }
 
 impl PartialEq for Board {
@@ -601,7 +624,7 @@ impl Board {
             boards[0].clone_from(self);
             boards[0].set_to_move(color);
             let mut budget = budget;
-            ladder_escape(boards, 0, stone.index(), &mut budget)
+            ladder_escape(boards, 0, stone.index(), &mut budget, None)
         })
     }
 
