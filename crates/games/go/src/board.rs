@@ -141,6 +141,9 @@ pub struct Board {
     lib_sq: [u32; CELLS],
     empty: [u16; CELLS],
     empty_pos: [u16; CELLS],
+    /// For every point, how many of its four neighbours hold each cell value: four bits per
+    /// value, the count of `EMPTY` neighbours in the lowest (see [`Board::neighbour_count`]).
+    counts: [u16; CELLS],
 }
 
 impl Clone for Board {
@@ -164,6 +167,7 @@ impl Clone for Board {
             lib_sq: self.lib_sq,
             empty: self.empty,
             empty_pos: self.empty_pos,
+            counts: self.counts,
         }
     }
 
@@ -192,6 +196,7 @@ impl Clone for Board {
         let e = source.n_empty as usize;
         self.empty[..e].copy_from_slice(&source.empty[..e]);
         self.empty_pos[..n].copy_from_slice(&source.empty_pos[..n]);
+        self.counts[..n].copy_from_slice(&source.counts[..n]);
     }
 }
 
@@ -317,6 +322,7 @@ impl Board {
             lib_sq: [0; CELLS],
             empty: [0; CELLS],
             empty_pos: [0; CELLS],
+            counts: [0; CELLS],
         };
         for y in 0..size {
             for x in 0..size {
@@ -325,6 +331,11 @@ impl Board {
                 b.empty_pos[p] = b.n_empty;
                 b.empty[b.n_empty as usize] = p as u16;
                 b.n_empty += 1;
+            }
+        }
+        for p in 0..b.cell_count() {
+            if b.cells[p] == EMPTY {
+                b.counts[p] = b.nbrs(p).into_iter().map(|q| 1u16 << (4 * b.cells[q])).sum();
             }
         }
         Some(b)
@@ -670,6 +681,9 @@ impl Board {
             return 0;
         }
         let p = p.index();
+        if self.neighbour_count(p, EMPTY) >= limit {
+            return limit;
+        }
         let own = color.cell();
         let opp = color.other().cell();
         let mut libs = [0usize; 8];
@@ -827,6 +841,9 @@ impl Board {
     /// captures.
     #[inline]
     pub(crate) fn is_suicide(&self, color: Color, p: usize) -> bool {
+        if self.neighbour_count(p, EMPTY) > 0 {
+            return false;
+        }
         let own = color.cell();
         for n in self.nbrs(p) {
             let c = self.cells[n];
@@ -848,7 +865,23 @@ impl Board {
     /// How many of the four neighbours of `p` are empty.
     #[inline]
     pub(crate) fn empty_neighbours(&self, p: usize) -> usize {
-        self.nbrs(p).into_iter().filter(|&q| self.cells[q] == EMPTY).count()
+        self.neighbour_count(p, EMPTY)
+    }
+
+    /// How many of the four neighbours of the empty point `p` hold the cell value `cell`
+    /// (`EMPTY`, a colour's cell, `BORDER`); meaningless for a point that holds a stone.
+    #[inline]
+    pub(crate) fn neighbour_count(&self, p: usize, cell: u8) -> usize {
+        ((self.counts[p] >> (4 * cell)) & 0xF) as usize
+    }
+
+    /// Adds `delta` (four bits per cell value, wrapping) to the neighbour counts of the four
+    /// neighbours of `p` (the border cells' counts are never read).
+    #[inline]
+    fn count_around(&mut self, p: usize, delta: u16) {
+        for q in self.nbrs(p) {
+            self.counts[q] = self.counts[q].wrapping_add(delta);
+        }
     }
 
     /// Whether `p` is an eye of `color` in the playout sense: all four neighbours are
@@ -861,11 +894,8 @@ impl Board {
             return false;
         }
         let own = color.cell();
-        for n in self.nbrs(p) {
-            let c = self.cells[n];
-            if c != own && c != BORDER {
-                return false;
-            }
+        if self.neighbour_count(p, own) + self.neighbour_count(p, BORDER) != 4 {
+            return false;
         }
         let s = self.stride as usize;
         let opp = color.other().cell();
@@ -936,6 +966,7 @@ impl Board {
         loop {
             let next = self.next[s] as usize;
             self.cells[s] = EMPTY;
+            self.count_around(s, 1u16.wrapping_sub(1 << (4 * color.cell())));
             self.hash ^= stone_key(color, s);
             self.give_empty(s);
             count += 1;
@@ -1000,6 +1031,7 @@ impl Board {
         let opp = color.other().cell();
         self.take_empty(p);
         self.cells[p] = own;
+        self.count_around(p, (1u16 << (4 * own)).wrapping_sub(1));
         self.hash ^= stone_key(color, p);
         self.next[p] = p as u16;
         self.group[p] = p as u16;
@@ -1214,6 +1246,10 @@ impl Board {
             match self.cells[i] {
                 EMPTY => {
                     empties += 1;
+                    let counted: u16 = self.nbrs(i).into_iter().map(|q| 1u16 << (4 * self.cells[q])).sum();
+                    if counted != self.counts[i] {
+                        return Err(format!("neighbour counts wrong at {i}"));
+                    }
                     let k = self.empty_pos[i] as usize;
                     if k >= self.n_empty as usize || self.empty[k] as usize != i {
                         return Err(format!("empty list broken at {i}"));

@@ -363,24 +363,25 @@ fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKA
     region[0] = e;
     *n = 1;
     let mut i = 0;
+    let other = 3 - owner;
     while i < *n {
-        for q in board.nbrs(region[i]) {
-            match board.cell(q) {
-                BORDER => {}
-                EMPTY => {
-                    if !region[..*n].contains(&q) {
-                        if *n == NAKADE_MAX {
-                            return false;
-                        }
-                        region[*n] = q;
-                        *n += 1;
-                    }
+        let r = region[i];
+        i += 1;
+        if board.neighbour_count(r, other) > 0 {
+            return false;
+        }
+        if board.neighbour_count(r, EMPTY) == 0 {
+            continue;
+        }
+        for q in board.nbrs(r) {
+            if board.cell(q) == EMPTY && !region[..*n].contains(&q) {
+                if *n == NAKADE_MAX {
+                    return false;
                 }
-                c if c == owner => {}
-                _ => return false,
+                region[*n] = q;
+                *n += 1;
             }
         }
-        i += 1;
     }
     true
 }
