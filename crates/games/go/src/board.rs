@@ -141,8 +141,9 @@ pub struct Board {
     lib_sq: [u32; CELLS],
     empty: [u16; CELLS],
     empty_pos: [u16; CELLS],
-    /// For every point, how many of its four neighbours hold each cell value: four bits per
-    /// value, the count of `EMPTY` neighbours in the lowest (see [`Board::neighbour_count`]).
+    /// For every point of the board, stone or empty, how many of its four neighbours hold each
+    /// cell value: four bits per value, the count of `EMPTY` neighbours in the lowest (see
+    /// [`Board::neighbour_count`]; the border cells' counts mean nothing).
     counts: [u16; CELLS],
 }
 
@@ -230,7 +231,7 @@ fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32, 
         None => {
             let mut t = g;
             loop {
-                if atari_next_to(b, t) {
+                if b.neighbour_count(t, opp) > 0 && atari_next_to(b, t) {
                     break true;
                 }
                 t = b.next_stone(t);
@@ -593,9 +594,11 @@ impl Board {
         let own = self.cells[p];
         let mut s = p;
         let first = 'walk: loop {
-            for q in self.nbrs(s) {
-                if self.cells[q] == EMPTY {
-                    break 'walk q;
+            if self.neighbour_count(s, EMPTY) > 0 {
+                for q in self.nbrs(s) {
+                    if self.cells[q] == EMPTY {
+                        break 'walk q;
+                    }
                 }
             }
             s = self.next[s] as usize;
@@ -645,9 +648,11 @@ impl Board {
     pub(crate) fn for_each_neighbour_group(&self, g: usize, cell: u8, mut f: impl FnMut(usize)) {
         let mut s = g;
         loop {
-            for q in self.nbrs(s) {
-                if self.cells[q] == cell {
-                    f(self.group_of(q));
+            if self.neighbour_count(s, cell) > 0 {
+                for q in self.nbrs(s) {
+                    if self.cells[q] == cell {
+                        f(self.group_of(q));
+                    }
                 }
             }
             s = self.next_stone(s);
@@ -762,11 +767,13 @@ impl Board {
             let g = self.group[nb] as usize;
             let mut s = g;
             loop {
-                for q in self.nbrs(s) {
-                    if self.cells[q] == EMPTY {
-                        push(q, &mut libs, &mut n);
-                        if n >= limit {
-                            return limit;
+                if self.neighbour_count(s, EMPTY) > 0 {
+                    for q in self.nbrs(s) {
+                        if self.cells[q] == EMPTY {
+                            push(q, &mut libs, &mut n);
+                            if n >= limit {
+                                return limit;
+                            }
                         }
                     }
                 }
@@ -868,8 +875,8 @@ impl Board {
         self.neighbour_count(p, EMPTY)
     }
 
-    /// How many of the four neighbours of the empty point `p` hold the cell value `cell`
-    /// (`EMPTY`, a colour's cell, `BORDER`); meaningless for a point that holds a stone.
+    /// How many of the four neighbours of the point `p` (empty or not) hold the cell value
+    /// `cell` (`EMPTY`, a colour's cell, `BORDER`).
     #[inline]
     pub(crate) fn neighbour_count(&self, p: usize, cell: u8) -> usize {
         ((self.counts[p] >> (4 * cell)) & 0xF) as usize
@@ -1243,13 +1250,13 @@ impl Board {
         let mut empties = 0;
         for p in self.points() {
             let i = p.index();
+            let counted: u16 = self.nbrs(i).into_iter().map(|q| 1u16 << (4 * self.cells[q])).sum();
+            if counted != self.counts[i] {
+                return Err(format!("neighbour counts wrong at {i}"));
+            }
             match self.cells[i] {
                 EMPTY => {
                     empties += 1;
-                    let counted: u16 = self.nbrs(i).into_iter().map(|q| 1u16 << (4 * self.cells[q])).sum();
-                    if counted != self.counts[i] {
-                        return Err(format!("neighbour counts wrong at {i}"));
-                    }
                     let k = self.empty_pos[i] as usize;
                     if k >= self.n_empty as usize || self.empty[k] as usize != i {
                         return Err(format!("empty list broken at {i}"));

@@ -319,10 +319,9 @@ fn safe_two_liberties(board: &Board, owner: Color, g: usize, libs: (usize, usize
 /// touches no other stone of `owner` and has one empty neighbour, or two of which one is the
 /// group's other liberty `other`.
 fn hopeless_extension(board: &Board, owner: Color, lib: usize, other: usize) -> bool {
-    let nbrs = board.nbrs(lib);
-    let own = nbrs.iter().filter(|&&q| board.cell(q) == owner.cell()).count();
-    let empty = nbrs.iter().filter(|&&q| board.cell(q) == EMPTY).count();
-    own == 1 && (empty == 1 || (empty == 2 && nbrs.contains(&other)))
+    let own = board.neighbour_count(lib, owner.cell());
+    let empty = board.neighbour_count(lib, EMPTY);
+    own == 1 && (empty == 1 || (empty == 2 && board.nbrs(lib).contains(&other)))
 }
 
 /// The largest eye space the nakade rules judge.
@@ -555,6 +554,9 @@ impl<P: PatternHook> HeavyPolicy<P> {
             let opp = color.other().cell();
             // 1. Atari escape for own groups next to the last move.
             for nb in board.nbrs(last) {
+                if board.neighbour_count(last, own) == 0 {
+                    break;
+                }
                 if board.cell(nb) != own {
                     continue;
                 }
@@ -698,8 +700,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 continue;
             }
             good[i] = l;
-            let lumps =
-                board.nbrs(l).into_iter().filter(|&q| board.cell(q) == color.cell() || board.cell(q) == BORDER).count();
+            let lumps = board.neighbour_count(l, color.cell()) + board.neighbour_count(l, BORDER);
             neat[i] = lumps < 3;
         }
         for i in 0..2 {
