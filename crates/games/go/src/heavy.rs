@@ -388,14 +388,21 @@ fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKA
 /// The attacker's reply when the last move, on `last`, made or shrank an eye space of its own
 /// side next to it that dies if the side to move takes its vital point first.
 fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
+    if board.neighbour_count(last, EMPTY) == 0 {
+        return None;
+    }
     let mut region = [0usize; NAKADE_MAX];
     let mut n = 0;
     let color = board.to_move();
     let stride = board.nbrs(last)[3] - last;
     for e in board.nbrs(last) {
-        // A point of the region read last, or next to it (so in the same region, if only
-        // part of it was read), has had its answer.
+        // A point next to a stone of the side to move, or without an empty neighbour (a
+        // region of one point), has no vital point to take; a point of the region read last,
+        // or next to it (so in the same region, if only part of it was read), has had its
+        // answer.
         if board.cell(e) != EMPTY
+            || board.neighbour_count(e, color.cell()) > 0
+            || board.neighbour_count(e, EMPTY) == 0
             || region[..n].iter().any(|&r| r == e || r.abs_diff(e) == 1 || r.abs_diff(e) == stride)
         {
             continue;
