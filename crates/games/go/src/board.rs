@@ -10,7 +10,14 @@
 //! with the sum and the sum of squares of those empty points. A group is captured when the
 //! count reaches zero, and it is in atari exactly when all its pseudo-liberties are the same
 //! point, i.e. when `count * sum_of_squares == sum * sum` (Cauchy–Schwarz is an equality only
-//! for equal values). This keeps every update O(1) per neighbour, as fast playouts need.
+//! for equal values). This keeps every update O(1) per neighbour, as fast playouts need. The
+//! same sums without one empty point's share tell whether a group has liberties besides that
+//! point, exactly one (and which: the sum over the count) or more, which answers the tactical
+//! questions of heavy playouts (self-atari, exactly two liberties) with no walk of the group.
+//!
+//! Every point also counts its neighbours of each kind (empty, black, white, edge: four bits
+//! each), so the eye, suicide and shape tests of the playouts read one number instead of four
+//! cells.
 //!
 //! The [`Board`] knows nothing about superko or the end of the game: that is the job of
 //! [`crate::Go`]. It is a plain value (fixed-size arrays, no heap), so copying it for a
