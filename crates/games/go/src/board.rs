@@ -10,7 +10,14 @@
 //! with the sum and the sum of squares of those empty points. A group is captured when the
 //! count reaches zero, and it is in atari exactly when all its pseudo-liberties are the same
 //! point, i.e. when `count * sum_of_squares == sum * sum` (Cauchy–Schwarz is an equality only
-//! for equal values). This keeps every update O(1) per neighbour, as fast playouts need.
+//! for equal values). This keeps every update O(1) per neighbour, as fast playouts need. The
+//! same sums without one empty point's share tell whether a group has liberties besides that
+//! point, exactly one (and which: the sum over the count) or more, which answers the tactical
+//! questions of heavy playouts (self-atari, exactly two liberties) with no walk of the group.
+//!
+//! Every point also counts its neighbours of each kind (empty, black, white, edge: four bits
+//! each), so the eye, suicide and shape tests of the playouts read one number instead of four
+//! cells.
 //!
 //! The [`Board`] knows nothing about superko or the end of the game: that is the job of
 //! [`crate::Go`]. It is a plain value (fixed-size arrays, no heap), so copying it for a
@@ -141,6 +148,10 @@ pub struct Board {
     lib_sq: [u32; CELLS],
     empty: [u16; CELLS],
     empty_pos: [u16; CELLS],
+    /// For every point of the board, stone or empty, how many of its four neighbours hold each
+    /// cell value: four bits per value, the count of `EMPTY` neighbours in the lowest (see
+    /// [`Board::neighbour_count`]; the border cells' counts mean nothing).
+    counts: [u16; CELLS],
 }
 
 impl Clone for Board {
@@ -164,6 +175,7 @@ impl Clone for Board {
             lib_sq: self.lib_sq,
             empty: self.empty,
             empty_pos: self.empty_pos,
+            counts: self.counts,
         }
     }
 
@@ -192,6 +204,7 @@ impl Clone for Board {
         let e = source.n_empty as usize;
         self.empty[..e].copy_from_slice(&source.empty[..e]);
         self.empty_pos[..n].copy_from_slice(&source.empty_pos[..n]);
+        self.counts[..n].copy_from_slice(&source.counts[..n]);
     }
 }
 
@@ -203,9 +216,12 @@ std::thread_local! {
 
 /// One step of [`Board::ladder_captures`] with the defender to move on `boards[d]`, its group
 /// on `s` in atari: whether the attacker captures it. `budget` bounds the positions read; the
-/// defender's extension is played on `boards[d]`, the attacker's replies on copies of it in
-/// `boards[d + 1]` (added the first time a reading goes that deep).
-fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32) -> bool {
+/// defender's extension is played on `boards[d]`, the attacker's last atari too, and the first
+/// of two on a copy in `boards[d + 1]` (added the first time a reading goes that deep).
+/// `moves` holds the defender's extension and the attacker's atari since the last step
+/// (`None` at the first, or when the extension joined another group): only the attacking
+/// groups next to them can have come into atari, or next to the defender, since.
+fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32, moves: Option<(usize, usize)>) -> bool {
     if *budget == 0 {
         return false;
     }
@@ -215,45 +231,65 @@ fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32) 
     let g = b.group_of(s);
     // Capturing an attacking group in atari next to the defender breaks the ladder.
     let opp = defender.other().cell();
-    let mut t = g;
-    loop {
-        for n in b.nbrs(t) {
-            if b.cells[n] == opp && b.group_in_atari(b.group_of(n)) {
-                return false;
+    let atari_next_to =
+        |b: &Board, p: usize| b.nbrs(p).into_iter().any(|n| b.cells[n] == opp && b.group_in_atari(b.group_of(n)));
+    let broken = match moves {
+        Some((l, a)) => atari_next_to(b, l) || b.group_in_atari(b.group_of(a)),
+        None => {
+            let mut t = g;
+            loop {
+                if b.neighbour_count(t, opp) > 0 && atari_next_to(b, t) {
+                    break true;
+                }
+                t = b.next_stone(t);
+                if t == g {
+                    break false;
+                }
             }
         }
-        t = b.next_stone(t);
-        if t == g {
-            break;
-        }
+    };
+    if broken {
+        return false;
     }
     let l = b.atari_liberty(g);
     if !b.is_legal_for(defender, Point(l as u16), false) {
         return true;
     }
+    let stones = b.stones[g];
     b.play(Point(l as u16));
+    // An extension that joins another group of the defender brings new neighbours to check.
+    let joined = b.stones[b.group_of(s)] != stones + 1;
     let Some((x, y)) = b.two_liberties(s) else {
         // One liberty: captured next; three or more: escaped.
         return b.group_in_atari(b.group_of(s));
     };
     let attacker = b.to_move;
-    if boards.len() == d + 1 {
-        let copy = boards[d].clone();
-        boards.push(copy);
-    }
-    for a in [x, y] {
-        let (done, rest) = boards.split_at_mut(d + 1);
-        if !done[d].is_legal_for(attacker, Point(a as u16), false) {
-            continue;
+    let legal = [x, y].map(|a| b.is_legal_for(attacker, Point(a as u16), false));
+    // The attacker's first atari is read on a copy when there is a second to read after it;
+    // the last one is played on this board, which is not needed any more.
+    if legal == [true, true] {
+        if boards.len() == d + 1 {
+            let copy = boards[d].clone();
+            boards.push(copy);
         }
+        let (done, rest) = boards.split_at_mut(d + 1);
         let chase = &mut rest[0];
         chase.clone_from(&done[d]);
-        chase.play(Point(a as u16));
-        if chase.group_in_atari(chase.group_of(s)) && ladder_escape(boards, d + 1, s, budget) {
+        chase.play(Point(x as u16));
+        if chase.group_in_atari(chase.group_of(s))
+            && ladder_escape(boards, d + 1, s, budget, (!joined).then_some((l, x)))
+        {
             return true;
         }
     }
-    false
+    let a = match legal {
+        [_, true] => y,
+        [true, false] => x,
+        [false, false] => return false,
+    };
+    let b = &mut boards[d];
+    b.play(Point(a as u16));
+    b.group_in_atari(b.group_of(s)) && ladder_escape(boards, d, s, budget, (!joined).then_some((l, a)))
 }
 
 impl PartialEq for Board {
@@ -294,6 +330,7 @@ impl Board {
             lib_sq: [0; CELLS],
             empty: [0; CELLS],
             empty_pos: [0; CELLS],
+            counts: [0; CELLS],
         };
         for y in 0..size {
             for x in 0..size {
@@ -302,6 +339,11 @@ impl Board {
                 b.empty_pos[p] = b.n_empty;
                 b.empty[b.n_empty as usize] = p as u16;
                 b.n_empty += 1;
+            }
+        }
+        for p in 0..b.cell_count() {
+            if b.cells[p] == EMPTY {
+                b.counts[p] = b.nbrs(p).into_iter().map(|q| 1u16 << (4 * b.cells[q])).sum();
             }
         }
         Some(b)
@@ -536,7 +578,9 @@ impl Board {
         (self.lib_sum[g] / self.libs[g].max(1) as u32) as usize
     }
 
-    /// The two liberties of the group holding the stone on `p`, if it has exactly two.
+    /// The two liberties of the group holding the stone on `p`, if it has exactly two, in the
+    /// order a walk of the group's stones from `p` meets them.
+    #[inline]
     pub(crate) fn two_liberties(&self, p: usize) -> Option<(usize, usize)> {
         // The pseudo-liberties rule most groups out without a walk: a group in atari has one
         // liberty, a liberty touches at most four stones of the group, and a group of one or
@@ -546,25 +590,41 @@ impl Board {
         if !(2..=8).contains(&pseudo) || (self.stones[g] <= 2 && pseudo != 2) || self.group_in_atari(g) {
             return None;
         }
-        let mut found = [0usize; 2];
-        let mut n = 0;
+        self.two_liberties_walked(p, g)
+    }
+
+    /// [`two_liberties`](Board::two_liberties) of the group `g` holding `p`, past its quick tests.
+    #[inline(never)]
+    fn two_liberties_walked(&self, p: usize, g: usize) -> Option<(usize, usize)> {
+        // The first liberty met from `p`; the pseudo-liberties without its share tell whether
+        // the rest is one point (the second liberty) or more.
+        let own = self.cells[p];
         let mut s = p;
-        loop {
-            for q in self.nbrs(s) {
-                if self.cells[q] == EMPTY && !found[..n].contains(&q) {
-                    if n == 2 {
-                        return None;
+        let first = 'walk: loop {
+            if self.neighbour_count(s, EMPTY) > 0 {
+                for q in self.nbrs(s) {
+                    if self.cells[q] == EMPTY {
+                        break 'walk q;
                     }
-                    found[n] = q;
-                    n += 1;
                 }
             }
             s = self.next[s] as usize;
             if s == p {
-                break;
+                return None;
             }
-        }
-        (n == 2).then_some((found[0], found[1]))
+        };
+        let share =
+            self.nbrs(first).into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count();
+        let (n, sum, sq) = self.pseudo_without(g, first, share);
+        (n > 0 && n * sq == sum * sum).then(|| (first, (sum / n) as usize))
+    }
+
+    /// The pseudo-liberties of group `g` (count, sum and sum of squares) without the `share`
+    /// pairs that the empty point `p` makes with its stones.
+    #[inline]
+    fn pseudo_without(&self, g: usize, p: usize, share: usize) -> (u64, u64, u64) {
+        let (k, p) = (share as u64, p as u64);
+        (self.libs[g] as u64 - k, self.lib_sum[g] as u64 - k * p, self.lib_sq[g] as u64 - k * p * p)
     }
 
     /// Whether the group holding `stone`, in atari, is caught in a ladder: when its side
@@ -585,7 +645,7 @@ impl Board {
             boards[0].clone_from(self);
             boards[0].set_to_move(color);
             let mut budget = budget;
-            ladder_escape(boards, 0, stone.index(), &mut budget)
+            ladder_escape(boards, 0, stone.index(), &mut budget, None)
         })
     }
 
@@ -595,9 +655,11 @@ impl Board {
     pub(crate) fn for_each_neighbour_group(&self, g: usize, cell: u8, mut f: impl FnMut(usize)) {
         let mut s = g;
         loop {
-            for q in self.nbrs(s) {
-                if self.cells[q] == cell {
-                    f(self.group_of(q));
+            if self.neighbour_count(s, cell) > 0 {
+                for q in self.nbrs(s) {
+                    if self.cells[q] == cell {
+                        f(self.group_of(q));
+                    }
                 }
             }
             s = self.next_stone(s);
@@ -622,11 +684,18 @@ impl Board {
 
     /// Up to `limit` distinct liberties the group of a `color` stone on the empty point `p`
     /// would have (captures counted as giving the captured neighbour point), without playing.
+    ///
+    /// The liberties an own neighbour group brings are read from its pseudo-liberties without
+    /// the share of `p`: none, exactly one (which point it is follows), or more; its stones are
+    /// walked only when more than one could still change the answer (a `limit` above two).
     pub fn liberties_after(&self, color: Color, p: Point, limit: usize) -> usize {
         if !self.is_empty_point(p) {
             return 0;
         }
         let p = p.index();
+        if self.neighbour_count(p, EMPTY) >= limit {
+            return limit;
+        }
         let own = color.cell();
         let opp = color.other().cell();
         let mut libs = [0usize; 8];
@@ -637,15 +706,67 @@ impl Board {
                 *n += 1;
             }
         };
-        for nb in self.nbrs(p) {
-            let c = self.cells[nb];
-            if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
-                push(nb, &mut libs, &mut n);
+        // The empty neighbours first (distinct points: no search), then the captures.
+        let nbrs = self.nbrs(p);
+        for nb in nbrs {
+            if self.cells[nb] == EMPTY {
+                libs[n] = nb;
+                n += 1;
             }
         }
         if n >= limit {
             return n.min(limit);
         }
+        for nb in nbrs {
+            if self.cells[nb] == opp && self.group_in_atari(self.group[nb] as usize) {
+                libs[n] = nb;
+                n += 1;
+            }
+        }
+        if n >= limit {
+            return n.min(limit);
+        }
+        let mut seen = [0usize; 4];
+        let mut groups = 0;
+        for nb in nbrs {
+            if self.cells[nb] != own {
+                continue;
+            }
+            let g = self.group[nb] as usize;
+            if seen[..groups].contains(&g) {
+                continue;
+            }
+            seen[groups] = g;
+            groups += 1;
+            let share = nbrs.into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count();
+            let (k, sum, sq) = self.pseudo_without(g, p, share);
+            if k == 0 {
+                continue;
+            }
+            if k * sq == sum * sum {
+                push((sum / k) as usize, &mut libs, &mut n);
+                if n >= limit {
+                    return limit;
+                }
+            } else if limit <= 2 {
+                // Two liberties or more besides `p` from this group alone.
+                return limit;
+            } else {
+                return self.liberties_after_walk(p, own, libs, n, limit);
+            }
+        }
+        n
+    }
+
+    /// [`liberties_after`](Board::liberties_after) by walking the own neighbour groups, the
+    /// `n` liberties in `libs` already found around `p`.
+    fn liberties_after_walk(&self, p: usize, own: u8, mut libs: [usize; 8], mut n: usize, limit: usize) -> usize {
+        let push = |q: usize, libs: &mut [usize; 8], n: &mut usize| {
+            if q != p && !libs[..*n].contains(&q) && *n < libs.len() {
+                libs[*n] = q;
+                *n += 1;
+            }
+        };
         for nb in self.nbrs(p) {
             if self.cells[nb] != own {
                 continue;
@@ -653,11 +774,13 @@ impl Board {
             let g = self.group[nb] as usize;
             let mut s = g;
             loop {
-                for q in self.nbrs(s) {
-                    if self.cells[q] == EMPTY {
-                        push(q, &mut libs, &mut n);
-                        if n >= limit {
-                            return limit;
+                if self.neighbour_count(s, EMPTY) > 0 {
+                    for q in self.nbrs(s) {
+                        if self.cells[q] == EMPTY {
+                            push(q, &mut libs, &mut n);
+                            if n >= limit {
+                                return limit;
+                            }
                         }
                     }
                 }
@@ -732,6 +855,9 @@ impl Board {
     /// captures.
     #[inline]
     pub(crate) fn is_suicide(&self, color: Color, p: usize) -> bool {
+        if self.neighbour_count(p, EMPTY) > 0 {
+            return false;
+        }
         let own = color.cell();
         for n in self.nbrs(p) {
             let c = self.cells[n];
@@ -750,6 +876,28 @@ impl Board {
         true
     }
 
+    /// How many of the four neighbours of `p` are empty.
+    #[inline]
+    pub(crate) fn empty_neighbours(&self, p: usize) -> usize {
+        self.neighbour_count(p, EMPTY)
+    }
+
+    /// How many of the four neighbours of the point `p` (empty or not) hold the cell value
+    /// `cell` (`EMPTY`, a colour's cell, `BORDER`).
+    #[inline]
+    pub(crate) fn neighbour_count(&self, p: usize, cell: u8) -> usize {
+        ((self.counts[p] >> (4 * cell)) & 0xF) as usize
+    }
+
+    /// Adds `delta` (four bits per cell value, wrapping) to the neighbour counts of the four
+    /// neighbours of `p` (the border cells' counts are never read).
+    #[inline]
+    fn count_around(&mut self, p: usize, delta: u16) {
+        for q in self.nbrs(p) {
+            self.counts[q] = self.counts[q].wrapping_add(delta);
+        }
+    }
+
     /// Whether `p` is an eye of `color` in the playout sense: all four neighbours are
     /// `color` (or the edge), and the diagonals hold at most one opponent stone in the
     /// centre and none on the edge (otherwise the eye can be made false).
@@ -760,11 +908,8 @@ impl Board {
             return false;
         }
         let own = color.cell();
-        for n in self.nbrs(p) {
-            let c = self.cells[n];
-            if c != own && c != BORDER {
-                return false;
-            }
+        if self.neighbour_count(p, own) + self.neighbour_count(p, BORDER) != 4 {
+            return false;
         }
         let s = self.stride as usize;
         let opp = color.other().cell();
@@ -835,6 +980,7 @@ impl Board {
         loop {
             let next = self.next[s] as usize;
             self.cells[s] = EMPTY;
+            self.count_around(s, 1u16.wrapping_sub(1 << (4 * color.cell())));
             self.hash ^= stone_key(color, s);
             self.give_empty(s);
             count += 1;
@@ -899,6 +1045,7 @@ impl Board {
         let opp = color.other().cell();
         self.take_empty(p);
         self.cells[p] = own;
+        self.count_around(p, (1u16 << (4 * own)).wrapping_sub(1));
         self.hash ^= stone_key(color, p);
         self.next[p] = p as u16;
         self.group[p] = p as u16;
@@ -1110,6 +1257,10 @@ impl Board {
         let mut empties = 0;
         for p in self.points() {
             let i = p.index();
+            let counted: u16 = self.nbrs(i).into_iter().map(|q| 1u16 << (4 * self.cells[q])).sum();
+            if counted != self.counts[i] {
+                return Err(format!("neighbour counts wrong at {i}"));
+            }
             match self.cells[i] {
                 EMPTY => {
                     empties += 1;

@@ -308,7 +308,7 @@ fn safe_two_liberties(board: &Board, owner: Color, g: usize, libs: (usize, usize
         board
             .nbrs(l)
             .into_iter()
-            .any(|q| board.cell(q) == own && board.group_of(q) != g && board.group_liberties(board.group_of(q), 2) >= 2)
+            .any(|q| board.cell(q) == own && board.group_of(q) != g && !board.group_in_atari(board.group_of(q)))
     };
     let opens = |l: usize, other: usize| board.nbrs(l).into_iter().any(|q| q != other && board.cell(q) == EMPTY);
     let (a, b) = libs;
@@ -319,10 +319,9 @@ fn safe_two_liberties(board: &Board, owner: Color, g: usize, libs: (usize, usize
 /// touches no other stone of `owner` and has one empty neighbour, or two of which one is the
 /// group's other liberty `other`.
 fn hopeless_extension(board: &Board, owner: Color, lib: usize, other: usize) -> bool {
-    let nbrs = board.nbrs(lib);
-    let own = nbrs.iter().filter(|&&q| board.cell(q) == owner.cell()).count();
-    let empty = nbrs.iter().filter(|&&q| board.cell(q) == EMPTY).count();
-    own == 1 && (empty == 1 || (empty == 2 && nbrs.contains(&other)))
+    let own = board.neighbour_count(lib, owner.cell());
+    let empty = board.neighbour_count(lib, EMPTY);
+    own == 1 && (empty == 1 || (empty == 2 && board.nbrs(lib).contains(&other)))
 }
 
 /// The largest eye space the nakade rules judge.
@@ -363,24 +362,25 @@ fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKA
     region[0] = e;
     *n = 1;
     let mut i = 0;
+    let other = 3 - owner;
     while i < *n {
-        for q in board.nbrs(region[i]) {
-            match board.cell(q) {
-                BORDER => {}
-                EMPTY => {
-                    if !region[..*n].contains(&q) {
-                        if *n == NAKADE_MAX {
-                            return false;
-                        }
-                        region[*n] = q;
-                        *n += 1;
-                    }
+        let r = region[i];
+        i += 1;
+        if board.neighbour_count(r, other) > 0 {
+            return false;
+        }
+        if board.neighbour_count(r, EMPTY) == 0 {
+            continue;
+        }
+        for q in board.nbrs(r) {
+            if board.cell(q) == EMPTY && !region[..*n].contains(&q) {
+                if *n == NAKADE_MAX {
+                    return false;
                 }
-                c if c == owner => {}
-                _ => return false,
+                region[*n] = q;
+                *n += 1;
             }
         }
-        i += 1;
     }
     true
 }
@@ -388,12 +388,23 @@ fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKA
 /// The attacker's reply when the last move, on `last`, made or shrank an eye space of its own
 /// side next to it that dies if the side to move takes its vital point first.
 fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
+    if board.neighbour_count(last, EMPTY) == 0 {
+        return None;
+    }
     let mut region = [0usize; NAKADE_MAX];
     let mut n = 0;
     let color = board.to_move();
+    let stride = board.nbrs(last)[3] - last;
     for e in board.nbrs(last) {
-        // A point of the region read last has had its answer.
-        if board.cell(e) != EMPTY || region[..n].contains(&e) {
+        // A point next to a stone of the side to move, or without an empty neighbour (a
+        // region of one point), has no vital point to take; a point of the region read last,
+        // or next to it (so in the same region, if only part of it was read), has had its
+        // answer.
+        if board.cell(e) != EMPTY
+            || board.neighbour_count(e, color.cell()) > 0
+            || board.neighbour_count(e, EMPTY) == 0
+            || region[..n].iter().any(|&r| r == e || r.abs_diff(e) == 1 || r.abs_diff(e) == stride)
+        {
             continue;
         }
         // `e` touches the last stone: only the other side's eye space can hold it, and the
@@ -517,8 +528,15 @@ impl<P: PatternHook> HeavyPolicy<P> {
 
     /// Whether a stone of `color` on the empty point `p` would leave its group in atari
     /// without capturing (false for a point that is not empty).
+    #[inline]
     pub fn is_self_atari(&self, board: &Board, color: Color, p: Point) -> bool {
-        if !board.is_empty_point(p) || board.liberties_after(color, p, 2) >= 2 {
+        // Two empty neighbours are two liberties.
+        board.is_empty_point(p) && board.empty_neighbours(p.index()) < 2 && self.few_liberties_after(board, color, p)
+    }
+
+    /// [`is_self_atari`](HeavyPolicy::is_self_atari) of an empty point, past its quick test.
+    fn few_liberties_after(&self, board: &Board, color: Color, p: Point) -> bool {
+        if board.liberties_after(color, p, 2) >= 2 {
             return false;
         }
         if self.allow_single_self_atari {
@@ -543,6 +561,9 @@ impl<P: PatternHook> HeavyPolicy<P> {
             let opp = color.other().cell();
             // 1. Atari escape for own groups next to the last move.
             for nb in board.nbrs(last) {
+                if board.neighbour_count(last, own) == 0 {
+                    break;
+                }
                 if board.cell(nb) != own {
                     continue;
                 }
@@ -629,14 +650,15 @@ impl<P: PatternHook> HeavyPolicy<P> {
     fn two_liberty_moves(&self, board: &Board, last: usize, cands: &mut [usize; 16]) -> usize {
         let color = board.to_move();
         let mut n = 0;
+        let around = board.nbrs(last);
         let mut seen = [usize::MAX; 5];
-        for (i, q) in [last].into_iter().chain(board.nbrs(last)).enumerate() {
+        for (i, q) in [last, around[0], around[1], around[2], around[3]].into_iter().enumerate() {
             let c = board.cell(q);
             if c == EMPTY || c == BORDER {
                 continue;
             }
             let g = board.group_of(q);
-            if seen.contains(&g) {
+            if seen[..i].contains(&g) {
                 continue;
             }
             seen[i] = g;
@@ -685,8 +707,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 continue;
             }
             good[i] = l;
-            let lumps =
-                board.nbrs(l).into_iter().filter(|&q| board.cell(q) == color.cell() || board.cell(q) == BORDER).count();
+            let lumps = board.neighbour_count(l, color.cell()) + board.neighbour_count(l, BORDER);
             neat[i] = lumps < 3;
         }
         for i in 0..2 {

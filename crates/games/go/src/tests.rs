@@ -725,3 +725,146 @@ fn full_playouts_are_legal_and_repeat_per_seed() {
         assert_ne!(first, seeded_playouts_fingerprint(&full, size, 29), "{size}x{size}");
     }
 }
+
+/// The liberties of the group on `p` in the order a walk of its stones from `p` meets them.
+fn walked_liberties(b: &Board, p: Point) -> Vec<usize> {
+    let mut libs = Vec::new();
+    for s in b.group_stones(p) {
+        for q in b.nbrs(s.index()) {
+            if b.cell(q) == board::EMPTY && !libs.contains(&q) {
+                libs.push(q);
+            }
+        }
+    }
+    libs
+}
+
+#[test]
+fn liberty_counts_from_pseudo_liberties_agree_with_walks() {
+    // `two_liberties` and `liberties_after` answer from the pseudo-liberty sums where they can;
+    // positions of seeded light playouts (two board-fulls of moves: captures, big groups)
+    // compare them with walks of the groups.
+    let mut positions = 0;
+    for size in [5, 9, 13] {
+        for seed in 0..12 {
+            let mut rng = tabula_core::Rng::new(seed);
+            let mut b = Board::new(size).unwrap();
+            for _ in 0..2 * size * size {
+                for p in b.points() {
+                    match b.color_at(p) {
+                        Some(_) => {
+                            let libs = walked_liberties(&b, p);
+                            let two = (libs.len() == 2).then(|| (libs[0], libs[1]));
+                            assert_eq!(b.two_liberties(p.index()), two, "{p:?}\n{b}");
+                        }
+                        None => {
+                            for color in [Color::Black, Color::White] {
+                                let mut libs: Vec<usize> = Vec::new();
+                                for q in b.nbrs(p.index()) {
+                                    match b.color_at(Point(q as u16)) {
+                                        None if b.cell(q) == board::EMPTY => libs.push(q),
+                                        Some(c) if c != color && b.in_atari(Point(q as u16)) => libs.push(q),
+                                        Some(c) if c == color => libs.extend(walked_liberties(&b, Point(q as u16))),
+                                        _ => {}
+                                    }
+                                }
+                                libs.retain(|&q| q != p.index());
+                                libs.sort_unstable();
+                                libs.dedup();
+                                for limit in 0..=4 {
+                                    assert_eq!(
+                                        b.liberties_after(color, p, limit),
+                                        libs.len().min(limit),
+                                        "{color:?} {p:?} limit {limit}\n{b}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+                positions += 1;
+                match b.random_light_move(&mut rng) {
+                    Some(p) => {
+                        b.play(p);
+                    }
+                    None => b.pass(),
+                }
+            }
+        }
+    }
+    assert_eq!(positions, 12 * 2 * (25 + 81 + 169));
+}
+
+/// A plain ladder reader to check [`Board::ladder_captures`] against: a fresh copy of the board
+/// for every move, and the whole defending group walked at every step.
+fn plain_ladder(b: &Board, s: Point, budget: &mut u32) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let defender = b.to_move();
+    for stone in b.group_stones(s) {
+        for n in b.nbrs(stone.index()) {
+            let n = Point(n as u16);
+            if b.color_at(n) == Some(defender.other()) && b.in_atari(n) {
+                return false;
+            }
+        }
+    }
+    let l = Point(walked_liberties(b, s)[0] as u16);
+    if !b.is_legal_for(defender, l, false) {
+        return true;
+    }
+    let mut extended = b.clone();
+    extended.play(l);
+    let libs = walked_liberties(&extended, s);
+    if libs.len() != 2 {
+        return libs.len() == 1;
+    }
+    for a in libs {
+        let a = Point(a as u16);
+        if extended.is_legal_for(defender.other(), a, false) {
+            let mut chased = extended.clone();
+            chased.play(a);
+            if chased.in_atari(s) && plain_ladder(&chased, s, budget) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn ladder_readings_agree_with_a_plain_reader() {
+    // Every group in atari in positions of seeded light playouts, read with two budgets.
+    let (mut read, mut caught) = (0, 0);
+    for size in [9, 13] {
+        for seed in 0..10 {
+            let mut rng = tabula_core::Rng::new(seed);
+            let mut b = Board::new(size).unwrap();
+            for _ in 0..2 * size * size {
+                for p in b.points() {
+                    let Some(color) = b.color_at(p) else { continue };
+                    if !b.in_atari(p) {
+                        continue;
+                    }
+                    for budget in [6, 40] {
+                        let mut copy = b.clone();
+                        copy.set_to_move(color);
+                        let expected = plain_ladder(&copy, p, &mut { budget });
+                        assert_eq!(b.ladder_captures(p, budget), expected, "{p:?} budget {budget}\n{b}");
+                        read += 1;
+                        caught += expected as u32;
+                    }
+                }
+                match b.random_light_move(&mut rng) {
+                    Some(p) => {
+                        b.play(p);
+                    }
+                    None => b.pass(),
+                }
+            }
+        }
+    }
+    assert!(read > 1000 && caught > 100 && caught < read, "{caught} of {read}");
+}
