@@ -422,7 +422,20 @@ const scenarios = {
     const loaded = await moveList(page);
     check(JSON.stringify(loaded) === JSON.stringify(played), `loaded ${loaded}, played ${played}`);
     check((await page.$eval("#setup-error", (e) => e.textContent)) === "", "the record was refused");
-    return { moves, plies: s.ply, result, record: record.moves.length, shots };
+
+    // "Delete game", confirmed: the page goes back to the form and the server forgets it.
+    const id = await page.evaluate(() => location.hash.slice(1));
+    page.once("dialog", (d) => d.accept());
+    await page.click("#delete-game");
+    await page.waitForFunction(() => document.getElementById("play").hidden, null, { timeout: WAIT_MS });
+    const deleted = await page.$eval("#setup-error", (e) => e.textContent);
+    check(deleted === `Game ${id} deleted.`, `after the delete: ${deleted}`);
+    // (The browser logs the expected 404 as a console error.)
+    const logged = problems.length;
+    const gone = await page.evaluate(async (id) => (await fetch(`/api/game/${id}`)).status, id);
+    check(gone === 404, `the deleted game answers ${gone}`);
+    problems.push(...problems.splice(logged).filter((p) => !/status of 404/.test(p)));
+    return { moves, plies: s.ply, result, record: record.moves.length, deleted: gone, shots };
   },
 
   // The analysis overlay on Go 9x9: switched on, it draws win rates and visits on empty

@@ -137,10 +137,11 @@ async fn hex_5x5_is_played_to_the_end_by_clicking_under_a_fischer_clock() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn connect_four_is_played_to_the_end_by_keys_alone_and_its_record_loads_back() {
+async fn connect_four_is_played_to_the_end_by_keys_alone_its_record_loads_back_and_is_deleted() {
     let r = scenario("connect4").await;
     assert!(r["plies"].as_u64().unwrap() >= 7, "{r}");
     assert_eq!(r["record"], r["plies"], "{r}");
+    assert_eq!(r["deleted"], 404, "{r}");
     assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");
 }
 

@@ -318,9 +318,12 @@ function detach(message) {
 async function deleteGame() {
   if (!game || !confirm(`Delete game ${game.id}? It cannot be brought back.`)) return;
   $("play-error").textContent = "";
+  const id = game.id;
   try {
-    await api("DELETE", `/api/game/${game.id}`);
-    detach(`Game ${game.id} deleted.`);
+    // This page is leaving the game: its own "deleted" event is not needed.
+    if (events) events.close();
+    await api("DELETE", `/api/game/${id}`);
+    detach(`Game ${id} deleted.`);
   } catch (e) {
     $("play-error").textContent = e.message;
   }
