@@ -836,7 +836,8 @@ impl App {
     }
 
     /// Deletes game `id`: its searches stop, its engines are let go, its spectators get a
-    /// `deleted` event, and its row leaves the state file. Its id is not given again.
+    /// `deleted` event, and its row leaves the state file. Its id is not given again while
+    /// the server runs.
     pub fn delete(&self, id: &str) -> Result<Value, ApiError> {
         let entry = lock(&self.games).remove(id).ok_or_else(|| ApiError::not_found(format!("no game {id:?}")))?;
         {

@@ -658,6 +658,12 @@ function nextCells(state, st) {
   return next;
 }
 
+/// The playable cell under the pointer of event `e`, or null.
+function cellAt(e) {
+  const g = document.elementFromPoint(e.clientX, e.clientY)?.closest("#board g.clickable[data-cell]");
+  return g ? Number(g.dataset.cell) : null;
+}
+
 function clickCell(cell) {
   cursor = cell;
   const st = styleOf(game);
@@ -782,7 +788,6 @@ function drawBoard(state, st) {
         const isTarget = next.get(i).some((m) => m.path[selection.length] === i);
         if (hints && isTarget && v === null) el("circle", { cx, cy, r: S * 0.12, fill: st.hint }, g);
         g.classList.add("clickable");
-        g.addEventListener("click", () => clickCell(i));
       }
       g.addEventListener("pointerenter", () => showLine(i));
       g.addEventListener("focus", () => {
@@ -1383,6 +1388,21 @@ async function init() {
     try { render(await api("POST", `/api/game/${game.id}/resign`, {})); } catch (e) { $("play-error").textContent = e.message; }
   });
   $("board").addEventListener("keydown", boardKey);
+  // Cells are pressed on the board itself, not on their elements: an analysis report
+  // redraws the board, and a cell redrawn between the press and the release would
+  // otherwise lose its click.
+  let pressed = null;
+  $("board").addEventListener("pointerdown", (e) => { pressed = e.button === 0 ? cellAt(e) : null; });
+  $("board").addEventListener("pointerup", (e) => {
+    const cell = cellAt(e);
+    if (pressed !== null && cell === pressed) clickCell(cell);
+    pressed = null;
+  });
+  // A click without a pointer (a screen reader's activation) names its cell directly.
+  $("board").addEventListener("click", (e) => {
+    const g = e.detail === 0 ? e.target.closest?.("#board g.clickable[data-cell]") : null;
+    if (g) clickCell(Number(g.dataset.cell));
+  });
   $("board").addEventListener("pointerleave", () => showLine(null));
   $("board").addEventListener("focusout", (e) => {
     if (e.target.isConnected && !$("board").contains(e.relatedTarget) && !$("board").matches(":hover")) showLine(null);
