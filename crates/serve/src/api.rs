@@ -173,32 +173,20 @@ async fn analysis(State(app): State<Arc<App>>, Path(id): Path<String>, body: Bod
 
 async fn arena_record(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let entry = app.get(&id)?;
-    let text = app.arena_record(&entry)?;
-    let disposition = format!("attachment; filename=\"tabula-{id}.json\"");
-    let disposition = HeaderValue::from_str(&disposition).unwrap_or(HeaderValue::from_static("attachment"));
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static("application/json")),
-            (header::CONTENT_DISPOSITION, disposition),
-        ],
-        text,
-    )
-        .into_response())
+    Ok(download(app.arena_record(&entry)?, "application/json", &format!("tabula-{id}.json")))
 }
 
 async fn sgf(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let entry = app.get(&id)?;
-    let text = app.sgf(&entry)?;
-    let disposition = format!("attachment; filename=\"tabula-{id}.sgf\"");
-    let disposition = HeaderValue::from_str(&disposition).unwrap_or(HeaderValue::from_static("attachment"));
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static("application/x-go-sgf")),
-            (header::CONTENT_DISPOSITION, disposition),
-        ],
-        text,
-    )
-        .into_response())
+    Ok(download(app.sgf(&entry)?, "application/x-go-sgf", &format!("tabula-{id}.sgf")))
+}
+
+/// `text` as a file download named `name`.
+fn download(text: String, content_type: &'static str, name: &str) -> Response {
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
+        .unwrap_or(HeaderValue::from_static("attachment"));
+    ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type)), (header::CONTENT_DISPOSITION, disposition)], text)
+        .into_response()
 }
 
 /// A node number of the request body.
