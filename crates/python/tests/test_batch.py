@@ -80,8 +80,15 @@ def test_self_play_reports_progress_and_stops_on_ctrl_c():
     def interrupt(done, total):
         signal.raise_signal(signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):
-        tabula.self_play("go(size=19)", 100_000, threads=2, progress=interrupt)
+    # A process started in the background by a non-interactive shell (as CI runners may
+    # start the suite) inherits SIGINT ignored, and then Python installs no handler and
+    # Ctrl-C does nothing: give the test the handler an interactive session has.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tabula.self_play("go(size=19)", 100_000, threads=2, progress=interrupt)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_match_reports_the_arenas_statistics_and_writes_resumable_results(tmp_path):
