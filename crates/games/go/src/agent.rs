@@ -57,6 +57,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "RAVE's moves: all (the playout's too, first stone on each point) or tree (the tree's only)",
     ),
     ParamInfo::new("honest_pass", "true", "never end the game by a pass that loses once dead stones are removed"),
+    ParamInfo::new(
+        "crit",
+        "0",
+        "weight of criticality (how much owning a point goes with winning the playouts) in the priors, 0..=10; 0 off",
+    ),
 ];
 
 fn is_go_key(key: &str) -> bool {
@@ -196,6 +201,10 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         }
     };
     let (base, rate) = (number("widen_base", WIDEN_BASE)?, number("widen_rate", WIDEN_RATE)?);
+    let crit = number("crit", 0.0)?;
+    if crit > 10.0 {
+        return Err(bad(spec, "crit", &crit.to_string(), "must be a number from 0 to 10"));
+    }
     let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
         .with_widening(widen)
         .with_widening_schedule(base, rate)
@@ -203,7 +212,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_playout_amaf(amaf_all)
         .with_tactics(tactics)
         .with_nakade(nakade)
-        .with_prior_shares(config.prior_visits > 0.0);
+        .with_prior_shares(config.prior_visits > 0.0)
+        .with_criticality(crit as f32);
     let policy = match spec.get("model").map(str::trim) {
         None | Some("builtin") => policy,
         Some(file) => {
@@ -353,6 +363,9 @@ impl Agent<Go> for GoAgent {
         if rate != WIDEN_RATE {
             spec = spec.with("widen_rate", rate);
         }
+        if policy.criticality_weight() > 0.0 {
+            spec = spec.with("crit", policy.criticality_weight());
+        }
         spec.to_string()
     }
 
@@ -372,6 +385,7 @@ impl Agent<Go> for GoAgent {
             limits.time = limits.time.map(|t| t * 6 / 10);
             limits.hard_time = limits.hard_time.map(|t| t * 6 / 10);
         }
+        self.inner.policy().begin_search(state);
         let mut choice = self.inner.choose(state, player, &limits, report)?;
         if let Move::Play(p) = choice.mv
             && fills_own_eye(state.board(), p)
@@ -449,6 +463,14 @@ mod tests {
         }
         let agent = go_agent(&Spec::parse("mcts(playout=light)").unwrap()).unwrap();
         assert!(agent.name().contains("playout=light"), "{}", agent.name());
+        let crit = go_agent(&Spec::parse("mcts(crit=1.5)").unwrap()).unwrap();
+        assert_eq!(crit.inner().policy().criticality_weight(), 1.5);
+        assert!(crit.name().contains("crit=1.5"), "{}", crit.name());
+        assert_eq!(agent.inner().policy().criticality_weight(), 0.0);
+        assert!(!agent.name().contains("crit"));
+        for bad in ["mcts(crit=11)", "mcts(crit=-1)", "mcts(crit=x)"] {
+            assert!(go_agent(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
+        }
         let fights = go_agent(&Spec::parse("mcts(tactics=true)").unwrap()).unwrap();
         assert!(fights.inner().policy().tactics() && fights.name().contains("tactics=true"), "{}", fights.name());
         assert!(!agent.inner().policy().tactics() && !agent.name().contains("tactics"));

@@ -41,6 +41,7 @@
 
 mod agent;
 mod board;
+pub mod criticality;
 mod game;
 pub mod gtp;
 mod heavy;

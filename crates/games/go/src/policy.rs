@@ -30,6 +30,7 @@ use tabula_core::{Game, Player, Rewards, Rng};
 use tabula_search::MctsPolicy;
 
 use crate::board::{Board, Color, Point};
+use crate::criticality::{CRIT_MIN_PLAYOUTS, Criticality};
 use crate::game::{Go, Move};
 use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, pattern_key};
 use crate::model::MoveModel;
@@ -112,6 +113,10 @@ pub struct GoPolicy {
     prior_shares: bool,
     /// A move model read from a file, with the file's name (`None`: the built-in model).
     model: Option<Arc<(String, MoveModel)>>,
+    /// Weight of a move's criticality in its prior (0: criticality off).
+    crit_weight: f32,
+    /// Ownership and winner counts of the playouts (kept only with `crit_weight > 0`).
+    crit: Criticality,
 }
 
 impl Default for GoPolicy {
@@ -136,6 +141,58 @@ impl GoPolicy {
             amaf_playouts: true,
             prior_shares: false,
             model: None,
+            crit_weight: 0.0,
+            crit: Criticality::default(),
+        }
+    }
+
+    /// Adds `weight` times each move's criticality above the mean of the position's moves to
+    /// its prior, from the ownership statistics of the playouts (see [`crate::criticality`]);
+    /// 0 turns it off.
+    pub fn with_criticality(mut self, weight: f32) -> GoPolicy {
+        self.crit_weight = weight.max(0.0);
+        self
+    }
+
+    /// The weight of criticality in the priors (0: off).
+    pub fn criticality_weight(&self) -> f32 {
+        self.crit_weight
+    }
+
+    /// The playouts' criticality statistics.
+    pub fn criticality(&self) -> &Criticality {
+        &self.crit
+    }
+
+    /// Adds to each stone move's prior `crit_weight` times how far its point's criticality
+    /// lies above the mean of the moves' points: on a small board nearly every point's owner
+    /// goes with the winner, so only the excess marks the fight that decides the game.
+    fn add_criticality(&self, moves: &[Move], priors: &mut [f32]) {
+        let (mut sum, mut count) = (0.0f32, 0u32);
+        for &mv in moves {
+            if let Move::Play(p) = mv {
+                sum += self.crit.of(p);
+                count += 1;
+            }
+        }
+        if count == 0 {
+            return;
+        }
+        let mean = sum / count as f32;
+        for (h, &mv) in priors.iter_mut().zip(moves) {
+            if let Move::Play(p) = mv
+                && *h > 0.0
+            {
+                *h = (*h + self.crit_weight * (self.crit.of(p) - mean).max(0.0)).min(1.0);
+            }
+        }
+    }
+
+    /// Called before each search of `state`: carries the criticality statistics over at half
+    /// weight from a search a few plies before, else starts them afresh.
+    pub fn begin_search(&self, state: &Go) {
+        if self.crit_weight > 0.0 {
+            self.crit.begin_search(state.ply());
         }
     }
 
@@ -282,7 +339,11 @@ impl GoPolicy {
             Playouts::Light => board.playout_recording(rng, max, record),
             Playouts::Heavy => self.heavy.playout_recording(&mut board, rng, max, record),
         };
-        score as f32 - state.rules().komi
+        let score = score as f32 - state.rules().komi;
+        if self.crit_weight > 0.0 {
+            self.crit.record(&board, score > 0.0);
+        }
+        score
     }
 
     /// A generator for one evaluation: the hook gets none of its own, so the seed, a shared
@@ -459,6 +520,9 @@ impl MctsPolicy<Go> for GoPolicy {
             Priors::Hand => priors.extend(moves.iter().map(|&mv| hand_prior(b, passes, mv))),
             Priors::Model => model_priors(b, passes, self.move_model(), moves, self.prior_shares, priors),
         }
+        if self.crit_weight > 0.0 && self.crit.playouts() >= CRIT_MIN_PLAYOUTS {
+            self.add_criticality(moves, priors);
+        }
     }
 
     fn widening(&self, visits: u32, children: usize) -> usize {
@@ -559,6 +623,43 @@ mod tests {
         }
         let top = by_share.iter().copied().fold(0.0f32, f32::max);
         assert!(top > 0.0 && top < 1.0, "{top}");
+    }
+
+    #[test]
+    fn criticality_raises_the_priors_of_contested_points_once_playouts_have_counted_it() {
+        // Two walls face each other on the lower left, with stones elsewhere.
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["C3", "C4", "D3", "D4", "E3", "E4", "G7", "C7"]);
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let plain = GoPolicy::new(Playouts::Heavy, 5);
+        let crit = GoPolicy::new(Playouts::Heavy, 5).with_criticality(2.0);
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        plain.priors(&g, &moves, &mut before);
+        crit.priors(&g, &moves, &mut after);
+        assert_eq!(before, after, "no criticality before enough playouts");
+        crit.begin_search(&g);
+        for _ in 0..CRIT_MIN_PLAYOUTS {
+            let _ = crit.evaluate(&g);
+        }
+        assert_eq!(crit.criticality().playouts(), CRIT_MIN_PLAYOUTS);
+        let _ = plain.evaluate(&g);
+        assert_eq!(plain.criticality().playouts(), 0, "nothing is counted with criticality off");
+        crit.priors(&g, &moves, &mut after);
+        assert_eq!(after.len(), moves.len());
+        let points: Vec<Point> =
+            moves.iter().filter_map(|&m| if let Move::Play(p) = m { Some(p) } else { None }).collect();
+        let mean = points.iter().map(|&p| crit.criticality().of(p)).sum::<f32>() / points.len() as f32;
+        let mut raised = 0;
+        for ((b, a), &mv) in before.iter().zip(&after).zip(&moves) {
+            assert!(a >= b && *a <= 1.0, "{mv:?}: {b} -> {a}");
+            if a > b {
+                raised += 1;
+                // Only points more critical than the average move's are raised.
+                assert!(matches!(mv, Move::Play(p) if crit.criticality().of(p) > mean));
+            }
+        }
+        assert!(raised > 0, "some points are more critical than others");
     }
 
     #[test]
