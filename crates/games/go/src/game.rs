@@ -818,10 +818,32 @@ impl Game for Go {
         if self.is_over() {
             return;
         }
-        for p in self.board.points() {
-            if self.board.is_empty_point(p) && self.check_point(p).is_ok() {
-                moves.push(Move::Play(p));
+        let b = &self.board;
+        let color = b.to_move();
+        let suicide = self.rules.suicide;
+        let play = |p: usize| Move::Play(Point(p as u16));
+        if self.rules.superko == Superko::None {
+            b.for_each_playable(|p| {
+                if suicide || !b.is_suicide(color, p) {
+                    moves.push(play(p));
+                }
+            });
+        } else {
+            // The superko key after a move is the current stone hash changed by the move
+            // (and the side key under situational superko, as in `key_after`).
+            let mut base = b.stones_hash();
+            if self.rules.superko == Superko::Situational && color == Color::Black {
+                base ^= SIDE_KEY;
             }
+            b.for_each_playable(|p| {
+                let legal = match b.hash_change_of_play(color, p) {
+                    Some(change) => !self.seen(base ^ change),
+                    None => suicide && !self.seen(self.key_after(color, p, true)),
+                };
+                if legal {
+                    moves.push(play(p));
+                }
+            });
         }
         moves.push(Move::Pass);
     }
