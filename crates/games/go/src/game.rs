@@ -813,6 +813,10 @@ impl Game for Go {
         }
     }
 
+    /// Every empty point whose move is legal, in board order (bottom row first), then the
+    /// pass: the same answer as [`Go::is_legal_point`] on every point, found with one pass
+    /// over each point's neighbours, the superko history looked at only when its filter
+    /// cannot rule the position out.
     fn legal_moves(&self, moves: &mut Vec<Move>) {
         moves.clear();
         if self.is_over() {
@@ -932,6 +936,7 @@ impl Game for Go {
         self.size() * self.size() + 1
     }
 
+    #[inline]
     fn move_index(&self, mv: Move) -> usize {
         match mv {
             Move::Pass => self.size() * self.size(),
