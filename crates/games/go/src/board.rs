@@ -133,6 +133,17 @@ pub struct PlayEffect {
     pub suicided: u32,
 }
 
+/// What a stone would do, as [`Board::play_change`] reads it before it is played.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum PlayChange {
+    /// It captures nothing and has a liberty: the stones change by this stone alone.
+    Quiet,
+    /// It captures: the change of the stone hash, its own key included.
+    Captures(u64),
+    /// It has no liberty and captures nothing.
+    Suicide,
+}
+
 /// A Go board of any size from 2x2 to 25x25, with the side to move and the simple-ko point.
 ///
 /// `clone_from` between boards of the same size copies only the part of the arrays in use,
@@ -390,7 +401,8 @@ impl Board {
         if i < s || i >= self.cell_count() {
             return None;
         }
-        let (y, x) = (i / s - 1, i % s);
+        let row = (i * STRIDE_RECIPROCALS[s] as usize) >> RECIPROCAL_SHIFT;
+        let (y, x) = (row - 1, i - row * s);
         (x >= 1 && x <= self.size() && y < self.size()).then_some((x - 1, y))
     }
 
@@ -910,10 +922,9 @@ impl Board {
         }
     }
 
-    /// What a stone of `color` on the empty point `p` would change in
-    /// [`stones_hash`](Board::stones_hash), without playing it: the stone's key and the keys
-    /// of the opponent stones it captures; `None` when the stone would be left without a
-    /// liberty (suicide), whose hash change [`crate::Go`] works out apart.
+    /// What a stone of `color` on the empty point `p` would do to the stones, without playing
+    /// it: capture nothing and keep a liberty, capture (with the change of
+    /// [`stones_hash`](Board::stones_hash)), or be left without a liberty (suicide).
     ///
     /// The neighbour counts settle the usual case at once: an empty neighbour and no opponent
     /// stone next to `p` means a liberty and no capture. Otherwise one pass over the four
@@ -922,13 +933,12 @@ impl Board {
     /// a liberty (it is not in atari); only a captured group's stones are walked, for their
     /// keys.
     #[inline]
-    pub(crate) fn hash_change_of_play(&self, color: Color, p: usize) -> Option<u64> {
-        let key = stone_key(color, p);
+    pub(crate) fn play_change(&self, color: Color, p: usize) -> PlayChange {
         let own = color.cell();
         let opp = color.other().cell();
         let free = self.neighbour_count(p, EMPTY) > 0;
         if free && self.neighbour_count(p, opp) == 0 {
-            return Some(key);
+            return PlayChange::Quiet;
         }
         let (mut captures, mut lends) = (false, false);
         for n in self.nbrs(p) {
@@ -939,9 +949,12 @@ impl Board {
             lends |= (c == own) & !atari;
         }
         if captures {
-            return Some(self.hash_change_with_captures(color, p, key));
+            PlayChange::Captures(self.hash_change_with_captures(color, p))
+        } else if free | lends {
+            PlayChange::Quiet
+        } else {
+            PlayChange::Suicide
         }
-        (free | lends).then_some(key)
     }
 
     /// Whether the group `g`, which has the empty point `p` among its liberties, has no
@@ -955,12 +968,13 @@ impl Board {
         (self.lib_sum[g] as u64 == n * p) & (self.lib_sq[g] as u64 == n * p * p)
     }
 
-    /// [`hash_change_of_play`](Board::hash_change_of_play) when the stone captures: `key` and
-    /// the keys of every opponent group in atari next to `p`, each once.
+    /// The change of [`stones_hash`](Board::stones_hash) when `color` plays on `p` and
+    /// captures: the stone's key and the keys of every opponent group in atari next to `p`,
+    /// each once.
     #[inline(never)]
-    fn hash_change_with_captures(&self, color: Color, p: usize, key: u64) -> u64 {
+    fn hash_change_with_captures(&self, color: Color, p: usize) -> u64 {
         let opp = color.other().cell();
-        let mut h = key;
+        let mut h = stone_key(color, p);
         let mut captured = [usize::MAX; 4];
         for (i, n) in self.nbrs(p).into_iter().enumerate() {
             let g = self.group[n] as usize;
@@ -1460,6 +1474,7 @@ mod tests {
             }
             for (k, p) in b.points().enumerate() {
                 assert_eq!(b.dense_index(p), k);
+                assert_eq!(b.coords(p), Some((k % size, k / size)));
             }
             assert_eq!(b.dense_index(Point(u16::MAX)), (65535 / s - 1) * size + (65535 % s).saturating_sub(1));
         }

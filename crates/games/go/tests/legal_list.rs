@@ -3,7 +3,7 @@
 //! point (`Go::is_legal_point`), along random games on small boards where captures, ko,
 //! suicide and superko repetitions are frequent, under every rule variant.
 
-use tabula_core::{Game, Rng};
+use tabula_core::{Game, Rng, Undo};
 use tabula_go::{Go, IllegalMove, Move};
 
 /// What the games went through, to show that the cases the fast path treats apart occurred.
@@ -16,7 +16,8 @@ struct Seen {
 }
 
 /// Plays `games` random games of `spec`, passing rarely so that games run to the move cap,
-/// and compares the two lists at every position.
+/// and compares the two lists at every position; then takes every move back and checks the
+/// list again at every position on the way (the history the list reads is restored too).
 fn compare(spec: &str, games: usize, seed: u64) -> Seen {
     let start = Go::from_spec(&spec.parse().expect("spec")).expect("game");
     let mut rng = Rng::new(seed);
@@ -24,6 +25,7 @@ fn compare(spec: &str, games: usize, seed: u64) -> Seen {
     let mut moves = Vec::new();
     for _ in 0..games {
         let mut g = start.clone();
+        let mut played = Vec::new();
         while !g.is_over() {
             g.legal_moves(&mut moves);
             let mut plain: Vec<Move> = g
@@ -45,8 +47,13 @@ fn compare(spec: &str, games: usize, seed: u64) -> Seen {
             let stones: Vec<Move> = moves.iter().copied().filter(|&m| m != Move::Pass).collect();
             let mv = if stones.is_empty() || rng.below(20) == 0 { Move::Pass } else { rng.choose(&stones) };
             let before = g.board().captures(g.to_move());
-            g.play(mv);
+            played.push((mv, g.play_undoable(mv), moves.clone()));
             seen.captures += (g.board().captures(g.to_move().other()) > before) as usize;
+        }
+        while let Some((mv, info, list)) = played.pop() {
+            g.undo(mv, info);
+            g.legal_moves(&mut moves);
+            assert_eq!(moves, list, "{spec}: the legal list differs after undo in\n{g}");
         }
     }
     seen
