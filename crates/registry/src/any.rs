@@ -100,6 +100,15 @@ pub(crate) enum Indexing {
 }
 
 impl Indexing {
+    /// The action indices of `moves`, legal moves in `game`, in their order (the kind of
+    /// index decided once for the whole list).
+    fn indices_in<G: Game>(self, game: &G, moves: &[G::Move]) -> Vec<usize> {
+        match self {
+            Indexing::Native(_) => moves.iter().map(|&m| game.move_index(m)).collect(),
+            _ => (0..moves.len()).map(|i| self.index_in(game, moves, i)).collect(),
+        }
+    }
+
     /// The action index of `moves[i]`, a legal move in `game`.
     pub(crate) fn index_in<G: Game>(self, game: &G, moves: &[G::Move], i: usize) -> usize {
         match self {
@@ -175,7 +184,7 @@ impl<G: Game> Typed<G> {
         }
         let legal = self.to_move.get_or_init(|| {
             let mut moves = self.moves_of(p.index());
-            let mut actions: Vec<usize> = (0..moves.len()).map(|i| self.index_of(&moves, i)).collect();
+            let mut actions = self.indexing.indices_in(&self.game, &moves);
             // Most games list their moves by ascending index already.
             if !actions.is_sorted() {
                 let mut pairs: Vec<(usize, G::Move)> = actions.iter().copied().zip(moves.iter().copied()).collect();
