@@ -13,6 +13,7 @@ mod db;
 mod learn;
 mod sgf;
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -229,6 +230,15 @@ impl State {
             }
         }
     }
+
+    /// The action indices of `player`'s legal moves (default: the player to move), ascending;
+    /// none at the end of the game, whichever player is asked for.
+    fn actions(&self, player: Option<i64>) -> PyResult<Cow<'_, [usize]>> {
+        if self.game.turn() == Turn::Over {
+            return Ok(Cow::Borrowed(&[]));
+        }
+        Ok(self.game.legal_actions_ref(self.player_or_current(player)?))
+    }
 }
 
 #[pymethods]
@@ -251,11 +261,10 @@ impl State {
     /// The action indices of `player`'s legal moves (default: the player to move),
     /// ascending; empty at the end or for a player not to move.
     #[pyo3(signature = (player=None))]
-    fn legal_actions(&self, player: Option<i64>) -> PyResult<Vec<usize>> {
-        if self.game.turn() == Turn::Over {
-            return Ok(Vec::new());
-        }
-        Ok(self.game.legal_actions(self.player_or_current(player)?))
+    fn legal_actions<'py>(&self, py: Python<'py>, player: Option<i64>) -> PyResult<Bound<'py, PyList>> {
+        // Straight from the list the game keeps for the player to move: no copy before the
+        // Python list is filled.
+        PyList::new(py, self.actions(player)?.iter())
     }
 
     /// A 0/1 mask over `Game.num_distinct_actions()` of `player`'s legal actions, as a
@@ -263,7 +272,7 @@ impl State {
     #[pyo3(signature = (player=None))]
     fn legal_actions_mask<'py>(&self, py: Python<'py>, player: Option<i64>) -> PyResult<Bound<'py, PyArray1<i8>>> {
         let mut mask = vec![0i8; self.game.action_bound()];
-        for a in self.legal_actions(player)? {
+        for &a in self.actions(player)?.iter() {
             if a < mask.len() {
                 mask[a] = 1;
             }

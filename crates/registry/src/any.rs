@@ -24,6 +24,7 @@
 //! text.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicUsize;
@@ -39,6 +40,9 @@ use tabula_core::{
 /// Random games played at load time to find the action bound of a game without a move
 /// index (GDL).
 pub const GDL_PROBE_GAMES: usize = 50;
+
+/// Room reserved for a legal move list before it is generated (at most the action bound).
+const MOVES_CAPACITY: usize = 512;
 
 /// Why something asked of an [`AnyGame`] or [`AnyAgent`] could not be done.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +100,15 @@ pub(crate) enum Indexing {
 }
 
 impl Indexing {
+    /// The action indices of `moves`, legal moves in `game`, in their order (the kind of
+    /// index decided once for the whole list).
+    fn indices_in<G: Game>(self, game: &G, moves: &[G::Move]) -> Vec<usize> {
+        match self {
+            Indexing::Native(_) => moves.iter().map(|&m| game.move_index(m)).collect(),
+            _ => (0..moves.len()).map(|i| self.index_in(game, moves, i)).collect(),
+        }
+    }
+
     /// The action index of `moves[i]`, a legal move in `game`.
     pub(crate) fn index_in<G: Game>(self, game: &G, moves: &[G::Move], i: usize) -> usize {
         match self {
@@ -150,22 +163,35 @@ pub(crate) struct Typed<G: Game> {
     /// by the first call that needs them and dropped by every move, so that a front end's
     /// `legal_actions` then `play_action` lists the moves once, not twice, and plays the
     /// chosen one without checking it again.
-    to_move: OnceLock<Vec<(usize, G::Move)>>,
+    to_move: OnceLock<Legal<G::Move>>,
+}
+
+/// The legal moves of the player to move, by ascending action index: the indices and the
+/// moves in two lists, so that the indices go to a front end as they are (and each list
+/// stays small: a large allocation costs more in the allocator).
+#[derive(Clone)]
+struct Legal<M> {
+    actions: Vec<usize>,
+    moves: Vec<M>,
 }
 
 impl<G: Game> Typed<G> {
     /// `player`'s legal moves by ascending action index, if `player` alone is to move.
-    fn to_move_legal(&self, player: usize) -> Option<&[(usize, G::Move)]> {
+    fn to_move_legal(&self, player: usize) -> Option<&Legal<G::Move>> {
         let Turn::Player(p) = self.game.turn() else { return None };
         if p.index() != player {
             return None;
         }
         let legal = self.to_move.get_or_init(|| {
-            let moves = self.moves_of(p.index());
-            let mut legal: Vec<(usize, G::Move)> =
-                (0..moves.len()).map(|i| (self.index_of(&moves, i), moves[i])).collect();
-            legal.sort_unstable_by_key(|&(a, _)| a);
-            legal
+            let mut moves = self.moves_of(p.index());
+            let mut actions = self.indexing.indices_in(&self.game, &moves);
+            // Most games list their moves by ascending index already.
+            if !actions.is_sorted() {
+                let mut pairs: Vec<(usize, G::Move)> = actions.iter().copied().zip(moves.iter().copied()).collect();
+                pairs.sort_unstable_by_key(|&(a, _)| a);
+                (actions, moves) = pairs.into_iter().unzip();
+            }
+            Legal { actions, moves }
         });
         Some(legal)
     }
@@ -179,7 +205,8 @@ impl<G: Game> Typed<G> {
     }
 
     fn moves_of(&self, player: usize) -> Vec<G::Move> {
-        let mut moves = Vec::new();
+        // Room for every move of the small games at once, rather than growing step by step.
+        let mut moves = Vec::with_capacity(self.indexing.bound().min(MOVES_CAPACITY));
         self.game.legal_moves_of(Player(player as u8), &mut moves);
         moves
     }
@@ -201,7 +228,7 @@ impl<G: Game> Typed<G> {
         self.check_player(player)?;
         let not_legal = || AnyError::Action(format!("action {action} is not a legal move of player {player} here"));
         if let Some(legal) = self.to_move_legal(player) {
-            return legal.binary_search_by_key(&action, |&(a, _)| a).map(|i| legal[i].1).map_err(|_| not_legal());
+            return legal.actions.binary_search(&action).map(|i| legal.moves[i]).map_err(|_| not_legal());
         }
         let moves = self.moves_of(player);
         (0..moves.len()).find(|&i| self.index_of(&moves, i) == action).map(|i| moves[i]).ok_or_else(not_legal)
@@ -277,7 +304,7 @@ trait Erased: Send + Sync {
     fn num_players(&self) -> usize;
     fn turn(&self) -> Turn;
     fn bound(&self) -> usize;
-    fn legal_actions(&self, player: usize) -> Vec<usize>;
+    fn legal_actions(&self, player: usize) -> Cow<'_, [usize]>;
     fn legal_moves(&self, player: usize) -> Vec<String>;
     fn action_to_text(&self, player: usize, action: usize) -> Result<String, AnyError>;
     fn text_to_action(&self, player: usize, text: &str) -> Result<usize, AnyError>;
@@ -317,17 +344,17 @@ impl<G: Game> Erased for Typed<G> {
     fn bound(&self) -> usize {
         self.indexing.bound()
     }
-    fn legal_actions(&self, player: usize) -> Vec<usize> {
+    fn legal_actions(&self, player: usize) -> Cow<'_, [usize]> {
         if player >= self.game.num_players() {
-            return Vec::new();
+            return Cow::Borrowed(&[]);
         }
         if let Some(legal) = self.to_move_legal(player) {
-            return legal.iter().map(|&(a, _)| a).collect();
+            return Cow::Borrowed(&legal.actions);
         }
         let moves = self.moves_of(player);
         let mut out: Vec<usize> = (0..moves.len()).map(|i| self.index_of(&moves, i)).collect();
         out.sort_unstable();
-        out
+        Cow::Owned(out)
     }
     fn legal_moves(&self, player: usize) -> Vec<String> {
         if player >= self.game.num_players() {
@@ -563,6 +590,11 @@ impl AnyGame {
     }
     /// The action indices of `player`'s legal moves, ascending (empty when it has none).
     pub fn legal_actions(&self, player: usize) -> Vec<usize> {
+        self.inner.legal_actions(player).into_owned()
+    }
+    /// [`legal_actions`](AnyGame::legal_actions), borrowed rather than copied when it is the
+    /// player to move's (kept until the next move): for a front end that converts it at once.
+    pub fn legal_actions_ref(&self, player: usize) -> Cow<'_, [usize]> {
         self.inner.legal_actions(player)
     }
     /// `player`'s legal moves in the game's notation, in the game's order.

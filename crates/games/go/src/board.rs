@@ -34,6 +34,20 @@ pub const MIN_SIZE: usize = 2;
 /// Cells in the padded array of the largest board: `(MAX_SIZE + 2) * (MAX_SIZE + 1)`, rounded up.
 pub(crate) const CELLS: usize = (MAX_SIZE + 2) * (MAX_SIZE + 1) + 2;
 
+/// `ceil(2^RECIPROCAL_SHIFT / stride)` for every row stride `size + 1`: `(i * r) >> SHIFT`
+/// is then `i / stride` for every cell index `i < CELLS` (the rounding error, below
+/// `i / 2^SHIFT`, stays under `1 / stride`; a test checks every case).
+const RECIPROCAL_SHIFT: u32 = 20;
+static STRIDE_RECIPROCALS: [u32; MAX_SIZE + 2] = {
+    let mut r = [0u32; MAX_SIZE + 2];
+    let mut s = 1;
+    while s < r.len() {
+        r[s] = (1u32 << RECIPROCAL_SHIFT).div_ceil(s as u32);
+        s += 1;
+    }
+    r
+};
+
 pub(crate) const EMPTY: u8 = 0;
 pub(crate) const BORDER: u8 = 3;
 
@@ -117,6 +131,17 @@ pub struct PlayEffect {
     pub captured: u32,
     /// Own stones removed by a suicide (only when suicide is allowed).
     pub suicided: u32,
+}
+
+/// What a stone would do, as [`Board::play_change`] reads it before it is played.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum PlayChange {
+    /// It captures nothing and has a liberty: the stones change by this stone alone.
+    Quiet,
+    /// It captures: the change of the stone hash, its own key included.
+    Captures(u64),
+    /// It has no liberty and captures nothing.
+    Suicide,
 }
 
 /// A Go board of any size from 2x2 to 25x25, with the side to move and the simple-ko point.
@@ -376,7 +401,8 @@ impl Board {
         if i < s || i >= self.cell_count() {
             return None;
         }
-        let (y, x) = (i / s - 1, i % s);
+        let row = (i * STRIDE_RECIPROCALS[s] as usize) >> RECIPROCAL_SHIFT;
+        let (y, x) = (row - 1, i - row * s);
         (x >= 1 && x <= self.size() && y < self.size()).then_some((x - 1, y))
     }
 
@@ -392,7 +418,10 @@ impl Board {
     pub fn dense_index(&self, p: Point) -> usize {
         let s = self.stride as usize;
         let i = p.index();
-        (i / s).saturating_sub(1) * self.size() + (i % s).saturating_sub(1)
+        // The row by a multiplication: a division costs more than the rest of a move
+        // index, which front ends compute for every legal move.
+        let row = if i < CELLS { (i * STRIDE_RECIPROCALS[s] as usize) >> RECIPROCAL_SHIFT } else { i / s };
+        row.saturating_sub(1) * self.size() + (i - row * s).saturating_sub(1)
     }
 
     /// The colour to move.
@@ -876,6 +905,87 @@ impl Board {
         true
     }
 
+    /// Calls `f` with every empty point other than the simple-ko point, in the order of
+    /// [`points`](Board::points) (bottom row first, left to right): the candidates of a
+    /// legal move list, found with no division per point.
+    #[inline]
+    pub(crate) fn for_each_playable(&self, mut f: impl FnMut(usize)) {
+        let (n, s) = (self.size(), self.stride as usize);
+        let ko = self.ko as usize;
+        for y in 0..n {
+            let row = (y + 1) * s + 1;
+            for p in row..row + n {
+                if self.cells[p] == EMPTY && p != ko {
+                    f(p);
+                }
+            }
+        }
+    }
+
+    /// What a stone of `color` on the empty point `p` would do to the stones, without playing
+    /// it: capture nothing and keep a liberty, capture (with the change of
+    /// [`stones_hash`](Board::stones_hash)), or be left without a liberty (suicide).
+    ///
+    /// The neighbour counts settle the usual case at once: an empty neighbour and no opponent
+    /// stone next to `p` means a liberty and no capture. Otherwise one pass over the four
+    /// neighbours, with no branch on what they hold, tells whether an opponent group next to
+    /// `p` is captured (it is in atari: its one liberty is `p`) and whether an own group lends
+    /// a liberty (it is not in atari); only a captured group's stones are walked, for their
+    /// keys.
+    #[inline]
+    pub(crate) fn play_change(&self, color: Color, p: usize) -> PlayChange {
+        let own = color.cell();
+        let opp = color.other().cell();
+        let free = self.neighbour_count(p, EMPTY) > 0;
+        if free && self.neighbour_count(p, opp) == 0 {
+            return PlayChange::Quiet;
+        }
+        let (mut captures, mut lends) = (false, false);
+        for n in self.nbrs(p) {
+            // The group entry of an empty or border cell is stale or 0, and masked out below.
+            let atari = self.atari_at(self.group[n] as usize, p);
+            let c = self.cells[n];
+            captures |= (c == opp) & atari;
+            lends |= (c == own) & !atari;
+        }
+        if captures {
+            PlayChange::Captures(self.hash_change_with_captures(color, p))
+        } else if free | lends {
+            PlayChange::Quiet
+        } else {
+            PlayChange::Suicide
+        }
+    }
+
+    /// Whether the group `g`, which has the empty point `p` among its liberties, has no
+    /// other: all its pseudo-liberties are `p`, i.e. their sum and the sum of their squares
+    /// are `count * p` and `count * p * p` (any other value raises the sum of squares above
+    /// that for the same sum). One product and compare rule out almost every group.
+    #[inline]
+    fn atari_at(&self, g: usize, p: usize) -> bool {
+        let n = self.libs[g] as u64;
+        let p = p as u64;
+        (self.lib_sum[g] as u64 == n * p) & (self.lib_sq[g] as u64 == n * p * p)
+    }
+
+    /// The change of [`stones_hash`](Board::stones_hash) when `color` plays on `p` and
+    /// captures: the stone's key and the keys of every opponent group in atari next to `p`,
+    /// each once.
+    #[inline(never)]
+    fn hash_change_with_captures(&self, color: Color, p: usize) -> u64 {
+        let opp = color.other().cell();
+        let mut h = stone_key(color, p);
+        let mut captured = [usize::MAX; 4];
+        for (i, n) in self.nbrs(p).into_iter().enumerate() {
+            let g = self.group[n] as usize;
+            if self.cells[n] == opp && self.atari_at(g, p) && !captured.contains(&g) {
+                captured[i] = g;
+                h ^= self.group_hash(g);
+            }
+        }
+        h
+    }
+
     /// How many of the four neighbours of `p` are empty.
     #[inline]
     pub(crate) fn empty_neighbours(&self, p: usize) -> usize {
@@ -1347,5 +1457,26 @@ impl fmt::Debug for Board {
             self.size, self.to_move, self.ko, self.captures, self.hash
         )?;
         write!(f, "{self}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_index_divides_exactly_on_every_size() {
+        for size in MIN_SIZE..=MAX_SIZE {
+            let b = Board::new(size).unwrap_or_else(|| unreachable!("a valid size"));
+            let s = size + 1;
+            for i in 0..CELLS {
+                assert_eq!((i * STRIDE_RECIPROCALS[s] as usize) >> RECIPROCAL_SHIFT, i / s, "size {size}, cell {i}");
+            }
+            for (k, p) in b.points().enumerate() {
+                assert_eq!(b.dense_index(p), k);
+                assert_eq!(b.coords(p), Some((k % size, k / size)));
+            }
+            assert_eq!(b.dense_index(Point(u16::MAX)), (65535 / s - 1) * size + (65535 % s).saturating_sub(1));
+        }
     }
 }

@@ -8,7 +8,9 @@ use tabula_core::{
     Undo,
 };
 
-use crate::board::{Board, COLUMNS, Color, KEYS, KO_KEYS, MAX_SIZE, MIN_SIZE, PASS_KEY, Point, SIDE_KEY, stone_key};
+use crate::board::{
+    Board, COLUMNS, Color, KEYS, KO_KEYS, MAX_SIZE, MIN_SIZE, PASS_KEY, PlayChange, Point, SIDE_KEY, stone_key,
+};
 
 /// Parameters of `go`.
 pub const PARAMS: &[ParamInfo] = &[
@@ -210,6 +212,9 @@ impl fmt::Display for Score {
 /// Bits of the quick filter over the superko history.
 const FILTER_WORDS: usize = 64;
 
+/// Words of the set of empty-point counts (0 to `MAX_SIZE * MAX_SIZE`) of the history.
+const EMPTIES_WORDS: usize = (MAX_SIZE * MAX_SIZE) / 64 + 1;
+
 /// A Go position with its history: the type that implements [`Game`].
 ///
 /// Black is `Player(0)` and moves first (White first after handicap stones). The game ends
@@ -234,6 +239,10 @@ pub struct Go {
     history: Vec<u64>,
     /// A 4096-bit filter over `history`: a clear bit proves a key is absent.
     filter: [u64; FILTER_WORDS],
+    /// The numbers of empty points of the positions in `history`, as a bit set. A move that
+    /// captures nothing leaves one empty point fewer: when no earlier position had that many,
+    /// it repeats none, and the legal move list skips its superko key.
+    empties: [u64; EMPTIES_WORDS],
     /// Saved states for [`Undo`], reused from move to move (not cloned).
     undo_stack: Vec<Saved>,
     /// Entries of `undo_stack` in use.
@@ -244,6 +253,7 @@ pub struct Go {
 struct Saved {
     board: Board,
     filter: [u64; FILTER_WORDS],
+    empties: [u64; EMPTIES_WORDS],
     passes: u8,
 }
 
@@ -260,6 +270,7 @@ impl Clone for Go {
             max_plies: self.max_plies,
             history: self.history.clone(),
             filter: self.filter,
+            empties: self.empties,
             undo_stack: Vec::new(),
             undo_depth: 0,
         }
@@ -321,6 +332,7 @@ impl Go {
             max_plies: 3 * (size * size) as u32,
             history: Vec::new(),
             filter: [0; FILTER_WORDS],
+            empties: [0; EMPTIES_WORDS],
             undo_stack: Vec::new(),
             undo_depth: 0,
         };
@@ -387,6 +399,7 @@ impl Go {
     fn reset_history(&mut self) {
         self.history.clear();
         self.filter = [0; FILTER_WORDS];
+        self.empties = [0; EMPTIES_WORDS];
         self.record();
     }
 
@@ -397,6 +410,14 @@ impl Go {
         let k = self.superko_key();
         self.history.push(k);
         self.filter[(k as usize >> 6) % FILTER_WORDS] |= 1 << (k & 63);
+        let e = self.board.empty_count();
+        self.empties[e / 64] |= 1 << (e % 64);
+    }
+
+    /// Whether some position of the history had `e` empty points.
+    #[inline]
+    fn had_empties(&self, e: usize) -> bool {
+        self.empties.get(e / 64).is_some_and(|w| w & (1 << (e % 64)) != 0)
     }
 
     #[inline]
@@ -713,7 +734,17 @@ impl Go {
     /// The GTP vertex of a point, e.g. `D4`.
     pub fn format_point(&self, p: Point) -> String {
         match self.board.coords(p) {
-            Some((x, y)) => format!("{}{}", COLUMNS[x] as char, y + 1),
+            Some((x, y)) => {
+                // By hand rather than `format!`: front ends name every move played.
+                let mut text = String::with_capacity(3);
+                text.push(COLUMNS[x] as char);
+                let row = y + 1;
+                if row >= 10 {
+                    text.push(char::from(b'0' + (row / 10) as u8));
+                }
+                text.push(char::from(b'0' + (row % 10) as u8));
+                text
+            }
             None => format!("?{}", p.index()),
         }
     }
@@ -813,15 +844,45 @@ impl Game for Go {
         }
     }
 
+    /// Every empty point whose move is legal, in board order (bottom row first), then the
+    /// pass: the same answer as [`Go::is_legal_point`] on every point, found with one pass
+    /// over each point's neighbours, the superko history looked at only when its filter
+    /// cannot rule the position out.
     fn legal_moves(&self, moves: &mut Vec<Move>) {
         moves.clear();
         if self.is_over() {
             return;
         }
-        for p in self.board.points() {
-            if self.board.is_empty_point(p) && self.check_point(p).is_ok() {
-                moves.push(Move::Play(p));
+        let b = &self.board;
+        let color = b.to_move();
+        let suicide = self.rules.suicide;
+        let play = |p: usize| Move::Play(Point(p as u16));
+        if self.rules.superko == Superko::None {
+            b.for_each_playable(|p| {
+                if suicide || !b.is_suicide(color, p) {
+                    moves.push(play(p));
+                }
+            });
+        } else {
+            // The superko key after a move is the current stone hash changed by the move
+            // (and the side key under situational superko, as in `key_after`).
+            let mut base = b.stones_hash();
+            if self.rules.superko == Superko::Situational && color == Color::Black {
+                base ^= SIDE_KEY;
             }
+            // A move that captures nothing repeats no position when none had as few empty
+            // points as it leaves.
+            let quiet_repeats = b.empty_count() == 0 || self.had_empties(b.empty_count() - 1);
+            b.for_each_playable(|p| {
+                let legal = match b.play_change(color, p) {
+                    PlayChange::Quiet => !quiet_repeats || !self.seen(base ^ stone_key(color, p)),
+                    PlayChange::Captures(change) => !self.seen(base ^ change),
+                    PlayChange::Suicide => suicide && !self.seen(self.key_after(color, p, true)),
+                };
+                if legal {
+                    moves.push(play(p));
+                }
+            });
         }
         moves.push(Move::Pass);
     }
@@ -910,6 +971,7 @@ impl Game for Go {
         self.size() * self.size() + 1
     }
 
+    #[inline]
     fn move_index(&self, mv: Move) -> usize {
         match mv {
             Move::Pass => self.size() * self.size(),
@@ -953,9 +1015,15 @@ impl Undo for Go {
             let slot = &mut self.undo_stack[depth];
             slot.board.clone_from(&self.board);
             slot.filter = self.filter;
+            slot.empties = self.empties;
             slot.passes = self.passes;
         } else {
-            self.undo_stack.push(Saved { board: self.board.clone(), filter: self.filter, passes: self.passes });
+            self.undo_stack.push(Saved {
+                board: self.board.clone(),
+                filter: self.filter,
+                empties: self.empties,
+                passes: self.passes,
+            });
         }
         self.undo_depth += 1;
         self.play(mv);
@@ -969,6 +1037,7 @@ impl Undo for Go {
         };
         self.board.clone_from(&slot.board);
         self.filter = slot.filter;
+        self.empties = slot.empties;
         self.passes = slot.passes;
         self.undo_depth = depth;
         self.ply = self.ply.saturating_sub(1);
