@@ -949,7 +949,7 @@ impl Board {
             lends |= (c == own) & !atari;
         }
         if captures {
-            PlayChange::Captures(self.hash_change_with_captures(color, p))
+            PlayChange::Captures(self.hash_change(color, p))
         } else if free | lends {
             PlayChange::Quiet
         } else {
@@ -968,11 +968,11 @@ impl Board {
         (self.lib_sum[g] as u64 == n * p) & (self.lib_sq[g] as u64 == n * p * p)
     }
 
-    /// The change of [`stones_hash`](Board::stones_hash) when `color` plays on `p` and
-    /// captures: the stone's key and the keys of every opponent group in atari next to `p`,
-    /// each once.
+    /// The change of [`stones_hash`](Board::stones_hash) when `color` plays on the empty
+    /// point `p` and the stone stays: the stone's key and the keys of every opponent group in
+    /// atari next to `p` (captured by it), each once.
     #[inline(never)]
-    fn hash_change_with_captures(&self, color: Color, p: usize) -> u64 {
+    pub(crate) fn hash_change(&self, color: Color, p: usize) -> u64 {
         let opp = color.other().cell();
         let mut h = stone_key(color, p);
         let mut captured = [usize::MAX; 4];

@@ -595,10 +595,10 @@ impl Go {
     fn key_after(&self, color: Color, p: usize, suicide: bool) -> u64 {
         let b = &self.board;
         let mut h = b.stones_hash();
-        let mut done = [usize::MAX; 4];
-        let own = color.cell();
         if suicide {
             // The stone and every own group it joins are removed.
+            let mut done = [usize::MAX; 4];
+            let own = color.cell();
             for (i, n) in b.nbrs(p).into_iter().enumerate() {
                 if b.cell(n) == own {
                     let g = b.group_of(n);
@@ -609,17 +609,7 @@ impl Go {
                 }
             }
         } else {
-            h ^= stone_key(color, p);
-            let opp = color.other().cell();
-            for (i, n) in b.nbrs(p).into_iter().enumerate() {
-                if b.cell(n) == opp {
-                    let g = b.group_of(n);
-                    if !done.contains(&g) && b.group_in_atari(g) {
-                        done[i] = g;
-                        h ^= b.group_hash(g);
-                    }
-                }
-            }
+            h ^= b.hash_change(color, p);
         }
         match self.rules.superko {
             Superko::Situational if color == Color::Black => h ^ SIDE_KEY,
