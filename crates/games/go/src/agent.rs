@@ -189,22 +189,19 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
             _ => return Err(bad(spec, "patterns", &s, "must be classic or learned:G with a gamma G above 1")),
         },
     };
-    let number = |key: &str, default: f64| -> Result<f64, SpecError> {
+    let number = |key: &str, default: f64, max: f64| -> Result<f64, SpecError> {
         match spec.get(key) {
             None => Ok(default),
             Some(v) => v
                 .trim()
                 .parse::<f64>()
                 .ok()
-                .filter(|x| (0.0..=1000.0).contains(x))
-                .ok_or_else(|| bad(spec, key, v, "must be a number from 0 to 1000")),
+                .filter(|x| (0.0..=max).contains(x))
+                .ok_or_else(|| bad(spec, key, v, &format!("must be a number from 0 to {max}"))),
         }
     };
-    let (base, rate) = (number("widen_base", WIDEN_BASE)?, number("widen_rate", WIDEN_RATE)?);
-    let crit = number("crit", 0.0)?;
-    if crit > 10.0 {
-        return Err(bad(spec, "crit", &crit.to_string(), "must be a number from 0 to 10"));
-    }
+    let (base, rate) = (number("widen_base", WIDEN_BASE, 1000.0)?, number("widen_rate", WIDEN_RATE, 1000.0)?);
+    let crit = number("crit", 0.0, 10.0)?;
     let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
         .with_widening(widen)
         .with_widening_schedule(base, rate)
@@ -469,7 +466,8 @@ mod tests {
         assert_eq!(agent.inner().policy().criticality_weight(), 0.0);
         assert!(!agent.name().contains("crit"));
         for bad in ["mcts(crit=11)", "mcts(crit=-1)", "mcts(crit=x)"] {
-            assert!(go_agent(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
+            let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.ends_with("must be a number from 0 to 10"), "{bad}: {err}");
         }
         let fights = go_agent(&Spec::parse("mcts(tactics=true)").unwrap()).unwrap();
         assert!(fights.inner().policy().tactics() && fights.name().contains("tactics=true"), "{}", fights.name());
