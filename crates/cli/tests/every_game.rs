@@ -24,6 +24,7 @@ fn small(game: &str) -> String {
     match game {
         "go" => "go(size=5)".into(),
         "amazons" => "amazons(size=5)".into(),
+        "amazons-steps" => "amazons-steps(size=5)".into(),
         "othello" => "othello(size=6)".into(),
         "hex" => "hex(size=4)".into(),
         "connect4" => "connect4(width=5,height=4)".into(),

@@ -105,6 +105,7 @@ games! {
     tabula_othello::OthelloKind, gtp;
     tabula_go::GoKind, gtp;
     tabula_amazons::AmazonsKind, gtp, train;
+    tabula_amazons::AmazonsStepsKind;
     tabula_hex::HexKind, gtp;
     tabula_gdl::GdlKind;
 }
@@ -298,7 +299,7 @@ mod tests {
         // The list names which games offer an agent not every game has.
         let listed = super::agents();
         let baseline = listed.iter().find(|a| a.info.name == "baseline").unwrap();
-        assert_eq!(baseline.games, ["othello", "amazons"]);
+        assert_eq!(baseline.games, ["othello", "amazons", "amazons-steps"]);
         assert_eq!(listed.iter().find(|a| a.info.name == "solve").unwrap().games, ["othello"]);
         assert!(listed.iter().find(|a| a.info.name == "mcts").unwrap().games.is_empty());
     }
@@ -386,7 +387,7 @@ mod tests {
     #[test]
     fn sgf_records_come_from_the_games_that_have_them() {
         let with: Vec<&str> = GAMES.iter().filter(|g| g.sgf.is_some()).map(|g| g.name).collect();
-        assert_eq!(with, ["othello", "go", "amazons"]);
+        assert_eq!(with, ["othello", "go", "amazons", "amazons-steps"]);
         let players = ["a".to_string(), "b".to_string()];
         let (legal, illegal) = (["d3".to_string()], ["a1".to_string()]);
         let view =

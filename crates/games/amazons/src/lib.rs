@@ -35,6 +35,10 @@
 //! [`LinearEval`] holds two linear evaluations for alpha-beta: the twelve features of the
 //! source document, and a stronger territory evaluation (queen and king distance territory
 //! and position terms blended by game phase, plus mobility).
+//!
+//! [`AmazonsSteps`] (registered as `amazons-steps`) is the same game with every move taken
+//! as three steps by the same player — amazon, destination, arrow — the form OpenSpiel
+//! and most learning code use, where each decision is one square.
 
 mod bits;
 mod board;
@@ -42,6 +46,7 @@ mod eval;
 mod gtp;
 mod kind;
 mod record;
+mod steps;
 
 use std::fmt;
 
@@ -54,6 +59,7 @@ pub use bits::{BitIter, Bits};
 pub use board::{MAX_SIDE, MIN_SIDE};
 pub use eval::{DOCUMENT_FEATURES, FeatureSet, LinearEval, TERRITORY_FEATURES, WeightsError};
 pub use kind::{AmazonsKind, LEARNED_AGENT, LEARNED_PARAMS};
+pub use steps::{AmazonsSteps, AmazonsStepsKind, STEPS_NAME, Step, StepEval, StepUndo};
 
 use board::Tables;
 
