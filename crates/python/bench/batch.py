@@ -20,7 +20,7 @@ import time  # noqa: E402
 
 import tabula  # noqa: E402
 
-GAMES = ["connect4", "othello", "go(size=9)", "amazons(size=6)"]
+GAMES = ["connect4", "othello", "go(size=9)", "amazons(size=6)", "amazons-steps(size=6)"]
 
 
 def per_call(game, games, seed, observe=True):

@@ -11,7 +11,8 @@ tabula's cap of 243 plies so games are as long on both sides) and Amazons 10x10.
 Amazons takes three actions per move (amazon, destination, arrow), each with its own
 `legal_actions()` call; tabula's takes one action per move from the list of whole moves
 (about 2,000 at the start). Both are reported per game and per move (an Amazons move being
-three OpenSpiel actions).
+three OpenSpiel actions). `amazons-steps(size=10)` is tabula's Amazons in OpenSpiel's form:
+three actions per move, each one square, so the two loops do the same work per step.
 
 Run from the repository after `bash scripts/python-env`:
 
@@ -36,6 +37,7 @@ GAMES = [
     ("go 9x9", "go(size=9,komi=7.5)", "go", {"board_size": 9, "komi": 7.5, "max_game_length": 243}, 1),
     ("go 9x9 superko=none", "go(size=9,komi=7.5,superko=none)", "go", {"board_size": 9, "komi": 7.5, "max_game_length": 243}, 1),
     ("amazons 10x10", "amazons(size=10)", "amazons", {}, 3),
+    ("amazons 10x10 in steps", "amazons-steps(size=10)", "amazons", {}, 3),
 ]
 
 
@@ -75,10 +77,11 @@ def main():
           f"{args.rounds} interleaved rounds of ~{args.seconds:g} s per side", file=sys.stderr)
     rows = []
     for label, spec, os_name, os_params, per_move in GAMES:
+        ours_per_move = per_move if spec.startswith("amazons-steps") else 1
         if args.only and args.only not in label:
             continue
         sides = {
-            "tabula": (tabula.load_game(spec), 1),
+            "tabula": (tabula.load_game(spec), ours_per_move),
             "pyspiel": (pyspiel.load_game(os_name, os_params), per_move),
         }
         counts = {name: calibrate(game, args.seconds) for name, (game, _) in sides.items()}

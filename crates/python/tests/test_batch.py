@@ -10,7 +10,9 @@ import tabula
 from conftest import gdl_spec
 
 
-@pytest.mark.parametrize("spec", ["connect4", "othello(size=10,blocked=c3+h8)", "go(size=9)", "amazons(size=6)"])
+@pytest.mark.parametrize(
+    "spec", ["connect4", "othello(size=10,blocked=c3+h8)", "go(size=9)", "amazons(size=6)", "amazons-steps(size=6)"]
+)
 def test_self_play_steps_replay_one_call_at_a_time(spec):
     game = tabula.load_game(spec)
     batch = tabula.self_play(game, 5, threads=2, seed=3)

@@ -235,6 +235,25 @@ class Amazons(Sweep):
         return str(state).split()
 
 
+class AmazonsSteps(Amazons):
+    """amazons (10x10) against tabula's `amazons-steps(size=10)`, step by step.
+
+    Here both sides take a move as three actions by the same player: the amazon, its
+    destination, the arrow, each named by its square (tabula `d1`, OpenSpiel `X From (10,
+    4)`). Every step's legal squares must agree, which also checks that tabula offers only
+    amazons that can move and only destinations and arrows the rules allow; the game ends
+    between whole moves on both sides."""
+
+    tabula_spec = "amazons-steps(size=10)"
+    # The observation's planes: amazons of each player, the picked and the landed amazon of
+    # each (none once a game is over), arrows.
+    symbols = "XO....#"
+
+    def openspiel_moves(self, state):
+        names = self.names
+        return {names[a]: [a] for a in state.legal_actions()}
+
+
 class Go(Sweep):
     """go (9x9, komi 7.5) against tabula's `go(size=9,komi=7.5,rules=chinese,superko=positional)`.
 
@@ -319,6 +338,10 @@ def test_amazons_agrees_with_openspiel():
     report("amazons", Amazons().run())
 
 
+def test_amazons_steps_agree_with_openspiel():
+    report("amazons-steps", AmazonsSteps().run())
+
+
 def test_go_9x9_agrees_with_openspiel():
     sweep = Go()
     stats = sweep.run()
@@ -326,7 +349,7 @@ def test_go_9x9_agrees_with_openspiel():
     print(f"go: {sweep.superko_moves} moves listed by OpenSpiel only, each a repetition")
 
 
-@pytest.mark.parametrize("sweep", [ConnectFour, Othello, Amazons, Go])
+@pytest.mark.parametrize("sweep", [ConnectFour, Othello, Amazons, AmazonsSteps, Go])
 def test_a_wrong_move_set_is_caught(sweep):
     """The comparison is not vacuous: a tabula state a few moves ahead of OpenSpiel's, where
     the move sets differ, fails it (for Go, the allowance for superko does not hide it)."""

@@ -24,6 +24,23 @@ def test_mcts_bot_plays_a_tabula_game_to_the_end():
     assert plies == state.tabula.move_number() >= 7
 
 
+def test_mcts_bot_plays_amazons_in_steps():
+    """OpenSpiel's own form of Amazons: three decisions by one player per move, each a square."""
+    (name,) = tabula.openspiel.register(["amazons-steps(size=5)"])
+    assert name == "tabula_amazons_steps"
+    game = pyspiel.load_game(name)
+    assert game.num_distinct_actions() == 25
+    rng = np.random.RandomState(3)
+    bots = [mcts.MCTSBot(game, 1.4, 20, mcts.RandomRolloutEvaluator(1, rng), random_state=rng) for _ in range(2)]
+    state = game.new_initial_state()
+    movers = []
+    while not state.is_terminal():
+        movers.append(state.current_player())
+        state.apply_action(bots[state.current_player()].step(state))
+    assert len(movers) % 3 == 0 and movers[:6] == [0, 0, 0, 1, 1, 1]
+    assert sorted(state.returns()) == [-1.0, 1.0]
+
+
 def test_observation_tensor_through_the_python_observer():
     game = tabula.openspiel.load("tictactoe")
     state = game.new_initial_state()

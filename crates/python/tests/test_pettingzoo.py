@@ -5,7 +5,7 @@ import tabula.pettingzoo
 from conftest import gdl_spec
 
 AEC = ["connect4", "othello", "othello(size=10,blocked=c3+h8)", "go(size=9)", "amazons(size=6)",
-       gdl_spec("ticTacToe.kif"), gdl_spec("krk4x4.kif"), gdl_spec("simultaneousRace.kif")]
+       "amazons-steps(size=6)", gdl_spec("ticTacToe.kif"), gdl_spec("krk4x4.kif"), gdl_spec("simultaneousRace.kif")]
 
 
 @pytest.mark.parametrize("spec", AEC)

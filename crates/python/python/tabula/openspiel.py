@@ -1,7 +1,7 @@
 """tabula games as OpenSpiel (``pyspiel``) Python games.
 
 ``register()`` registers each spec as a pyspiel game named ``tabula_<name>`` (the spec's
-game name, with any parameters as given), so that ``pyspiel.load_game("tabula_connect4")``
+game name, ``-`` written as ``_``, with any parameters as given), so that ``pyspiel.load_game("tabula_connect4")``
 and OpenSpiel's algorithms (MCTSBot, evaluate_bots, ...) run on tabula's rules. A game in
 which several players can move at once (GDL) is registered with simultaneous dynamics: its
 states are simultaneous nodes (``current_player()`` is ``SIMULTANEOUS``, moves go to
@@ -25,20 +25,23 @@ import pyspiel
 
 from ._tabula import SIMULTANEOUS, Game, State, load_game
 
-DEFAULT_SPECS = ("tictactoe", "connect4", "othello", "go(size=9)", "amazons(size=6)", "hex(size=11)")
+DEFAULT_SPECS = (
+    "tictactoe", "connect4", "othello", "go(size=9)", "amazons(size=6)", "amazons-steps(size=6)", "hex(size=11)",
+)
 
 _registered: dict[str, str] = {}
 
 
 def _short_name(game: Game) -> str:
-    """``tabula_<name>``; a GDL game adds its file's stem (``tabula_gdl_tictactoe``)."""
+    """``tabula_<name>`` with any character other than a letter, digit or ``_`` written as
+    ``_`` (``tabula_amazons_steps``); a GDL game adds its file's stem (``tabula_gdl_tictactoe``)."""
     if game.name == "gdl":
         found = re.search(r"file=([^,)]*)", game.spec)
         if found:
             stem = re.sub(r"[^a-z0-9]+", "_", pathlib.Path(found.group(1)).stem.lower()).strip("_")
             return f"tabula_gdl_{stem}"
         return f"tabula_gdl_{zlib.crc32(game.spec.encode()):08x}"
-    return f"tabula_{game.name}"
+    return "tabula_" + re.sub(r"[^A-Za-z0-9_]", "_", game.name)
 
 
 def _types(game: Game, short_name: str):
