@@ -335,7 +335,26 @@ const scenarios = {
     const result = await statusText(page);
     check(/^Game over: (white|black) \(.*\) wins/.test(result), `result: ${result}`);
     const shots = [await shot(page, "amazons-6x6-end")];
-    return { moves, plies: history.length, result, shots };
+
+    // The same game in steps: each click is a whole action (amazon, destination, arrow),
+    // the picked and the landed amazon are shown and named on the board.
+    await newGame(page, "amazons-steps", { size: "5" }, ["human", "mcts(playouts=100)"]);
+    let s = await clickMove(page);
+    check(s.human && !s.over, "after picking an amazon the same side moves on");
+    const picked = await page.$$eval("#board [aria-label*='picked amazon']", (els) => els.length);
+    check(picked === 1, `${picked} cells name the picked amazon`);
+    s = await clickMove(page);
+    const landed = await page.$$eval("#board [aria-label*='landed amazon']", (els) => els.length);
+    check(landed === 1, `${landed} cells name the landed amazon`);
+    shots.push(await shot(page, "amazons-steps-5x5-landed"));
+    const steps = 2 + await playToEnd(page);
+    const stepList = await moveList(page);
+    check(stepList.every((m) => /^[a-e][1-5]$/.test(m)), `steps: ${stepList.join(" ")}`);
+    check(stepList.length % 3 === 0, `${stepList.length} steps do not make whole moves`);
+    const stepResult = await statusText(page);
+    check(/^Game over: (white|black) \(.*\) wins/.test(stepResult), `result: ${stepResult}`);
+    shots.push(await shot(page, "amazons-steps-5x5-end"));
+    return { moves, plies: history.length, result, steps, stepPlies: stepList.length, stepResult, shots };
   },
 
   // Hex 5x5 against MCTS, on its rhombus of hexagons: a whole game by clicking (Hex has no

@@ -223,20 +223,33 @@ fn cells_json(cells: &[Cell]) -> Vec<Value> {
         .collect()
 }
 
-/// The cells a move by `mover` touched: the mover's piece that left (Amazons), the cell a
-/// piece of the mover arrived on, and the cell that became blocked (an arrow).
+/// The cells a move by `mover` touched, in the order a player clicks them: the mover's
+/// piece that left (Amazons) when the same kind of piece arrived, the cell a piece of the
+/// mover arrived on, and the cell that became blocked (an arrow). A move that only changes
+/// one of the mover's pieces where it stands (an amazon picked in `amazons-steps`) is that
+/// cell; one whose piece arrives as another kind (the picked amazon landing) is entered by
+/// its destination alone, the piece it moves being the only one it can.
 pub(crate) fn path(before: &[Cell], after: &[Cell], mover: usize) -> Vec<usize> {
-    let mine = |c: &Cell| matches!(c, Cell::Piece { owner, .. } if owner.index() == mover);
+    let mine = |c: &Cell| match c {
+        Cell::Piece { owner, kind } if owner.index() == mover => Some(*kind),
+        _ => None,
+    };
     let only = |v: Vec<usize>| if v.len() == 1 { v.first().copied() } else { None };
-    let to = only((0..before.len()).filter(|&i| before[i] == Cell::Empty && mine(&after[i])).collect());
-    let from = only((0..before.len()).filter(|&i| mine(&before[i]) && !mine(&after[i])).collect());
-    let arrow = only((0..before.len()).filter(|&i| before[i] != Cell::Blocked && after[i] == Cell::Blocked).collect());
+    let n = before.len().min(after.len());
+    let to = only((0..n).filter(|&i| before[i] == Cell::Empty && mine(&after[i]).is_some()).collect());
+    let from = only((0..n).filter(|&i| mine(&before[i]).is_some() && mine(&after[i]).is_none()).collect());
+    let arrow = only((0..n).filter(|&i| before[i] != Cell::Blocked && after[i] == Cell::Blocked).collect());
     let mut out = Vec::new();
-    if to.is_some() {
-        out.extend(from);
+    if let Some(to) = to {
+        out.extend(from.filter(|&f| mine(&before[f]) == mine(&after[to])));
+        out.push(to);
     }
-    out.extend(to);
     out.extend(arrow);
+    if out.is_empty() {
+        let changed =
+            (0..n).filter(|&i| mine(&before[i]).is_some() && mine(&after[i]).is_some() && before[i] != after[i]);
+        out.extend(only(changed.collect()));
+    }
     out
 }
 
@@ -1512,5 +1525,32 @@ impl App {
         } else {
             self.kick(&entry);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The path of `mv` played in `game` at its current position.
+    fn path_of(game: &mut AnyGame, mv: &str) -> Vec<usize> {
+        let Turn::Player(p) = game.turn() else { panic!("over") };
+        let before = game.cells().unwrap();
+        game.play_move(mv).unwrap();
+        path(&before, &game.cells().unwrap(), p.index())
+    }
+
+    #[test]
+    fn paths_are_the_cells_a_player_clicks() {
+        // 6x6 cells count row by row from the top: b1 is 31, b4 13, e4 16.
+        let mut whole = load("amazons(size=6)").unwrap();
+        assert_eq!(path_of(&mut whole, "b1-b4/e4"), [31, 13, 16]);
+        let mut steps = load("amazons-steps(size=6)").unwrap();
+        assert_eq!(path_of(&mut steps, "b1"), [31], "the amazon picked");
+        assert_eq!(path_of(&mut steps, "b4"), [13], "its destination alone");
+        assert_eq!(path_of(&mut steps, "e4"), [16], "the arrow");
+        let mut go = load("go(size=5)").unwrap();
+        assert_eq!(path_of(&mut go, "C3"), [12]);
+        assert_eq!(path_of(&mut go, "pass"), Vec::<usize>::new());
     }
 }

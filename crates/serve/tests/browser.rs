@@ -120,10 +120,13 @@ async fn othello_is_played_to_the_end_by_clicking_at_375_px_with_alphabeta_and_e
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn amazons_6x6_is_played_to_the_end_by_keys_then_clicks() {
+async fn amazons_6x6_is_played_to_the_end_by_keys_then_clicks_and_in_steps() {
     let r = scenario("amazons").await;
     assert!(r["plies"].as_u64().unwrap() >= 4, "{r}");
     assert!(r["result"].as_str().unwrap().starts_with("Game over"), "{r}");
+    // Then `amazons-steps` 5x5, one action per click, to the end.
+    assert!(r["stepPlies"].as_u64().unwrap() >= 6, "{r}");
+    assert!(r["stepResult"].as_str().unwrap().starts_with("Game over"), "{r}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -30,6 +30,8 @@ const STYLE = {
   tictactoe: { owners: ["X", "O"], colours: ["#1565c0", "#c62828"], board: "#fafafa", fromBottom: true, marks: ["X", "O"] },
   connect4: { owners: ["red", "yellow"], colours: ["#d32f2f", "#fbc02d"], board: "#1e4fa3", fromBottom: true, columns: true },
 };
+// Amazons taken in steps (amazon, destination, arrow) looks like Amazons.
+STYLE["amazons-steps"] = STYLE.amazons;
 // The games whose records are saved and loaded as SGF.
 const SGF_GAMES = ["go", "othello", "amazons"];
 // ink: the coordinates' colour; hint: the mark on a cell where a move can be made.
@@ -774,10 +776,12 @@ function drawBoard(state, st) {
           t.textContent = st.marks[owner] || "?";
         } else {
           el("circle", { cx, cy, r: S * 0.42, fill: colour, stroke: "#0008", "stroke-width": 1 }, g);
-          if (piece === "amazon" || piece === "queen") {
+          if (/(^|\s)(amazon|queen)$/.test(piece)) {
             const t = el("text", { x: cx, y: cy + S * 0.17, "text-anchor": "middle", "font-size": S * 0.5, fill: owner === 0 ? "#111" : "#f4f4f4" }, g);
             t.textContent = "♛";
           }
+          // The amazon of a move made in steps, picked or landed: framed as a selection is.
+          if (/^(picked|landed) /.test(piece)) el("rect", { x: cx - S / 2 + 2, y: cy - S / 2 + 2, width: S - 4, height: S - 4, fill: "none", stroke: "#1565c0", "stroke-width": 3 }, g);
         }
       }
       if (last.has(i)) el("circle", { cx, cy, r: S * 0.12, fill: "#e53935" }, g);
