@@ -380,6 +380,12 @@ fn asset(content_type: &'static str, text: &'static str) -> Response {
 /// database `config.db` names, if any, is opened here (read-only), and a file that cannot be
 /// opened as one is an error.
 pub fn router(config: crate::Config) -> std::io::Result<Router> {
+    Ok(routes(app(config)?))
+}
+
+/// The server's state for `config`: the database, the state file (its games read back),
+/// the training folder and the engines, each opened or refused here.
+pub fn app(config: crate::Config) -> std::io::Result<Arc<App>> {
     let search = match &config.db {
         Some(path) => Some(Search::open(path).map_err(|e| std::io::Error::other(format!("--db: {e}")))?),
         None => None,
@@ -405,7 +411,12 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
     app.engines = engines;
     let app = Arc::new(app);
     app.restore().map_err(|e| std::io::Error::other(format!("--state: {e}")))?;
-    Ok(Router::new()
+    Ok(app)
+}
+
+/// The page and the API over `app`.
+pub fn routes(app: Arc<App>) -> Router {
+    Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
         .route("/tree.js", get(|| async { asset("text/javascript; charset=utf-8", TREE_JS) }))
@@ -437,5 +448,5 @@ pub fn router(config: crate::Config) -> std::io::Result<Router> {
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn(timing))
-        .with_state(app))
+        .with_state(app)
 }

@@ -168,17 +168,74 @@ pub async fn start(config: Config) -> std::io::Result<SocketAddr> {
     Ok(addr)
 }
 
-/// Serves until the process ends, on a runtime of its own, printing the address.
+/// How long requests still open (event streams never end by themselves) get after a stop
+/// is asked for.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// How long a stopping server waits for training runs to write their checkpoints.
+const CHECKPOINT_WAIT: Duration = Duration::from_secs(20);
+
+/// Serves, on a runtime of its own, printing the address, until SIGINT (Ctrl-C) or SIGTERM:
+/// then it stops taking connections, gives open requests [`GRACE`], stops training runs at
+/// a checkpoint, removes its temporary training folder and closes the state file.
 pub fn serve(config: Config) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     // The database and the state file first: a file that cannot be opened stops the server
     // before it listens. Games read back may start their agents, on this runtime.
-    let _runtime = rt.enter();
-    let app = router(config.clone())?;
-    rt.block_on(async move {
+    let runtime = rt.enter();
+    let app = api::app(config.clone())?;
+    let routes = api::routes(app.clone());
+    let served = rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
         let addr = listener.local_addr()?;
         println!("tabula serve: http://{addr}/");
-        axum::serve(listener, app).await
-    })
+        let (stopping, mut stop_asked) = tokio::sync::watch::channel(false);
+        let server = axum::serve(listener, routes).with_graceful_shutdown(async move {
+            stop_signal().await;
+            let _ = stopping.send(true);
+        });
+        tokio::select! {
+            served = server.into_future() => served,
+            _ = async {
+                if stop_asked.changed().await.is_ok() {
+                    tokio::time::sleep(GRACE).await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            } => Ok(()),
+        }
+    });
+    eprintln!("tabula serve: stopping");
+    for problem in app.shutdown(std::time::Instant::now() + CHECKPOINT_WAIT) {
+        eprintln!("tabula serve: {problem}");
+    }
+    drop(runtime);
+    // Searches still running on blocking threads are abandoned, not waited for.
+    rt.shutdown_background();
+    served
+}
+
+/// Resolves at the first SIGINT or SIGTERM (only Ctrl-C where there are no Unix signals);
+/// never, if no signal can be listened for.
+async fn stop_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate => {}
+    }
 }

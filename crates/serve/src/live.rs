@@ -1163,6 +1163,25 @@ impl App {
         Ok(self.kick(entry))
     }
 
+    /// What a stopping server does last: training runs stop after their game in progress
+    /// and write their checkpoints (waiting until `deadline`), the server's temporary
+    /// training folder is removed, and the state file is closed with every game in it.
+    /// Returns a line for each thing that could not be done.
+    pub fn shutdown(&self, deadline: Instant) -> Vec<String> {
+        let mut problems = Vec::new();
+        let left = self.runs.close(deadline);
+        if left > 0 {
+            problems
+                .push(format!("{left} training run(s) did not reach a checkpoint in time; each resumes from its last"));
+        }
+        if let Some(store) = &self.store
+            && let Err(e) = store.close()
+        {
+            problems.push(format!("the state file did not close cleanly ({e}); its games are kept in its log"));
+        }
+        problems
+    }
+
     /// Lists the games the state file keeps, under their ids; a game that no longer loads
     /// or replays is skipped with a warning (and stays in the file).
     pub(crate) fn restore(self: &Arc<Self>) -> Result<usize, String> {

@@ -158,6 +158,16 @@ impl Store {
         Ok(Store { conn: Mutex::new(conn) })
     }
 
+    /// Closes the file for good: its write-ahead log is written back into it and removed,
+    /// so that the file alone holds every game. Writes after this go nowhere (the server is
+    /// stopping).
+    pub fn close(&self) -> Result<(), String> {
+        let mut conn = lock(&self.conn);
+        let spare = Connection::open_in_memory().map_err(|e| e.to_string())?;
+        let file = std::mem::replace(&mut *conn, spare);
+        file.close().map_err(|(_, e)| e.to_string())
+    }
+
     /// Every stored game: its id and record text, in the order the ids were given.
     pub fn games(&self) -> Result<Vec<(String, String)>, String> {
         let conn = lock(&self.conn);

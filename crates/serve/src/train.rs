@@ -225,6 +225,28 @@ impl Runs {
     }
 }
 
+impl Runs {
+    /// Stops every running run after its game in progress and waits, until `deadline`, for
+    /// each to write its checkpoint; then removes the folder if it is the server's own
+    /// temporary one. Returns the runs still running at the deadline.
+    pub fn close(&self, deadline: Instant) -> usize {
+        let running: Vec<Arc<Run>> = lock(&self.list).values().filter(|r| r.status() == "running").cloned().collect();
+        for run in &running {
+            run.stop();
+        }
+        // The runs' threads write their checkpoints on their own; this is the server's last
+        // act, so it waits on their status with a deadline.
+        while running.iter().any(|r| r.status() == "running") && Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let left = running.iter().filter(|r| r.status() == "running").count();
+        if self.temporary && left == 0 {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+        left
+    }
+}
+
 impl Drop for Runs {
     fn drop(&mut self) {
         if self.temporary {

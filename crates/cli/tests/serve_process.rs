@@ -1,7 +1,8 @@
-//! `tabula serve --engines FILE`: external GTP engines named in the server's configuration
-//! play on the page's API. The engine that plays is `tabula gtp` itself, a real GTP engine
-//! run as a separate process; others crash at once or never answer. The server is the real
-//! binary too, so the engines are its children and this test can see them come and go.
+//! `tabula serve` as a process: external GTP engines named in the server's configuration
+//! (`--engines FILE`) play on the page's API, and SIGTERM or Ctrl-C stops the server
+//! cleanly. The engine that plays is `tabula gtp` itself, a real GTP engine run as a
+//! separate process; others crash at once or never answer. The server is the real binary
+//! too, so the engines are its children and this test can see them come and go.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -11,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// A `tabula serve` process, killed when dropped.
+/// A `tabula serve` process, stopped when dropped: asked with SIGTERM (so that it removes
+/// its temporary training folder), killed if it has not stopped within ten seconds.
 struct Server {
     child: Child,
     addr: String,
@@ -19,6 +21,12 @@ struct Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        let pid = self.child.id();
+        let _ = Command::new("sh").args(["-c", &format!("kill -TERM {pid}")]).status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -42,13 +50,19 @@ fn engines_file(dir: &Path, max_running: usize) -> std::path::PathBuf {
 }
 
 fn serve(engines: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(["serve", "--port", "0", "--move-ms", "200", "--engines"])
-        .arg(engines)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("tabula serve starts");
+    serve_with(&["--move-ms".as_ref(), "200".as_ref(), "--engines".as_ref(), engines.as_os_str()], None)
+}
+
+/// `tabula serve --port 0 ARGS`, its temporary directory `tmp` if given; its standard
+/// error is kept for the test to read when `tmp` is given, shown otherwise.
+fn serve_with(args: &[&std::ffi::OsStr], tmp: Option<&Path>) -> Server {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tabula"));
+    command.args(["serve", "--port", "0"]).args(args).stdout(Stdio::piped());
+    match tmp {
+        Some(dir) => command.env("TMPDIR", dir).stderr(Stdio::piped()),
+        None => command.stderr(Stdio::inherit()),
+    };
+    let mut child = command.spawn().expect("tabula serve starts");
     let mut line = String::new();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     stdout.read_line(&mut line).unwrap();
@@ -255,4 +269,85 @@ fn a_bad_engines_file_stops_the_server_with_the_reason() {
         assert!(err.contains("--engines") && err.contains(needle), "{text}: {err}");
         assert!(out.stdout.is_empty(), "it never listened: {}", String::from_utf8_lossy(&out.stdout));
     }
+}
+
+/// The names in `dir` that start with `prefix`.
+fn entries(dir: &Path, prefix: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().map(String::from))
+        .filter(|n| n.starts_with(prefix))
+        .collect()
+}
+
+#[test]
+fn sigterm_stops_the_server_with_its_state_file_whole_its_runs_checkpointed_and_its_scratch_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let state = dir.path().join("state.db");
+    let runs = dir.path().join("runs");
+    let args = ["--state".as_ref(), state.as_os_str(), "--train-dir".as_ref(), runs.as_os_str()];
+    let mut server = serve_with(&args, Some(&tmp));
+    // A training run far from its end: the stop must leave it at a checkpoint.
+    let (status, run) = call(
+        &server,
+        "POST",
+        "/api/train",
+        Some(json!({"game": "amazons(size=5)", "moves": 1_000_000, "eval_every": 0, "name": "long"})),
+    );
+    assert_eq!(status, 201, "{run}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while call(&server, "GET", "/api/train/long", None).1["games"].as_u64().unwrap_or(0) < 2 {
+        assert!(Instant::now() < deadline, "the run played no game");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (status, game) =
+        call(&server, "POST", "/api/game", Some(json!({"spec": "tictactoe", "players": ["human", "human"]})));
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    let (status, after) = call(&server, "POST", &format!("/api/game/{id}/move"), Some(json!({"move": "b2"})));
+    assert_eq!(status, 200, "{after}");
+    assert!(entries(&tmp, "tabula-").len() <= 1, "no folder but the server's own GDL scratch");
+    assert!(entries(dir.path(), "state.db-wal").len() == 1, "the state file writes ahead while serving");
+    // A spectator's event stream stays open: the stop must not wait for it.
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    write!(stream, "GET /api/game/{id}/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut first = [0u8; 64];
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    assert!(stream.read(&mut first).unwrap() > 0, "the stream answered");
+
+    let pid = server.child.id().to_string();
+    assert!(Command::new("sh").args(["-c", &format!("kill -TERM {pid}")]).status().unwrap().success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let exit = loop {
+        if let Some(exit) = server.child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(Instant::now() < deadline, "the server did not stop within 30 s of SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    server.child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(exit.success(), "{exit:?}: {stderr}");
+    assert!(stderr.contains("tabula serve: stopping"), "{stderr}");
+    assert!(!stderr.contains("did not"), "{stderr}");
+    assert_eq!(entries(dir.path(), "state.db-"), Vec::<String>::new(), "the log is written back and removed");
+
+    // The file alone brings the game back, and the run is stopped at a checkpoint.
+    let server = serve_with(&args, Some(&tmp));
+    let (status, back) = call(&server, "GET", &format!("/api/game/{id}"), None);
+    assert_eq!(status, 200, "{back}");
+    assert_eq!(back["history"], json!([["b2"]]), "{back}");
+    let (_, run) = call(&server, "GET", "/api/train/long", None);
+    assert_eq!(run["status"], "stopped", "{run}");
+    assert!(run["step"].as_u64().unwrap() > 0, "{run}");
+    drop(server);
+
+    // Without --train-dir, the server's own training folder goes with it.
+    let server = serve_with(&[], Some(&tmp));
+    assert_eq!(entries(&tmp, "tabula-train-").len(), 1, "the server's own training folder");
+    drop(server);
+    assert_eq!(entries(&tmp, "tabula-train-"), Vec::<String>::new(), "the training folder is removed");
 }
