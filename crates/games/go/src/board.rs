@@ -642,8 +642,12 @@ impl Board {
                 return None;
             }
         };
-        let share =
-            self.nbrs(first).into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count();
+        // The stone `s` is one of the group's stones next to `first`; when it is the only stone of
+        // that colour there, it is the only one.
+        let share = match self.neighbour_count(first, own) {
+            1 => 1,
+            _ => self.nbrs(first).into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count(),
+        };
         let (n, sum, sq) = self.pseudo_without(g, first, share);
         (n > 0 && n * sq == sum * sum).then(|| (first, (sum / n) as usize))
     }

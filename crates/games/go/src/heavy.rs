@@ -60,12 +60,18 @@ pub fn pattern_key(board: &Board, color: Color, p: Point) -> u16 {
 }
 
 /// [`pattern_key`] of a point known to be on the board (an empty point is).
+///
+/// The cells themselves are Black's codes (0 empty, 1 Black, 2 White, 3 border); White's
+/// swap 1 and 2, i.e. flip both bits of every slot whose two bits differ.
 #[inline]
 fn key_on_board(board: &Board, color: Color, p: usize) -> u16 {
-    let own = color.cell();
     let mut key = 0u16;
     for (i, q) in board.around(p).into_iter().enumerate() {
-        key |= (point_code(board.cell(q), own) as u16) << (2 * i);
+        key |= (board.cell(q) as u16) << (2 * i);
+    }
+    if color == Color::White {
+        let differ = (key ^ (key >> 1)) & 0x5555;
+        key ^= differ | (differ << 1);
     }
     key
 }
@@ -788,5 +794,43 @@ mod nakade_tests {
         ] {
             assert_eq!(judge(rows), None, "{name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    #[test]
+    fn keys_from_raw_cells_agree_with_point_codes() {
+        // Every point (empty or not) of positions of seeded light playouts, seen by both sides.
+        let mut white_differs = 0;
+        for size in [5, 9, 13] {
+            for seed in 0..4 {
+                let mut rng = Rng::new(seed);
+                let mut b = Board::new(size).unwrap();
+                for _ in 0..2 * size * size {
+                    for p in b.points() {
+                        for color in [Color::Black, Color::White] {
+                            let own = color.cell();
+                            let mut expected = 0u16;
+                            for (i, q) in b.around(p.index()).into_iter().enumerate() {
+                                expected |= (point_code(b.cell(q), own) as u16) << (2 * i);
+                            }
+                            assert_eq!(key_on_board(&b, color, p.index()), expected, "{color:?} {p:?}\n{b}");
+                            white_differs +=
+                                (color == Color::White && expected != key_on_board(&b, Color::Black, p.index())) as u32;
+                        }
+                    }
+                    match b.random_light_move(&mut rng) {
+                        Some(p) => {
+                            b.play(p);
+                        }
+                        None => b.pass(),
+                    }
+                }
+            }
+        }
+        assert!(white_differs > 1000, "{white_differs}");
     }
 }
