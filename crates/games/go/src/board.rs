@@ -291,8 +291,11 @@ fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32, 
     let attacker = b.to_move;
     let legal = [x, y].map(|a| b.is_legal_for(attacker, Point(a as u16), false));
     // The attacker's first atari is read on a copy when there is a second to read after it;
-    // the last one is played on this board, which is not needed any more.
-    if legal == [true, true] {
+    // the last one is played on this board, which is not needed any more. A first atari that
+    // lets the defender out at once is told from this board: one position read, no capture.
+    if legal == [true, true] && !joined && *budget > 0 && first_atari_fails_at_once(&boards[d], l, x, y) {
+        *budget -= 1;
+    } else if legal == [true, true] {
         if boards.len() == d + 1 {
             let copy = boards[d].clone();
             boards.push(copy);
@@ -315,6 +318,38 @@ fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32, 
     let b = &mut boards[d];
     b.play(Point(a as u16));
     b.group_in_atari(b.group_of(s)) && ladder_escape(boards, d, s, budget, (!joined).then_some((l, a)))
+}
+
+/// Whether the attacker's atari on `x`, read as the next step of [`ladder_escape`], ends at its
+/// first position without a capture, told from the board `b` before it: the defender, in
+/// atari on the group it has just extended on `l` (which did not join another group), with
+/// the liberties `x` and `y`, and the attacker to move. `false` also when this cannot be told
+/// cheaply (the step is then read on a copy).
+///
+/// The step ends at once when `x` captures nothing and then either its stone's group is in
+/// atari, or so is an attacking group next to `l` (one that does not touch `x` keeps its
+/// liberties), which breaks the ladder; or the defender's extension on `y` makes a group with
+/// three liberties or more (it has four besides `y` now, `x` included, and captures nothing
+/// that could be lost).
+fn first_atari_fails_at_once(b: &Board, l: usize, x: usize, y: usize) -> bool {
+    let attacker = b.to_move;
+    let defender = attacker.other();
+    let (att, def) = (attacker.cell(), defender.cell());
+    let in_atari_at = |q: usize, cell: u8| b.cells[q] == cell && b.group_in_atari(b.group[q] as usize);
+    if b.neighbour_count(x, def) > 0 && b.nbrs(x).into_iter().any(|q| in_atari_at(q, def)) {
+        return false;
+    }
+    if b.liberties_after(attacker, Point(x as u16), 2) < 2 {
+        return true;
+    }
+    if b.neighbour_count(l, att) > 0 {
+        let touches_x = |g: usize| b.nbrs(x).into_iter().any(|q| b.cells[q] == att && b.group[q] as usize == g);
+        if b.nbrs(l).into_iter().any(|q| in_atari_at(q, att) && !touches_x(b.group[q] as usize)) {
+            return true;
+        }
+    }
+    !(b.neighbour_count(y, att) > 0 && b.nbrs(y).into_iter().any(|q| in_atari_at(q, att)))
+        && b.liberties_after(defender, Point(y as u16), 4) == 4
 }
 
 impl PartialEq for Board {
