@@ -391,6 +391,30 @@ fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKA
     true
 }
 
+/// The largest sum, over the points of a shape that [`nakade_shape`] kills, of their neighbours
+/// in the shape (rabbity six: 1 + 1 + 2 + 2 + 2 + 4).
+const KILLABLE_DEGREES: usize = 12;
+
+/// Whether the empty region around the empty point `e`, which no stone of the side to move
+/// (`mover`) touches, may be a shape that [`nakade_shape`] kills, judged from `e` and its
+/// empty neighbours alone: none of these touches a stone of `mover` (the region would not be
+/// enclosed), and their numbers of empty neighbours add up to at most [`KILLABLE_DEGREES`]
+/// (every point of the region counts its neighbours in it, so a larger sum is a larger or
+/// fatter region). Most of the open board fails at once, without reading its region.
+#[inline]
+fn may_be_killable(board: &Board, e: usize, mover: u8) -> bool {
+    let mut degrees = board.neighbour_count(e, EMPTY);
+    for f in board.nbrs(e) {
+        if board.cell(f) == EMPTY {
+            if board.neighbour_count(f, mover) > 0 {
+                return false;
+            }
+            degrees += board.neighbour_count(f, EMPTY);
+        }
+    }
+    degrees <= KILLABLE_DEGREES
+}
+
 /// The attacker's reply when the last move, on `last`, made or shrank an eye space of its own
 /// side next to it that dies if the side to move takes its vital point first.
 fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
@@ -415,7 +439,9 @@ fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
         }
         // `e` touches the last stone: only the other side's eye space can hold it, and the
         // reading stops at the first stone of the side to move.
-        if !small_eye_space(board, e, color.other().cell(), &mut region, &mut n) {
+        if !may_be_killable(board, e, color.cell())
+            || !small_eye_space(board, e, color.other().cell(), &mut region, &mut n)
+        {
             continue;
         }
         if let Some(Some(v)) = nakade_shape(board, &region[..n])
@@ -565,8 +591,10 @@ impl<P: PatternHook> HeavyPolicy<P> {
             let mut n = 0;
             let own = color.cell();
             let opp = color.other().cell();
-            // 1. Atari escape for own groups next to the last move.
-            for nb in board.nbrs(last) {
+            // 1. Atari escape for own groups next to the last move (each once: a group met again
+            // would give the same candidates).
+            let mut escaped = [usize::MAX; 4];
+            for (i, nb) in board.nbrs(last).into_iter().enumerate() {
                 if board.neighbour_count(last, own) == 0 {
                     break;
                 }
@@ -574,9 +602,10 @@ impl<P: PatternHook> HeavyPolicy<P> {
                     continue;
                 }
                 let g = board.group_of(nb);
-                if !board.group_in_atari(g) {
+                if !board.group_in_atari(g) || escaped.contains(&g) {
                     continue;
                 }
+                escaped[i] = g;
                 // Capture an opponent group in atari touching the group.
                 let before = n;
                 board.for_each_neighbour_group(g, opp, |h| {
@@ -602,11 +631,19 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 return Some(Point(cands[rng.below(n)] as u16));
             }
             // 2. Capture opponent groups next to the last move (the last stone's own group
-            // included).
-            for q in board.nbrs(last).into_iter().chain([last]) {
-                if board.cell(q) == opp && board.group_in_atari(board.group_of(q)) {
-                    let l = board.atari_liberty(board.group_of(q));
+            // included: when the stone is there, it is the group of all the others).
+            if board.cell(last) == opp {
+                let g = board.group_of(last);
+                if board.group_in_atari(g) {
+                    let l = board.atari_liberty(g);
                     push_candidate(&mut cands, &mut n, l, || Self::playable(board, color, l));
+                }
+            } else {
+                for q in board.nbrs(last) {
+                    if board.cell(q) == opp && board.group_in_atari(board.group_of(q)) {
+                        let l = board.atari_liberty(board.group_of(q));
+                        push_candidate(&mut cands, &mut n, l, || Self::playable(board, color, l));
+                    }
                 }
             }
             if n > 0 {
@@ -655,39 +692,51 @@ impl<P: PatternHook> HeavyPolicy<P> {
     /// `cands`; returns how many.
     fn two_liberty_moves(&self, board: &Board, last: usize, cands: &mut [usize; 16]) -> usize {
         let color = board.to_move();
+        let own = color.cell();
         let mut n = 0;
-        let around = board.nbrs(last);
-        let mut seen = [usize::MAX; 5];
-        for (i, q) in [last, around[0], around[1], around[2], around[3]].into_iter().enumerate() {
-            let c = board.cell(q);
-            if c == EMPTY || c == BORDER {
-                continue;
-            }
-            let g = board.group_of(q);
-            if seen[..i].contains(&g) {
-                continue;
-            }
-            seen[i] = g;
-            let Some(libs) = board.two_liberties(g) else { continue };
-            let owner = if c == color.cell() { color } else { color.other() };
-            if safe_two_liberties(board, owner, g, libs) {
-                continue;
-            }
-            self.fill_liberties(board, owner, libs, cands, &mut n);
-            if owner != color {
-                continue;
-            }
-            // The defender may also capture or counter-atari a group around its own.
-            board.for_each_neighbour_group(g, color.other().cell(), |h| {
-                if board.group_in_atari(h) {
-                    let l = board.atari_liberty(h);
-                    push_candidate(cands, &mut n, l, || Self::playable(board, color, l));
-                } else if let Some(hl) = board.two_liberties(h) {
-                    self.fill_liberties(board, color.other(), hl, cands, &mut n);
+        // The last stone's group (its stones next to the last one are in it), then the side to
+        // move's groups next to it, each once.
+        if matches!(board.cell(last), 1 | 2) {
+            self.two_liberty_group(board, board.group_of(last), color.other(), cands, &mut n);
+        }
+        if board.neighbour_count(last, own) > 0 {
+            let mut seen = [usize::MAX; 4];
+            for (i, q) in board.nbrs(last).into_iter().enumerate() {
+                if board.cell(q) != own {
+                    continue;
                 }
-            });
+                let g = board.group_of(q);
+                if seen[..i].contains(&g) {
+                    continue;
+                }
+                seen[i] = g;
+                self.two_liberty_group(board, g, color, cands, &mut n);
+            }
         }
         n
+    }
+
+    /// The moves of the two-liberty step for the group `g` of `owner`, added to `cands[..*n]`.
+    #[inline]
+    fn two_liberty_group(&self, board: &Board, g: usize, owner: Color, cands: &mut [usize; 16], n: &mut usize) {
+        let Some(libs) = board.two_liberties(g) else { return };
+        if safe_two_liberties(board, owner, g, libs) {
+            return;
+        }
+        self.fill_liberties(board, owner, libs, cands, n);
+        let color = board.to_move();
+        if owner != color {
+            return;
+        }
+        // The defender may also capture or counter-atari a group around its own.
+        board.for_each_neighbour_group(g, color.other().cell(), |h| {
+            if board.group_in_atari(h) {
+                let l = board.atari_liberty(h);
+                push_candidate(cands, n, l, || Self::playable(board, color, l));
+            } else if let Some(hl) = board.two_liberties(h) {
+                self.fill_liberties(board, color.other(), hl, cands, n);
+            }
+        });
     }
 
     /// Adds to `cands` the liberties `libs` of a two-liberty group of `owner` that the side
@@ -798,8 +847,50 @@ mod nakade_tests {
 }
 
 #[cfg(test)]
-mod key_tests {
+mod shortcut_tests {
     use super::*;
+
+    #[test]
+    fn the_quick_nakade_test_keeps_every_killable_region() {
+        // Every empty point of positions of seeded light and full playouts, for both sides to
+        // move: a region the full reading finds killable passes the quick test.
+        let full = HeavyPolicy::full(Pattern3x3::classic());
+        let (mut killable, mut rejected) = (0, 0);
+        for size in [5, 7, 9] {
+            for seed in 0..20 {
+                let mut rng = Rng::new(seed);
+                let mut b = Board::new(size).unwrap();
+                for step in 0..2 * size * size {
+                    for p in b.points() {
+                        let e = p.index();
+                        if b.cell(e) != EMPTY || b.neighbour_count(e, EMPTY) == 0 {
+                            continue;
+                        }
+                        for mover in [Color::Black, Color::White] {
+                            if b.neighbour_count(e, mover.cell()) > 0 {
+                                continue;
+                            }
+                            let (mut region, mut n) = ([0; NAKADE_MAX], 0);
+                            let kills = small_eye_space(&b, e, mover.other().cell(), &mut region, &mut n)
+                                && matches!(nakade_shape(&b, &region[..n]), Some(Some(_)));
+                            let quick = may_be_killable(&b, e, mover.cell());
+                            assert!(quick || !kills, "{mover:?} {p:?}\n{b}");
+                            killable += kills as u32;
+                            rejected += !quick as u32;
+                        }
+                    }
+                    let mv = if step % 2 == 0 { b.random_light_move(&mut rng) } else { full.choose(&b, &mut rng) };
+                    match mv {
+                        Some(p) => {
+                            b.play(p);
+                        }
+                        None => b.pass(),
+                    }
+                }
+            }
+        }
+        assert!(killable > 100 && rejected > 10_000, "{killable} killable, {rejected} rejected");
+    }
 
     #[test]
     fn keys_from_raw_cells_agree_with_point_codes() {
