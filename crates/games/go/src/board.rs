@@ -1348,13 +1348,20 @@ impl Board {
         }
         let color = self.to_move;
         let start = rng.below(n);
-        for i in (start..n).chain(0..start) {
+        let mut i = start;
+        loop {
             let p = self.empty[i] as usize;
             if p != self.ko as usize && !self.is_eye(color, Point(p as u16)) && !self.is_suicide(color, p) {
                 return Some(Point(p as u16));
             }
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+            if i == start {
+                return None;
+            }
         }
-        None
     }
 
     /// Plays light random moves ([`random_light_move`](Board::random_light_move): legal
