@@ -308,6 +308,7 @@ pub(crate) const LADDER_BUDGET: u32 = 40;
 /// Whether the group `g` of `owner`, with the two liberties `libs`, cannot be put in danger: one
 /// liberty connects it to another group of `owner` with two liberties or more, and the other
 /// does too or leads on to a further empty point.
+#[inline(always)]
 fn safe_two_liberties(board: &Board, owner: Color, g: usize, libs: (usize, usize)) -> bool {
     let own = owner.cell();
     let connects = |l: usize| {
@@ -717,7 +718,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
     }
 
     /// The moves of the two-liberty step for the group `g` of `owner`, added to `cands[..*n]`.
-    #[inline]
+    #[inline(always)]
     fn two_liberty_group(&self, board: &Board, g: usize, owner: Color, cands: &mut [usize; 16], n: &mut usize) {
         let Some(libs) = board.two_liberties(g) else { return };
         if safe_two_liberties(board, owner, g, libs) {
@@ -743,6 +744,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
     /// to move should play: neither an escape that gains nothing nor a self-atari, and of
     /// the two, the one that is not lumpy (three or more of the mover's stones and the edge
     /// around it) when only one is.
+    #[inline(always)]
     fn fill_liberties(
         &self,
         board: &Board,
