@@ -418,6 +418,7 @@ fn may_be_killable(board: &Board, e: usize, mover: u8) -> bool {
 
 /// The attacker's reply when the last move, on `last`, made or shrank an eye space of its own
 /// side next to it that dies if the side to move takes its vital point first.
+#[inline(always)]
 fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
     if board.neighbour_count(last, EMPTY) == 0 {
         return None;
