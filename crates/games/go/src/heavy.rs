@@ -364,24 +364,25 @@ fn nakade_shape(board: &Board, points: &[usize]) -> Option<Option<usize>> {
 /// Whether the empty region around the empty point `e` has at most [`NAKADE_MAX`] points and
 /// only stones whose cell is `owner` (and the edge) around it; its points are written to
 /// `region` and `*n` is left at their number, all of them or, when the answer is no, the part
-/// seen before the reading stopped (at the first other stone, or the point too many).
+/// seen before the reading stopped (at the first point next to another stone, or the point too
+/// many). A point is judged as it is met, so that a reading that fails stops early.
 fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKADE_MAX], n: &mut usize) -> bool {
+    let other = 3 - owner;
     region[0] = e;
     *n = 1;
+    if board.neighbour_count(e, other) > 0 {
+        return false;
+    }
     let mut i = 0;
-    let other = 3 - owner;
     while i < *n {
         let r = region[i];
         i += 1;
-        if board.neighbour_count(r, other) > 0 {
-            return false;
-        }
         if board.neighbour_count(r, EMPTY) == 0 {
             continue;
         }
         for q in board.nbrs(r) {
             if board.cell(q) == EMPTY && !region[..*n].contains(&q) {
-                if *n == NAKADE_MAX {
+                if *n == NAKADE_MAX || board.neighbour_count(q, other) > 0 {
                     return false;
                 }
                 region[*n] = q;
