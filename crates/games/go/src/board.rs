@@ -339,7 +339,7 @@ fn first_atari_fails_at_once(b: &Board, l: usize, x: usize, y: usize) -> bool {
     if b.neighbour_count(x, def) > 0 && b.nbrs(x).into_iter().any(|q| in_atari_at(q, def)) {
         return false;
     }
-    if b.liberties_after(attacker, Point(x as u16), 2) < 2 {
+    if !b.two_liberties_after(attacker, x) {
         return true;
     }
     if b.neighbour_count(l, att) > 0 {
@@ -824,6 +824,56 @@ impl Board {
             }
         }
         n
+    }
+
+    /// Whether a `color` stone on the empty point `p` would have two liberties or more (captures
+    /// counted as in [`liberties_after`](Board::liberties_after), whose `>= 2` at `limit` 2 this
+    /// is): the self-atari test of the playouts, keeping the one liberty found so far instead of
+    /// a list.
+    #[inline]
+    pub(crate) fn two_liberties_after(&self, color: Color, p: usize) -> bool {
+        let empty = self.neighbour_count(p, EMPTY);
+        if empty >= 2 {
+            return true;
+        }
+        let own = color.cell();
+        let opp = color.other().cell();
+        let nbrs = self.nbrs(p);
+        let mut one = usize::MAX;
+        for nb in nbrs {
+            let c = self.cells[nb];
+            if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
+                if one != usize::MAX {
+                    return true;
+                }
+                one = nb;
+            }
+        }
+        let mut seen = [usize::MAX; 4];
+        for (i, nb) in nbrs.into_iter().enumerate() {
+            if self.cells[nb] != own {
+                continue;
+            }
+            let g = self.group[nb] as usize;
+            if seen.contains(&g) {
+                continue;
+            }
+            seen[i] = g;
+            let share = nbrs.into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count();
+            let (k, sum, sq) = self.pseudo_without(g, p, share);
+            if k == 0 {
+                continue;
+            }
+            if k * sq != sum * sum {
+                return true;
+            }
+            let l = (sum / k) as usize;
+            if one != usize::MAX && one != l {
+                return true;
+            }
+            one = l;
+        }
+        false
     }
 
     /// [`liberties_after`](Board::liberties_after) by walking the own neighbour groups, the

@@ -571,7 +571,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
 
     /// [`is_self_atari`](HeavyPolicy::is_self_atari) of an empty point, past its quick test.
     fn few_liberties_after(&self, board: &Board, color: Color, p: Point) -> bool {
-        if board.liberties_after(color, p, 2) >= 2 {
+        if board.two_liberties_after(color, p.index()) {
             return false;
         }
         if self.allow_single_self_atari {
