@@ -731,8 +731,18 @@ impl<P: PatternHook> HeavyPolicy<P> {
         if owner != color {
             return;
         }
-        // The defender may also capture or counter-atari a group around its own.
+        // The defender may also capture or counter-atari a group around its own (each group
+        // once: one met again adds nothing).
+        let mut met = [usize::MAX; 8];
+        let mut k = 0;
         board.for_each_neighbour_group(g, color.other().cell(), |h| {
+            if met[..k].contains(&h) {
+                return;
+            }
+            if k < met.len() {
+                met[k] = h;
+                k += 1;
+            }
             if board.group_in_atari(h) {
                 let l = board.atari_liberty(h);
                 push_candidate(cands, n, l, || Self::playable(board, color, l));
