@@ -849,6 +849,7 @@ impl Board {
                 one = nb;
             }
         }
+        let owns = self.neighbour_count(p, own);
         let mut seen = [usize::MAX; 4];
         for (i, nb) in nbrs.into_iter().enumerate() {
             if self.cells[nb] != own {
@@ -859,7 +860,11 @@ impl Board {
                 continue;
             }
             seen[i] = g;
-            let share = nbrs.into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count();
+            // A single own neighbour is its group's only stone next to `p`.
+            let share = match owns {
+                1 => 1,
+                _ => nbrs.into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count(),
+            };
             let (k, sum, sq) = self.pseudo_without(g, p, share);
             if k == 0 {
                 continue;
