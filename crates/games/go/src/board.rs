@@ -981,12 +981,10 @@ impl Board {
         if self.neighbour_count(p, EMPTY) > 0 {
             return false;
         }
+        // No neighbour is empty: each is a stone or the edge.
         let own = color.cell();
         for n in self.nbrs(p) {
             let c = self.cells[n];
-            if c == EMPTY {
-                return false;
-            }
             if c == BORDER {
                 continue;
             }
