@@ -697,11 +697,29 @@ impl<P: PatternHook> HeavyPolicy<P> {
         let color = board.to_move();
         let own = color.cell();
         let mut n = 0;
+        if board.cell(last) != color.other().cell() {
+            // The last stone is not the other side's (it was captured, or the same side moved
+            // twice): every group around it, each once, in order.
+            let around = board.nbrs(last);
+            let mut seen = [usize::MAX; 5];
+            for (i, q) in [last, around[0], around[1], around[2], around[3]].into_iter().enumerate() {
+                let c = board.cell(q);
+                if c == EMPTY || c == BORDER {
+                    continue;
+                }
+                let g = board.group_of(q);
+                if seen[..i].contains(&g) {
+                    continue;
+                }
+                seen[i] = g;
+                let owner = if c == own { color } else { color.other() };
+                self.two_liberty_group(board, g, owner, cands, &mut n);
+            }
+            return n;
+        }
         // The last stone's group (its stones next to the last one are in it), then the side to
         // move's groups next to it, each once.
-        if matches!(board.cell(last), 1 | 2) {
-            self.two_liberty_group(board, board.group_of(last), color.other(), cands, &mut n);
-        }
+        self.two_liberty_group(board, board.group_of(last), color.other(), cands, &mut n);
         if board.neighbour_count(last, own) > 0 {
             let mut seen = [usize::MAX; 4];
             for (i, q) in board.nbrs(last).into_iter().enumerate() {
@@ -863,6 +881,84 @@ mod nakade_tests {
 #[cfg(test)]
 mod shortcut_tests {
     use super::*;
+
+    /// The two-liberty step as it was first written: the last stone and its four neighbours,
+    /// each group once, and every opponent group around a defender's group as often as it
+    /// touches it.
+    fn plain_two_liberty_moves(policy: &HeavyPolicy<Pattern3x3>, board: &Board, last: usize) -> Vec<usize> {
+        let color = board.to_move();
+        let mut cands = [0usize; 16];
+        let mut n = 0;
+        let around = board.nbrs(last);
+        let mut seen = [usize::MAX; 5];
+        for (i, q) in [last, around[0], around[1], around[2], around[3]].into_iter().enumerate() {
+            let c = board.cell(q);
+            if c == EMPTY || c == BORDER {
+                continue;
+            }
+            let g = board.group_of(q);
+            if seen[..i].contains(&g) {
+                continue;
+            }
+            seen[i] = g;
+            let Some(libs) = board.two_liberties(g) else { continue };
+            let owner = if c == color.cell() { color } else { color.other() };
+            if safe_two_liberties(board, owner, g, libs) {
+                continue;
+            }
+            policy.fill_liberties(board, owner, libs, &mut cands, &mut n);
+            if owner != color {
+                continue;
+            }
+            board.for_each_neighbour_group(g, color.other().cell(), |h| {
+                if board.group_in_atari(h) {
+                    let l = board.atari_liberty(h);
+                    push_candidate(&mut cands, &mut n, l, || HeavyPolicy::<Pattern3x3>::playable(board, color, l));
+                } else if let Some(hl) = board.two_liberties(h) {
+                    policy.fill_liberties(board, color.other(), hl, &mut cands, &mut n);
+                }
+            });
+        }
+        cands[..n].to_vec()
+    }
+
+    #[test]
+    fn the_two_liberty_step_agrees_with_its_plain_form() {
+        // Positions of seeded full playouts, with the side to move as the game has it and, as
+        // after two moves in a row by one side, the other way round: the same candidates in
+        // the same order.
+        let full = HeavyPolicy::full(Pattern3x3::classic());
+        let (mut positions, mut found) = (0, 0);
+        for size in [7, 9, 13] {
+            for seed in 0..12 {
+                let mut rng = Rng::new(seed);
+                let mut b = Board::new(size).unwrap();
+                for _ in 0..2 * size * size {
+                    if let Some(last) = b.last_move() {
+                        for flip in [false, true] {
+                            let mut view = b.clone();
+                            if flip {
+                                view.set_to_move(b.to_move().other());
+                            }
+                            let mut cands = [0usize; 16];
+                            let n = full.two_liberty_moves(&view, last.index(), &mut cands);
+                            let plain = plain_two_liberty_moves(&full, &view, last.index());
+                            assert_eq!(cands[..n], plain[..], "flip {flip}\n{view}");
+                            positions += 1;
+                            found += (n > 0) as u32;
+                        }
+                    }
+                    match full.choose(&b, &mut rng) {
+                        Some(p) => {
+                            b.play(p);
+                        }
+                        None => b.pass(),
+                    }
+                }
+            }
+        }
+        assert!(positions > 5000 && found > 500, "{found} of {positions}");
+    }
 
     #[test]
     fn the_quick_nakade_test_keeps_every_killable_region() {
