@@ -291,8 +291,11 @@ fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32, 
     let attacker = b.to_move;
     let legal = [x, y].map(|a| b.is_legal_for(attacker, Point(a as u16), false));
     // The attacker's first atari is read on a copy when there is a second to read after it;
-    // the last one is played on this board, which is not needed any more.
-    if legal == [true, true] {
+    // the last one is played on this board, which is not needed any more. A first atari that
+    // lets the defender out at once is told from this board: one position read, no capture.
+    if legal == [true, true] && !joined && *budget > 0 && first_atari_fails_at_once(&boards[d], l, x, y) {
+        *budget -= 1;
+    } else if legal == [true, true] {
         if boards.len() == d + 1 {
             let copy = boards[d].clone();
             boards.push(copy);
@@ -315,6 +318,38 @@ fn ladder_escape(boards: &mut Vec<Board>, d: usize, s: usize, budget: &mut u32, 
     let b = &mut boards[d];
     b.play(Point(a as u16));
     b.group_in_atari(b.group_of(s)) && ladder_escape(boards, d, s, budget, (!joined).then_some((l, a)))
+}
+
+/// Whether the attacker's atari on `x`, read as the next step of [`ladder_escape`], ends at its
+/// first position without a capture, told from the board `b` before it: the defender, in
+/// atari on the group it has just extended on `l` (which did not join another group), with
+/// the liberties `x` and `y`, and the attacker to move. `false` also when this cannot be told
+/// cheaply (the step is then read on a copy).
+///
+/// The step ends at once when `x` captures nothing and then either its stone's group is in
+/// atari, or so is an attacking group next to `l` (one that does not touch `x` keeps its
+/// liberties), which breaks the ladder; or the defender's extension on `y` makes a group with
+/// three liberties or more (it has four besides `y` now, `x` included, and captures nothing
+/// that could be lost).
+fn first_atari_fails_at_once(b: &Board, l: usize, x: usize, y: usize) -> bool {
+    let attacker = b.to_move;
+    let defender = attacker.other();
+    let (att, def) = (attacker.cell(), defender.cell());
+    let in_atari_at = |q: usize, cell: u8| b.cells[q] == cell && b.group_in_atari(b.group[q] as usize);
+    if b.neighbour_count(x, def) > 0 && b.nbrs(x).into_iter().any(|q| in_atari_at(q, def)) {
+        return false;
+    }
+    if !b.two_liberties_after(attacker, x) {
+        return true;
+    }
+    if b.neighbour_count(l, att) > 0 {
+        let touches_x = |g: usize| b.nbrs(x).into_iter().any(|q| b.cells[q] == att && b.group[q] as usize == g);
+        if b.nbrs(l).into_iter().any(|q| in_atari_at(q, att) && !touches_x(b.group[q] as usize)) {
+            return true;
+        }
+    }
+    !(b.neighbour_count(y, att) > 0 && b.nbrs(y).into_iter().any(|q| in_atari_at(q, att)))
+        && b.liberties_after(defender, Point(y as u16), 4) == 4
 }
 
 impl PartialEq for Board {
@@ -642,8 +677,12 @@ impl Board {
                 return None;
             }
         };
-        let share =
-            self.nbrs(first).into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count();
+        // The stone `s` is one of the group's stones next to `first`; when it is the only stone of
+        // that colour there, it is the only one.
+        let share = match self.neighbour_count(first, own) {
+            1 => 1,
+            _ => self.nbrs(first).into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count(),
+        };
         let (n, sum, sq) = self.pseudo_without(g, first, share);
         (n > 0 && n * sq == sum * sum).then(|| (first, (sum / n) as usize))
     }
@@ -787,6 +826,61 @@ impl Board {
         n
     }
 
+    /// Whether a `color` stone on the empty point `p` would have two liberties or more (captures
+    /// counted as in [`liberties_after`](Board::liberties_after), whose `>= 2` at `limit` 2 this
+    /// is): the self-atari test of the playouts, keeping the one liberty found so far instead of
+    /// a list.
+    #[inline]
+    pub(crate) fn two_liberties_after(&self, color: Color, p: usize) -> bool {
+        let empty = self.neighbour_count(p, EMPTY);
+        if empty >= 2 {
+            return true;
+        }
+        let own = color.cell();
+        let opp = color.other().cell();
+        let nbrs = self.nbrs(p);
+        let mut one = usize::MAX;
+        for nb in nbrs {
+            let c = self.cells[nb];
+            if c == EMPTY || (c == opp && self.group_in_atari(self.group[nb] as usize)) {
+                if one != usize::MAX {
+                    return true;
+                }
+                one = nb;
+            }
+        }
+        let owns = self.neighbour_count(p, own);
+        let mut seen = [usize::MAX; 4];
+        for (i, nb) in nbrs.into_iter().enumerate() {
+            if self.cells[nb] != own {
+                continue;
+            }
+            let g = self.group[nb] as usize;
+            if seen.contains(&g) {
+                continue;
+            }
+            seen[i] = g;
+            // A single own neighbour is its group's only stone next to `p`.
+            let share = match owns {
+                1 => 1,
+                _ => nbrs.into_iter().filter(|&q| self.cells[q] == own && self.group[q] as usize == g).count(),
+            };
+            let (k, sum, sq) = self.pseudo_without(g, p, share);
+            if k == 0 {
+                continue;
+            }
+            if k * sq != sum * sum {
+                return true;
+            }
+            let l = (sum / k) as usize;
+            if one != usize::MAX && one != l {
+                return true;
+            }
+            one = l;
+        }
+        false
+    }
+
     /// [`liberties_after`](Board::liberties_after) by walking the own neighbour groups, the
     /// `n` liberties in `libs` already found around `p`.
     fn liberties_after_walk(&self, p: usize, own: u8, mut libs: [usize; 8], mut n: usize, limit: usize) -> usize {
@@ -887,12 +981,10 @@ impl Board {
         if self.neighbour_count(p, EMPTY) > 0 {
             return false;
         }
+        // No neighbour is empty: each is a stone or the edge.
         let own = color.cell();
         for n in self.nbrs(p) {
             let c = self.cells[n];
-            if c == EMPTY {
-                return false;
-            }
             if c == BORDER {
                 continue;
             }
@@ -1309,13 +1401,20 @@ impl Board {
         }
         let color = self.to_move;
         let start = rng.below(n);
-        for i in (start..n).chain(0..start) {
+        let mut i = start;
+        loop {
             let p = self.empty[i] as usize;
             if p != self.ko as usize && !self.is_eye(color, Point(p as u16)) && !self.is_suicide(color, p) {
                 return Some(Point(p as u16));
             }
+            i += 1;
+            if i == n {
+                i = 0;
+            }
+            if i == start {
+                return None;
+            }
         }
-        None
     }
 
     /// Plays light random moves ([`random_light_move`](Board::random_light_move): legal

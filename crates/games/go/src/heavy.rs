@@ -60,12 +60,18 @@ pub fn pattern_key(board: &Board, color: Color, p: Point) -> u16 {
 }
 
 /// [`pattern_key`] of a point known to be on the board (an empty point is).
+///
+/// The cells themselves are Black's codes (0 empty, 1 Black, 2 White, 3 border); White's
+/// swap 1 and 2, i.e. flip both bits of every slot whose two bits differ.
 #[inline]
 fn key_on_board(board: &Board, color: Color, p: usize) -> u16 {
-    let own = color.cell();
     let mut key = 0u16;
     for (i, q) in board.around(p).into_iter().enumerate() {
-        key |= (point_code(board.cell(q), own) as u16) << (2 * i);
+        key |= (board.cell(q) as u16) << (2 * i);
+    }
+    if color == Color::White {
+        let differ = (key ^ (key >> 1)) & 0x5555;
+        key ^= differ | (differ << 1);
     }
     key
 }
@@ -302,6 +308,7 @@ pub(crate) const LADDER_BUDGET: u32 = 40;
 /// Whether the group `g` of `owner`, with the two liberties `libs`, cannot be put in danger: one
 /// liberty connects it to another group of `owner` with two liberties or more, and the other
 /// does too or leads on to a further empty point.
+#[inline(always)]
 fn safe_two_liberties(board: &Board, owner: Color, g: usize, libs: (usize, usize)) -> bool {
     let own = owner.cell();
     let connects = |l: usize| {
@@ -357,24 +364,25 @@ fn nakade_shape(board: &Board, points: &[usize]) -> Option<Option<usize>> {
 /// Whether the empty region around the empty point `e` has at most [`NAKADE_MAX`] points and
 /// only stones whose cell is `owner` (and the edge) around it; its points are written to
 /// `region` and `*n` is left at their number, all of them or, when the answer is no, the part
-/// seen before the reading stopped (at the first other stone, or the point too many).
+/// seen before the reading stopped (at the first point next to another stone, or the point too
+/// many). A point is judged as it is met, so that a reading that fails stops early.
 fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKADE_MAX], n: &mut usize) -> bool {
+    let other = 3 - owner;
     region[0] = e;
     *n = 1;
+    if board.neighbour_count(e, other) > 0 {
+        return false;
+    }
     let mut i = 0;
-    let other = 3 - owner;
     while i < *n {
         let r = region[i];
         i += 1;
-        if board.neighbour_count(r, other) > 0 {
-            return false;
-        }
         if board.neighbour_count(r, EMPTY) == 0 {
             continue;
         }
         for q in board.nbrs(r) {
             if board.cell(q) == EMPTY && !region[..*n].contains(&q) {
-                if *n == NAKADE_MAX {
+                if *n == NAKADE_MAX || board.neighbour_count(q, other) > 0 {
                     return false;
                 }
                 region[*n] = q;
@@ -385,8 +393,33 @@ fn small_eye_space(board: &Board, e: usize, owner: u8, region: &mut [usize; NAKA
     true
 }
 
+/// The largest sum, over the points of a shape that [`nakade_shape`] kills, of their neighbours
+/// in the shape (rabbity six: 1 + 1 + 2 + 2 + 2 + 4).
+const KILLABLE_DEGREES: usize = 12;
+
+/// Whether the empty region around the empty point `e`, which no stone of the side to move
+/// (`mover`) touches, may be a shape that [`nakade_shape`] kills, judged from `e` and its
+/// empty neighbours alone: none of these touches a stone of `mover` (the region would not be
+/// enclosed), and their numbers of empty neighbours add up to at most [`KILLABLE_DEGREES`]
+/// (every point of the region counts its neighbours in it, so a larger sum is a larger or
+/// fatter region). Most of the open board fails at once, without reading its region.
+#[inline]
+fn may_be_killable(board: &Board, e: usize, mover: u8) -> bool {
+    let mut degrees = board.neighbour_count(e, EMPTY);
+    for f in board.nbrs(e) {
+        if board.cell(f) == EMPTY {
+            if board.neighbour_count(f, mover) > 0 {
+                return false;
+            }
+            degrees += board.neighbour_count(f, EMPTY);
+        }
+    }
+    degrees <= KILLABLE_DEGREES
+}
+
 /// The attacker's reply when the last move, on `last`, made or shrank an eye space of its own
 /// side next to it that dies if the side to move takes its vital point first.
+#[inline(always)]
 fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
     if board.neighbour_count(last, EMPTY) == 0 {
         return None;
@@ -409,7 +442,9 @@ fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
         }
         // `e` touches the last stone: only the other side's eye space can hold it, and the
         // reading stops at the first stone of the side to move.
-        if !small_eye_space(board, e, color.other().cell(), &mut region, &mut n) {
+        if !may_be_killable(board, e, color.cell())
+            || !small_eye_space(board, e, color.other().cell(), &mut region, &mut n)
+        {
             continue;
         }
         if let Some(Some(v)) = nakade_shape(board, &region[..n])
@@ -536,7 +571,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
 
     /// [`is_self_atari`](HeavyPolicy::is_self_atari) of an empty point, past its quick test.
     fn few_liberties_after(&self, board: &Board, color: Color, p: Point) -> bool {
-        if board.liberties_after(color, p, 2) >= 2 {
+        if board.two_liberties_after(color, p.index()) {
             return false;
         }
         if self.allow_single_self_atari {
@@ -559,8 +594,10 @@ impl<P: PatternHook> HeavyPolicy<P> {
             let mut n = 0;
             let own = color.cell();
             let opp = color.other().cell();
-            // 1. Atari escape for own groups next to the last move.
-            for nb in board.nbrs(last) {
+            // 1. Atari escape for own groups next to the last move (each once: a group met again
+            // would give the same candidates).
+            let mut escaped = [usize::MAX; 4];
+            for (i, nb) in board.nbrs(last).into_iter().enumerate() {
                 if board.neighbour_count(last, own) == 0 {
                     break;
                 }
@@ -568,9 +605,10 @@ impl<P: PatternHook> HeavyPolicy<P> {
                     continue;
                 }
                 let g = board.group_of(nb);
-                if !board.group_in_atari(g) {
+                if !board.group_in_atari(g) || escaped.contains(&g) {
                     continue;
                 }
+                escaped[i] = g;
                 // Capture an opponent group in atari touching the group.
                 let before = n;
                 board.for_each_neighbour_group(g, opp, |h| {
@@ -596,11 +634,19 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 return Some(Point(cands[rng.below(n)] as u16));
             }
             // 2. Capture opponent groups next to the last move (the last stone's own group
-            // included).
-            for q in board.nbrs(last).into_iter().chain([last]) {
-                if board.cell(q) == opp && board.group_in_atari(board.group_of(q)) {
-                    let l = board.atari_liberty(board.group_of(q));
+            // included: when the stone is there, it is the group of all the others).
+            if board.cell(last) == opp {
+                let g = board.group_of(last);
+                if board.group_in_atari(g) {
+                    let l = board.atari_liberty(g);
                     push_candidate(&mut cands, &mut n, l, || Self::playable(board, color, l));
+                }
+            } else {
+                for q in board.nbrs(last) {
+                    if board.cell(q) == opp && board.group_in_atari(board.group_of(q)) {
+                        let l = board.atari_liberty(board.group_of(q));
+                        push_candidate(&mut cands, &mut n, l, || Self::playable(board, color, l));
+                    }
                 }
             }
             if n > 0 {
@@ -649,45 +695,86 @@ impl<P: PatternHook> HeavyPolicy<P> {
     /// `cands`; returns how many.
     fn two_liberty_moves(&self, board: &Board, last: usize, cands: &mut [usize; 16]) -> usize {
         let color = board.to_move();
+        let own = color.cell();
         let mut n = 0;
-        let around = board.nbrs(last);
-        let mut seen = [usize::MAX; 5];
-        for (i, q) in [last, around[0], around[1], around[2], around[3]].into_iter().enumerate() {
-            let c = board.cell(q);
-            if c == EMPTY || c == BORDER {
-                continue;
-            }
-            let g = board.group_of(q);
-            if seen[..i].contains(&g) {
-                continue;
-            }
-            seen[i] = g;
-            let Some(libs) = board.two_liberties(g) else { continue };
-            let owner = if c == color.cell() { color } else { color.other() };
-            if safe_two_liberties(board, owner, g, libs) {
-                continue;
-            }
-            self.fill_liberties(board, owner, libs, cands, &mut n);
-            if owner != color {
-                continue;
-            }
-            // The defender may also capture or counter-atari a group around its own.
-            board.for_each_neighbour_group(g, color.other().cell(), |h| {
-                if board.group_in_atari(h) {
-                    let l = board.atari_liberty(h);
-                    push_candidate(cands, &mut n, l, || Self::playable(board, color, l));
-                } else if let Some(hl) = board.two_liberties(h) {
-                    self.fill_liberties(board, color.other(), hl, cands, &mut n);
+        if board.cell(last) != color.other().cell() {
+            // The last stone is not the other side's (it was captured, or the same side moved
+            // twice): every group around it, each once, in order.
+            let around = board.nbrs(last);
+            let mut seen = [usize::MAX; 5];
+            for (i, q) in [last, around[0], around[1], around[2], around[3]].into_iter().enumerate() {
+                let c = board.cell(q);
+                if c == EMPTY || c == BORDER {
+                    continue;
                 }
-            });
+                let g = board.group_of(q);
+                if seen[..i].contains(&g) {
+                    continue;
+                }
+                seen[i] = g;
+                let owner = if c == own { color } else { color.other() };
+                self.two_liberty_group(board, g, owner, cands, &mut n);
+            }
+            return n;
+        }
+        // The last stone's group (its stones next to the last one are in it), then the side to
+        // move's groups next to it, each once.
+        self.two_liberty_group(board, board.group_of(last), color.other(), cands, &mut n);
+        if board.neighbour_count(last, own) > 0 {
+            let mut seen = [usize::MAX; 4];
+            for (i, q) in board.nbrs(last).into_iter().enumerate() {
+                if board.cell(q) != own {
+                    continue;
+                }
+                let g = board.group_of(q);
+                if seen[..i].contains(&g) {
+                    continue;
+                }
+                seen[i] = g;
+                self.two_liberty_group(board, g, color, cands, &mut n);
+            }
         }
         n
+    }
+
+    /// The moves of the two-liberty step for the group `g` of `owner`, added to `cands[..*n]`.
+    #[inline(always)]
+    fn two_liberty_group(&self, board: &Board, g: usize, owner: Color, cands: &mut [usize; 16], n: &mut usize) {
+        let Some(libs) = board.two_liberties(g) else { return };
+        if safe_two_liberties(board, owner, g, libs) {
+            return;
+        }
+        self.fill_liberties(board, owner, libs, cands, n);
+        let color = board.to_move();
+        if owner != color {
+            return;
+        }
+        // The defender may also capture or counter-atari a group around its own (each group
+        // once: one met again adds nothing).
+        let mut met = [usize::MAX; 8];
+        let mut k = 0;
+        board.for_each_neighbour_group(g, color.other().cell(), |h| {
+            if met[..k].contains(&h) {
+                return;
+            }
+            if k < met.len() {
+                met[k] = h;
+                k += 1;
+            }
+            if board.group_in_atari(h) {
+                let l = board.atari_liberty(h);
+                push_candidate(cands, n, l, || Self::playable(board, color, l));
+            } else if let Some(hl) = board.two_liberties(h) {
+                self.fill_liberties(board, color.other(), hl, cands, n);
+            }
+        });
     }
 
     /// Adds to `cands` the liberties `libs` of a two-liberty group of `owner` that the side
     /// to move should play: neither an escape that gains nothing nor a self-atari, and of
     /// the two, the one that is not lumpy (three or more of the mover's stones and the edge
     /// around it) when only one is.
+    #[inline(always)]
     fn fill_liberties(
         &self,
         board: &Board,
@@ -788,5 +875,163 @@ mod nakade_tests {
         ] {
             assert_eq!(judge(rows), None, "{name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod shortcut_tests {
+    use super::*;
+
+    /// The two-liberty step as it was first written: the last stone and its four neighbours,
+    /// each group once, and every opponent group around a defender's group as often as it
+    /// touches it.
+    fn plain_two_liberty_moves(policy: &HeavyPolicy<Pattern3x3>, board: &Board, last: usize) -> Vec<usize> {
+        let color = board.to_move();
+        let mut cands = [0usize; 16];
+        let mut n = 0;
+        let around = board.nbrs(last);
+        let mut seen = [usize::MAX; 5];
+        for (i, q) in [last, around[0], around[1], around[2], around[3]].into_iter().enumerate() {
+            let c = board.cell(q);
+            if c == EMPTY || c == BORDER {
+                continue;
+            }
+            let g = board.group_of(q);
+            if seen[..i].contains(&g) {
+                continue;
+            }
+            seen[i] = g;
+            let Some(libs) = board.two_liberties(g) else { continue };
+            let owner = if c == color.cell() { color } else { color.other() };
+            if safe_two_liberties(board, owner, g, libs) {
+                continue;
+            }
+            policy.fill_liberties(board, owner, libs, &mut cands, &mut n);
+            if owner != color {
+                continue;
+            }
+            board.for_each_neighbour_group(g, color.other().cell(), |h| {
+                if board.group_in_atari(h) {
+                    let l = board.atari_liberty(h);
+                    push_candidate(&mut cands, &mut n, l, || HeavyPolicy::<Pattern3x3>::playable(board, color, l));
+                } else if let Some(hl) = board.two_liberties(h) {
+                    policy.fill_liberties(board, color.other(), hl, &mut cands, &mut n);
+                }
+            });
+        }
+        cands[..n].to_vec()
+    }
+
+    #[test]
+    fn the_two_liberty_step_agrees_with_its_plain_form() {
+        // Positions of seeded full playouts, with the side to move as the game has it and, as
+        // after two moves in a row by one side, the other way round: the same candidates in
+        // the same order.
+        let full = HeavyPolicy::full(Pattern3x3::classic());
+        let (mut positions, mut found) = (0, 0);
+        for size in [7, 9, 13] {
+            for seed in 0..12 {
+                let mut rng = Rng::new(seed);
+                let mut b = Board::new(size).unwrap();
+                for _ in 0..2 * size * size {
+                    if let Some(last) = b.last_move() {
+                        for flip in [false, true] {
+                            let mut view = b.clone();
+                            if flip {
+                                view.set_to_move(b.to_move().other());
+                            }
+                            let mut cands = [0usize; 16];
+                            let n = full.two_liberty_moves(&view, last.index(), &mut cands);
+                            let plain = plain_two_liberty_moves(&full, &view, last.index());
+                            assert_eq!(cands[..n], plain[..], "flip {flip}\n{view}");
+                            positions += 1;
+                            found += (n > 0) as u32;
+                        }
+                    }
+                    match full.choose(&b, &mut rng) {
+                        Some(p) => {
+                            b.play(p);
+                        }
+                        None => b.pass(),
+                    }
+                }
+            }
+        }
+        assert!(positions > 5000 && found > 500, "{found} of {positions}");
+    }
+
+    #[test]
+    fn the_quick_nakade_test_keeps_every_killable_region() {
+        // Every empty point of positions of seeded light and full playouts, for both sides to
+        // move: a region the full reading finds killable passes the quick test.
+        let full = HeavyPolicy::full(Pattern3x3::classic());
+        let (mut killable, mut rejected) = (0, 0);
+        for size in [5, 7, 9] {
+            for seed in 0..20 {
+                let mut rng = Rng::new(seed);
+                let mut b = Board::new(size).unwrap();
+                for step in 0..2 * size * size {
+                    for p in b.points() {
+                        let e = p.index();
+                        if b.cell(e) != EMPTY || b.neighbour_count(e, EMPTY) == 0 {
+                            continue;
+                        }
+                        for mover in [Color::Black, Color::White] {
+                            if b.neighbour_count(e, mover.cell()) > 0 {
+                                continue;
+                            }
+                            let (mut region, mut n) = ([0; NAKADE_MAX], 0);
+                            let kills = small_eye_space(&b, e, mover.other().cell(), &mut region, &mut n)
+                                && matches!(nakade_shape(&b, &region[..n]), Some(Some(_)));
+                            let quick = may_be_killable(&b, e, mover.cell());
+                            assert!(quick || !kills, "{mover:?} {p:?}\n{b}");
+                            killable += kills as u32;
+                            rejected += !quick as u32;
+                        }
+                    }
+                    let mv = if step % 2 == 0 { b.random_light_move(&mut rng) } else { full.choose(&b, &mut rng) };
+                    match mv {
+                        Some(p) => {
+                            b.play(p);
+                        }
+                        None => b.pass(),
+                    }
+                }
+            }
+        }
+        assert!(killable > 100 && rejected > 10_000, "{killable} killable, {rejected} rejected");
+    }
+
+    #[test]
+    fn keys_from_raw_cells_agree_with_point_codes() {
+        // Every point (empty or not) of positions of seeded light playouts, seen by both sides.
+        let mut white_differs = 0;
+        for size in [5, 9, 13] {
+            for seed in 0..4 {
+                let mut rng = Rng::new(seed);
+                let mut b = Board::new(size).unwrap();
+                for _ in 0..2 * size * size {
+                    for p in b.points() {
+                        for color in [Color::Black, Color::White] {
+                            let own = color.cell();
+                            let mut expected = 0u16;
+                            for (i, q) in b.around(p.index()).into_iter().enumerate() {
+                                expected |= (point_code(b.cell(q), own) as u16) << (2 * i);
+                            }
+                            assert_eq!(key_on_board(&b, color, p.index()), expected, "{color:?} {p:?}\n{b}");
+                            white_differs +=
+                                (color == Color::White && expected != key_on_board(&b, Color::Black, p.index())) as u32;
+                        }
+                    }
+                    match b.random_light_move(&mut rng) {
+                        Some(p) => {
+                            b.play(p);
+                        }
+                        None => b.pass(),
+                    }
+                }
+            }
+        }
+        assert!(white_differs > 1000, "{white_differs}");
     }
 }

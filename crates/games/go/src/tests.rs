@@ -771,6 +771,11 @@ fn liberty_counts_from_pseudo_liberties_agree_with_walks() {
                                 libs.retain(|&q| q != p.index());
                                 libs.sort_unstable();
                                 libs.dedup();
+                                assert_eq!(
+                                    b.two_liberties_after(color, p.index()),
+                                    libs.len() >= 2,
+                                    "{color:?} {p:?}\n{b}"
+                                );
                                 for limit in 0..=4 {
                                     assert_eq!(
                                         b.liberties_after(color, p, limit),
