@@ -879,6 +879,23 @@ scenarios.tree = async function tree(page) {
   check(branches === 2, `${branches} branches in ${sgf}`);
   const shots = [await shot(page, "tree")];
 
+  // The variation removed (its move is on the board): the tree is the main line again and
+  // the board at the move before it. Then the main line's last move, by the Delete key.
+  await page.click("#remove-node");
+  await current(2);
+  t = await tree();
+  check(t.nodes === 5 && t.rows === 1, `after removing the variation: ${JSON.stringify(t)}`);
+  check((await moveList(page)).join(" ") === mainLine.slice(0, 2).join(" "), `moves after the removal: ${await moveList(page)}`);
+  await page.click('#tree g[data-node="4"]');
+  await current(4);
+  await page.focus("#tree-wrap");
+  await page.keyboard.press("Delete");
+  await current(3);
+  check((await tree()).nodes === 4, "Delete removed the last move");
+  await page.click('#tree g[data-node="0"]');
+  await current(0);
+  check(await page.$eval("#remove-node", (b) => b.disabled), "the start cannot be removed");
+
   // On a phone: the panel fits, no sideways scroll.
   await page.setViewportSize({ width: 375, height: 740 });
   const fit = await checkFits(page, true);

@@ -204,6 +204,12 @@ async fn goto(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -
     Ok(ok(app.goto(&entry, node_field(&map)?)?))
 }
 
+async fn remove_node(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let map = read_json(body).await?;
+    Ok(ok(app.remove_node(&entry, node_field(&map)?)?))
+}
+
 async fn comment(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
     let entry = app.get(&id)?;
     let map = read_json(body).await?;
@@ -431,6 +437,7 @@ pub fn routes(app: Arc<App>) -> Router {
         .route("/api/game/{id}/undo", post(undo))
         .route("/api/game/{id}/goto", post(goto))
         .route("/api/game/{id}/comment", post(comment))
+        .route("/api/game/{id}/remove", post(remove_node))
         .route("/api/game/{id}/sgf", get(sgf))
         .route("/api/game/{id}/record", get(arena_record))
         .route("/api/game/{id}/resign", post(resign))

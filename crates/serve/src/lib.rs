@@ -48,7 +48,9 @@
 //!   moves and a record up to the move for the SGF loader.
 //! - `POST /api/game/{id}/goto` `{node}`: puts a node of the game's tree on the board (a move
 //!   played there follows its child or adds a variation); `POST /api/game/{id}/comment`
-//!   `{node, text}` sets a node's comment.
+//!   `{node, text}` sets a node's comment; `POST /api/game/{id}/remove` `{node}` removes a
+//!   node with every move after it (not the start; the board goes back to its parent if it
+//!   stood on one of them).
 //! - `POST /api/train` `{game, eval?, preset?, init?, opponent?, eval_opponent?, moves?, alpha?,
 //!   halve_every?, lambda?, epsilon?, eval_every?, eval_games?, seed?, name?}`: a TD training
 //!   run as `tabula train` makes it (checked the same way, under caps), in a folder of

@@ -374,6 +374,27 @@ impl Live {
         Ok(())
     }
 
+    /// Removes node `n` of the tree and every node after it; the board goes to `n`'s
+    /// parent if it was on one of them.
+    fn remove(&mut self, n: usize) -> Result<(), ApiError> {
+        if self.clocks.is_some() {
+            return Err(ApiError { status: 409, message: "a game with a clock cannot be browsed or branched".into() });
+        }
+        if n >= self.tree.len() {
+            return Err(ApiError::not_found(format!("there is no node {n}")));
+        }
+        let on_board = self.tree.cur;
+        let map = self.tree.remove(n).map_err(ApiError::bad)?;
+        let evals = std::mem::take(&mut self.evals);
+        self.evals = evals.into_iter().filter_map(|(node, w)| Some((map[node]?, w))).collect();
+        if map[on_board].is_none() {
+            let to = self.tree.cur;
+            return self.goto(to);
+        }
+        self.changed();
+        Ok(())
+    }
+
     fn changed(&mut self) {
         self.version += 1;
         self.stamp += 1;
@@ -1146,6 +1167,12 @@ impl App {
     /// Puts node `node` of the game's tree on the board.
     pub fn goto(self: &Arc<Self>, entry: &Arc<Entry>, node: usize) -> Result<Value, ApiError> {
         lock(&entry.live).goto(node)?;
+        Ok(self.kick(entry))
+    }
+
+    /// Removes node `node` of the game's tree with every node after it.
+    pub fn remove_node(self: &Arc<Self>, entry: &Arc<Entry>, node: usize) -> Result<Value, ApiError> {
+        lock(&entry.live).remove(node)?;
         Ok(self.kick(entry))
     }
 

@@ -195,6 +195,45 @@ impl Tree {
         }
     }
 
+    /// Removes node `n` and every node after it (its variations included), keeping the
+    /// order of the others, and returns where each old node went (`None`: removed). The
+    /// node on the board, if removed, becomes `n`'s parent. The start cannot be removed.
+    pub fn remove(&mut self, n: usize) -> Result<Vec<Option<usize>>, String> {
+        let parent = match self.nodes.get(n) {
+            None => return Err(format!("there is no node {n}")),
+            Some(Node { parent: None, .. }) => return Err("the start cannot be removed".into()),
+            Some(Node { parent: Some(p), .. }) => *p,
+        };
+        // Parents come first, so one pass in order finds every node below `n`.
+        let mut gone = vec![false; self.nodes.len()];
+        gone[n] = true;
+        for i in n + 1..self.nodes.len() {
+            gone[i] = self.nodes[i].parent.is_some_and(|p| gone[p]);
+        }
+        let mut map = vec![None; self.nodes.len()];
+        let mut next = 0;
+        for (i, slot) in map.iter_mut().enumerate() {
+            if !gone[i] {
+                *slot = Some(next);
+                next += 1;
+            }
+        }
+        let old = std::mem::take(&mut self.nodes);
+        self.nodes = old
+            .into_iter()
+            .enumerate()
+            .filter(|&(i, _)| !gone[i])
+            .map(|(_, mut node)| {
+                node.parent = node.parent.and_then(|p| map[p]);
+                node.children = node.children.iter().filter_map(|&c| map[c]).collect();
+                node
+            })
+            .collect();
+        self.comments = self.nodes.iter().map(|n| n.comment.len()).sum();
+        self.cur = map[self.cur].or(map[parent]).unwrap_or(0);
+        Ok(map)
+    }
+
     /// Sets node `n`'s comment (empty: none), within [`MAX_COMMENT`] and [`MAX_COMMENTS`].
     pub fn set_comment(&mut self, n: usize, text: &str) -> Result<(), String> {
         if text.len() > MAX_COMMENT {
@@ -343,6 +382,37 @@ mod tests {
         assert!(Tree::build(&start, "", &bad).unwrap_err().contains("move 1 (Z99)"));
         let forward = vec![Item { parent: 1, mv: "pass".into(), comment: String::new() }];
         assert!(Tree::build(&start, "", &forward).unwrap_err().contains("does not come before"));
+    }
+
+    #[test]
+    fn removing_a_node_takes_its_variations_and_keeps_the_rest_in_order() {
+        // 0 - 1 - 2 - 3        main line
+        //      \- 4 - 5       a variation at 1, with a comment on 5
+        //          \- 6       a variation of the variation
+        //  \- 7               a second first move
+        let mut tree = Tree::new();
+        for (parent, mv) in [(0, "a"), (1, "b"), (2, "c"), (1, "d"), (4, "e"), (4, "f"), (0, "g")] {
+            tree.add(parent, mv.into(), 0, Vec::new()).unwrap();
+        }
+        tree.set_comment(5, "deep").unwrap();
+        tree.set_comment(3, "kept").unwrap();
+        tree.cur = 6;
+        let map = tree.remove(4).unwrap();
+        assert_eq!(map, [Some(0), Some(1), Some(2), Some(3), None, None, None, Some(4)]);
+        assert_eq!(tree.len(), 5);
+        assert_eq!(tree.cur, 1, "the board goes to the removed node's parent");
+        assert_eq!(tree.node(1).unwrap().children, [2]);
+        assert_eq!(tree.node(0).unwrap().children, [1, 4]);
+        assert_eq!(tree.node(4).unwrap().mv, "g");
+        assert_eq!(tree.node(4).unwrap().parent, Some(0));
+        assert_eq!(tree.comments, "kept".len(), "the removed comment no longer counts");
+        // The node on the board, when not removed, keeps its place under its new number.
+        tree.cur = 4;
+        tree.remove(2).unwrap();
+        assert_eq!((tree.len(), tree.cur), (3, 2));
+        assert_eq!(tree.main_line(), [0, 1]);
+        assert!(tree.remove(0).unwrap_err().contains("start"));
+        assert!(tree.remove(3).unwrap_err().contains("no node 3"));
     }
 
     #[test]

@@ -1320,3 +1320,40 @@ async fn the_territory_estimate_marks_a_dead_group_and_scores_the_position() {
     assert_eq!(status, 400);
     assert!(body.contains("for Go"), "{body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_variation_is_removed_with_the_moves_after_it() {
+    let addr = server(quick()).await;
+    let (_, s) =
+        json_request(addr, "POST", "/api/game", json!({"spec": "go(size=9)", "players": ["human", "human"]})).await;
+    let id = s["id"].as_str().unwrap().to_string();
+    let path = |what: &str| format!("/api/game/{id}/{what}");
+    for mv in ["C3", "G7", "E5"] {
+        let (status, after) = json_request(addr, "POST", &path("move"), json!({"move": mv})).await;
+        assert_eq!(status, 200, "{after}");
+    }
+    // A variation at move 2, two moves long: nodes 4 and 5.
+    json_request(addr, "POST", &path("goto"), json!({"node": 1})).await;
+    for mv in ["D7", "F3"] {
+        json_request(addr, "POST", &path("move"), json!({"move": mv})).await;
+    }
+    let (status, removed) = json_request(addr, "POST", &path("remove"), json!({"node": 4})).await;
+    assert_eq!(status, 200, "{removed}");
+    assert_eq!(removed["tree"]["nodes"].as_array().unwrap().len(), 4, "{removed}");
+    assert_eq!(removed["tree"]["current"], 1, "the board goes back to the variation's parent");
+    assert_eq!(removed["ply"], 1);
+    assert_eq!(removed["history"], json!([["C3"]]));
+    // The main line is whole; the last move of it removed, the board stays where it is.
+    let (_, end) = json_request(addr, "POST", &path("goto"), json!({"node": 3})).await;
+    assert_eq!(end["history"], json!([["C3"], ["G7"], ["E5"]]));
+    json_request(addr, "POST", &path("goto"), json!({"node": 1})).await;
+    let (status, cut) = json_request(addr, "POST", &path("remove"), json!({"node": 3})).await;
+    assert_eq!(status, 200, "{cut}");
+    assert_eq!((cut["tree"]["nodes"].as_array().unwrap().len(), cut["tree"]["current"].clone()), (3, json!(1)));
+    // The start cannot go, nor a node that is not there.
+    let (status, e) = json_request(addr, "POST", &path("remove"), json!({"node": 0})).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("start"), "{e}");
+    let (status, _) = json_request(addr, "POST", &path("remove"), json!({"node": 99})).await;
+    assert_eq!(status, 404);
+}

@@ -127,6 +127,10 @@ function key(e) {
       to = line[line.length - 1];
       break;
     }
+    case "Delete":
+      e.preventDefault();
+      removeNode();
+      return;
     default:
       return;
   }
@@ -145,12 +149,25 @@ async function saveComment() {
   }
 }
 
+/// Removes the current move and every move after it (its variations too); the board goes
+/// back to the move before.
+async function removeNode() {
+  if (!shown || shown.tree.current === 0) return;
+  hooks.error("");
+  try {
+    hooks.render(await hooks.api("POST", `/api/game/${shown.id}/remove`, { node: shown.tree.current }));
+  } catch (e) {
+    hooks.error(e.message);
+  }
+}
+
 /// Wires the panel to the page: `api(method, path, body)`, `render(state)`, `error(text)`,
 /// `playerName(index)` and `colour(index)` come from app.js.
 export function initTree(h) {
   hooks = h;
   $("tree-wrap").addEventListener("keydown", key);
   $("comment-save").addEventListener("click", saveComment);
+  $("remove-node").addEventListener("click", removeNode);
   $("comment").addEventListener("input", () => { $("comment-status").textContent = "not saved"; });
 }
 
@@ -214,4 +231,5 @@ export function drawTree(state) {
     $("comment-status").textContent = "";
   }
   $("comment-label").textContent = t.current === 0 ? "Comment on the start" : `Comment on move ${layout.depth[t.current]}`;
+  $("remove-node").disabled = t.current === 0;
 }
