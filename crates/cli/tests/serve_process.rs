@@ -310,6 +310,8 @@ fn sigterm_stops_the_server_with_its_state_file_whole_its_runs_checkpointed_and_
     let (status, after) = call(&server, "POST", &format!("/api/game/{id}/move"), Some(json!({"move": "b2"})));
     assert_eq!(status, 200, "{after}");
     assert!(entries(&tmp, "tabula-").len() <= 1, "no folder but the server's own GDL scratch");
+    let (status, e) = call(&server, "DELETE", "/api/train/long", None);
+    assert_eq!(status, 409, "a running run is not deleted: {e}");
     assert!(entries(dir.path(), "state.db-wal").len() == 1, "the state file writes ahead while serving");
     // A spectator's event stream stays open: the stop must not wait for it.
     let mut stream = TcpStream::connect(&server.addr).unwrap();
@@ -343,6 +345,13 @@ fn sigterm_stops_the_server_with_its_state_file_whole_its_runs_checkpointed_and_
     let (_, run) = call(&server, "GET", "/api/train/long", None);
     assert_eq!(run["status"], "stopped", "{run}");
     assert!(run["step"].as_u64().unwrap() > 0, "{run}");
+    // Stopped, it can be deleted, folder and all.
+    assert!(runs.join("long").join("checkpoint.json").is_file());
+    let (status, gone) = call(&server, "DELETE", "/api/train/long", None);
+    assert_eq!(status, 200, "{gone}");
+    assert!(!runs.join("long").exists(), "the run's folder is removed");
+    assert_eq!(call(&server, "GET", "/api/train/long", None).0, 404);
+    assert_eq!(call(&server, "DELETE", "/api/train/long", None).0, 404);
     drop(server);
 
     // Without --train-dir, the server's own training folder goes with it.

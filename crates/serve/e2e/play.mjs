@@ -967,7 +967,14 @@ scenarios.train = async (page) => {
     return { scroll: document.documentElement.scrollWidth, inner: window.innerWidth, left: r.left, right: r.right, width: r.width };
   });
   check(fit.scroll <= fit.inner && fit.left >= 0 && fit.right <= fit.inner && fit.width > fit.inner * 0.7, `at 375 px: ${JSON.stringify(fit)}`);
-  return { grown, stopped, resumed, again, summary, title, plies: after.ply, fit, shots };
+  // The run deleted, once confirmed: gone from the list and its box closed.
+  await page.setViewportSize({ width: 1100, height: 900 });
+  page.once("dialog", (d) => d.accept());
+  await page.click('#train-runs button[aria-label="delete run-1"]');
+  await page.waitForFunction(() => !document.querySelector('#train-runs li[data-id="run-1"]'), null, { timeout: WAIT_MS });
+  const deleted = await page.$eval("#train-box", (e) => e.hidden);
+  check(deleted, "the deleted run's box is still shown");
+  return { grown, stopped, resumed, again, summary, title, plies: after.ply, fit, deleted, shots };
 };
 
 /// The cell index of a Go point such as "e5" on a board of `size` (rows from the top).

@@ -58,7 +58,8 @@
 //!   `GET /api/train` the runs in the folder, `GET /api/train/{id}` one,
 //!   `GET /api/train/{id}/events` its progress and learning curve as `train` events,
 //!   `POST /api/train/{id}/stop` stops it after the game in progress (checkpoint written),
-//!   `POST /api/train/{id}/resume` continues from its checkpoint. The player
+//!   `POST /api/train/{id}/resume` continues from its checkpoint, `DELETE /api/train/{id}`
+//!   deletes a run that is not running with its folder. The player
 //!   `trained:NAME` in a new game is the run's learned weights (`learned(weights=...)`,
 //!   located by the server).
 //! - `GET /api/game/{id}/territory?playouts=N`: for Go, a territory estimate of the position

@@ -600,6 +600,21 @@ impl App {
         Ok(run)
     }
 
+    /// Deletes a run that is not running: its folder (checkpoint, weights, results) and its
+    /// place in the list. A run that is running must be stopped first (409).
+    pub fn delete_run(&self, id: &str) -> Result<Value, ApiError> {
+        // Under the list's lock, as a start or a resume: none can begin while it goes.
+        let mut list = lock(&self.runs.list);
+        let run = list.get(id).cloned().ok_or_else(|| ApiError::not_found(format!("no training run {id:?}")))?;
+        if run.status() == "running" {
+            return Err(ApiError { status: 409, message: format!("{id} is running: stop it first") });
+        }
+        std::fs::remove_dir_all(&run.dir)
+            .map_err(|e| ApiError { status: 500, message: run.hide(&format!("{id} could not be deleted: {e}")) })?;
+        list.remove(id);
+        Ok(json!({"deleted": id}))
+    }
+
     /// The folder's runs, newest name last.
     pub fn runs_json(&self) -> Value {
         let runs: Vec<Value> = lock(&self.runs.list).values().map(|r| r.json()).collect();
@@ -627,6 +642,10 @@ async fn create(State(app): State<Arc<App>>, body: Body) -> Result<Response, Api
 
 async fn one(State(app): State<Arc<App>>, UrlPath(id): UrlPath<String>) -> Result<Response, ApiError> {
     Ok(ok(app.runs.find(&id)?.json()))
+}
+
+async fn delete(State(app): State<Arc<App>>, UrlPath(id): UrlPath<String>) -> Result<Response, ApiError> {
+    Ok(ok(app.delete_run(&id)?))
 }
 
 async fn stop(State(app): State<Arc<App>>, UrlPath(id): UrlPath<String>) -> Result<Response, ApiError> {
@@ -664,7 +683,7 @@ async fn events(
 pub fn routes() -> Router<Arc<App>> {
     Router::new()
         .route("/api/train", get(list).post(create))
-        .route("/api/train/{id}", get(one))
+        .route("/api/train/{id}", get(one).delete(delete))
         .route("/api/train/{id}/events", get(events))
         .route("/api/train/{id}/stop", post(stop))
         .route("/api/train/{id}/resume", post(resume))

@@ -228,6 +228,7 @@ async fn a_training_run_is_started_stopped_resumed_and_its_weights_played_agains
     assert!(resumed["points"].as_u64().unwrap() >= stopped["points"].as_u64().unwrap() + 2, "{r}");
     assert_eq!(r["again"]["status"], "stopped", "{r}");
     assert!(r["plies"].as_u64().unwrap() >= 2, "{r}");
+    assert_eq!(r["deleted"], true, "{r}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -170,9 +170,28 @@ async function refresh() {
       };
       button("Show", "show", () => watch(run));
       if (run.weights && run.status !== "failed") button("Play", "play against", () => play(run));
+      if (run.status !== "running") button("Delete", "delete", () => remove(run));
       return li;
     }),
   );
+}
+
+/// Deletes a run that is not running, with its folder, once the user confirms.
+async function remove(run) {
+  if (!confirm(`Delete training run ${run.id} with its checkpoint and weights? It cannot be brought back.`)) return;
+  $("train-error").textContent = "";
+  try {
+    await hooks.api("DELETE", `/api/train/${run.id}`);
+    if (shown && shown.id === run.id) {
+      if (events) events.close();
+      events = null;
+      shown = null;
+      $("train-box").hidden = true;
+    }
+  } catch (e) {
+    $("train-error").textContent = e.message;
+  }
+  await refresh();
 }
 
 /// A new game on the Play view: the user against the run's learned weights.
