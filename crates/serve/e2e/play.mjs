@@ -635,6 +635,7 @@ scenarios.match = async (page) => {
   await page.fill("#match-ms", "100");
   await page.fill("#match-nodes", "20000");
   await page.fill("#match-sprt", "sprt(elo0=0,elo1=50)");
+  await page.fill("#match-openings", "random:2");
   await page.click("#match-form button[type=submit]");
   await page.waitForSelector("#match-box:not([hidden])", { timeout: WAIT_MS });
   check((await page.$eval("#match-error", (e) => e.textContent)) === "", "the match was refused");
@@ -654,7 +655,7 @@ scenarios.match = async (page) => {
   const status = await page.$eval("#match-box", (b) => b.dataset.status);
   check(status === "done", `match status ${status}: ${await page.$eval("#match-status", (e) => e.textContent)}`);
   const line = await page.$eval("#match-status", (e) => e.textContent);
-  check(line.includes("(100 ms, 20000 nodes a move)"), `status line: ${line}`);
+  check(line.includes("(100 ms, 20000 nodes a move, openings random:2)"), `status line: ${line}`);
   const played = await page.$eval("#match-box", (b) => Number(b.dataset.played));
   check(played >= 1 && played <= 4, `played ${played}`);
   check(seen.size >= 2, `the table was seen only at ${[...seen]} games`);

@@ -293,6 +293,11 @@ async fn start_match(State(app): State<Arc<App>>, body: Body) -> Result<Response
         Some(Value::String(s)) => Some(s.clone()),
         Some(_) => return Err(ApiError::bad("sprt must be a test spec such as sprt(elo0=0,elo1=20)")),
     };
+    let openings = match map.get("openings") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(ApiError::bad("openings must be random:N, such as random:4")),
+    };
     let games = number(&map, "games")?.unwrap_or(10);
     let req = MatchRequest {
         game,
@@ -301,6 +306,7 @@ async fn start_match(State(app): State<Arc<App>>, body: Body) -> Result<Response
         time_ms: number(&map, "time_ms")?.unwrap_or(100),
         nodes: number(&map, "nodes")?,
         sprt,
+        openings,
     };
     let entry = app.start_match(req)?;
     Ok((StatusCode::CREATED, [(header::CONTENT_TYPE, "application/json")], entry.table().to_string()).into_response())

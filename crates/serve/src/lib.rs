@@ -35,7 +35,8 @@
 //!   with its `line` (each ply's move, player and the cells it touches).
 //! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out
 //!   when one human plays, or for the human to move); the other player wins.
-//! - `POST /api/match` `{game, agents, games, time_ms, nodes?, sprt?}`: an arena match
+//! - `POST /api/match` `{game, agents, games, time_ms, nodes?, sprt?, openings?}` (openings
+//!   `random:N` only: no file is named from the page): an arena match
 //!   between two agent specs, or a round-robin tournament of `games` games per pair between
 //!   three to eight, run on a thread of its own (one at a time, capped);
 //!   `GET /api/match/{id}` its table and finished games, `GET /api/match/{id}/events` the

@@ -18,7 +18,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tabula_arena::{GameRecord, MatchConfig, MatchReport, RatingOptions, Sprt, TournamentConfig, TournamentReport};
+use tabula_arena::{
+    GameRecord, MatchConfig, MatchReport, Openings, RatingOptions, Sprt, TournamentConfig, TournamentReport,
+};
 use tabula_core::{Limits, Spec};
 use tabula_registry::any::load;
 use tokio::sync::broadcast;
@@ -33,6 +35,8 @@ pub const MAX_TOURNEY_AGENTS: usize = 8;
 pub const MAX_MATCH_MS: u64 = 10_000;
 /// Most nodes per move in a match.
 pub const MAX_MATCH_NODES: u64 = 10_000_000;
+/// The seed of the page's random openings.
+const OPENINGS_SEED: u64 = 1;
 /// Most matches kept (finished ones included) until the server stops.
 const MAX_MATCHES: usize = 32;
 
@@ -45,6 +49,8 @@ pub struct MatchRequest {
     pub time_ms: u64,
     pub nodes: Option<u64>,
     pub sprt: Option<String>,
+    /// `random:N`: each pair of games starts from N random plies, played with both colours.
+    pub openings: Option<String>,
 }
 
 /// One match: its settings, its records so far and its watchers.
@@ -60,6 +66,8 @@ pub struct MatchEntry {
     time_ms: u64,
     nodes: Option<u64>,
     sprt: Option<Sprt>,
+    /// The openings as asked (`random:N`), if any.
+    openings: Option<String>,
     stop: Arc<AtomicBool>,
     state: Mutex<MatchState>,
     events: broadcast::Sender<String>,
@@ -116,6 +124,7 @@ impl MatchEntry {
             "games": self.games,
             "time_ms": self.time_ms,
             "nodes": self.nodes,
+            "openings": self.openings,
             "played": state.records.len(),
             "status": state.status,
             "error": state.error,
@@ -192,6 +201,18 @@ impl App {
             }
             None => None,
         };
+        // Openings from the page are random plies only: an openings file is named by the
+        // command line (`tabula match --openings FILE`), never by a remote client. The seed is
+        // fixed, so that two matches with the same `random:N` start from the same openings.
+        let openings_text = req.openings.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(String::from);
+        let openings = match &openings_text {
+            None => Openings::None,
+            Some(text) if text.starts_with("random:") => tabula_registry::matches::parse_openings(text, OPENINGS_SEED)
+                .map_err(|e| ApiError::bad(format!("openings: {e}")))?,
+            Some(text) => {
+                return Err(ApiError::bad(format!("openings: random:N (N random plies), not {text:?}")));
+            }
+        };
         let mut list = lock(&self.matches.list);
         if list.values().any(|m| lock(&m.state).status == "running") {
             return Err(ApiError { status: 429, message: "a match is running; one at a time".into() });
@@ -214,6 +235,7 @@ impl App {
             time_ms: req.time_ms,
             nodes: req.nodes,
             sprt,
+            openings: openings_text,
             stop: Arc::new(AtomicBool::new(false)),
             state: Mutex::new(MatchState { status: "running", ..MatchState::default() }),
             events,
@@ -234,6 +256,7 @@ impl App {
                     let config = MatchConfig {
                         games: run.games,
                         jobs: 1,
+                        openings: openings.clone(),
                         limits,
                         sprt,
                         rules,
@@ -247,6 +270,7 @@ impl App {
                     let config = TournamentConfig {
                         games_per_pair,
                         jobs: 1,
+                        openings,
                         limits,
                         rules,
                         stop: Some(run.stop.clone()),

@@ -1357,3 +1357,31 @@ async fn a_variation_is_removed_with_the_moves_after_it() {
     let (status, _) = json_request(addr, "POST", &path("remove"), json!({"node": 99})).await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_starts_its_games_from_random_openings_played_with_both_colours() {
+    let addr = server(quick()).await;
+    for (bad, why) in [("/etc/passwd", "random:N"), ("random:x", "number"), ("random:5000", "at most")] {
+        let body = json!({"game": "connect4", "agents": ["random", "random"], "games": 2, "openings": bad});
+        let (status, e) = json_request(addr, "POST", "/api/match", body).await;
+        assert_eq!(status, 400, "{bad}: {e}");
+        assert!(e["error"].as_str().unwrap().contains(why), "{bad}: {e}");
+    }
+    // Deterministic players: without openings every game with the same colours is the same.
+    let body = json!({
+        "game": "connect4", "agents": ["alphabeta(depth=2)", "alphabeta(depth=3)"], "games": 4, "time_ms": 200,
+        "openings": "random:3",
+    });
+    let (status, table) = json_request(addr, "POST", "/api/match", body).await;
+    assert_eq!(status, 201, "{table}");
+    assert_eq!(table["openings"], "random:3");
+    let id = table["id"].as_str().unwrap().to_string();
+    let (table, _) = match_until(addr, &id, |t| t["status"] != "running").await;
+    assert_eq!(table["status"], "done", "{table}");
+    let firsts: Vec<Vec<Value>> =
+        table["records"].as_array().unwrap().iter().map(|r| r["moves"].as_array().unwrap()[..3].to_vec()).collect();
+    assert_eq!(firsts.len(), 4);
+    assert_eq!(firsts[0], firsts[1], "a pair of games shares its opening: {table}");
+    assert_eq!(firsts[2], firsts[3], "{table}");
+    assert_ne!(firsts[0], firsts[2], "two pairs, two openings: {table}");
+}

@@ -912,6 +912,8 @@ async function startMatch(ev) {
   if (nodes) body.nodes = Number(nodes);
   const sprt = $("match-sprt").value.trim();
   if (sprt) body.sprt = sprt;
+  const openings = $("match-openings").value.trim();
+  if (openings) body.openings = openings;
   try {
     watchMatch(await api("POST", "/api/match", body));
   } catch (e) {
@@ -943,7 +945,7 @@ function showMatch(t) {
   box.dataset.played = t.played;
   const r = t.report;
   const w = r.wld;
-  const limits = `${t.time_ms} ms` + (t.nodes ? `, ${t.nodes} nodes` : "") + " a move";
+  const limits = `${t.time_ms} ms` + (t.nodes ? `, ${t.nodes} nodes` : "") + " a move" + (t.openings ? `, openings ${t.openings}` : "");
   const who = t.tournament ? `Round robin of ${t.agents.length} agents, ${t.per_pair} game${t.per_pair === 1 ? "" : "s"} a pair,` : `${t.agents[0]} vs ${t.agents[1]}`;
   $("match-status").textContent = `${who} at ${t.game} (${limits}): ${t.played} of ${t.games} games, ${t.status}` + (t.error ? ` (${t.error})` : "");
   $("match-table").hidden = !!t.tournament;
