@@ -379,8 +379,10 @@ impl State {
     /// as a float32 NumPy array of shape `(planes, height, width)`: for each kind of piece
     /// one plane per player (the observer's first, then the others in turn order), one
     /// plane of blocked cells where the game has them (Othello's blocked squares, Amazons'
-    /// arrows), and one plane of 1s when the observer is to move. A game without a board
-    /// (GDL) has shape (1, 1, 1): the to-move plane only.
+    /// arrows), and one plane of 1s when the observer is to move. `amazons-steps` has three
+    /// kinds of piece: amazons, the amazon picked for the move under way, and the same amazon
+    /// once landed (8 planes). A game without a board (GDL) has shape (1, 1, 1): the to-move
+    /// plane only.
     #[pyo3(signature = (player=None))]
     fn observation_tensor<'py>(&self, py: Python<'py>, player: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
         let p = match player {
