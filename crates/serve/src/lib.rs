@@ -180,7 +180,7 @@ const GRACE: Duration = Duration::from_secs(2);
 const CHECKPOINT_WAIT: Duration = Duration::from_secs(20);
 
 /// Serves, on a runtime of its own, printing the address, until SIGINT (Ctrl-C) or SIGTERM:
-/// then it stops taking connections, gives open requests [`GRACE`], stops training runs at
+/// then it stops taking connections, gives open requests two seconds, stops training runs at
 /// a checkpoint, removes its temporary training folder and closes the state file.
 pub fn serve(config: Config) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
