@@ -359,14 +359,21 @@ impl Live {
         Ok(())
     }
 
-    /// Puts node `n` on the board. A game with a clock is one line played on, never browsed.
-    fn goto(&mut self, n: usize) -> Result<(), ApiError> {
+    /// Whether node `n` of the tree may be gone to or removed: it is there (else 404), and the
+    /// game has no clock (409: a game with a clock is one line played on, never browsed).
+    fn check_browsable(&self, n: usize) -> Result<(), ApiError> {
         if self.clocks.is_some() {
             return Err(ApiError { status: 409, message: "a game with a clock cannot be browsed or branched".into() });
         }
         if n >= self.tree.len() {
             return Err(ApiError::not_found(format!("there is no node {n}")));
         }
+        Ok(())
+    }
+
+    /// Puts node `n` on the board.
+    fn goto(&mut self, n: usize) -> Result<(), ApiError> {
+        self.check_browsable(n)?;
         let start = load(&self.game.spec()).map_err(|e| ApiError::bad(e.to_string()))?;
         self.game = self.tree.game_at(&start, n).map_err(ApiError::bad)?;
         self.tree.cur = n;
@@ -377,12 +384,7 @@ impl Live {
     /// Removes node `n` of the tree and every node after it; the board goes to `n`'s
     /// parent if it was on one of them.
     fn remove(&mut self, n: usize) -> Result<(), ApiError> {
-        if self.clocks.is_some() {
-            return Err(ApiError { status: 409, message: "a game with a clock cannot be browsed or branched".into() });
-        }
-        if n >= self.tree.len() {
-            return Err(ApiError::not_found(format!("there is no node {n}")));
-        }
+        self.check_browsable(n)?;
         let on_board = self.tree.cur;
         let map = self.tree.remove(n).map_err(ApiError::bad)?;
         let evals = std::mem::take(&mut self.evals);
