@@ -73,6 +73,20 @@ fn string_field(map: &serde_json::Map<String, Value>, key: &str) -> Result<Strin
     }
 }
 
+/// An optional string field: absent or null is `None`, anything but a string the error
+/// "`key` must be `expected`".
+fn optional_string(
+    map: &serde_json::Map<String, Value>,
+    key: &str,
+    expected: &str,
+) -> Result<Option<String>, ApiError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(ApiError::bad(format!("{key} must be {expected}"))),
+    }
+}
+
 async fn games(State(app): State<Arc<App>>) -> Response {
     ok(app.catalogue())
 }
@@ -163,11 +177,7 @@ async fn resign(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body)
 async fn analysis(State(app): State<Arc<App>>, Path(id): Path<String>, body: Body) -> Result<Response, ApiError> {
     let entry = app.get(&id)?;
     let map = read_json(body).await?;
-    let spec = match map.get("agent") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(ApiError::bad("agent must be an agent spec or null")),
-    };
+    let spec = optional_string(&map, "agent", "an agent spec or null")?;
     Ok(ok(app.set_analysis(&entry, spec.as_deref())?))
 }
 
@@ -288,16 +298,8 @@ async fn start_match(State(app): State<Arc<App>>, body: Body) -> Result<Response
         }
     };
     let Some(agents) = agents else { return Err(ApiError::bad("agents must be strings")) };
-    let sprt = match map.get("sprt") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(ApiError::bad("sprt must be a test spec such as sprt(elo0=0,elo1=20)")),
-    };
-    let openings = match map.get("openings") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(ApiError::bad("openings must be random:N, such as random:4")),
-    };
+    let sprt = optional_string(&map, "sprt", "a test spec such as sprt(elo0=0,elo1=20)")?;
+    let openings = optional_string(&map, "openings", "random:N, such as random:4")?;
     let games = number(&map, "games")?.unwrap_or(10);
     let req = MatchRequest {
         game,
