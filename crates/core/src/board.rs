@@ -80,11 +80,26 @@ pub enum Cell {
 /// Returns the shape, or `None` (leaving `out` empty) for a game without a board.
 pub fn observation<G: Game>(game: &G, observer: Player, out: &mut Vec<f32>) -> Option<[usize; 3]> {
     out.clear();
+    append_observation(game, observer, 1.0, out)
+}
+
+/// [`observation`] appended to `out` with `one` for a set value and `T::default()` for
+/// the rest, so that a batch of many steps writes each straight into its own array (bytes
+/// for a learner's buffers, `f32` for a tensor) with no copy or conversion in between.
+/// Returns the shape, or `None` (leaving `out` as it was) for a game without a board.
+pub fn append_observation<G: Game, T: Copy + Default>(
+    game: &G,
+    observer: Player,
+    one: T,
+    out: &mut Vec<T>,
+) -> Option<[usize; 3]> {
     let shape = game.board_shape()?;
     let players = game.num_players();
     let planes = shape.planes(players);
     let area = shape.cells();
-    out.resize(planes * area, 0.0);
+    let start = out.len();
+    out.resize(start + planes * area, T::default());
+    let out = &mut out[start..];
     let blocked_plane = shape.pieces.len() * players;
     for y in 0..shape.height {
         for x in 0..shape.width {
@@ -93,21 +108,21 @@ pub fn observation<G: Game>(game: &G, observer: Player, out: &mut Vec<f32>) -> O
                 Cell::Empty => {}
                 Cell::Blocked => {
                     if shape.blocked.is_some() {
-                        out[blocked_plane * area + at] = 1.0;
+                        out[blocked_plane * area + at] = one;
                     }
                 }
                 Cell::Piece { owner, kind } => {
                     let relative = (owner.index() + players - observer.index()) % players;
                     let plane = usize::from(kind) * players + relative;
                     if plane < blocked_plane {
-                        out[plane * area + at] = 1.0;
+                        out[plane * area + at] = one;
                     }
                 }
             }
         }
     }
     if game.turn() == crate::Turn::Player(observer) {
-        out[(planes - 1) * area..].fill(1.0);
+        out[(planes - 1) * area..].fill(one);
     }
     Some([planes, shape.height, shape.width])
 }

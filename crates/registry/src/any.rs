@@ -141,12 +141,23 @@ fn amazons_index<G: Game>(game: &G, mv: G::Move) -> Option<usize> {
 /// The observation tensor `player` sees in `game` into `out`, and its shape (see
 /// [`AnyGame::observation`]).
 pub(crate) fn observe<G: Game>(game: &G, player: usize, out: &mut Vec<f32>) -> [usize; 3] {
+    out.clear();
+    append_observed(game, player, 1.0, out)
+}
+
+/// [`observe`] appended to `out`, with `one` for a set value (see
+/// [`board::append_observation`]).
+pub(crate) fn append_observed<G: Game, T: Copy + Default>(
+    game: &G,
+    player: usize,
+    one: T,
+    out: &mut Vec<T>,
+) -> [usize; 3] {
     let observer = Player(player.min(game.num_players() - 1) as u8);
-    match board::observation(game, observer, out) {
+    match board::append_observation(game, observer, one, out) {
         Some(shape) => shape,
         None => {
-            out.clear();
-            out.push(if game.turn() == Turn::Player(observer) { 1.0 } else { 0.0 });
+            out.push(if game.turn() == Turn::Player(observer) { one } else { T::default() });
             [1, 1, 1]
         }
     }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use tabula_core::{Agent, Game, Limits, Player, Rng, Turn, splitmix64};
 
-use crate::any::{AnyError, Typed, build_agent, observe};
+use crate::any::{AnyError, Typed, append_observed, build_agent, observe};
 
 /// Most threads a self-play run may ask for.
 pub const MAX_THREADS: usize = 256;
@@ -97,17 +97,30 @@ impl Trajectories {
     }
 }
 
-/// One game's share of the arrays.
+/// What one worker recorded: the steps of every game it played, one game after the
+/// other, in buffers that grow for the whole run instead of a set of vectors per game.
 #[derive(Default)]
-struct GameSteps {
+struct Recorded {
     observations: Vec<u8>,
     players: Vec<i32>,
     actions: Vec<i64>,
     legal: Vec<i64>,
     legal_counts: Vec<i64>,
     returns: Vec<f64>,
+}
+
+/// Where one game's steps lie in its worker's [`Recorded`] buffers.
+#[derive(Copy, Clone)]
+struct Placement {
+    steps: (usize, usize),
+    legal: (usize, usize),
+    observations: (usize, usize),
+    returns: usize,
     truncated: bool,
 }
+
+/// What a worker hands back: its buffers, and each game it played with where it lies.
+type WorkerOutput = (Recorded, Vec<(usize, Placement)>);
 
 /// What every worker shares: the next game to take, the bytes used and the first failure.
 struct Shared {
@@ -115,7 +128,6 @@ struct Shared {
     bytes: AtomicUsize,
     failed: AtomicBool,
     error: Mutex<Option<AnyError>>,
-    games: Mutex<Vec<Option<GameSteps>>>,
 }
 
 impl Shared {
@@ -149,7 +161,7 @@ pub(crate) fn self_play<G: Game>(
         build_agent(&start.game, spec)?;
     }
     // One slot per game is allocated up front: it counts against the budget first.
-    let slots = config.games.saturating_mul(std::mem::size_of::<Option<GameSteps>>());
+    let slots = config.games.saturating_mul(std::mem::size_of::<Option<(usize, Placement)>>());
     if slots > config.max_bytes {
         return Err(AnyError::Action(format!(
             "{} games need {slots} bytes of bookkeeping, more than {} bytes; play fewer games or allow more",
@@ -163,29 +175,79 @@ pub(crate) fn self_play<G: Game>(
         bytes: AtomicUsize::new(slots),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),
-        games: Mutex::new((0..config.games).map(|_| None).collect()),
     };
     let threads = config.threads.min(config.games.max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                if let Err(e) = worker(start, config, &shared, done) {
-                    shared.fail(e);
-                }
-            });
-        }
+    let outputs: Vec<std::thread::Result<WorkerOutput>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut recorded = Recorded::default();
+                    let mut placements = Vec::new();
+                    if let Err(e) = worker(start, config, &shared, done, &mut recorded, &mut placements) {
+                        shared.fail(e);
+                    }
+                    (recorded, placements)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect()
     });
     if let Some(e) = shared.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
     }
-    let games = shared.games.into_inner().unwrap_or_else(|e| e.into_inner());
-    let games: Vec<GameSteps> = games
+    let mut order: Vec<Option<(usize, Placement)>> = vec![None; config.games];
+    let mut recorded: Vec<Recorded> = Vec::with_capacity(outputs.len());
+    for (worker, output) in outputs.into_iter().enumerate() {
+        let (r, placements) =
+            output.map_err(|_| AnyError::Action("a self-play thread failed unexpectedly (a panic)".into()))?;
+        for (game, placement) in placements {
+            order[game] = Some((worker, placement));
+        }
+        recorded.push(r);
+    }
+    let order: Vec<(usize, Placement)> = order
         .into_iter()
         .map(|g| g.ok_or_else(|| AnyError::Action("a self-play game was not played".into())))
         .collect::<Result<_, _>>()?;
-    let steps: usize = games.iter().map(|g| g.actions.len()).sum();
-    let legal: usize = games.iter().map(|g| g.legal.len()).sum();
-    let observed: usize = games.iter().map(|g| g.observations.len()).sum();
+    if let [only] = &mut recorded[..] {
+        // One worker played every game in order: its buffers are the arrays.
+        return Ok(take_whole(n, shape, &order, only));
+    }
+    Ok(assemble(n, shape, &order, &recorded))
+}
+
+/// The arrays of a run that one worker played, its games in order, taken without a copy.
+fn take_whole(n: usize, shape: [usize; 3], order: &[(usize, Placement)], r: &mut Recorded) -> Trajectories {
+    let mut legal_offsets = Vec::with_capacity(r.legal_counts.len() + 1);
+    legal_offsets.push(0);
+    let mut at = 0i64;
+    for &count in &r.legal_counts {
+        at += count;
+        legal_offsets.push(at);
+    }
+    let mut game_offsets = Vec::with_capacity(order.len() + 1);
+    game_offsets.push(0);
+    game_offsets.extend(order.iter().map(|(_, p)| p.steps.1 as i64));
+    Trajectories {
+        num_players: n,
+        shape,
+        observations: std::mem::take(&mut r.observations),
+        players: std::mem::take(&mut r.players),
+        actions: std::mem::take(&mut r.actions),
+        legal: std::mem::take(&mut r.legal),
+        legal_offsets,
+        game_offsets,
+        returns: std::mem::take(&mut r.returns),
+        truncated: order.iter().map(|(_, p)| p.truncated).collect(),
+    }
+}
+
+/// Copies every game's steps out of its worker's buffers into one set of arrays, in game
+/// order.
+fn assemble(n: usize, shape: [usize; 3], order: &[(usize, Placement)], recorded: &[Recorded]) -> Trajectories {
+    let steps: usize = recorded.iter().map(|r| r.actions.len()).sum();
+    let legal: usize = recorded.iter().map(|r| r.legal.len()).sum();
+    let observed: usize = recorded.iter().map(|r| r.observations.len()).sum();
     let mut out = Trajectories {
         num_players: n,
         shape,
@@ -194,37 +256,48 @@ pub(crate) fn self_play<G: Game>(
         actions: Vec::with_capacity(steps),
         legal: Vec::with_capacity(legal),
         legal_offsets: Vec::with_capacity(steps + 1),
-        game_offsets: Vec::with_capacity(games.len() + 1),
-        returns: Vec::with_capacity(games.len() * n),
-        truncated: Vec::with_capacity(games.len()),
+        game_offsets: Vec::with_capacity(order.len() + 1),
+        returns: Vec::with_capacity(order.len() * n),
+        truncated: Vec::with_capacity(order.len()),
     };
     out.game_offsets.push(0);
     out.legal_offsets.push(0);
-    for game in games {
-        out.observations.extend_from_slice(&game.observations);
-        out.players.extend_from_slice(&game.players);
-        out.actions.extend_from_slice(&game.actions);
-        out.legal.extend_from_slice(&game.legal);
-        let mut at = *out.legal_offsets.last().unwrap_or(&0);
-        for count in game.legal_counts {
+    let mut at = 0i64;
+    for (worker, p) in order {
+        let r = &recorded[*worker];
+        let (s0, s1) = p.steps;
+        out.observations.extend_from_slice(&r.observations[p.observations.0..p.observations.1]);
+        out.players.extend_from_slice(&r.players[s0..s1]);
+        out.actions.extend_from_slice(&r.actions[s0..s1]);
+        out.legal.extend_from_slice(&r.legal[p.legal.0..p.legal.1]);
+        for &count in &r.legal_counts[s0..s1] {
             at += count;
             out.legal_offsets.push(at);
         }
         out.game_offsets.push(out.actions.len() as i64);
-        out.returns.extend_from_slice(&game.returns);
-        out.truncated.push(game.truncated);
+        out.returns.extend_from_slice(&r.returns[p.returns..p.returns + n]);
+        out.truncated.push(p.truncated);
     }
-    Ok(out)
+    out
 }
 
-/// Takes games from the shared counter and plays them until none is left.
-fn worker<G: Game>(start: &Typed<G>, config: &SelfPlay, shared: &Shared, done: &AtomicUsize) -> Result<(), AnyError> {
+/// Takes games from the shared counter and plays them until none is left, recording them
+/// into `recorded` and where each lies into `placements`.
+fn worker<G: Game>(
+    start: &Typed<G>,
+    config: &SelfPlay,
+    shared: &Shared,
+    done: &AtomicUsize,
+    recorded: &mut Recorded,
+    placements: &mut Vec<(usize, Placement)>,
+) -> Result<(), AnyError> {
     let n = start.game.num_players();
     let mut agents: Vec<Box<dyn Agent<G>>> = match config.agents.len() {
         0 => Vec::new(),
         1 => (0..n).map(|_| build_agent(&start.game, &config.agents[0])).collect::<Result<_, _>>()?,
         _ => config.agents.iter().map(|spec| build_agent(&start.game, spec)).collect::<Result<_, _>>()?,
     };
+    let mut scratch = Scratch::default();
     loop {
         if shared.failed.load(Ordering::Relaxed) {
             return Ok(());
@@ -233,9 +306,21 @@ fn worker<G: Game>(start: &Typed<G>, config: &SelfPlay, shared: &Shared, done: &
         if index >= config.games {
             return Ok(());
         }
-        let steps = play_one(start, config, index, &mut agents, shared)?;
-        shared.games.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(steps);
+        let placement = play_one(start, config, index, &mut agents, shared, recorded, &mut scratch)?;
+        placements.push((index, placement));
         done.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A worker's vectors reused from step to step and game to game.
+struct Scratch<M> {
+    moves: Vec<M>,
+    joint: Vec<M>,
+}
+
+impl<M> Default for Scratch<M> {
+    fn default() -> Self {
+        Scratch { moves: Vec::new(), joint: Vec::new() }
     }
 }
 
@@ -251,26 +336,28 @@ fn count_bytes(shared: &Shared, config: &SelfPlay, bytes: usize) -> Result<(), A
     Ok(())
 }
 
-/// Plays game `index` to its end (or `max_plies`), recording every step.
+/// Plays game `index` to its end (or `max_plies`), appending every step to `recorded`.
+#[allow(clippy::too_many_arguments)]
 fn play_one<G: Game>(
     start: &Typed<G>,
     config: &SelfPlay,
     index: usize,
     agents: &mut [Box<dyn Agent<G>>],
     shared: &Shared,
-) -> Result<GameSteps, AnyError> {
+    recorded: &mut Recorded,
+    scratch: &mut Scratch<G::Move>,
+) -> Result<Placement, AnyError> {
     let mut seed = config.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let mut rng = Rng::new(splitmix64(&mut seed));
     let mut game = start.game.clone();
     for agent in agents.iter_mut() {
         agent.new_game(&game);
     }
-    let mut steps = GameSteps::default();
-    let mut moves = Vec::new();
-    let mut observation = Vec::new();
-    let mut legal: Vec<i64> = Vec::new();
+    let Scratch { moves, joint } = scratch;
+    let r = recorded;
+    let first = (r.actions.len(), r.legal.len(), r.observations.len());
+    let mut truncated = false;
     let mut plies = 0u32;
-    let mut joint = Vec::with_capacity(game.num_players());
     // Bytes recorded and not yet counted against the shared budget.
     let mut uncounted = 0usize;
     loop {
@@ -280,7 +367,7 @@ fn play_one<G: Game>(
             Turn::Simultaneous => 0..game.num_players(),
         };
         if config.max_plies.is_some_and(|cap| plies >= cap) {
-            steps.truncated = true;
+            truncated = true;
             break;
         }
         if config.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -291,57 +378,65 @@ fn play_one<G: Game>(
         }
         joint.clear();
         for p in deciding {
-            game.legal_moves_of(Player(p as u8), &mut moves);
+            game.legal_moves_of(Player(p as u8), moves);
             if moves.is_empty() {
                 return Err(AnyError::Action(format!("player {p} has no legal move in a game that is not over")));
             }
-            let mv = match agents.get_mut(p) {
-                None => rng.choose(&moves),
+            let chosen = match agents.get_mut(p) {
+                None => rng.below(moves.len()),
                 Some(agent) => {
                     let choice =
                         agent.choose(&game, Player(p as u8), &config.limits, &mut |_| {}).map_err(AnyError::Agent)?;
-                    if !moves.contains(&choice.mv) {
-                        return Err(AnyError::Agent(tabula_core::AgentError::IllegalMove(game.format_move(choice.mv))));
-                    }
-                    choice.mv
+                    moves.iter().position(|&m| m == choice.mv).ok_or_else(|| {
+                        AnyError::Agent(tabula_core::AgentError::IllegalMove(game.format_move(choice.mv)))
+                    })?
                 }
             };
-            let chosen = moves.iter().position(|&m| m == mv).unwrap_or(0);
+            let observed = r.observations.len();
             if config.observations {
-                observe(&game, p, &mut observation);
-                steps.observations.extend(observation.iter().map(|&v| v as u8));
+                append_observed(&game, p, 1u8, &mut r.observations);
             }
-            legal.clear();
-            legal.extend((0..moves.len()).map(|i| start.indexing.index_in(&game, &moves, i) as i64));
-            let action = legal[chosen];
-            legal.sort_unstable();
-            uncounted += observation.len() + legal.len() * 8 + 4 + 8 + 8;
+            let at = r.legal.len();
+            r.legal.extend((0..moves.len()).map(|i| start.indexing.index_in(&game, moves, i) as i64));
+            let action = r.legal[at + chosen];
+            r.legal[at..].sort_unstable();
+            uncounted += r.observations.len() - observed + moves.len() * 8 + 4 + 8 + 8;
             // The shared count is brought up to date every 64 KiB, not at every step.
             if uncounted >= 1 << 16 {
                 count_bytes(shared, config, std::mem::take(&mut uncounted))?;
             }
-            steps.players.push(p as i32);
-            steps.actions.push(action);
-            steps.legal_counts.push(legal.len() as i64);
-            steps.legal.extend_from_slice(&legal);
-            joint.push(mv);
+            r.players.push(p as i32);
+            r.actions.push(action);
+            r.legal_counts.push(moves.len() as i64);
+            joint.push(moves[chosen]);
         }
         let before = (!agents.is_empty()).then(|| game.clone());
         if joint.len() == 1 {
             game.play(joint[0]);
         } else {
-            game.play_joint(&joint);
+            game.play_joint(joint);
         }
         if let Some(before) = before {
             for agent in agents.iter_mut() {
-                agent.observe(&before, &joint);
+                agent.observe(&before, joint);
             }
         }
         plies += 1;
     }
     count_bytes(shared, config, uncounted)?;
-    steps.returns = if steps.truncated { vec![0.5; game.num_players()] } else { game.rewards().as_slice().to_vec() };
-    Ok(steps)
+    let returns = r.returns.len();
+    if truncated {
+        r.returns.extend(std::iter::repeat_n(0.5, game.num_players()));
+    } else {
+        r.returns.extend_from_slice(game.rewards().as_slice());
+    }
+    Ok(Placement {
+        steps: (first.0, r.actions.len()),
+        legal: (first.1, r.legal.len()),
+        observations: (first.2, r.observations.len()),
+        returns,
+        truncated,
+    })
 }
 
 #[cfg(test)]

@@ -819,10 +819,12 @@ impl Game for Amazons {
         Properties::alternating(Some((self.width() * self.height() - amazons) as u32))
     }
 
+    #[inline]
     fn board_shape(&self) -> Option<BoardShape> {
         Some(BoardShape { blocked: Some("arrow"), ..BoardShape::square(self.width(), self.height(), &["amazon"]) })
     }
 
+    #[inline]
     fn cell_at(&self, x: usize, y: usize) -> Cell {
         let sq = self.tables.index(x, self.height() - 1 - y);
         if self.amazons[0].has(sq) {

@@ -262,6 +262,7 @@ impl Game for AmazonsSteps {
         self.pos.width() * self.pos.height()
     }
 
+    #[inline]
     fn move_index(&self, mv: Step) -> usize {
         self.cell(mv.0)
     }
@@ -275,6 +276,7 @@ impl Game for AmazonsSteps {
 
     /// Amazons, plus the amazon of the move under way: "picked" on its square before it
     /// moves, "landed" on its new square before it shoots.
+    #[inline]
     fn board_shape(&self) -> Option<BoardShape> {
         Some(BoardShape {
             blocked: Some("arrow"),
@@ -282,6 +284,7 @@ impl Game for AmazonsSteps {
         })
     }
 
+    #[inline]
     fn cell_at(&self, x: usize, y: usize) -> Cell {
         let sq = self.pos.tables.index(x, self.pos.height() - 1 - y);
         let mover = self.pos.side_to_move();

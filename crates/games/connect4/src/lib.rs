@@ -388,6 +388,7 @@ impl Game for Connect4 {
         self.width as usize
     }
 
+    #[inline]
     fn move_index(&self, mv: Column) -> usize {
         mv.0 as usize
     }
@@ -397,10 +398,12 @@ impl Game for Connect4 {
         Properties::alternating(Some((self.width as usize * self.height as usize) as u32))
     }
 
+    #[inline]
     fn board_shape(&self) -> Option<BoardShape> {
         Some(BoardShape::square(self.width as usize, self.height as usize, &["disc"]))
     }
 
+    #[inline]
     fn cell_at(&self, x: usize, y: usize) -> Cell {
         let bit = 1u64 << (x as u32 * self.h1() + (self.height as u32 - 1 - y as u32));
         match (0..2).find(|&p| self.stones[p] & bit != 0) {

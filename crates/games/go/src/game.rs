@@ -980,10 +980,12 @@ impl Game for Go {
         Properties::alternating(Some(self.max_plies))
     }
 
+    #[inline]
     fn board_shape(&self) -> Option<BoardShape> {
         Some(BoardShape::square(self.size(), self.size(), &["stone"]))
     }
 
+    #[inline]
     fn cell_at(&self, x: usize, y: usize) -> Cell {
         let n = self.size();
         match self.board.point(x, n - 1 - y).and_then(|p| self.board.color_at(p)) {

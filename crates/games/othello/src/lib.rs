@@ -369,11 +369,13 @@ impl Othello {
     }
 
     /// Columns.
+    #[inline]
     pub fn width(&self) -> usize {
         each!(self, p => p.width())
     }
 
     /// Rows.
+    #[inline]
     pub fn height(&self) -> usize {
         each!(self, p => p.height())
     }
@@ -384,6 +386,7 @@ impl Othello {
     }
 
     /// The disc on a square, if any.
+    #[inline]
     pub fn disc_at(&self, sq: Square) -> Option<Player> {
         if sq.row as usize >= self.height() || sq.col as usize >= self.width() {
             return None;
@@ -549,6 +552,7 @@ impl Game for Othello {
         self.width() * self.height() + 1
     }
 
+    #[inline]
     fn move_index(&self, mv: Move) -> usize {
         match mv.square() {
             Some(sq) => sq.row as usize * self.width() + sq.col as usize,
@@ -569,6 +573,7 @@ impl Game for Othello {
         Properties::alternating(Some(2 * squares as u32))
     }
 
+    #[inline]
     fn board_shape(&self) -> Option<BoardShape> {
         Some(BoardShape {
             blocked: Some("blocked square"),
@@ -576,6 +581,7 @@ impl Game for Othello {
         })
     }
 
+    #[inline]
     fn cell_at(&self, x: usize, y: usize) -> Cell {
         let sq = Square::new(y as u8, x as u8);
         match self.disc_at(sq) {

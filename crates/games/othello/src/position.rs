@@ -292,6 +292,7 @@ impl<B: Bits> Position<B> {
     }
 
     /// The contents of a square: `Some(player)` for a disc, `None` for empty or blocked.
+    #[inline]
     pub fn disc_at(&self, sq: Square) -> Option<Player> {
         if sq.row >= self.height || sq.col >= self.width {
             return None;
@@ -307,6 +308,7 @@ impl<B: Bits> Position<B> {
     }
 
     /// Whether a square is blocked (inside the rectangle but not playable).
+    #[inline]
     pub fn is_blocked(&self, sq: Square) -> bool {
         (sq.row as usize) < self.height() && (sq.col as usize) < self.width() && !self.valid.has(Self::bit_of(sq))
     }
