@@ -100,6 +100,22 @@ pub fn append_observation<G: Game, T: Copy + Default>(
     let start = out.len();
     out.resize(start + planes * area, T::default());
     let out = &mut out[start..];
+    if !game.mark_cells(observer, one, &mut out[..(planes - 1) * area]) {
+        mark_from_cells(game, observer, one, &mut out[..(planes - 1) * area]);
+    }
+    if game.turn() == crate::Turn::Player(observer) {
+        out[(planes - 1) * area..].fill(one);
+    }
+    Some([planes, shape.height, shape.width])
+}
+
+/// The piece planes and the blocked plane of [`observation`] read cell by cell through
+/// [`Game::cell_at`]: what [`Game::mark_cells`] does when a game does not do it faster, and
+/// what its faster form is checked against. `out` holds those planes, all zero on entry.
+pub fn mark_from_cells<G: Game, T: Copy>(game: &G, observer: Player, one: T, out: &mut [T]) {
+    let Some(shape) = game.board_shape() else { return };
+    let players = game.num_players();
+    let area = shape.cells();
     let blocked_plane = shape.pieces.len() * players;
     for y in 0..shape.height {
         for x in 0..shape.width {
@@ -121,10 +137,6 @@ pub fn append_observation<G: Game, T: Copy + Default>(
             }
         }
     }
-    if game.turn() == crate::Turn::Player(observer) {
-        out[(planes - 1) * area..].fill(one);
-    }
-    Some([planes, shape.height, shape.width])
 }
 
 /// The board as text, one line per row, for tests and logs: `.` empty, `#` blocked, and for

@@ -332,6 +332,17 @@ pub trait Game: Clone + Send + Sync + fmt::Display + fmt::Debug + 'static {
     fn cell_at(&self, _x: usize, _y: usize) -> Cell {
         Cell::Empty
     }
+
+    /// Writes `one` into the piece planes and the blocked plane of an observation by
+    /// `observer`, laid out as [`crate::board::observation`] describes (`out` holds those
+    /// planes, all zero on entry, and not the side-to-move plane), and returns `true`; or
+    /// returns `false` (the default) to have them read cell by cell through
+    /// [`cell_at`](Game::cell_at). A game kept as bit sets overrides it to visit only the
+    /// cells in use, for learners that take an observation at every step. The conformance
+    /// suite checks it against `cell_at`.
+    fn mark_cells<T: Copy>(&self, _observer: Player, _one: T, _out: &mut [T]) -> bool {
+        false
+    }
 }
 
 /// How the rewards of a game's ends relate.

@@ -158,6 +158,17 @@ impl Whole {
                 }
             }
         }
+        // A game's own way of marking the observation's planes agrees with its cells.
+        let len = (shape.planes(self.players) - 1) * shape.cells();
+        for observer in 0..self.players {
+            let observer = Player(observer as u8);
+            let mut fast = vec![0u8; len];
+            if state.mark_cells(observer, 1u8, &mut fast) {
+                let mut slow = vec![0u8; len];
+                crate::board::mark_from_cells(state, observer, 1u8, &mut slow);
+                assert!(fast == slow, "mark_cells disagrees with cell_at for {observer:?}:\n{state}");
+            }
+        }
     }
 }
 

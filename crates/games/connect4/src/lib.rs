@@ -411,6 +411,24 @@ impl Game for Connect4 {
             None => Cell::Empty,
         }
     }
+
+    /// Visits each player's stones bit by bit: a column is `h1` bits, bottom first.
+    #[inline]
+    fn mark_cells<T: Copy>(&self, observer: Player, one: T, out: &mut [T]) -> bool {
+        let (width, height, h1) = (self.width as usize, self.height as usize, self.h1() as usize);
+        let area = width * height;
+        for p in 0..2 {
+            let plane = (p + 2 - observer.index() % 2) % 2 * area;
+            let mut bits = self.stones[p];
+            while bits != 0 {
+                let bit = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let (x, y) = (bit / h1, height - 1 - bit % h1);
+                out[plane + y * width + x] = one;
+            }
+        }
+        true
+    }
 }
 
 impl Undo for Connect4 {

@@ -465,6 +465,26 @@ impl Board {
         self.to_move
     }
 
+    /// Writes `one` on each stone's cell in two planes of `size * size` cells, rows from
+    /// the top (the game's `y = size - 1`), the stones of `first`'s colour in the first
+    /// plane and the others in the second: the piece planes of an observation.
+    #[inline]
+    pub fn mark_stones<T: Copy>(&self, first: Color, one: T, out: &mut [T]) {
+        let n = self.size();
+        let stride = self.stride as usize;
+        let area = n * n;
+        for y in 0..n {
+            let row = &self.cells[(y + 1) * stride + 1..][..n];
+            let top = (n - 1 - y) * n;
+            for (x, &c) in row.iter().enumerate() {
+                if c == 1 || c == 2 {
+                    let plane = usize::from(c - 1 != first as u8);
+                    out[plane * area + top + x] = one;
+                }
+            }
+        }
+    }
+
     /// The stone on a point, if any (`None` also for indices off the board).
     #[inline]
     pub fn color_at(&self, p: Point) -> Option<Color> {

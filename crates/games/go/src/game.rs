@@ -993,6 +993,13 @@ impl Game for Go {
             None => Cell::Empty,
         }
     }
+
+    #[inline]
+    fn mark_cells<T: Copy>(&self, observer: Player, one: T, out: &mut [T]) -> bool {
+        let first = if observer == Player::FIRST { Color::Black } else { Color::White };
+        self.board.mark_stones(first, one, out);
+        true
+    }
 }
 
 impl Undo for Go {

@@ -590,6 +590,12 @@ impl Game for Othello {
             None => Cell::Empty,
         }
     }
+
+    #[inline]
+    fn mark_cells<T: Copy>(&self, observer: Player, one: T, out: &mut [T]) -> bool {
+        each!(self, p => p.mark_cells(observer, one, out));
+        true
+    }
 }
 
 impl Undo for Othello {

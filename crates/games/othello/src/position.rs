@@ -313,6 +313,29 @@ impl<B: Bits> Position<B> {
         (sq.row as usize) < self.height() && (sq.col as usize) < self.width() && !self.valid.has(Self::bit_of(sq))
     }
 
+    /// Writes `one` where each player's discs stand (the observer's plane first) and on the
+    /// blocked squares, in the planes of an observation (see `Game::mark_cells`).
+    #[inline]
+    pub(crate) fn mark_cells<T: Copy>(&self, observer: Player, one: T, out: &mut [T]) {
+        let (width, height) = (self.width as usize, self.height as usize);
+        let area = width * height;
+        let mut mark = |mut bits: B, plane: usize| {
+            while !bits.is_empty() {
+                let sq = Self::square_of(bits.lowest());
+                bits = bits.clear_lowest();
+                out[plane * area + sq.row as usize * width + sq.col as usize] = one;
+            }
+        };
+        for p in 0..2 {
+            mark(self.discs[p], (p + 2 - observer.index() % 2) % 2);
+        }
+        if self.valid.count() as usize != area {
+            for sq in self.blocked() {
+                out[2 * area + sq.row as usize * width + sq.col as usize] = one;
+            }
+        }
+    }
+
     /// The blocked squares in reading order.
     pub fn blocked(&self) -> Vec<Square> {
         let mut out = Vec::new();
