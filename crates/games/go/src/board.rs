@@ -1415,6 +1415,13 @@ impl Board {
     /// rejected ones are a little more likely). `None` means there is none: pass.
     #[inline]
     pub fn random_light_move(&self, rng: &mut Rng) -> Option<Point> {
+        self.random_light_move_where(rng, |_| true)
+    }
+
+    /// [`random_light_move`](Board::random_light_move) among the points `accept` takes:
+    /// `None` when no light move passes it.
+    #[inline]
+    pub fn random_light_move_where(&self, rng: &mut Rng, accept: impl Fn(Point) -> bool) -> Option<Point> {
         let n = self.n_empty as usize;
         if n == 0 {
             return None;
@@ -1424,7 +1431,11 @@ impl Board {
         let mut i = start;
         loop {
             let p = self.empty[i] as usize;
-            if p != self.ko as usize && !self.is_eye(color, Point(p as u16)) && !self.is_suicide(color, p) {
+            if p != self.ko as usize
+                && !self.is_eye(color, Point(p as u16))
+                && !self.is_suicide(color, p)
+                && accept(Point(p as u16))
+            {
                 return Some(Point(p as u16));
             }
             i += 1;

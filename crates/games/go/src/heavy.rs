@@ -17,7 +17,10 @@
 //! 4. patterns: an empty point around the last move matches a 3x3 pattern;
 //! 5. random: a light move, re-drawn a few times while it is a self-atari (a move after
 //!    which its own group has one liberty and that captures nothing; with `nakade`, not when
-//!    the group fills the opponent's eye space and its capture leaves a dead shape there).
+//!    the group fills the opponent's eye space and its capture leaves a dead shape there),
+//!    then searched for among all points; when every move left is a self-atari, a pass (as
+//!    in Pachi's Moggy), so that the shared liberties of a seki are left empty and the
+//!    playout scores it as the seki it is.
 //!
 //! Patterns come through [`PatternHook`]; [`Pattern3x3`] is a table of 3x3 neighbourhoods
 //! (the eight points around an empty point, seen from the side to move), closed under the
@@ -459,7 +462,9 @@ fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
 /// Whether a `color` stone on the empty point `p`, a self-atari joining own stones, fills the
 /// opponent's eye space so that the capture leaves a dead shape: the group it makes has at
 /// most [`NAKADE_MAX`] stones touching nothing but the opponent's stones, the edge and its last
-/// liberty, which touches nothing but the group, the opponent's stones and the edge.
+/// liberty, which touches nothing but the group, the opponent's stones and the edge; and no
+/// opponent group around it is left in atari at another point (a seki or a race, not a
+/// nakade).
 fn nakade_fill(board: &Board, color: Color, p: usize) -> bool {
     let own = color.cell();
     let mut stones = [0usize; NAKADE_MAX];
@@ -498,7 +503,15 @@ fn nakade_fill(board: &Board, color: Color, p: usize) -> bool {
         let c = board.cell(q);
         q == p || (c != EMPTY && (c != own || stones[..n].contains(&q)))
     });
-    enclosed && nakade_shape(board, &stones[..n]).is_some()
+    // Not a fill that leaves an opponent group in atari at another point than `l`: both
+    // sides would then be in atari, and the opponent, to move, captures at `l` what stood
+    // in a seki or won a race, instead of making the dead shape.
+    let opp = color.other().cell();
+    let races = stones[..n].iter().flat_map(|&s| board.nbrs(s)).any(|q| {
+        board.cell(q) == opp
+            && board.two_liberties(board.group_of(q)).is_some_and(|(a, b)| (a == p && b != l) || (b == p && a != l))
+    });
+    enclosed && !races && nakade_shape(board, &stones[..n]).is_some()
 }
 
 /// Adds the point `l` to the candidates `cands[..n]` if there is room, it is not there yet and
@@ -517,7 +530,8 @@ fn push_candidate(cands: &mut [usize; 16], n: &mut usize, l: usize, ok: impl FnO
 pub struct HeavyPolicy<P: PatternHook = NoPatterns> {
     /// The pattern source.
     pub patterns: P,
-    /// Random re-draws while the drawn move is a self-atari (0 disables the check).
+    /// Random re-draws while the drawn move is a self-atari, before every point is tried and
+    /// the playout passes if all are (0 disables the check, and with it the pass).
     pub self_atari_retries: u32,
     /// Self-atari of a single stone is allowed (it is often a good throw-in).
     pub allow_single_self_atari: bool,
@@ -680,15 +694,20 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 return Some(Point(cands[rng.below(n)] as u16));
             }
         }
-        // 5. A light random move, avoiding self-atari when possible.
-        let mut mv = board.random_light_move(rng)?;
-        for _ in 0..self.self_atari_retries {
-            if !self.is_self_atari(board, color, mv) {
-                break;
-            }
-            mv = board.random_light_move(rng)?;
+        // 5. A light random move, avoiding self-atari: a few random draws, then a scan of
+        // every point; when every move left is a self-atari, a pass, so that a seki stays a
+        // seki (playing into its shared liberties would give a group away).
+        let mv = board.random_light_move(rng)?;
+        if self.self_atari_retries == 0 || !self.is_self_atari(board, color, mv) {
+            return Some(mv);
         }
-        Some(mv)
+        for _ in 0..self.self_atari_retries {
+            let mv = board.random_light_move(rng)?;
+            if !self.is_self_atari(board, color, mv) {
+                return Some(mv);
+            }
+        }
+        board.random_light_move_where(rng, |p| !self.is_self_atari(board, color, p))
     }
 
     /// The moves of the two-liberty step around `last` for the side to move, written to

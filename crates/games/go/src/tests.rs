@@ -705,11 +705,38 @@ fn seeded_playouts_fingerprint(policy: &HeavyPolicy<Pattern3x3>, size: usize, co
 #[test]
 fn tactical_playouts_keep_their_seeded_moves() {
     // Fingerprints of 300 9x9 and 40 19x19 seeded playouts with tactics and nakade, taken
-    // before the tactical checks were made cheaper: faster code must play the same moves.
+    // again when the random step began to pass rather than play a self-atari and the nakade
+    // fill stopped breaking sekis: faster code must play the same moves.
     let both = HeavyPolicy { tactics: true, nakade: true, ..HeavyPolicy::new(Pattern3x3::classic()) };
     let nine = seeded_playouts_fingerprint(&both, 9, 300);
     let nineteen = seeded_playouts_fingerprint(&both, 19, 40);
-    assert_eq!((nine, nineteen), (12_652_474_406_652_497_457, 15_416_087_607_934_855_372));
+    assert_eq!((nine, nineteen), (8_185_408_544_891_276_710, 8_193_803_113_593_059_993));
+}
+
+#[test]
+fn heavy_playouts_leave_a_seki_standing() {
+    // A game against GNU Go, 74 plies in, Black to move: White's twelve stones from E9 to J5
+    // (an eye at F8) and Black's four at H8-J7 (an eye at J9) share the one liberty H7, and
+    // whoever plays there loses its group. Light playouts end by filling H7; heavy ones must
+    // pass instead, or the search values the seki as a capture.
+    let moves = "E5 C5 C6 B6 D6 G5 B7 B5 F4 C2 G4 G7 F6 G6 H5 H6 H4 F7 E7 E8 D8 F9 J8 J6 H8 G8 H9 G9 \
+                 D4 A7 B3 C3 C4 B4 B2 E2 D9 E9 D3 D2 F2 B1 C1 D1 A2 A4 A6 A3 F5 A8 B8 A5 F1 E3 F3 J5 \
+                 D5 A1 J4 B9 D7 C8 C7 A9 B2 E4 C9 A6 J7 E1 A2 B3 B2 pass";
+    let mut g = go("go(size=9,komi=7)");
+    play(&mut g, moves);
+    let (white, black, shared) = (pt(&g, "G5"), pt(&g, "H8"), pt(&g, "H7"));
+    assert_eq!(g.board().liberties(white), 2);
+    assert_eq!(g.board().liberties(black), 2);
+    for policy in [HeavyPolicy::new(Pattern3x3::classic()), HeavyPolicy::full(Pattern3x3::classic())] {
+        for seed in 0..100 {
+            let mut rng = tabula_core::Rng::new(seed);
+            let mut b = g.board().clone();
+            b.play_out(g.max_plies() as usize, |b| policy.choose(b, &mut rng), |_, _| {});
+            assert_eq!(b.color_at(white), Some(Color::White), "seed {seed}: White's group was taken\n{b:?}");
+            assert_eq!(b.color_at(black), Some(Color::Black), "seed {seed}: Black's group was taken");
+            assert!(b.is_empty_point(shared), "seed {seed}: the shared liberty was filled");
+        }
+    }
 }
 
 #[test]
