@@ -102,6 +102,8 @@ mod watch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 pub use api::router;
@@ -181,7 +183,8 @@ const CHECKPOINT_WAIT: Duration = Duration::from_secs(20);
 
 /// Serves, on a runtime of its own, printing the address, until SIGINT (Ctrl-C) or SIGTERM:
 /// then it stops taking connections, gives open requests two seconds, stops training runs at
-/// a checkpoint, removes its temporary training folder and closes the state file.
+/// a checkpoint (a second signal stops waiting for them), removes its temporary training
+/// folder and closes the state file.
 pub fn serve(config: Config) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     // The database and the state file first: a file that cannot be opened stops the server
@@ -209,10 +212,21 @@ pub fn serve(config: Config) -> std::io::Result<()> {
             } => Ok(()),
         }
     });
-    eprintln!("tabula serve: stopping");
-    for problem in app.shutdown(std::time::Instant::now() + CHECKPOINT_WAIT) {
+    eprintln!("tabula serve: stopping (Ctrl-C again not to wait for training checkpoints)");
+    // A second Ctrl-C or SIGTERM cuts the wait for the training runs' checkpoints short
+    // (each resumes from its last); the state file is still closed.
+    let cut = Arc::new(AtomicBool::new(false));
+    let second = {
+        let cut = cut.clone();
+        rt.spawn(async move {
+            stop_signal().await;
+            cut.store(true, Ordering::Relaxed);
+        })
+    };
+    for problem in app.shutdown(std::time::Instant::now() + CHECKPOINT_WAIT, &cut) {
         eprintln!("tabula serve: {problem}");
     }
+    second.abort();
     drop(runtime);
     // Searches still running on blocking threads are abandoned, not waited for.
     rt.shutdown_background();

@@ -1193,15 +1193,16 @@ impl App {
     }
 
     /// What a stopping server does last: training runs stop after their game in progress
-    /// and write their checkpoints (waiting until `deadline`), the server's temporary
-    /// training folder is removed, and the state file is closed with every game in it.
-    /// Returns a line for each thing that could not be done.
-    pub fn shutdown(&self, deadline: Instant) -> Vec<String> {
+    /// and write their checkpoints (waiting until `deadline`, or until `cut` is set by a
+    /// second stop), the server's temporary training folder is removed, and the state file
+    /// is closed with every game in it. Returns a line for each thing that could not be done.
+    pub fn shutdown(&self, deadline: Instant, cut: &AtomicBool) -> Vec<String> {
         let mut problems = Vec::new();
-        let left = self.runs.close(deadline);
+        let left = self.runs.close(deadline, cut);
         if left > 0 {
-            problems
-                .push(format!("{left} training run(s) did not reach a checkpoint in time; each resumes from its last"));
+            let why =
+                if cut.load(Ordering::Relaxed) { "was not waited for" } else { "did not reach a checkpoint in time" };
+            problems.push(format!("{left} training run(s) {why}; each resumes from its last checkpoint"));
         }
         if let Some(store) = &self.store
             && let Err(e) = store.close()

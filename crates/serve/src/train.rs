@@ -226,17 +226,21 @@ impl Runs {
 }
 
 impl Runs {
-    /// Stops every running run after its game in progress and waits, until `deadline`, for
-    /// each to write its checkpoint; then removes the folder if it is the server's own
-    /// temporary one. Returns the runs still running at the deadline.
-    pub fn close(&self, deadline: Instant) -> usize {
+    /// Stops every running run after its game in progress and waits, until `deadline` or
+    /// until `cut` is set (a second stop asked for), for each to write its checkpoint; then
+    /// removes the folder if it is the server's own temporary one. Returns the runs still
+    /// running when the wait ended.
+    pub fn close(&self, deadline: Instant, cut: &AtomicBool) -> usize {
         let running: Vec<Arc<Run>> = lock(&self.list).values().filter(|r| r.status() == "running").cloned().collect();
         for run in &running {
             run.stop();
         }
         // The runs' threads write their checkpoints on their own; this is the server's last
         // act, so it waits on their status with a deadline.
-        while running.iter().any(|r| r.status() == "running") && Instant::now() < deadline {
+        while running.iter().any(|r| r.status() == "running")
+            && Instant::now() < deadline
+            && !cut.load(Ordering::Relaxed)
+        {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let left = running.iter().filter(|r| r.status() == "running").count();
@@ -687,4 +691,43 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/api/train/{id}/events", get(events))
         .route("/api/train/{id}/stop", post(stop))
         .route("/api/train/{id}/resume", post(resume))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_stop_cuts_the_wait_for_checkpoints_short() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = Runs::open(Some(dir.path())).unwrap();
+        // A run marked running with no thread behind it: it never reaches a checkpoint.
+        let (config, eval) = settings(json!({"game": "amazons(size=6)"}).as_object().unwrap()).unwrap();
+        let run = Arc::new(Run {
+            id: "stuck".into(),
+            dir: dir.path().join("stuck"),
+            state: Mutex::new(RunState {
+                status: "running",
+                config,
+                eval: eval.to_string(),
+                step: 0,
+                games: 0,
+                curve: Vec::new(),
+                error: None,
+                segment: None,
+            }),
+            stop: Mutex::new(Arc::new(AtomicBool::new(false))),
+            events: broadcast::channel(4).0,
+        });
+        lock(&runs.list).insert(run.id.clone(), run.clone());
+        assert_eq!(runs.close(Instant::now(), &AtomicBool::new(false)), 1, "still running at the deadline");
+        assert!(lock(&run.stop).load(Ordering::Relaxed), "the run was asked to stop");
+        // Cut short, the wait ends at once, not at a deadline ten minutes away.
+        let deadline = Instant::now() + Duration::from_secs(600);
+        assert_eq!(runs.close(deadline, &AtomicBool::new(true)), 1);
+        assert!(Instant::now() < deadline, "the cut was not heeded");
+        lock(&run.state).status = "stopped";
+        assert_eq!(runs.close(deadline, &AtomicBool::new(false)), 0, "a stopped run is not waited for");
+        assert!(dir.path().is_dir(), "a configured folder is kept");
+    }
 }
