@@ -1200,9 +1200,13 @@ impl App {
         let mut problems = Vec::new();
         let left = self.runs.close(deadline, cut);
         if left > 0 {
-            let why =
-                if cut.load(Ordering::Relaxed) { "was not waited for" } else { "did not reach a checkpoint in time" };
-            problems.push(format!("{left} training run(s) {why}; each resumes from its last checkpoint"));
+            let (runs, were) = if left == 1 {
+                ("1 training run".to_string(), "was")
+            } else {
+                (format!("{left} training runs"), "were")
+            };
+            let why = if cut.load(Ordering::Relaxed) { "not waited for" } else { "not at a checkpoint in time" };
+            problems.push(format!("{runs} {were} {why}; a run resumes from its last checkpoint"));
         }
         if let Some(store) = &self.store
             && let Err(e) = store.close()
