@@ -101,6 +101,26 @@ pub struct Run {
 }
 
 impl Run {
+    /// A run just started in `dir`: running, at step 0, with no curve yet.
+    fn fresh(id: String, dir: PathBuf, config: TrainConfig, eval: &str) -> Run {
+        Run {
+            id,
+            dir,
+            state: Mutex::new(RunState {
+                status: "running",
+                config,
+                eval: eval.to_string(),
+                step: 0,
+                games: 0,
+                curve: Vec::new(),
+                error: None,
+                segment: None,
+            }),
+            stop: Mutex::new(Arc::new(AtomicBool::new(false))),
+            events: broadcast::channel(64).0,
+        }
+    }
+
     /// The run as the page shows it.
     pub fn json(&self) -> Value {
         let s = lock(&self.state);
@@ -564,23 +584,7 @@ impl App {
         let dir = runs.dir.join(&id);
         std::fs::create_dir(&dir)
             .map_err(|e| ApiError { status: 500, message: format!("cannot make the run's folder: {}", e.kind()) })?;
-        let (events, _) = broadcast::channel(64);
-        let run = Arc::new(Run {
-            id: id.clone(),
-            dir,
-            state: Mutex::new(RunState {
-                status: "running",
-                config,
-                eval: eval.to_string(),
-                step: 0,
-                games: 0,
-                curve: Vec::new(),
-                error: None,
-                segment: None,
-            }),
-            stop: Mutex::new(Arc::new(AtomicBool::new(false))),
-            events,
-        });
+        let run = Arc::new(Run::fresh(id.clone(), dir, config, eval));
         list.insert(id, run.clone());
         drop(list);
         spawn(run.clone());
@@ -703,22 +707,7 @@ mod tests {
         let runs = Runs::open(Some(dir.path())).unwrap();
         // A run marked running with no thread behind it: it never reaches a checkpoint.
         let (config, eval) = settings(json!({"game": "amazons(size=6)"}).as_object().unwrap()).unwrap();
-        let run = Arc::new(Run {
-            id: "stuck".into(),
-            dir: dir.path().join("stuck"),
-            state: Mutex::new(RunState {
-                status: "running",
-                config,
-                eval: eval.to_string(),
-                step: 0,
-                games: 0,
-                curve: Vec::new(),
-                error: None,
-                segment: None,
-            }),
-            stop: Mutex::new(Arc::new(AtomicBool::new(false))),
-            events: broadcast::channel(4).0,
-        });
+        let run = Arc::new(Run::fresh("stuck".into(), dir.path().join("stuck"), config, eval));
         lock(&runs.list).insert(run.id.clone(), run.clone());
         assert_eq!(runs.close(Instant::now(), &AtomicBool::new(false)), 1, "still running at the deadline");
         assert!(lock(&run.stop).load(Ordering::Relaxed), "the run was asked to stop");
