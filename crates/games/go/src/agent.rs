@@ -62,6 +62,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "0",
         "weight of criticality (how much owning a point goes with winning the playouts) in the priors, 0..=10; 0 off",
     ),
+    ParamInfo::new(
+        "races",
+        "0",
+        "lift the priors of urgent fights (groups in atari, capturing races) to this share of the best prior, 0..=2; 0 off",
+    ),
 ];
 
 fn is_go_key(key: &str) -> bool {
@@ -202,6 +207,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     };
     let (base, rate) = (number("widen_base", WIDEN_BASE, 1000.0)?, number("widen_rate", WIDEN_RATE, 1000.0)?);
     let crit = number("crit", 0.0, 10.0)?;
+    let races = number("races", 0.0, 2.0)?;
     let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
         .with_widening(widen)
         .with_widening_schedule(base, rate)
@@ -210,7 +216,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_tactics(tactics)
         .with_nakade(nakade)
         .with_prior_shares(config.prior_visits > 0.0)
-        .with_criticality(crit as f32);
+        .with_criticality(crit as f32)
+        .with_races(races as f32);
     let policy = match spec.get("model").map(str::trim) {
         None | Some("builtin") => policy,
         Some(file) => {
@@ -363,6 +370,9 @@ impl Agent<Go> for GoAgent {
         if policy.criticality_weight() > 0.0 {
             spec = spec.with("crit", policy.criticality_weight());
         }
+        if policy.race_weight() > 0.0 {
+            spec = spec.with("races", policy.race_weight());
+        }
         spec.to_string()
     }
 
@@ -468,6 +478,15 @@ mod tests {
         for bad in ["mcts(crit=11)", "mcts(crit=-1)", "mcts(crit=x)"] {
             let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.ends_with("must be a number from 0 to 10"), "{bad}: {err}");
+        }
+        let races = go_agent(&Spec::parse("mcts(races=0.8)").unwrap()).unwrap();
+        assert_eq!(races.inner().policy().race_weight(), 0.8);
+        assert!(races.name().contains("races=0.8"), "{}", races.name());
+        assert_eq!(agent.inner().policy().race_weight(), 0.0);
+        assert!(!agent.name().contains("races"));
+        for bad in ["mcts(races=3)", "mcts(races=-0.5)", "mcts(races=x)"] {
+            let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.ends_with("must be a number from 0 to 2"), "{bad}: {err}");
         }
         let fights = go_agent(&Spec::parse("mcts(tactics=true)").unwrap()).unwrap();
         assert!(fights.inner().policy().tactics() && fights.name().contains("tactics=true"), "{}", fights.name());

@@ -649,6 +649,12 @@ impl Board {
         self.group[p] as usize
     }
 
+    /// The number of stones of the group holding the stone `p`.
+    #[inline]
+    pub(crate) fn group_size(&self, p: usize) -> usize {
+        self.stones[self.group[p] as usize] as usize
+    }
+
     #[inline]
     pub(crate) fn group_in_atari(&self, g: usize) -> bool {
         let n = self.libs[g] as u64;

@@ -48,6 +48,7 @@ mod heavy;
 mod kind;
 mod model;
 mod policy;
+pub mod races;
 mod record;
 pub mod sgf_replay;
 mod spatial;

@@ -34,6 +34,7 @@ use crate::criticality::{CRIT_MIN_PLAYOUTS, Criticality};
 use crate::game::{Go, Move};
 use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, pattern_key};
 use crate::model::MoveModel;
+use crate::races::Urgent;
 
 /// The playout flavour of a [`GoPolicy`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -117,6 +118,9 @@ pub struct GoPolicy {
     crit_weight: f32,
     /// Ownership and winner counts of the playouts (kept only with `crit_weight > 0`).
     crit: Criticality,
+    /// How far urgent fights ([`Urgent`]) lift their moves' priors, as a fraction of the
+    /// position's best prior (0: off).
+    race_weight: f32,
 }
 
 impl Default for GoPolicy {
@@ -143,6 +147,35 @@ impl GoPolicy {
             model: None,
             crit_weight: 0.0,
             crit: Criticality::default(),
+            race_weight: 0.0,
+        }
+    }
+
+    /// Lifts the prior of every move of an urgent fight (a group in atari, a capturing race;
+    /// see [`crate::races`]) to at least `weight` times its urgency times the position's best
+    /// prior; 0 turns it off.
+    pub fn with_races(mut self, weight: f32) -> GoPolicy {
+        self.race_weight = weight.max(0.0);
+        self
+    }
+
+    /// The weight of urgent fights in the priors (0: off).
+    pub fn race_weight(&self) -> f32 {
+        self.race_weight
+    }
+
+    /// Raises the priors of the moves of the position's urgent fights (see
+    /// [`with_races`](GoPolicy::with_races)).
+    fn add_races(&self, b: &Board, moves: &[Move], priors: &mut [f32]) {
+        let urgent = Urgent::of(b);
+        if urgent.is_empty() {
+            return;
+        }
+        let best = priors.iter().copied().fold(0.0f32, f32::max);
+        for (h, &mv) in priors.iter_mut().zip(moves) {
+            if let Move::Play(p) = mv {
+                *h = h.max(self.race_weight * urgent.of_point(p) * best);
+            }
         }
     }
 
@@ -523,6 +556,9 @@ impl MctsPolicy<Go> for GoPolicy {
         if self.crit_weight > 0.0 && self.crit.playouts() >= CRIT_MIN_PLAYOUTS {
             self.add_criticality(moves, priors);
         }
+        if self.race_weight > 0.0 && priors.len() == moves.len() {
+            self.add_races(b, moves, priors);
+        }
     }
 
     fn widening(&self, visits: u32, children: usize) -> usize {
@@ -623,6 +659,26 @@ mod tests {
         }
         let top = by_share.iter().copied().fold(0.0f32, f32::max);
         assert!(top > 0.0 && top < 1.0, "{top}");
+    }
+
+    #[test]
+    fn races_lift_the_priors_of_urgent_fights_and_no_other() {
+        // White C5 D5 in atari (liberty E5), Black to move.
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["B5", "C5", "C6", "D5", "D6", "A1", "C4", "A2", "D4", "A3"]);
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let (mut plain, mut lifted) = (Vec::new(), Vec::new());
+        GoPolicy::default().with_prior_shares(true).priors(&g, &moves, &mut plain);
+        GoPolicy::default().with_prior_shares(true).with_races(1.5).priors(&g, &moves, &mut lifted);
+        let capture = moves.iter().position(|&m| m == Move::Play(g.parse_point("E5").unwrap())).unwrap();
+        let best = plain.iter().copied().fold(0.0f32, f32::max);
+        // Two stones at stake: urgency 0.75, so the capture's prior becomes 1.5 * 0.75 of the best.
+        assert!(plain[capture] < 1.125 * best);
+        assert_eq!(lifted[capture], 1.5 * 0.75 * best);
+        for i in (0..moves.len()).filter(|&i| i != capture) {
+            assert_eq!(plain[i], lifted[i], "{:?}", moves[i]);
+        }
     }
 
     #[test]
