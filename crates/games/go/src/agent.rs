@@ -65,7 +65,7 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
     ParamInfo::new(
         "races",
         "0",
-        "lift the priors of urgent fights (groups in atari, capturing races) to this share of the best prior, 0..=2; 0 off",
+        "lift the priors of urgent fights (groups in atari, capturing races) to this share of the best prior times their urgency, 0..=2; 0 off",
     ),
 ];
 
