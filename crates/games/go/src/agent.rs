@@ -24,6 +24,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "playout policy: heavy (captures, escapes, 3x3 shapes, no self-atari), full (heavy with tactics and nakade) or light",
     ),
     ParamInfo::new(
+        "full_from",
+        "none",
+        "heavy playouts turn full (tactics and nakade) in searches from this ply of the game on, 0..=10000; none: never",
+    ),
+    ParamInfo::new(
         "prior",
         "model",
         "the tree's priors: model (learned from expert games) or hand (hand-written rules)",
@@ -208,6 +213,24 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let (base, rate) = (number("widen_base", WIDEN_BASE, 1000.0)?, number("widen_rate", WIDEN_RATE, 1000.0)?);
     let crit = number("crit", 0.0, 10.0)?;
     let races = number("races", 0.0, 2.0)?;
+    let full_from = match spec.get("full_from").map(str::trim) {
+        None | Some("none") => None,
+        Some(v) => Some(
+            v.parse::<u32>()
+                .ok()
+                .filter(|&n| n <= 10_000)
+                .ok_or_else(|| bad(spec, "full_from", v, "must be a ply from 0 to 10000, or none"))?,
+        ),
+    };
+    if full_from.is_some() && (full || tactics || nakade || playouts != Playouts::Heavy) {
+        let value = spec.get("full_from").unwrap_or_default();
+        return Err(bad(
+            spec,
+            "full_from",
+            value,
+            "switches plain heavy playouts to full; drop playout, tactics and nakade",
+        ));
+    }
     let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
         .with_widening(widen)
         .with_widening_schedule(base, rate)
@@ -231,7 +254,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         Some(g) => policy.with_learned_patterns(g),
         None => policy,
     };
-    Ok(MctsAgent::new(config, policy))
+    Ok(MctsAgent::new(config, policy.with_full_from(full_from)))
 }
 
 /// Builds a [`GoAgent`] (the agent of [`go_mcts`] with Go time management) from a spec.
@@ -373,6 +396,9 @@ impl Agent<Go> for GoAgent {
         if policy.race_weight() > 0.0 {
             spec = spec.with("races", policy.race_weight());
         }
+        if let Some(ply) = policy.full_from() {
+            spec = spec.with("full_from", ply);
+        }
         spec.to_string()
     }
 
@@ -487,6 +513,24 @@ mod tests {
         for bad in ["mcts(races=3)", "mcts(races=-0.5)", "mcts(races=x)"] {
             let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.ends_with("must be a number from 0 to 2"), "{bad}: {err}");
+        }
+        let late = go_agent(&Spec::parse("mcts(full_from=30)").unwrap()).unwrap();
+        assert_eq!(late.inner().policy().full_from(), Some(30));
+        assert!(late.name().contains("full_from=30"), "{}", late.name());
+        assert_eq!(go_agent(&Spec::parse(&late.name()).unwrap()).unwrap().name(), late.name());
+        assert_eq!(agent.inner().policy().full_from(), None);
+        assert!(!agent.name().contains("full_from"));
+        assert_eq!(go_agent(&Spec::parse("mcts(full_from=none)").unwrap()).unwrap().inner().policy().full_from(), None);
+        for (bad, reason) in [
+            ("mcts(full_from=-1)", "must be a ply from 0 to 10000, or none"),
+            ("mcts(full_from=10001)", "must be a ply from 0 to 10000, or none"),
+            ("mcts(full_from=x)", "must be a ply from 0 to 10000, or none"),
+            ("mcts(full_from=20,playout=full)", "drop playout, tactics and nakade"),
+            ("mcts(full_from=20,playout=light)", "drop playout, tactics and nakade"),
+            ("mcts(full_from=20,nakade=true)", "drop playout, tactics and nakade"),
+        ] {
+            let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.ends_with(reason), "{bad}: {err}");
         }
         let fights = go_agent(&Spec::parse("mcts(tactics=true)").unwrap()).unwrap();
         assert!(fights.inner().policy().tactics() && fights.name().contains("tactics=true"), "{}", fights.name());

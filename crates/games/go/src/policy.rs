@@ -23,7 +23,7 @@
 //! each point joins the moves of the tree part of the simulation in the AMAF statistics, as in
 //! MoGo, Fuego and Pachi (`amaf=tree` keeps the tree's moves only).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use tabula_core::{Game, Player, Rewards, Rng};
@@ -121,6 +121,12 @@ pub struct GoPolicy {
     /// How far urgent fights ([`Urgent`]) lift their moves' priors, as a fraction of the
     /// position's best prior (0: off).
     race_weight: f32,
+    /// From which ply of the game the heavy playouts turn full ([`HeavyPolicy::full`]), with
+    /// the full policy (`None`: never).
+    full_from: Option<(u32, Arc<HeavyPolicy<Pattern3x3>>)>,
+    /// Whether the current search's root lies at or past `full_from` (set by
+    /// [`begin_search`](GoPolicy::begin_search), shared by the search threads).
+    full_now: Arc<AtomicBool>,
 }
 
 impl Default for GoPolicy {
@@ -148,7 +154,25 @@ impl GoPolicy {
             crit_weight: 0.0,
             crit: Criticality::default(),
             race_weight: 0.0,
+            full_from: None,
+            full_now: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Plays the heavy playouts with their tactics and nakade rules on ([`HeavyPolicy::full`])
+    /// in the searches of positions at or past ply `ply` of the game, and without them before:
+    /// the plain ones are about twice as fast, which counts most in the opening, and the full
+    /// ones read the life and death and capturing races that decide the middle and end game.
+    /// Set after the playouts' other settings (patterns), which it copies.
+    pub fn with_full_from(mut self, ply: Option<u32>) -> GoPolicy {
+        self.full_from =
+            ply.map(|n| (n, Arc::new(HeavyPolicy { tactics: true, nakade: true, ..(*self.heavy).clone() })));
+        self
+    }
+
+    /// The ply from which the heavy playouts turn full, if they do.
+    pub fn full_from(&self) -> Option<u32> {
+        self.full_from.as_ref().map(|(n, _)| *n)
     }
 
     /// Lifts the prior of every move of an urgent fight (a group in atari, a capturing race;
@@ -221,9 +245,13 @@ impl GoPolicy {
         }
     }
 
-    /// Called before each search of `state`: carries the criticality statistics over at half
-    /// weight from a search a few plies before, else starts them afresh.
+    /// Called before each search of `state`: picks the playouts for its ply (see
+    /// [`with_full_from`](GoPolicy::with_full_from)), and carries the criticality statistics
+    /// over at half weight from a search a few plies before, else starts them afresh.
     pub fn begin_search(&self, state: &Go) {
+        if let Some((from, _)) = &self.full_from {
+            self.full_now.store(state.ply() >= *from, Ordering::Relaxed);
+        }
         if self.crit_weight > 0.0 {
             self.crit.begin_search(state.ply());
         }
@@ -370,7 +398,12 @@ impl GoPolicy {
         let max = state.max_plies() as usize;
         let score = match self.playouts {
             Playouts::Light => board.playout_recording(rng, max, record),
-            Playouts::Heavy => self.heavy.playout_recording(&mut board, rng, max, record),
+            Playouts::Heavy => match &self.full_from {
+                Some((_, full)) if self.full_now.load(Ordering::Relaxed) => {
+                    full.playout_recording(&mut board, rng, max, record)
+                }
+                _ => self.heavy.playout_recording(&mut board, rng, max, record),
+            },
         };
         let score = score as f32 - state.rules().komi;
         if self.crit_weight > 0.0 {
@@ -659,6 +692,29 @@ mod tests {
         }
         let top = by_share.iter().copied().fold(0.0f32, f32::max);
         assert!(top > 0.0 && top < 1.0, "{top}");
+    }
+
+    #[test]
+    fn playouts_turn_full_from_the_ply_asked() {
+        // A middle-game position at ply 24 from seeded heavy playout moves.
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["E5", "C5", "G5", "E3", "D6", "C3", "C7", "G3", "F6", "H4", "B6", "D4"]);
+        play(&mut g, &["E7", "B5", "F4", "F3", "H5", "J5", "D3", "C4", "E4", "D2", "G4", "H3"]);
+        let scores = |policy: &GoPolicy| -> Vec<f32> {
+            policy.begin_search(&g);
+            (0..200u64).map(|k| policy.playout(&g, &mut Rng::new(k))).collect()
+        };
+        let heavy = scores(&GoPolicy::default());
+        let full = scores(&GoPolicy::default().with_tactics(true).with_nakade(true));
+        assert_ne!(heavy, full, "the position must tell the two playouts apart");
+        assert_eq!(scores(&GoPolicy::default().with_full_from(Some(24))), full);
+        assert_eq!(scores(&GoPolicy::default().with_full_from(Some(25))), heavy);
+        assert_eq!(scores(&GoPolicy::default().with_full_from(None)), heavy);
+        // The switch follows each search's root, both ways.
+        let late = GoPolicy::default().with_full_from(Some(24));
+        assert_eq!(scores(&late), full);
+        late.begin_search(&Go::new(9, Rules::default()));
+        assert_eq!((0..200u64).map(|k| late.playout(&g, &mut Rng::new(k))).collect::<Vec<_>>(), heavy);
     }
 
     #[test]
