@@ -161,9 +161,9 @@ impl GoPolicy {
 
     /// Plays the heavy playouts with their tactics and nakade rules on ([`HeavyPolicy::full`])
     /// in the searches of positions at or past ply `ply` of the game, and without them before:
-    /// the plain ones run about 1.6 times as many a second, which counts most in the opening, and the full
-    /// ones read the life and death and capturing races that decide the middle and end game.
-    /// Set after the playouts' other settings (patterns), which it copies.
+    /// the plain ones run about 1.6 times as many a second, which counts most in the opening,
+    /// and the full ones read the life and death and capturing races of the middle and end
+    /// game. Set after the playouts' other settings (patterns), which it copies.
     pub fn with_full_from(mut self, ply: Option<u32>) -> GoPolicy {
         self.full_from =
             ply.map(|n| (n, Arc::new(HeavyPolicy { tactics: true, nakade: true, ..(*self.heavy).clone() })));
@@ -696,7 +696,7 @@ mod tests {
 
     #[test]
     fn playouts_turn_full_from_the_ply_asked() {
-        // A middle-game position at ply 24 from seeded heavy playout moves.
+        // A middle-game position at ply 24.
         let mut g = Go::new(9, Rules::default());
         play(&mut g, &["E5", "C5", "G5", "E3", "D6", "C3", "C7", "G3", "F6", "H4", "B6", "D4"]);
         play(&mut g, &["E7", "B5", "F4", "F3", "H5", "J5", "D3", "C4", "E4", "D2", "G4", "H3"]);
