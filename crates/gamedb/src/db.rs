@@ -8,9 +8,11 @@
 //! rebuilt after every import and kept consistent with the SQLite file by hand.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, params_from_iter, types::Value as SqlValue};
+use rusqlite::{Connection, InterruptHandle, OpenFlags, params_from_iter, types::Value as SqlValue};
 use tabula_go::Go;
 use tabula_sgf::Color;
 
@@ -387,15 +389,80 @@ pub struct Counts {
 /// An open game database.
 pub struct Database {
     conn: Connection,
+    /// Set by a [`Stopper`]: the searches give up with [`Error::Stopped`] while it is set.
+    stop: Arc<AtomicBool>,
 }
 
+/// Stops the searches of one [`Database`] from another thread (a server's "stop" button, a
+/// request whose client went away).
+///
+/// A stop holds until [`Database::clear_stop`]: a search started while it holds gives up at
+/// once, so that a stop sent just before a search begins is not lost. The SQL statement
+/// running at the time is interrupted too (SQLite's `sqlite3_interrupt`).
+#[derive(Clone)]
+pub struct Stopper {
+    flag: Arc<AtomicBool>,
+    sql: Arc<InterruptHandle>,
+}
+
+impl Stopper {
+    /// Makes the database's running and later searches give up with [`Error::Stopped`].
+    pub fn stop(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        self.sql.interrupt();
+    }
+}
+
+/// How many rows or games a search handles between two looks at its stop flag.
+pub(crate) const STOP_EVERY: usize = 256;
+
 impl Database {
+    /// Wraps an open connection.
+    fn with_connection(conn: Connection) -> Database {
+        Database { conn, stop: Arc::new(AtomicBool::new(false)) }
+    }
+
+    /// A handle that stops this database's searches from another thread.
+    pub fn stopper(&self) -> Stopper {
+        Stopper { flag: self.stop.clone(), sql: Arc::new(self.conn.get_interrupt_handle()) }
+    }
+
+    /// Lets searches run again after a [`Stopper::stop`].
+    pub fn clear_stop(&self) {
+        self.stop.store(false, Ordering::SeqCst);
+    }
+
+    /// Whether a stop holds.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The flag a search's worker threads look at.
+    pub(crate) fn stop_flag(&self) -> &AtomicBool {
+        &self.stop
+    }
+
+    /// [`Error::Stopped`] when a stop holds.
+    pub(crate) fn check_stop(&self) -> Result<(), Error> {
+        if self.stop_requested() { Err(Error::Stopped) } else { Ok(()) }
+    }
+
+    /// `result`, with any error turned into [`Error::Stopped`] when a stop holds (an
+    /// interrupted SQL statement fails with SQLite's own error).
+    pub(crate) fn stopped_or<T>(&self, result: Result<T, Error>) -> Result<T, Error> {
+        match result {
+            Err(_) if self.stop_requested() => Err(Error::Stopped),
+            Ok(_) if self.stop_requested() => Err(Error::Stopped),
+            other => other,
+        }
+    }
+
     /// Opens an existing database; a missing, corrupt or foreign file gives [`Error::Open`].
     pub fn open(path: &Path) -> Result<Database, Error> {
         if !path.is_file() {
             return Err(Error::Open { path: path.to_path_buf(), reason: "no such file".into() });
         }
-        Ok(Database { conn: open_connection(path, false, BUSY_TIMEOUT)? })
+        Ok(Database::with_connection(open_connection(path, false, BUSY_TIMEOUT)?))
     }
 
     /// Opens an existing database for reading only: the connection can change nothing in the
@@ -411,7 +478,7 @@ impl Database {
         conn.busy_timeout(BUSY_TIMEOUT).map_err(bad)?;
         conn.pragma_update(None, "query_only", true).map_err(bad)?;
         check_schema(&conn).map_err(|reason| Error::Open { path: path.to_path_buf(), reason })?;
-        Ok(Database { conn })
+        Ok(Database::with_connection(conn))
     }
 
     /// The underlying connection, for ad-hoc queries.
@@ -433,6 +500,11 @@ impl Database {
 
     /// Indexed games matching `filter`, by id, at most `limit`.
     pub fn search_games(&self, filter: &Filter, limit: usize) -> Result<Vec<GameSummary>, Error> {
+        self.check_stop()?;
+        self.stopped_or(self.games_matching(filter, limit))
+    }
+
+    fn games_matching(&self, filter: &Filter, limit: usize) -> Result<Vec<GameSummary>, Error> {
         let (cond, mut params) = filter.sql();
         let sql = format!(
             "SELECT g.id, g.black, g.white, g.date_raw, g.result_raw, g.move_count FROM games g \
@@ -483,6 +555,11 @@ impl Database {
     /// colour of each next move tells who was to move). Keys are 64-bit hashes, so a false match is
     /// possible in principle (about one in 2^64 per pair of distinct positions).
     pub fn search_position(&self, position: &Position, filter: &Filter) -> Result<SearchResult, Error> {
+        self.check_stop()?;
+        self.stopped_or(self.position_hits(position, filter))
+    }
+
+    fn position_hits(&self, position: &Position, filter: &Filter) -> Result<SearchResult, Error> {
         let hasher = position.hasher()?;
         let (key, _) = hasher.canonical();
         let n = position.size;
@@ -499,6 +576,9 @@ impl Database {
         let mut rows = stmt.query(params_from_iter(params))?;
         let mut found = Vec::new();
         while let Some(row) = rows.next()? {
+            if found.len().is_multiple_of(STOP_EVERY) {
+                self.check_stop()?;
+            }
             let moves: Option<Vec<u8>> = row.get(3)?;
             let winner = match row.get::<_, Option<String>>(4)?.as_deref() {
                 Some("B") => Some(Color::Black),

@@ -63,7 +63,7 @@ use std::path::PathBuf;
 
 pub use db::{
     BUSY_TIMEOUT, Continuation, Counts, Database, Filter, GameSummary, Hit, Position, SCHEMA_NAME, SCHEMA_VERSION,
-    SearchResult, WinnerFilter,
+    SearchResult, Stopper, WinnerFilter,
 };
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
 pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery};
@@ -102,4 +102,7 @@ pub enum Error {
     /// A search could not be run as asked.
     #[error("bad query: {0}")]
     Query(String),
+    /// A search was stopped through its database's [`Stopper`] before it finished.
+    #[error("the search was stopped")]
+    Stopped,
 }

@@ -18,13 +18,14 @@
 //! stones a corner or side pattern asks for, and are skipped.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 use rusqlite::{params_from_iter, types::Value as SqlValue};
 use tabula_sgf::Color;
 
 use crate::board::Board;
-use crate::db::{Continuation, Filter, Hit, MoveStats, Position, SearchResult, continuations, tally};
+use crate::db::{Continuation, Filter, Hit, MoveStats, Position, STOP_EVERY, SearchResult, continuations, tally};
 use crate::hash::apply;
 use crate::record::{unpack_moves, unpack_points};
 use crate::scan::{GameRow, MemoryIndex};
@@ -217,7 +218,12 @@ impl Database {
         let mut stmt = self.connection().prepare(&sql)?;
         let mut rows = stmt.query(params_from_iter(params))?;
         let mut games = Vec::new();
+        let mut read = 0usize;
         while let Some(row) = rows.next()? {
+            read += 1;
+            if read.is_multiple_of(STOP_EVERY) {
+                self.check_stop()?;
+            }
             let moves: Vec<u8> = row.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default();
             let setup: Vec<u8> = row.get::<_, Option<Vec<u8>>>(2)?.unwrap_or_default();
             if !keep(&moves, &setup) {
@@ -242,9 +248,12 @@ impl Database {
         check_size(query.size)?;
         let n = query.size;
         let vars = variants(query)?;
-        let games = self.load_games(n, filter, |moves, setup| candidate(moves, setup, n, &vars))?;
+        self.check_stop()?;
+        let games = self.stopped_or(self.load_games(n, filter, |moves, setup| candidate(moves, setup, n, &vars)))?;
+        self.check_stop()?;
         let index = MemoryIndex::build(n, &games);
-        Ok(collect(&index, &vars, &query.pattern, None))
+        self.check_stop()?;
+        self.stopped_or(Ok(collect(&index, &vars, &query.pattern, None)))
     }
 
     /// Loads every indexed game of board size `n` into memory for repeated searches
@@ -613,16 +622,22 @@ impl Database {
             return Err(Error::Query(format!("board size {n} is outside 2..=25")));
         }
         let vars = sequence_variants(query)?;
-        let games = self.load_games(n, filter, |_, _| true)?;
+        self.check_stop()?;
+        let games = self.stopped_or(self.load_games(n, filter, |_, _| true))?;
+        let stop = self.stop_flag();
         let per_game: Vec<Vec<Hit>> = games
             .par_iter()
             .map(|g| {
+                // A stopped search skips the games left; its result is thrown away below.
+                if stop.load(Ordering::Relaxed) {
+                    return Vec::new();
+                }
                 sequence_hits(&unpack_moves(&g.moves), &vars)
                     .into_iter()
                     .map(|move_number| Hit { game: g.id, move_number })
                     .collect()
             })
             .collect();
-        Ok(per_game.into_iter().flatten().collect())
+        self.stopped_or(Ok(per_game.into_iter().flatten().collect()))
     }
 }

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use common::{extract, positions_of};
-use tabula_gamedb::{Database, Error, Filter, ImportOptions, Position, WinnerFilter, import};
+use tabula_gamedb::{
+    Anchor, Cell, Database, Error, Filter, ImportOptions, Pattern, PatternQuery, Position, SequenceQuery, WinnerFilter,
+    import,
+};
 use tabula_sgf::Color;
 
 fn options(batch: usize, max_batches: Option<usize>) -> ImportOptions {
@@ -381,4 +384,50 @@ fn games_with_impossible_board_sizes_are_rejected() {
         let reason = reason.as_deref().unwrap_or_default();
         assert!(reason.contains("is not a board size"), "{source}: {reason}");
     }
+}
+
+#[test]
+fn a_stop_from_another_thread_holds_until_cleared() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let sgf = tmp.path().join("a.sgf");
+    std::fs::write(&sgf, b"(;GM[1]SZ[9]PB[Ann]PW[Bob]RE[B+R];B[ee];W[cc];B[gc])").unwrap();
+    let path = tmp.path().join("games.db");
+    import(std::slice::from_ref(&sgf), &path, &ImportOptions::default()).expect("import");
+    let db = Database::open_read_only(&path).expect("open");
+    let position = Position { size: 9, stones: vec![(Color::Black, (4, 4))] };
+    let pattern = PatternQuery {
+        pattern: Pattern { width: 1, height: 1, cells: vec![Cell::Black] },
+        anchor: Anchor::Anywhere,
+        swap_colors: false,
+        size: 9,
+    };
+    let sequence = SequenceQuery {
+        moves: vec![(Color::Black, (4, 4)), (Color::White, (2, 2))],
+        region: None,
+        swap_colors: false,
+        size: 9,
+    };
+    let all = Filter::default();
+    let counts = |db: &Database| -> Vec<Result<usize, Error>> {
+        vec![
+            db.search_position(&position, &all).map(|r| r.hits.len()),
+            db.search_pattern(&pattern, &all).map(|r| r.hits.len()),
+            db.search_sequence(&sequence, &all).map(|r| r.len()),
+            db.search_games(&all, 10).map(|r| r.len()),
+        ]
+    };
+    let before: Vec<usize> = counts(&db).into_iter().map(|r| r.expect("search")).collect();
+    // The pattern, one black stone anywhere, appears at each of the two black moves.
+    assert_eq!(before, [1, 2, 1, 1]);
+    let stopper = db.stopper();
+    std::thread::spawn(move || stopper.stop()).join().unwrap();
+    assert!(db.stop_requested());
+    for r in counts(&db) {
+        let e = r.expect_err("a stopped database searched");
+        assert!(matches!(e, Error::Stopped), "{e}");
+        assert_eq!(e.to_string(), "the search was stopped");
+    }
+    db.clear_stop();
+    let after: Vec<usize> = counts(&db).into_iter().map(|r| r.expect("search")).collect();
+    assert_eq!(after, before);
 }
