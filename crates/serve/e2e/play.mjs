@@ -719,8 +719,9 @@ scenarios.match = async (page) => {
 // pattern set up by clicking (a black stone on the 3-3 point, the region dragged over the
 // corner) finds the four games that open there, draws the continuation numbered 1 on the
 // board and lists its figures; the hits are exported as SGF; the same stone placed by keys is
-// searched as a whole-board position; a hit opens on the board at its move and steps on; the
-// view fits a 375 px window.
+// searched as a whole-board position; a hit opens on the board at its move and steps on; a
+// two-move sequence put down with the stone tools finds its four games; a search is stopped
+// while it runs; the view fits a 375 px window.
 scenarios.search = async (page) => {
   await page.waitForSelector("#search:not([hidden])", { timeout: WAIT_MS });
   await page.fill("#search-size", "9");
@@ -787,6 +788,50 @@ scenarios.search = async (page) => {
   await page.waitForFunction(() => Number(document.getElementById("board").dataset.ply) === 2, null, { timeout: WAIT_MS });
   check((await moveList(page)).join(" ") === "C7 D7", `after Next: ${await moveList(page)}`);
 
+  // A move sequence: Black's 3-3 point and White's answer beside it, put down with the stone
+  // tools (the tool turns to the other colour by itself), found in the four games that open
+  // with it, each before its first move.
+  await page.click("#search-clear");
+  await page.selectOption("#search-kind", "sequence");
+  check(await page.$eval("#search-anchor", (e) => e.closest("label").hidden), "the pattern's anchor shows for a sequence");
+  await page.check('input[name="search-tool"][value="B"]');
+  await page.click(cell(2, 2));
+  const tool = () => page.$eval('input[name="search-tool"]:checked', (e) => e.value);
+  check((await tool()) === "W", `the tool after Black's move: ${await tool()}`);
+  await page.click(cell(3, 2));
+  check((await label(3, 2)) === "D7, white stone, move 2 of the sequence", `after the second move: ${await label(3, 2)}`);
+  // The last move's point takes it back; then it goes down again.
+  await page.click(cell(3, 2));
+  check((await label(3, 2)) === "D7, empty" && (await tool()) === "W", `after taking it back: ${await label(3, 2)}, tool ${await tool()}`);
+  await page.click(cell(3, 2));
+  const numbers = await page.$$eval("#search-board text.seq", (els) => els.map((e) => e.textContent));
+  check(numbers.join(" ") === "1 2", `the sequence's numbers: ${numbers}`);
+  await page.click("#search-form button[type=submit]");
+  await page.waitForFunction(() => / in this order /.test(document.getElementById("search-status").textContent), null, { timeout: WAIT_MS });
+  const sequence = Number(await page.$eval("#search-results", (e) => e.dataset.total));
+  const seqHits = await page.$$eval("#search-hits li", (els) => els.map((e) => e.textContent));
+  check(seqHits.length === sequence && seqHits.every((h) => /at move 0Open$/.test(h)), `sequence hits: ${seqHits.join(" | ")}`);
+  check(await page.$eval("#search-conts", (e) => e.hidden), "continuations listed for a sequence");
+  shots.push(await shot(page, "search-sequence"));
+
+  // Stop: the search's request is held on its way, so that it is still running when Stop is
+  // pressed; the page sends the stop with that search's ticket and stops waiting for it.
+  let held = null;
+  await page.route("**/api/search", (route) => { held = route; });
+  await page.click("#search-form button[type=submit]");
+  await page.waitForSelector("#search-stop:not([hidden])", { timeout: WAIT_MS });
+  check(await page.$eval("#search-submit", (e) => e.disabled), "Search can be pressed while a search runs");
+  const stopRequest = page.waitForRequest((r) => r.url().endsWith("/api/search/stop"), { timeout: WAIT_MS });
+  await page.click("#search-stop");
+  const stopBody = (await stopRequest).postDataJSON();
+  await page.waitForFunction(() => document.getElementById("search-status").textContent === "Search stopped.", null, { timeout: WAIT_MS });
+  const ticket = held && held.request().postDataJSON().ticket;
+  check(/^page-/.test(stopBody.ticket) && stopBody.ticket === ticket, `stop ${JSON.stringify(stopBody)} for the search with ticket ${ticket}`);
+  check((await page.$eval("#search-stop", (e) => e.hidden)) && !(await page.$eval("#search-submit", (e) => e.disabled)), "after the stop the page still waits");
+  await page.unroute("**/api/search");
+  await held.abort().catch(() => {});
+  const stopped = await page.$eval("#search-status", (e) => e.textContent);
+
   // On a phone: no sideways scroll, the search board most of the width.
   await page.setViewportSize({ width: 375, height: 740 });
   const fit = await page.evaluate(() => {
@@ -796,7 +841,7 @@ scenarios.search = async (page) => {
   check(fit.scroll <= fit.inner && fit.left >= 0 && fit.right <= fit.inner && fit.width > fit.inner * 0.8, `at 375 px: ${JSON.stringify(fit)}`);
   await page.locator("#search").scrollIntoViewIfNeeded();
   shots.push(await shot(page, "search-375"));
-  return { pattern, position, exported, opened, hits, marks, first, title, fit, shots };
+  return { pattern, position, exported, opened, hits, marks, first, title, sequence, seqHits, stopped, fit, shots };
 };
 
 // Tree: Go 9x9 between two humans; back by a click on the tree, another move makes a

@@ -1,5 +1,6 @@
 //! The Search view's side: the game database named by the server's configuration
-//! (`--db FILE`), searched by whole-board position or by local pattern, with metadata filters.
+//! (`--db FILE`), searched by whole-board position, by local pattern or by move sequence, with
+//! metadata filters.
 //!
 //! Why a module of its own: the database is the one part of the server that reads a file, so
 //! everything about it sits here. The file is opened read-only when the server starts (the page
@@ -7,19 +8,28 @@
 //! [`MAX_WAITING`] more waiting (the others get a 429), and every size and coordinate a request
 //! carries is checked before anything is built from it.
 //!
+//! A search on a large collection can take seconds, so it can be stopped: a request may carry a
+//! `ticket` of its own choosing, and `POST /api/search/stop` with that ticket stops it, waiting
+//! or running (the database gives up at its next look at its stop flag, an SQL statement is
+//! interrupted); a request whose client goes away is stopped the same way. The one running
+//! search is recorded under a lock that its end also takes, so a stop never reaches the search
+//! after it.
+//!
 //! A pattern is a rectangle of the board the page drew it on; the database anchors a corner
 //! pattern at the top-left corner and a side pattern at the top edge, so a region drawn at
 //! another corner or edge is turned (flipped or transposed) to that place for the search, and
 //! the continuations found are turned back, so that they come out in the board's coordinates.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 use tabula_gamedb::{
-    Anchor, Cell, Continuation, Database, Filter, Hit, Pattern, PatternQuery, Position, WinnerFilter, meta,
+    Anchor, Cell, Continuation, Database, Filter, Hit, Pattern, PatternQuery, Position, SequenceQuery, Stopper,
+    WinnerFilter, meta,
 };
 use tabula_sgf::Color;
 
@@ -40,6 +50,12 @@ pub const MAX_EXPORT: usize = 1000;
 /// Smallest and largest board side the database indexes.
 const SIZES: std::ops::RangeInclusive<u8> = 2..=25;
 
+/// Longest ticket a search may carry.
+const MAX_TICKET: usize = 64;
+
+/// The stop flags of the searches waiting or running, by ticket.
+type Tickets = Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>;
+
 /// The database and the queue in front of it.
 pub struct Search {
     db: Arc<Mutex<Database>>,
@@ -47,6 +63,12 @@ pub struct Search {
     busy: Arc<AtomicUsize>,
     /// The file's name, for the page's title (never its path).
     name: String,
+    /// Stops the database's running search.
+    stopper: Stopper,
+    /// The searches waiting or running that carry a ticket.
+    tickets: Tickets,
+    /// The stop flag of the one search running on the database.
+    running: Arc<Mutex<Option<Arc<AtomicBool>>>>,
 }
 
 /// Decrements the busy count when a search ends, however it ends.
@@ -58,12 +80,88 @@ impl Drop for Busy {
     }
 }
 
+/// One search's stop: its flag, and what it needs to stop the database if it is the one
+/// running.
+#[derive(Clone)]
+struct Stop {
+    flag: Arc<AtomicBool>,
+    running: Arc<Mutex<Option<Arc<AtomicBool>>>>,
+    stopper: Stopper,
+}
+
+impl Stop {
+    /// Stops the search: it will not start, or the database gives up on it.
+    fn stop(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        let running = lock(&self.running);
+        if running.as_ref().is_some_and(|r| Arc::ptr_eq(r, &self.flag)) {
+            self.stopper.stop();
+        }
+    }
+}
+
+/// Stops its search when dropped before [`Armed::disarm`]: the request's future was dropped
+/// because its client went away.
+struct Armed {
+    stop: Option<Stop>,
+    ticket: Option<(String, Tickets)>,
+}
+
+impl Armed {
+    fn disarm(&mut self) {
+        self.stop = None;
+    }
+}
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            stop.stop();
+        }
+        if let Some((ticket, tickets)) = self.ticket.take() {
+            lock(&tickets).remove(&ticket);
+        }
+    }
+}
+
+/// The `ticket` of a request: letters, digits, `-` and `_`, at most [`MAX_TICKET`].
+fn ticket(body: &Map<String, Value>) -> Result<Option<String>, ApiError> {
+    match body.get("ticket") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(t))
+            if !t.is_empty()
+                && t.len() <= MAX_TICKET
+                && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
+        {
+            Ok(Some(t.clone()))
+        }
+        Some(_) => Err(ApiError::bad(format!("ticket must be 1 to {MAX_TICKET} letters, digits, '-' or '_'"))),
+    }
+}
+
 impl Search {
     /// Opens the database file for reading only.
     pub fn open(path: &Path) -> Result<Search, String> {
         let db = Database::open_read_only(path).map_err(|e| e.to_string())?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        Ok(Search { db: Arc::new(Mutex::new(db)), busy: Arc::new(AtomicUsize::new(0)), name })
+        Ok(Search {
+            stopper: db.stopper(),
+            db: Arc::new(Mutex::new(db)),
+            busy: Arc::new(AtomicUsize::new(0)),
+            name,
+            tickets: Arc::default(),
+            running: Arc::default(),
+        })
+    }
+
+    /// Stops the search that carries `ticket`, waiting or running; whether there was one.
+    pub fn stop(&self, body: &Map<String, Value>) -> Result<Value, ApiError> {
+        let ticket = ticket(body)?.ok_or_else(|| ApiError::bad("a stop needs the search's ticket"))?;
+        let flag = lock(&self.tickets).get(&ticket).cloned();
+        if let Some(flag) = &flag {
+            Stop { flag: flag.clone(), running: self.running.clone(), stopper: self.stopper.clone() }.stop();
+        }
+        Ok(json!({ "ticket": ticket, "stopped": flag.is_some() }))
     }
 
     /// The database file's name.
@@ -72,8 +170,10 @@ impl Search {
     }
 
     /// Runs `work` on the database on a blocking thread, after the searches before it.
+    /// A search stopped by its ticket (or by its client going away) answers 409.
     async fn run<T: Send + 'static>(
         &self,
+        ticket: Option<String>,
         work: impl FnOnce(&Database) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {
         if self.busy.fetch_add(1, Ordering::SeqCst) > MAX_WAITING {
@@ -84,12 +184,36 @@ impl Search {
             });
         }
         let busy = Busy(self.busy.clone());
+        let stop = Stop {
+            flag: Arc::new(AtomicBool::new(false)),
+            running: self.running.clone(),
+            stopper: self.stopper.clone(),
+        };
+        let mut armed = Armed { stop: Some(stop.clone()), ticket: None };
+        if let Some(ticket) = ticket {
+            let mut tickets = lock(&self.tickets);
+            if tickets.contains_key(&ticket) {
+                return Err(ApiError::bad(format!("a search with ticket '{ticket}' is already waiting or running")));
+            }
+            tickets.insert(ticket.clone(), stop.flag.clone());
+            armed.ticket = Some((ticket, self.tickets.clone()));
+        }
         let db = self.db.clone();
         let out = tokio::task::spawn_blocking(move || {
             let _busy = busy;
-            work(&lock(&db))
+            let db = lock(&db);
+            // The stop of the search before has done its work; this one's own flag says
+            // whether it was stopped while it waited.
+            db.clear_stop();
+            *lock(&stop.running) = Some(stop.flag.clone());
+            let out = if stop.flag.load(Ordering::SeqCst) { Err(stopped()) } else { work(&db) };
+            // Cleared before the database is let go, so that a late stop cannot reach the
+            // next search.
+            *lock(&stop.running) = None;
+            out
         })
         .await;
+        armed.disarm();
         out.map_err(|_| ApiError { status: 500, message: "the search failed".into() })?
     }
 
@@ -97,7 +221,7 @@ impl Search {
     /// continuations, in the request's coordinates.
     pub async fn search(&self, body: &Map<String, Value>) -> Result<Value, ApiError> {
         let query = Query::parse(body)?;
-        self.run(move |db| {
+        self.run(ticket(body)?, move |db| {
             let start = Instant::now();
             let found = query.find(db)?;
             let mut games: Vec<i64> = found.hits.iter().map(|h| h.game).collect();
@@ -130,7 +254,7 @@ impl Search {
     /// [`MAX_EXPORT`]).
     pub async fn export(&self, body: &Map<String, Value>) -> Result<String, ApiError> {
         let query = Query::parse(body)?;
-        self.run(move |db| {
+        self.run(ticket(body)?, move |db| {
             let found = query.find(db)?;
             let mut games: Vec<i64> = found.hits.iter().map(|h| h.game).collect();
             games.sort_unstable();
@@ -144,7 +268,7 @@ impl Search {
     /// A game to open on the page at a move: its moves in Go notation and an SGF record of
     /// those up to the move, which the page loads as a game.
     pub async fn game(&self, id: i64, move_number: u32) -> Result<Value, ApiError> {
-        self.run(move |db| {
+        self.run(None, move |db| {
             let summary = db
                 .game_summary(id)
                 .map_err(db_error)?
@@ -173,9 +297,14 @@ impl Search {
     }
 }
 
+fn stopped() -> ApiError {
+    ApiError { status: 409, message: "the search was stopped".into() }
+}
+
 fn db_error(e: tabula_gamedb::Error) -> ApiError {
     match e {
         tabula_gamedb::Error::Query(m) => ApiError::bad(m),
+        tabula_gamedb::Error::Stopped => stopped(),
         other => ApiError { status: 500, message: other.to_string() },
     }
 }
@@ -187,6 +316,9 @@ enum Kind {
     Position { stones: Vec<(Color, (u8, u8))>, to_move: Option<Color> },
     /// A rectangle of the board with what each point must hold.
     Pattern { region: Region, cells: Vec<Cell>, anchor: AnchorKind, swap_colors: bool },
+    /// Moves played in this order inside a region (the whole board when `None`), found under
+    /// the symmetries.
+    Sequence { moves: Vec<(Color, (u8, u8))>, region: Option<Region>, swap_colors: bool },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -371,18 +503,9 @@ impl Query {
                 Kind::Position { stones, to_move }
             }
             "pattern" => {
-                let region = match body.get("region").and_then(Value::as_array).map(Vec::as_slice) {
-                    Some([a, b]) => {
-                        let (a, b) = (point(a, size, "the region's corner")?, point(b, size, "the region's corner")?);
-                        let (x, y) = (a.0.min(b.0), a.1.min(b.1));
-                        Region { x, y, w: a.0.max(b.0) - x + 1, h: a.1.max(b.1) - y + 1 }
-                    }
-                    _ => {
-                        return Err(ApiError::bad(
-                            "a pattern needs region: [[column, row], [column, row]], two opposite corners",
-                        ));
-                    }
-                };
+                let region = region(body, size)?.ok_or_else(|| {
+                    ApiError::bad("a pattern needs region: [[column, row], [column, row]], two opposite corners")
+                })?;
                 let mut any = vec![false; n * n];
                 match body.get("any") {
                     None | Some(Value::Null) => {}
@@ -412,14 +535,34 @@ impl Query {
                     "anywhere" => AnchorKind::Anywhere,
                     other => return Err(ApiError::bad(format!("anchor '{other}': use corner, side or anywhere"))),
                 };
-                let swap_colors = match body.get("swap_colors") {
-                    None | Some(Value::Null) => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(_) => return Err(ApiError::bad("swap_colors must be true or false")),
-                };
-                Kind::Pattern { region, cells, anchor, swap_colors }
+                Kind::Pattern { region, cells, anchor, swap_colors: swap_colors(body)? }
             }
-            other => return Err(ApiError::bad(format!("kind '{other}': use position or pattern"))),
+            "sequence" => {
+                let list = match body.get("moves") {
+                    Some(Value::Array(list)) if !list.is_empty() && list.len() <= n * n => list,
+                    _ => {
+                        return Err(ApiError::bad(format!(
+                            "a sequence needs moves: a list of 1 to {} [\"B\" or \"W\", column, row]",
+                            n * n
+                        )));
+                    }
+                };
+                let mut moves = Vec::with_capacity(list.len());
+                for m in list {
+                    let Some([c, x, y]) = m.as_array().map(Vec::as_slice) else {
+                        return Err(ApiError::bad("each move must be [\"B\" or \"W\", column, row]"));
+                    };
+                    moves.push((colour(c, "a move's colour")?, point(&json!([x, y]), size, "a move")?));
+                }
+                let region = region(body, size)?;
+                if let Some(r) = region
+                    && let Some(&(_, (x, y))) = moves.iter().find(|&&(_, (x, y))| !r.holds(x, y))
+                {
+                    return Err(ApiError::bad(format!("the sequence's move at ({x}, {y}) is outside the region")));
+                }
+                Kind::Sequence { moves, region, swap_colors: swap_colors(body)? }
+            }
+            other => return Err(ApiError::bad(format!("kind '{other}': use position, pattern or sequence"))),
         };
         let filter = Filter {
             player: text(body, "player")?.map(str::to_string),
@@ -449,6 +592,7 @@ impl Query {
         match self.kind {
             Kind::Position { .. } => "position",
             Kind::Pattern { .. } => "pattern",
+            Kind::Sequence { .. } => "sequence",
         }
     }
 
@@ -504,7 +648,56 @@ impl Query {
                 );
                 Ok(Found { hits: r.hits, continuations, note })
             }
+            Kind::Sequence { moves, region, swap_colors } => {
+                let query = SequenceQuery {
+                    moves: moves.clone(),
+                    region: region.map(|r| (r.x, r.y, r.x + r.w - 1, r.y + r.h - 1)),
+                    swap_colors: *swap_colors,
+                    size: n,
+                };
+                let hits = db.search_sequence(&query, &self.filter).map_err(db_error)?;
+                let place = match region {
+                    Some(r) => format!("in a {}x{} region", r.w, r.h),
+                    None => "on the whole board".into(),
+                };
+                let note = format!(
+                    "{} move(s) in this order {place}, no other move there between them, moves elsewhere allowed; \
+                     each hit at the move before the first",
+                    moves.len()
+                );
+                Ok(Found { hits, continuations: Vec::new(), note })
+            }
         }
+    }
+}
+
+impl Region {
+    fn holds(self, x: u8, y: u8) -> bool {
+        x >= self.x && x < self.x + self.w && y >= self.y && y < self.y + self.h
+    }
+}
+
+/// The request's `region`, two opposite corners, if it has one.
+fn region(body: &Map<String, Value>, size: u8) -> Result<Option<Region>, ApiError> {
+    match body.get("region") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_array().map(Vec::as_slice) {
+            Some([a, b]) => {
+                let (a, b) = (point(a, size, "the region's corner")?, point(b, size, "the region's corner")?);
+                let (x, y) = (a.0.min(b.0), a.1.min(b.1));
+                Ok(Some(Region { x, y, w: a.0.max(b.0) - x + 1, h: a.1.max(b.1) - y + 1 }))
+            }
+            _ => Err(ApiError::bad("region must be [[column, row], [column, row]], two opposite corners")),
+        },
+    }
+}
+
+/// The request's `swap_colors` (false when absent).
+fn swap_colors(body: &Map<String, Value>) -> Result<bool, ApiError> {
+    match body.get("swap_colors") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(ApiError::bad("swap_colors must be true or false")),
     }
 }
 
@@ -632,6 +825,104 @@ impl Opened {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The search fixtures imported into a database in a temporary folder, opened as the
+    /// server opens it.
+    fn fixtures() -> (tempfile::TempDir, Arc<Search>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.db");
+        let options = tabula_gamedb::ImportOptions { progress: false, ..tabula_gamedb::ImportOptions::default() };
+        tabula_gamedb::import(&[tabula_core::testing::fixture("sgf/search")], &path, &options).unwrap();
+        (dir, Arc::new(Search::open(&path).unwrap()))
+    }
+
+    fn body(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    /// Holds the database's lock on a thread of its own until the returned sender is dropped,
+    /// so that searches wait for it.
+    fn hold(search: &Search) -> std::sync::mpsc::Sender<()> {
+        let (held, is_held) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let db = search.db.clone();
+        std::thread::spawn(move || {
+            let _db = lock(&db);
+            held.send(()).unwrap();
+            let _ = released.recv();
+        });
+        is_held.recv().unwrap();
+        release
+    }
+
+    /// Waits (yielding, not sleeping) until a search has registered its ticket.
+    async fn registered(search: &Search, ticket: &str) {
+        while !lock(&search.tickets).contains_key(ticket) {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_waiting_search_stopped_by_its_ticket_answers_409_and_frees_its_ticket() {
+        let (_dir, search) = fixtures();
+        let query = body(json!({"size": 9, "stones": [["B", 2, 2]], "ticket": "t-1"}));
+        // The database is held, so the search waits for it.
+        let held = hold(&search);
+        let waiting = tokio::spawn({
+            let (search, query) = (search.clone(), query.clone());
+            async move { search.search(&query).await }
+        });
+        registered(&search, "t-1").await;
+        // A second search cannot take the same ticket while the first holds it.
+        let twin = search.search(&query).await.unwrap_err();
+        assert_eq!(twin.status, 400, "{}", twin.message);
+        let answer = search.stop(&body(json!({"ticket": "t-1"}))).unwrap();
+        assert_eq!(answer["stopped"], json!(true));
+        drop(held);
+        let e = waiting.await.unwrap().unwrap_err();
+        assert_eq!((e.status, e.message.as_str()), (409, "the search was stopped"));
+        // Its ticket is gone, and the stop did not reach the database's next search.
+        assert_eq!(search.stop(&body(json!({"ticket": "t-1"}))).unwrap()["stopped"], json!(false));
+        let found = search.search(&query).await.unwrap();
+        assert_eq!(found["total"], json!(4), "{found}");
+        for bad in [json!({}), json!({"ticket": ""}), json!({"ticket": "a b"}), json!({"ticket": "x".repeat(65)})] {
+            assert_eq!(search.stop(&body(bad.clone())).unwrap_err().status, 400, "{bad}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_search_whose_client_went_away_is_stopped() {
+        let (_dir, search) = fixtures();
+        let query = body(json!({"size": 9, "stones": [["B", 2, 2]], "ticket": "gone"}));
+        let held = hold(&search);
+        let waiting = tokio::spawn({
+            let search = search.clone();
+            async move { search.search(&query).await }
+        });
+        registered(&search, "gone").await;
+        let flag = lock(&search.tickets)["gone"].clone();
+        // Dropping the request's future (as the server does when its client goes away) stops
+        // the search and lets its ticket go.
+        waiting.abort();
+        assert!(waiting.await.unwrap_err().is_cancelled());
+        assert!(flag.load(Ordering::SeqCst));
+        assert!(!lock(&search.tickets).contains_key("gone"));
+        drop(held);
+    }
+
+    #[test]
+    fn a_stop_reaches_the_database_only_for_the_search_running() {
+        let (_dir, search) = fixtures();
+        let mine = Arc::new(AtomicBool::new(false));
+        let stop = Stop { flag: mine.clone(), running: search.running.clone(), stopper: search.stopper.clone() };
+        *lock(&search.running) = Some(Arc::new(AtomicBool::new(false)));
+        stop.stop();
+        assert!(mine.load(Ordering::SeqCst));
+        assert!(!lock(&search.db).stop_requested(), "another search's stop reached the database");
+        *lock(&search.running) = Some(mine);
+        stop.stop();
+        assert!(lock(&search.db).stop_requested());
+    }
 
     #[test]
     fn turns_bring_regions_to_the_anchor_and_back() {

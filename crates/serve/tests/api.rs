@@ -1211,6 +1211,46 @@ async fn patterns_are_found_at_any_corner_and_their_continuations_come_back_wher
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_sequences_are_found_under_the_symmetries_and_stopped_by_ticket() {
+    let (_dir, db) = search_db();
+    let addr = server(Config { db: Some(db), ..quick() }).await;
+    // Black on the 3-3 point, White's answer on the 3-4 point beside it: the opening of the
+    // four games that are one game turned to each corner, each hit before its first move.
+    let opening = json!({"kind": "sequence", "size": 9, "moves": [["B", 2, 2], ["W", 3, 2]]});
+    let v = search(addr, opening.clone()).await;
+    assert_eq!(v["kind"], "sequence");
+    assert_eq!(v["total"].as_u64(), Some(4), "{v}");
+    let players: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["black"].as_str().unwrap()).collect();
+    assert_eq!(players, ["Ann", "Bob", "Cid", "Cid"], "{v}");
+    assert!(v["hits"].as_array().unwrap().iter().all(|h| h["move"] == 0), "{v}");
+    // With the colours swapped, the game where White takes the 3-3 point and Black answers
+    // beside it, at its second move.
+    let mut swapped = opening.clone();
+    swapped["swap_colors"] = json!(true);
+    let s = search(addr, swapped).await;
+    assert_eq!(s["total"].as_u64(), Some(5), "{s}");
+    assert!(s["hits"].as_array().unwrap().iter().any(|h| h["white"] == "Cid" && h["move"] == 1), "{s}");
+    // In a corner region drawn at the bottom right, the same four.
+    let mut corner = opening.clone();
+    corner["moves"] = json!([["B", 6, 6], ["W", 5, 6]]);
+    corner["region"] = json!([[5, 5], [8, 8]]);
+    assert_eq!(search(addr, corner).await["hits"], v["hits"]);
+    // Black's 3-3 and then Black's 4-4: White's move between them, in the region, breaks it.
+    let broken = json!({"kind": "sequence", "size": 9, "moves": [["B", 2, 2], ["B", 3, 3]]});
+    assert_eq!(search(addr, broken).await["total"].as_u64(), Some(0));
+
+    // A search finished is no longer stoppable by its ticket, and a new search may take it.
+    let mut ticketed = opening.clone();
+    ticketed["ticket"] = json!("page-7");
+    assert_eq!(search(addr, ticketed.clone()).await["total"].as_u64(), Some(4));
+    let (status, stop) = json_request(addr, "POST", "/api/search/stop", json!({"ticket": "page-7"})).await;
+    assert_eq!((status, &stop["stopped"]), (200, &json!(false)), "{stop}");
+    assert_eq!(search(addr, ticketed).await["total"].as_u64(), Some(4));
+    let (status, v) = json_request(addr, "POST", "/api/search/stop", json!({})).await;
+    assert_eq!(status, 400, "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_searches_are_refused_with_a_reason() {
     let (_dir, db) = search_db();
     let addr = server(Config { db: Some(db), ..quick() }).await;
@@ -1239,7 +1279,17 @@ async fn bad_searches_are_refused_with_a_reason() {
             json!({"kind": "pattern", "size": 9, "stones": [["B", 2, 2]], "region": [[0, 0], [3, 3]], "anchor": "middle"}),
             "anchor",
         ),
-        (json!({"kind": "sequence", "size": 9}), "kind"),
+        (json!({"kind": "spiral", "size": 9}), "kind"),
+        (json!({"kind": "sequence", "size": 9}), "a sequence needs moves"),
+        (json!({"kind": "sequence", "size": 9, "moves": []}), "a sequence needs moves"),
+        (json!({"kind": "sequence", "size": 9, "moves": [["B", 2]]}), "each move"),
+        (json!({"kind": "sequence", "size": 9, "moves": [["B", 2, 9]]}), "off the 9x9 board"),
+        (
+            json!({"kind": "sequence", "size": 9, "moves": [["B", 2, 2], ["W", 6, 6]], "region": [[0, 0], [3, 3]]}),
+            "outside the region",
+        ),
+        (json!({"kind": "sequence", "size": 9, "moves": [["B", 2, 2]], "region": [0, 0]}), "corner must be"),
+        (json!({"size": 9, "ticket": "a/b"}), "ticket"),
         (json!({"size": 9, "from": "yesterday"}), "not a date"),
         (json!({"size": 9, "winner": "nobody"}), "winner"),
         (json!({"size": 9, "limit": 100000}), "limit"),

@@ -181,7 +181,7 @@ async fn a_match_and_a_tournament_started_on_the_page_are_watched_to_their_end()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn a_corner_pattern_is_drawn_searched_and_a_hit_opened_from_the_database() {
+async fn a_corner_pattern_and_a_sequence_are_searched_a_search_stopped_and_a_hit_opened() {
     // The project's search fixtures imported into a database, as `tabula db import` does.
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("games.db");
@@ -193,6 +193,8 @@ async fn a_corner_pattern_is_drawn_searched_and_a_hit_opened_from_the_database()
     assert_eq!(r["position"], 4, "{r}");
     assert_eq!(r["exported"], 4, "{r}");
     assert_eq!(r["opened"], 1, "{r}");
+    assert_eq!(r["sequence"], 4, "{r}");
+    assert_eq!(r["stopped"], "Search stopped.", "{r}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

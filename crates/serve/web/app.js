@@ -1058,8 +1058,10 @@ async function replayTo(end) {
 // ---- the game database (the Search view) ----
 
 // The board being set up: each point null, "B" or "W"; the don't-care points; the pattern's
-// region (two opposite corners) and a corner clicked and waiting for the other.
-const search = { size: 19, cells: [], any: new Set(), region: null, pending: null, cursor: null, drag: null, found: null, query: null };
+// region (two opposite corners) and a corner clicked and waiting for the other; the move
+// sequence (`[colour, cell]` in order); the search running (its ticket and the fetch's
+// controller).
+const search = { size: 19, cells: [], any: new Set(), region: null, pending: null, cursor: null, drag: null, found: null, query: null, seq: [], running: null };
 const GO_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
 
 function pointName(n, x, y) {
@@ -1081,11 +1083,36 @@ function resetSearchBoard(keep = false) {
   search.region = null;
   search.pending = null;
   search.found = null;
+  search.seq = [];
   search.cursor = Math.floor(n / 2) * n + Math.floor(n / 2);
   drawSearchBoard();
 }
 
 const searchTool = () => document.querySelector('input[name="search-tool"]:checked').value;
+const sequenceMode = () => $("search-kind").value === "sequence";
+
+/// Uses a stone tool on a point of the move sequence: a new point adds the next move in the
+/// tool's colour (and the tool turns to the other colour), the last move's point takes it
+/// back, the empty tool takes out the move on the point.
+function sequenceTool(cell, tool) {
+  const at = search.seq.findIndex(([, c]) => c === cell);
+  if (tool === "E") {
+    if (at >= 0) search.seq.splice(at, 1);
+  } else if (at === search.seq.length - 1 && at >= 0) {
+    search.seq.pop();
+    setTool(search.seq.length ? other(search.seq[search.seq.length - 1][0]) : tool);
+  } else if (at < 0) {
+    search.seq.push([tool, cell]);
+    setTool(other(tool));
+  }
+}
+
+const other = (colour) => (colour === "B" ? "W" : "B");
+
+function setTool(value) {
+  const input = document.querySelector(`input[name="search-tool"][value="${value}"]`);
+  if (input) input.checked = true;
+}
 
 /// The region as its top-left and bottom-right points, or null.
 function regionBox() {
@@ -1111,9 +1138,13 @@ function applyTool(cell, how = "click") {
       search.pending = null;
     }
     search.drag = null;
-    if (search.region) $("search-kind").value = "pattern";
+    if (search.region && !sequenceMode()) $("search-kind").value = "pattern";
+    showSearchOptions();
   } else if (how === "down") {
     return;
+  } else if (sequenceMode()) {
+    if (tool === "any") return;
+    sequenceTool(cell, tool);
   } else if (tool === "any") {
     if (search.any.has(cell)) search.any.delete(cell); else search.any.add(cell);
   } else if (tool === "E") {
@@ -1153,6 +1184,7 @@ function drawSearchBoard() {
     const [x1, y1] = centre(box.x1, box.y1);
     el("rect", { class: "region", x: x0 - S / 2 + 2, y: y0 - S / 2 + 2, width: x1 - x0 + S - 4, height: y1 - y0 + S - 4, fill: "#1565c01a", stroke: "#1565c0", "stroke-width": 3, "stroke-dasharray": "8 4", "pointer-events": "none" }, svg);
   }
+  const seqAt = new Map(sequenceMode() ? search.seq.map(([, c], k) => [c, k]) : []);
   // The continuations found: numbered marks, 1 the most played.
   const marks = new Map();
   if (search.found) {
@@ -1169,9 +1201,16 @@ function drawSearchBoard() {
       const [cx, cy] = centre(x, y);
       const g = el("g", { class: "cell", role: "gridcell", tabindex: i === search.cursor ? "0" : "-1", "data-cell": i }, row);
       el("rect", { x: cx - S / 2, y: cy - S / 2, width: S, height: S, fill: "transparent", class: "focus-ring" }, g);
-      const v = search.cells[i];
+      // In sequence mode the board shows the moves, numbered, in place of the stones.
+      const k = seqAt.get(i);
+      const v = sequenceMode() ? (k === undefined ? null : search.seq[k][0]) : search.cells[i];
       const parts = [pointName(n, x, y), v === "B" ? "black stone" : v === "W" ? "white stone" : "empty"];
       if (v) el("circle", { cx, cy, r: S * 0.44, fill: v === "B" ? "#111" : "#f4f4f4", stroke: "#0008", "stroke-width": 1 }, g);
+      if (k !== undefined) {
+        const t = el("text", { class: "seq", x: cx, y: cy + 6, "text-anchor": "middle", "font-size": 17, "font-weight": 700, fill: v === "B" ? "#fff" : "#111", "pointer-events": "none" }, g);
+        t.textContent = String(k + 1);
+        parts.push(`move ${k + 1} of the sequence`);
+      }
       if (search.any.has(i)) {
         el("path", { d: `M${cx - 9},${cy - 9}L${cx + 9},${cy + 9}M${cx + 9},${cy - 9}L${cx - 9},${cy + 9}`, stroke: "#c62828", "stroke-width": 3 }, g);
         parts.push("don't care");
@@ -1238,7 +1277,13 @@ function searchQuery() {
   const stones = [];
   for (const [i, v] of search.cells.entries()) if (v) stones.push([v, i % n, Math.floor(i / n)]);
   const q = { kind: $("search-kind").value, size: n, stones };
-  if (q.kind === "pattern") {
+  if (q.kind === "sequence") {
+    if (!search.seq.length) throw new Error("Put the sequence's moves on the board first (the stone tools; the colours alternate).");
+    delete q.stones;
+    q.moves = search.seq.map(([c, i]) => [c, i % n, Math.floor(i / n)]);
+    if (search.region) q.region = search.region;
+    q.swap_colors = $("search-swap").checked;
+  } else if (q.kind === "pattern") {
     if (!search.region) throw new Error("Draw the pattern's region first (the region tool: drag, or click two corners).");
     q.region = search.region;
     q.any = [...search.any].map((i) => [i % n, Math.floor(i / n)]);
@@ -1256,23 +1301,64 @@ function searchQuery() {
 
 const percent = (k, n) => (n ? `${Math.round((100 * k) / n)}%` : "–");
 
+/// A search's ticket: what `POST /api/search/stop` names it by.
+const newTicket = () => `page-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+
 async function runSearch(ev) {
   ev?.preventDefault();
+  if (search.running) return;
   $("search-error").textContent = "";
   let q;
   try { q = searchQuery(); } catch (e) { $("search-error").textContent = e.message; return; }
   $("search-status").textContent = "Searching…";
   $("search-results").hidden = false;
+  const running = { ticket: newTicket(), controller: new AbortController() };
+  search.running = running;
+  $("search-stop").hidden = false;
+  $("search-submit").disabled = true;
   try {
-    const found = await api("POST", "/api/search", q);
+    const r = await fetch("/api/search", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ...q, ticket: running.ticket }),
+      signal: running.controller.signal,
+    });
+    const found = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
+    if (!r.ok) throw new Error(found.error || `HTTP ${r.status}`);
     search.query = q;
     search.found = found;
     showSearch(found, false);
     drawSearchBoard();
   } catch (e) {
-    $("search-status").textContent = "";
-    $("search-error").textContent = e.message;
+    if (running.stopped) {
+      $("search-status").textContent = "Search stopped.";
+    } else {
+      $("search-status").textContent = "";
+      $("search-error").textContent = e.message;
+    }
+  } finally {
+    if (search.running === running) search.running = null;
+    $("search-stop").hidden = true;
+    $("search-submit").disabled = false;
   }
+}
+
+/// Stops the search running: the server drops it (waiting or running) and the page stops
+/// waiting for its answer.
+function stopSearch() {
+  const running = search.running;
+  if (!running) return;
+  running.stopped = true;
+  fetch("/api/search/stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ticket: running.ticket }) }).catch(() => {});
+  running.controller.abort();
+}
+
+/// Shows the options that apply to the kind of search chosen.
+function showSearchOptions() {
+  const kind = $("search-kind").value;
+  $("search-anchor").closest("label").hidden = kind !== "pattern";
+  $("search-to-move").closest("label").hidden = kind !== "position";
+  $("search-swap").closest("label").hidden = kind === "position";
 }
 
 function showSearch(found, more) {
@@ -1281,6 +1367,7 @@ function showSearch(found, more) {
   box.hidden = false;
   box.dataset.total = found.total;
   $("search-status").textContent = `${found.total} hit${found.total === 1 ? "" : "s"} in ${found.games} game${found.games === 1 ? "" : "s"} (${Math.round(found.ms)} ms); ${found.note}.`;
+  $("search-conts-title").hidden = $("search-conts").hidden = found.kind === "sequence";
   $("search-export").disabled = found.total === 0;
   if (!more) {
     $("search-conts").replaceChildren(...found.continuations.slice(0, 30).map((c, k) => {
@@ -1359,6 +1446,9 @@ function initSearch() {
   $("search-size").addEventListener("change", () => resetSearchBoard(true));
   $("search-clear").addEventListener("click", () => resetSearchBoard());
   $("search-form").addEventListener("submit", runSearch);
+  $("search-stop").addEventListener("click", stopSearch);
+  $("search-kind").addEventListener("change", () => { search.found = null; showSearchOptions(); drawSearchBoard(); });
+  showSearchOptions();
   $("search-more").addEventListener("click", moreHits);
   $("search-export").addEventListener("click", exportHits);
   $("search-board").addEventListener("keydown", searchBoardKey);
