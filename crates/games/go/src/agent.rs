@@ -72,6 +72,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "0",
         "lift the priors of urgent fights (groups in atari, capturing races) to this share of the best prior times their urgency, 0..=2; 0 off",
     ),
+    ParamInfo::new(
+        "dyn_komi",
+        "0",
+        "dynamic komi: up to this many extra points asked of a player the search finds winning (a point more after a search above 80%, less below 60%, none once the board is three quarters full), 0..=50; 0 off",
+    ),
 ];
 
 fn is_go_key(key: &str) -> bool {
@@ -213,6 +218,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let (base, rate) = (number("widen_base", WIDEN_BASE, 1000.0)?, number("widen_rate", WIDEN_RATE, 1000.0)?);
     let crit = number("crit", 0.0, 10.0)?;
     let races = number("races", 0.0, 2.0)?;
+    let dyn_komi = number("dyn_komi", 0.0, 50.0)?;
     let full_from = match spec.get("full_from").map(str::trim) {
         None | Some("none") => None,
         Some(v) => Some(
@@ -240,7 +246,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_nakade(nakade)
         .with_prior_shares(config.prior_visits > 0.0)
         .with_criticality(crit as f32)
-        .with_races(races as f32);
+        .with_races(races as f32)
+        .with_dynamic_komi(dyn_komi as f32);
     let policy = match spec.get("model").map(str::trim) {
         None | Some("builtin") => policy,
         Some(file) => {
@@ -399,6 +406,9 @@ impl Agent<Go> for GoAgent {
         if let Some(ply) = policy.full_from() {
             spec = spec.with("full_from", ply);
         }
+        if policy.dynamic_komi() > 0.0 {
+            spec = spec.with("dyn_komi", policy.dynamic_komi());
+        }
         spec.to_string()
     }
 
@@ -420,6 +430,14 @@ impl Agent<Go> for GoAgent {
         }
         self.inner.policy().begin_search(state);
         let mut choice = self.inner.choose(state, player, &limits, report)?;
+        let policy = self.inner.policy();
+        if choice.resign && policy.dynamic_komi_now() > 0.0 {
+            // Lost only against the raised komi, perhaps: the next search asks the real one.
+            choice.resign = false;
+            policy.reset_dynamic_komi();
+        } else {
+            policy.end_search(choice.info.win_rate);
+        }
         if let Move::Play(p) = choice.mv
             && fills_own_eye(state.board(), p)
         {
@@ -453,6 +471,7 @@ impl Agent<Go> for GoAgent {
     }
 
     fn new_game(&mut self, state: &Go) {
+        self.inner.policy().reset_dynamic_komi();
         self.inner.new_game(state);
     }
 
@@ -513,6 +532,13 @@ mod tests {
         for bad in ["mcts(races=3)", "mcts(races=-0.5)", "mcts(races=x)"] {
             let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.ends_with("must be a number from 0 to 2"), "{bad}: {err}");
+        }
+        let dynamic = go_agent(&Spec::parse("mcts(dyn_komi=6)").unwrap()).unwrap();
+        assert_eq!(dynamic.inner().policy().dynamic_komi(), 6.0);
+        assert!(dynamic.name().contains("dyn_komi=6"), "{}", dynamic.name());
+        assert!(!agent.name().contains("dyn_komi"));
+        for bad in ["mcts(dyn_komi=51)", "mcts(dyn_komi=-1)", "mcts(dyn_komi=x)"] {
+            assert!(go_agent(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
         }
         let late = go_agent(&Spec::parse("mcts(full_from=30)").unwrap()).unwrap();
         assert_eq!(late.inner().policy().full_from(), Some(30));

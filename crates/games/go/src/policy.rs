@@ -23,8 +23,8 @@
 //! each point joins the moves of the tree part of the simulation in the AMAF statistics, as in
 //! MoGo, Fuego and Pachi (`amaf=tree` keeps the tree's moves only).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tabula_core::{Game, Player, Rewards, Rng};
 use tabula_search::MctsPolicy;
@@ -127,7 +127,24 @@ pub struct GoPolicy {
     /// Whether the current search's root lies at or past `full_from` (set by
     /// [`begin_search`](GoPolicy::begin_search), shared by the search threads).
     full_now: Arc<AtomicBool>,
+    /// Dynamic komi's most extra points against a player who is winning (0: off).
+    dyn_komi: f32,
+    /// Dynamic komi: the extra points now asked of the searching player, and the ply of its
+    /// last search (a lower ply is a new game).
+    dyn_state: Arc<Mutex<(f32, u32)>>,
+    /// The current search's komi shift, Black's view, as `f32` bits (set by
+    /// [`begin_search`](GoPolicy::begin_search), read by every playout).
+    shift: Arc<AtomicU32>,
 }
+
+/// Dynamic komi raises the searching player's komi by a point after a search that found it
+/// winning above this...
+const DYN_HIGH: f64 = 0.8;
+/// ...and lowers it by a point after one below this.
+const DYN_LOW: f64 = 0.6;
+/// Dynamic komi is dropped when fewer than this share of the board's points are empty: the
+/// end of the game is counted at the real komi.
+const DYN_OPEN: f32 = 0.25;
 
 impl Default for GoPolicy {
     fn default() -> GoPolicy {
@@ -156,7 +173,50 @@ impl GoPolicy {
             race_weight: 0.0,
             full_from: None,
             full_now: Arc::new(AtomicBool::new(false)),
+            dyn_komi: 0.0,
+            dyn_state: Arc::new(Mutex::new((0.0, 0))),
+            shift: Arc::new(AtomicU32::new(0f32.to_bits())),
         }
+    }
+
+    /// Dynamic komi for lopsided positions: after a search that found its player winning
+    /// above 80% the next one asks a point more of it, up to `most` points; after one below
+    /// 60%, a point less, down to none; and none once three quarters of the board are
+    /// filled. A search whose every move wins (or loses) has nothing left to tell them
+    /// apart by; a higher bar makes it keep a margin. The win rates the search reports are
+    /// against the raised komi. 0 turns it off.
+    pub fn with_dynamic_komi(mut self, most: f32) -> GoPolicy {
+        self.dyn_komi = most.max(0.0);
+        self
+    }
+
+    /// Dynamic komi's most extra points (0: off).
+    pub fn dynamic_komi(&self) -> f32 {
+        self.dyn_komi
+    }
+
+    /// The extra points dynamic komi asks of the searching player in its current search.
+    pub fn dynamic_komi_now(&self) -> f32 {
+        self.dyn_state.lock().unwrap_or_else(|e| e.into_inner()).0
+    }
+
+    /// Called after each search with the win rate it found for its player: moves dynamic
+    /// komi's extra points (see [`with_dynamic_komi`](GoPolicy::with_dynamic_komi)).
+    pub fn end_search(&self, win_rate: Option<f64>) {
+        if self.dyn_komi <= 0.0 {
+            return;
+        }
+        let mut state = self.dyn_state.lock().unwrap_or_else(|e| e.into_inner());
+        match win_rate {
+            Some(w) if w > DYN_HIGH => state.0 = (state.0 + 1.0).min(self.dyn_komi),
+            Some(w) if w < DYN_LOW => state.0 = (state.0 - 1.0).max(0.0),
+            _ => {}
+        }
+    }
+
+    /// Drops dynamic komi's extra points (a new game, or a search about to resign at them).
+    pub fn reset_dynamic_komi(&self) {
+        *self.dyn_state.lock().unwrap_or_else(|e| e.into_inner()) = (0.0, 0);
     }
 
     /// Plays the heavy playouts with their tactics and nakade rules on ([`HeavyPolicy::full`])
@@ -251,6 +311,17 @@ impl GoPolicy {
     pub fn begin_search(&self, state: &Go) {
         if let Some((from, _)) = &self.full_from {
             self.full_now.store(state.ply() >= *from, Ordering::Relaxed);
+        }
+        if self.dyn_komi > 0.0 {
+            let mut dyn_state = self.dyn_state.lock().unwrap_or_else(|e| e.into_inner());
+            let b = state.board();
+            let open = b.empty_count() as f32 / (b.size() * b.size()) as f32;
+            if state.ply() < dyn_state.1 || open < DYN_OPEN {
+                dyn_state.0 = 0.0;
+            }
+            dyn_state.1 = state.ply();
+            let extra = if b.to_move() == Color::Black { dyn_state.0 } else { -dyn_state.0 };
+            self.shift.store(extra.to_bits(), Ordering::Relaxed);
         }
         if self.crit_weight > 0.0 {
             self.crit.begin_search(state.ply());
@@ -405,7 +476,7 @@ impl GoPolicy {
                 _ => self.heavy.playout_recording(&mut board, rng, max, record),
             },
         };
-        let score = score as f32 - state.rules().komi;
+        let score = score as f32 - state.rules().komi - f32::from_bits(self.shift.load(Ordering::Relaxed));
         if self.crit_weight > 0.0 {
             self.crit.record(&board, score > 0.0);
         }
@@ -715,6 +786,50 @@ mod tests {
         assert_eq!(scores(&late), full);
         late.begin_search(&Go::new(9, Rules::default()));
         assert_eq!((0..200u64).map(|k| late.playout(&g, &mut Rng::new(k))).collect::<Vec<_>>(), heavy);
+    }
+
+    #[test]
+    fn dynamic_komi_asks_points_of_a_winning_player_and_none_at_the_end() {
+        let start = Go::new(5, Rules::default());
+        let mut white_to_move = start.clone();
+        play(&mut white_to_move, &["C3"]);
+        // Black fills the two lower rows, White the two upper ones: a fifth of the board left.
+        let mut full = start.clone();
+        for (b, w) in ["A1", "B1", "C1", "D1", "E1", "A2", "B2", "C2", "D2", "E2"]
+            .iter()
+            .zip(["A5", "B5", "C5", "D5", "E5", "A4", "B4", "C4", "D4", "E4"])
+        {
+            play(&mut full, &[b, w]);
+        }
+        let scores = |policy: &GoPolicy, g: &Go| -> Vec<f32> {
+            policy.begin_search(g);
+            (0..50u64).map(|k| policy.playout(g, &mut Rng::new(k))).collect()
+        };
+        let shifted = |a: &[f32], by: f32| -> Vec<f32> { a.iter().map(|x| x - by).collect() };
+        let plain = GoPolicy::default();
+        let (at_start, at_one, at_full) =
+            (scores(&plain, &start), scores(&plain, &white_to_move), scores(&plain, &full));
+
+        let dynamic = GoPolicy::default().with_dynamic_komi(2.0);
+        assert_eq!(scores(&dynamic, &start), at_start, "no extra points before a search has found a lead");
+        dynamic.end_search(Some(0.9));
+        assert_eq!(scores(&dynamic, &start), shifted(&at_start, 1.0), "a point more asked of Black");
+        dynamic.end_search(Some(0.95));
+        dynamic.end_search(Some(0.95));
+        assert_eq!(dynamic.dynamic_komi_now(), 2.0, "at most the points asked for");
+        // With White to move the points are asked of White: Black's score goes up.
+        assert_eq!(scores(&dynamic, &white_to_move), shifted(&at_one, -2.0));
+        dynamic.end_search(Some(0.7));
+        assert_eq!(dynamic.dynamic_komi_now(), 2.0, "between 60% and 80% nothing moves");
+        dynamic.end_search(Some(0.5));
+        assert_eq!(dynamic.dynamic_komi_now(), 1.0);
+        // Three quarters of the board filled: the real komi again.
+        assert_eq!(scores(&dynamic, &full), at_full);
+        assert_eq!(dynamic.dynamic_komi_now(), 0.0);
+        // A new game (a lower ply) starts without extra points.
+        dynamic.end_search(Some(0.9));
+        assert_eq!(dynamic.dynamic_komi_now(), 1.0);
+        assert_eq!(scores(&dynamic, &white_to_move), at_one);
     }
 
     #[test]
