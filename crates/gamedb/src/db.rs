@@ -447,14 +447,10 @@ impl Database {
         if self.stop_requested() { Err(Error::Stopped) } else { Ok(()) }
     }
 
-    /// `result`, with any error turned into [`Error::Stopped`] when a stop holds (an
-    /// interrupted SQL statement fails with SQLite's own error).
+    /// `result`, or [`Error::Stopped`] when a stop holds: an interrupted SQL statement fails
+    /// with SQLite's own error, and a search that finished as the stop came is thrown away.
     pub(crate) fn stopped_or<T>(&self, result: Result<T, Error>) -> Result<T, Error> {
-        match result {
-            Err(_) if self.stop_requested() => Err(Error::Stopped),
-            Ok(_) if self.stop_requested() => Err(Error::Stopped),
-            other => other,
-        }
+        if self.stop_requested() { Err(Error::Stopped) } else { result }
     }
 
     /// Opens an existing database; a missing, corrupt or foreign file gives [`Error::Open`].

@@ -250,7 +250,6 @@ impl Database {
         let vars = variants(query)?;
         self.check_stop()?;
         let games = self.stopped_or(self.load_games(n, filter, |moves, setup| candidate(moves, setup, n, &vars)))?;
-        self.check_stop()?;
         let index = MemoryIndex::build(n, &games);
         self.check_stop()?;
         self.stopped_or(Ok(collect(&index, &vars, &query.pattern, None)))

@@ -304,13 +304,19 @@ fn corrupt_and_foreign_files_are_errors() {
     assert!(e.to_string().contains("not a tabula-gamedb database"), "{e}");
 }
 
+/// A database in `dir` of the one game `sgf`, imported as `tabula db import` does.
+fn one_game_database(dir: &Path, sgf: &[u8]) -> PathBuf {
+    let file = dir.join("a.sgf");
+    std::fs::write(&file, sgf).unwrap();
+    let path = dir.join("games.db");
+    import(std::slice::from_ref(&file), &path, &ImportOptions::default()).expect("import");
+    path
+}
+
 #[test]
 fn a_read_only_database_searches_and_writes_nothing() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let sgf = tmp.path().join("a.sgf");
-    std::fs::write(&sgf, b"(;GM[1]SZ[9]PB[Ann]PW[Bob]RE[B+R];B[ee];W[cc])").unwrap();
-    let path = tmp.path().join("games.db");
-    import(std::slice::from_ref(&sgf), &path, &ImportOptions::default()).expect("import");
+    let path = one_game_database(tmp.path(), b"(;GM[1]SZ[9]PB[Ann]PW[Bob]RE[B+R];B[ee];W[cc])");
     let db = Database::open_read_only(&path).expect("open");
     let found = db
         .search_position(&Position { size: 9, stones: vec![(Color::Black, (4, 4))] }, &Filter::default())
@@ -389,10 +395,7 @@ fn games_with_impossible_board_sizes_are_rejected() {
 #[test]
 fn a_stop_from_another_thread_holds_until_cleared() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let sgf = tmp.path().join("a.sgf");
-    std::fs::write(&sgf, b"(;GM[1]SZ[9]PB[Ann]PW[Bob]RE[B+R];B[ee];W[cc];B[gc])").unwrap();
-    let path = tmp.path().join("games.db");
-    import(std::slice::from_ref(&sgf), &path, &ImportOptions::default()).expect("import");
+    let path = one_game_database(tmp.path(), b"(;GM[1]SZ[9]PB[Ann]PW[Bob]RE[B+R];B[ee];W[cc];B[gc])");
     let db = Database::open_read_only(&path).expect("open");
     let position = Position { size: 9, stones: vec![(Color::Black, (4, 4))] };
     let pattern = PatternQuery {

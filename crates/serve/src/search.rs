@@ -89,6 +89,13 @@ struct Stop {
     stopper: Stopper,
 }
 
+impl Search {
+    /// The stop of the search whose flag is `flag`.
+    fn stop_of(&self, flag: Arc<AtomicBool>) -> Stop {
+        Stop { flag, running: self.running.clone(), stopper: self.stopper.clone() }
+    }
+}
+
 impl Stop {
     /// Stops the search: it will not start, or the database gives up on it.
     fn stop(&self) {
@@ -159,7 +166,7 @@ impl Search {
         let ticket = ticket(body)?.ok_or_else(|| ApiError::bad("a stop needs the search's ticket"))?;
         let flag = lock(&self.tickets).get(&ticket).cloned();
         if let Some(flag) = &flag {
-            Stop { flag: flag.clone(), running: self.running.clone(), stopper: self.stopper.clone() }.stop();
+            self.stop_of(flag.clone()).stop();
         }
         Ok(json!({ "ticket": ticket, "stopped": flag.is_some() }))
     }
@@ -184,11 +191,7 @@ impl Search {
             });
         }
         let busy = Busy(self.busy.clone());
-        let stop = Stop {
-            flag: Arc::new(AtomicBool::new(false)),
-            running: self.running.clone(),
-            stopper: self.stopper.clone(),
-        };
+        let stop = self.stop_of(Arc::new(AtomicBool::new(false)));
         let mut armed = Armed { stop: Some(stop.clone()), ticket: None };
         if let Some(ticket) = ticket {
             let mut tickets = lock(&self.tickets);
@@ -452,6 +455,15 @@ fn point(v: &Value, n: u8, what: &str) -> Result<(u8, u8), ApiError> {
     }
 }
 
+/// A stone or move `["B" or "W", column, row]` on a board of side `n` (`what`: "stone",
+/// "move").
+fn placed(v: &Value, n: u8, what: &str) -> Result<(Color, (u8, u8)), ApiError> {
+    let Some([c, x, y]) = v.as_array().map(Vec::as_slice) else {
+        return Err(ApiError::bad(format!("each {what} must be [\"B\" or \"W\", column, row]")));
+    };
+    Ok((colour(c, &format!("a {what}'s colour"))?, point(&json!([x, y]), n, &format!("a {what}"))?))
+}
+
 fn text<'a>(body: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, ApiError> {
     match body.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -483,10 +495,7 @@ impl Query {
         let mut board: Vec<Option<Color>> = vec![None; n * n];
         let mut stones = Vec::with_capacity(list.len());
         for s in list {
-            let Some([c, x, y]) = s.as_array().map(Vec::as_slice) else {
-                return Err(ApiError::bad("each stone must be [\"B\" or \"W\", column, row]"));
-            };
-            let (c, p) = (colour(c, "a stone's colour")?, point(&json!([x, y]), size, "a stone")?);
+            let (c, p) = placed(s, size, "stone")?;
             let at = usize::from(p.1) * n + usize::from(p.0);
             if board[at].is_some() {
                 return Err(ApiError::bad(format!("two stones on ({}, {})", p.0, p.1)));
@@ -549,10 +558,7 @@ impl Query {
                 };
                 let mut moves = Vec::with_capacity(list.len());
                 for m in list {
-                    let Some([c, x, y]) = m.as_array().map(Vec::as_slice) else {
-                        return Err(ApiError::bad("each move must be [\"B\" or \"W\", column, row]"));
-                    };
-                    moves.push((colour(c, "a move's colour")?, point(&json!([x, y]), size, "a move")?));
+                    moves.push(placed(m, size, "move")?);
                 }
                 let region = region(body, size)?;
                 if let Some(r) = region
@@ -855,11 +861,21 @@ mod tests {
         release
     }
 
-    /// Waits (yielding, not sleeping) until a search has registered its ticket.
-    async fn registered(search: &Search, ticket: &str) {
+    /// Starts `query`, which carries `ticket`, on a task of its own, and waits (yielding, not
+    /// sleeping) until it has registered its ticket.
+    async fn waiting(
+        search: &Arc<Search>,
+        query: &Map<String, Value>,
+        ticket: &str,
+    ) -> tokio::task::JoinHandle<Result<Value, ApiError>> {
+        let task = tokio::spawn({
+            let (search, query) = (search.clone(), query.clone());
+            async move { search.search(&query).await }
+        });
         while !lock(&search.tickets).contains_key(ticket) {
             tokio::task::yield_now().await;
         }
+        task
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -868,18 +884,14 @@ mod tests {
         let query = body(json!({"size": 9, "stones": [["B", 2, 2]], "ticket": "t-1"}));
         // The database is held, so the search waits for it.
         let held = hold(&search);
-        let waiting = tokio::spawn({
-            let (search, query) = (search.clone(), query.clone());
-            async move { search.search(&query).await }
-        });
-        registered(&search, "t-1").await;
+        let task = waiting(&search, &query, "t-1").await;
         // A second search cannot take the same ticket while the first holds it.
         let twin = search.search(&query).await.unwrap_err();
         assert_eq!(twin.status, 400, "{}", twin.message);
         let answer = search.stop(&body(json!({"ticket": "t-1"}))).unwrap();
         assert_eq!(answer["stopped"], json!(true));
         drop(held);
-        let e = waiting.await.unwrap().unwrap_err();
+        let e = task.await.unwrap().unwrap_err();
         assert_eq!((e.status, e.message.as_str()), (409, "the search was stopped"));
         // Its ticket is gone, and the stop did not reach the database's next search.
         assert_eq!(search.stop(&body(json!({"ticket": "t-1"}))).unwrap()["stopped"], json!(false));
@@ -895,16 +907,12 @@ mod tests {
         let (_dir, search) = fixtures();
         let query = body(json!({"size": 9, "stones": [["B", 2, 2]], "ticket": "gone"}));
         let held = hold(&search);
-        let waiting = tokio::spawn({
-            let search = search.clone();
-            async move { search.search(&query).await }
-        });
-        registered(&search, "gone").await;
+        let task = waiting(&search, &query, "gone").await;
         let flag = lock(&search.tickets)["gone"].clone();
         // Dropping the request's future (as the server does when its client goes away) stops
         // the search and lets its ticket go.
-        waiting.abort();
-        assert!(waiting.await.unwrap_err().is_cancelled());
+        task.abort();
+        assert!(task.await.unwrap_err().is_cancelled());
         assert!(flag.load(Ordering::SeqCst));
         assert!(!lock(&search.tickets).contains_key("gone"));
         drop(held);
@@ -914,7 +922,7 @@ mod tests {
     fn a_stop_reaches_the_database_only_for_the_search_running() {
         let (_dir, search) = fixtures();
         let mine = Arc::new(AtomicBool::new(false));
-        let stop = Stop { flag: mine.clone(), running: search.running.clone(), stopper: search.stopper.clone() };
+        let stop = search.stop_of(mine.clone());
         *lock(&search.running) = Some(Arc::new(AtomicBool::new(false)));
         stop.stop();
         assert!(mine.load(Ordering::SeqCst));
