@@ -67,4 +67,7 @@ pub use random::{RANDOM_PARAMS, RandomAgent};
 pub use alphabeta::{
     ALPHABETA_PARAMS, AlphaBetaAgent, MAXN_PARAMS, MaxnAgent, PARANOID_PARAMS, ParanoidAgent, Solved, solve,
 };
-pub use mcts::{FinalChoice, MCTS_PARAMS, MctsAgent, MctsConfig, MctsPolicy, Parallelism, RandomPolicy, RaveBeta};
+pub use mcts::{
+    FinalChoice, MCTS_PARAMS, MctsAgent, MctsConfig, MctsPolicy, OWNER_NONE, OWNER_UNKNOWN, Parallelism, RandomPolicy,
+    RaveBeta,
+};

@@ -9,7 +9,9 @@ use tabula_core::{
     Agent, AgentError, Game, Limits, MoveParseError, NullReport, Player, Rewards, Rng, SearchInfo, Spec, Turn,
     splitmix64,
 };
-use tabula_search::{FinalChoice, MctsAgent, MctsConfig, MctsPolicy, Parallelism, RandomAgent, RandomPolicy, RaveBeta};
+use tabula_search::{
+    FinalChoice, MctsAgent, MctsConfig, MctsPolicy, OWNER_UNKNOWN, Parallelism, RandomAgent, RandomPolicy, RaveBeta,
+};
 use tabula_tictactoe::{Square, TicTacToe};
 
 fn agent<G: Game>(spec: &str) -> MctsAgent<G, RandomPolicy> {
@@ -433,6 +435,59 @@ fn moves_reported_by_the_evaluation_feed_rave() {
     let top = c.info.root_moves.iter().map(|m| m.visits).max().unwrap();
     let corner_visits = c.info.root_moves.iter().find(|m| m.mv == corner).map_or(0, |m| m.visits);
     assert!(corner_visits < top / 2, "{:?}", c.info.root_moves);
+}
+
+/// An evaluation that knows nothing of the position (each side wins every other call), and
+/// that says the winner owns the corner square 8 at the end while the first player owns
+/// every other square whoever wins: the corner is the one critical point.
+#[derive(Clone, Default)]
+struct CornerDecides {
+    calls: Arc<AtomicU64>,
+}
+
+impl MctsPolicy<TicTacToe> for CornerDecides {
+    fn evaluate(&self, _state: &TicTacToe) -> Rewards {
+        let win = self.calls.fetch_add(1, Ordering::Relaxed).is_multiple_of(2);
+        Rewards::from_slice(if win { &[1.0, 0.0] } else { &[0.0, 1.0] })
+    }
+
+    fn evaluate_owning(&self, state: &TicTacToe, _played: &mut Vec<(u8, u32)>, owners: &mut [u8]) -> Rewards {
+        let r = self.evaluate(state);
+        assert!(owners.iter().all(|&o| o == OWNER_UNKNOWN), "the owners come in unknown");
+        owners.fill(0);
+        owners[8] = if r.get(Player(0)) == 1.0 { 0 } else { 1 };
+        r
+    }
+}
+
+#[test]
+fn criticality_in_rave_favours_the_point_whose_owner_wins() {
+    let s = TicTacToe::new();
+    let corner = Square::new(8).unwrap();
+    let base = "playouts=4000,cutoff=0,rave=true,equiv=1000000,early=false,seed=9";
+    let corner_share = |spec: &str| {
+        let mut a = MctsAgent::from_spec(&Spec::parse(spec).unwrap(), CornerDecides::default()).unwrap();
+        let c = choose(&mut a, &s, &Limits::none());
+        let corner_visits = c.info.root_moves.iter().find(|m| m.mv == corner).map_or(0, |m| m.visits);
+        let most_other = c.info.root_moves.iter().filter(|m| m.mv != corner).map(|m| m.visits).max().unwrap();
+        (corner_visits, most_other)
+    };
+    // Without criticality nothing singles the corner out.
+    let (plain, other) = corner_share(&format!("mcts({base})"));
+    assert!(plain < 2 * other, "{plain} vs {other}");
+    // With it, once the root's children pass `crit_min` visits, the corner takes the lead.
+    let (crit, other) = corner_share(&format!("mcts({base},crit_rave=2,crit_min=100)"));
+    assert!(crit > 3 * other, "{crit} vs {other}");
+    // Below `crit_min` it never enters.
+    let (late, other) = corner_share(&format!("mcts({base},crit_rave=2,crit_min=100000)"));
+    assert_eq!((late, other), (plain, corner_share(&format!("mcts({base})")).1));
+    // The keys round-trip through the spec and are checked.
+    let config = MctsConfig::from_spec(&Spec::parse("mcts(crit_rave=1.1,crit_min=500)").unwrap()).unwrap();
+    assert_eq!((config.crit_rave, config.crit_min), (1.1, 500));
+    assert_eq!(MctsConfig::from_spec(&config.to_spec()).unwrap(), config);
+    for bad in ["mcts(crit_rave=11)", "mcts(crit_rave=-1)", "mcts(crit_min=x)"] {
+        assert!(MctsConfig::from_spec(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
+    }
 }
 
 /// Priors that favour the centre over an evaluation that knows nothing (a win for each side

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tabula_core::{Game, Player, Rewards, Rng};
-use tabula_search::MctsPolicy;
+use tabula_search::{MctsPolicy, OWNER_NONE};
 
 use crate::board::{Board, Color, Point};
 use crate::criticality::{CRIT_MIN_PLAYOUTS, Criticality};
@@ -459,12 +459,14 @@ impl GoPolicy {
     /// One playout from `state` to the end with this policy's playouts: the area score minus
     /// komi, Black's view.
     pub fn playout(&self, state: &Go, rng: &mut Rng) -> f32 {
-        self.play_out(state, rng, |_, _| {})
+        self.play_out(state, rng, |_, _| {}, &mut [])
     }
 
     /// One playout of this policy's flavour on a copy of the board, `record` called before
-    /// every stone: the area score minus komi, Black's view.
-    fn play_out(&self, state: &Go, rng: &mut Rng, record: impl FnMut(Color, Point)) -> f32 {
+    /// every stone: the area score minus komi, Black's view. Unless `owners` is empty, it
+    /// gets who owns each point at the end, by dense index (see
+    /// [`MctsPolicy::evaluate_owning`]).
+    fn play_out(&self, state: &Go, rng: &mut Rng, record: impl FnMut(Color, Point), owners: &mut [u8]) -> f32 {
         let mut board = state.board().clone();
         let max = state.max_plies() as usize;
         let score = match self.playouts {
@@ -480,6 +482,17 @@ impl GoPolicy {
         if self.crit_weight > 0.0 {
             self.crit.record(&board, score > 0.0);
         }
+        if !owners.is_empty() {
+            for p in board.points() {
+                if let Some(o) = owners.get_mut(board.dense_index(p)) {
+                    *o = match board.final_owner(p) {
+                        1 => Color::Black as u8,
+                        -1 => Color::White as u8,
+                        _ => OWNER_NONE,
+                    };
+                }
+            }
+        }
         score
     }
 
@@ -493,6 +506,13 @@ impl GoPolicy {
     /// Like [`playout`](GoPolicy::playout), appending the first stone played on each point as
     /// `(player, dense move index)` to `played` (the player is the colour's index).
     pub fn playout_recording(&self, state: &Go, rng: &mut Rng, played: &mut Vec<(u8, u32)>) -> f32 {
+        self.playout_owning(state, rng, played, &mut [])
+    }
+
+    /// Like [`playout_recording`](GoPolicy::playout_recording), also writing who owns each
+    /// point at the end into `owners` by dense index, unless it is empty (see
+    /// [`MctsPolicy::evaluate_owning`]).
+    fn playout_owning(&self, state: &Go, rng: &mut Rng, played: &mut Vec<(u8, u32)>, owners: &mut [u8]) -> f32 {
         let from = played.len();
         // One bit per board point (25x25 with its border needs 729).
         let mut seen = [0u64; 12];
@@ -506,7 +526,7 @@ impl GoPolicy {
                 }
             }
         };
-        let score = self.play_out(state, rng, record);
+        let score = self.play_out(state, rng, record, owners);
         let b = state.board();
         for entry in &mut played[from..] {
             entry.1 = b.dense_index(Point(entry.1 as u16)) as u32;
@@ -705,6 +725,14 @@ impl MctsPolicy<Go> for GoPolicy {
         let mut rng = self.playout_rng(state);
         rewards_of(self.playout_recording(state, &mut rng, played))
     }
+
+    fn evaluate_owning(&self, state: &Go, played: &mut Vec<(u8, u32)>, owners: &mut [u8]) -> Rewards {
+        let mut rng = self.playout_rng(state);
+        if !self.amaf_playouts {
+            return rewards_of(self.play_out(state, &mut rng, |_, _| {}, owners));
+        }
+        rewards_of(self.playout_owning(state, &mut rng, played, owners))
+    }
 }
 
 #[cfg(test)]
@@ -830,6 +858,33 @@ mod tests {
         dynamic.end_search(Some(0.9));
         assert_eq!(dynamic.dynamic_komi_now(), 1.0);
         assert_eq!(scores(&dynamic, &white_to_move), at_one);
+    }
+
+    #[test]
+    fn an_owning_evaluation_reports_the_owner_of_every_point_as_the_score_counts_it() {
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["C3", "G7", "D4", "F6", "E5"]);
+        let policy = GoPolicy::default();
+        let bound = g.move_index_bound();
+        for _ in 0..20 {
+            let mut owners = vec![tabula_search::OWNER_UNKNOWN; bound];
+            let mut played = Vec::new();
+            let r = policy.evaluate_owning(&g, &mut played, &mut owners);
+            assert!(!played.is_empty(), "the playout's moves are still recorded");
+            assert_eq!(owners[bound - 1], tabula_search::OWNER_UNKNOWN, "a pass has no point");
+            let count = |c: Color| owners.iter().filter(|&&o| o == c as u8).count() as f32;
+            assert!(owners[..bound - 1].iter().all(|&o| o <= 1 || o == OWNER_NONE));
+            // Area scoring: Black's points minus White's minus komi decides the reward.
+            let margin = count(Color::Black) - count(Color::White) - g.rules().komi;
+            let expected = if margin > 0.0 {
+                1.0
+            } else if margin < 0.0 {
+                0.0
+            } else {
+                0.5
+            };
+            assert_eq!(r.get(Player(0)), expected, "margin {margin}");
+        }
     }
 
     #[test]

@@ -325,6 +325,8 @@ impl<G: Game, P: MctsPolicy<G>> MctsAgent<G, P> {
             rave_equiv: c.rave_equiv,
             rave_beta: c.rave_beta,
             rave_distance: c.rave_distance,
+            crit_rave: if state.num_players() == 2 { c.crit_rave } else { 0.0 },
+            crit_min: c.crit_min,
             priors: self.policy.has_priors(),
             bias: c.bias,
             prior_visits: c.prior_visits,

@@ -106,6 +106,15 @@ pub struct MctsConfig {
     /// node's own move at `s` weighs `1 + d (L - f) / (L - s + 1)` (integer division), so
     /// with `d = 3` the earliest moves count three times. 0 weighs every move once.
     pub rave_distance: u32,
+    /// Criticality in RAVE (Pachi's `crit_rave`): a child with more than [`crit_min`]
+    /// visits whose point has criticality `x` (see [`MctsPolicy::evaluate_owning`]) gets
+    /// `crit_rave * x * r` extra AMAF playouts of a win, `r` its AMAF count. 0 is off.
+    ///
+    /// [`crit_min`]: MctsConfig::crit_min
+    /// [`MctsPolicy::evaluate_owning`]: crate::MctsPolicy::evaluate_owning
+    pub crit_rave: f64,
+    /// Visits a child needs before criticality enters its RAVE value.
+    pub crit_min: u32,
     /// Weight of the progressive bias `H_i / (n_i + 1)` from the policy's priors.
     pub bias: f64,
     /// Priors as virtual experience: a child of prior `H_i` starts with `prior_visits * H_i`
@@ -157,6 +166,8 @@ impl Default for MctsConfig {
             rave_equiv: 1000.0,
             rave_beta: RaveBeta::Sqrt,
             rave_distance: 0,
+            crit_rave: 0.0,
+            crit_min: 2000,
             bias: 1.0,
             prior_visits: 0.0,
             prior_even: 0.0,
@@ -195,6 +206,12 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "0",
         "extra AMAF weight (up to this) for moves played early in the playout, 0..=16",
     ),
+    ParamInfo::new(
+        "crit_rave",
+        "0",
+        "criticality in RAVE: extra AMAF wins per AMAF playout and unit of criticality, 0..=10; 0 off",
+    ),
+    ParamInfo::new("crit_min", "2000", "visits a child needs before criticality enters its RAVE value"),
     ParamInfo::new("bias", "1", "progressive bias weight for policy priors, 0..=1000"),
     ParamInfo::new("prior_visits", "0", "won virtual visits per unit of prior a child starts with, 0..=1e6"),
     ParamInfo::new("prior_even", "0", "virtual visits at half a win each child starts with, 0..=1e6"),
@@ -252,6 +269,8 @@ impl MctsConfig {
             rave_equiv: p.get_in("equiv", 1.0..=1e9)?,
             rave_beta,
             rave_distance: p.get_in("rave_distance", 0..=16)?,
+            crit_rave: p.get_in("crit_rave", 0.0..=10.0)?,
+            crit_min: p.get_in("crit_min", 0..=u32::MAX)?,
             bias: p.get_in("bias", 0.0..=1000.0)?,
             prior_visits: p.get_in("prior_visits", 0.0..=1e6)?,
             prior_even: p.get_in("prior_even", 0.0..=1e6)?,
@@ -336,6 +355,12 @@ impl MctsConfig {
         }
         if self.rave_distance != d.rave_distance {
             s = s.with("rave_distance", self.rave_distance);
+        }
+        if self.crit_rave != d.crit_rave {
+            s = s.with("crit_rave", self.crit_rave);
+        }
+        if self.crit_min != d.crit_min {
+            s = s.with("crit_min", self.crit_min);
         }
         if self.bias != d.bias {
             s = s.with("bias", self.bias);

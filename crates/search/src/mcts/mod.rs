@@ -11,6 +11,10 @@
 //! - RAVE/AMAF through the game's dense [`move_index`](tabula_core::Game::move_index), with
 //!   the equivalence-parameter schedule `beta = sqrt(k / (3n + k))` or the minimum-MSE one
 //!   ([`RaveBeta`]), and optionally more weight for moves played early in the playout.
+//! - Criticality in RAVE, as Pachi uses it: each node counts who owns its move's point at
+//!   the end of its playouts (when the policy says, [`MctsPolicy::evaluate_owning`]), and a
+//!   well-visited node whose point's owner tends to win gets that much extra AMAF
+//!   experience of a win.
 //! - Knowledge through [`MctsPolicy`]: priors as progressive bias or as virtual experience
 //!   (a child starts with won visits in proportion to its prior, as Fuego and Pachi seed
 //!   theirs), progressive widening, the playout policy and an evaluation that cuts playouts
@@ -34,4 +38,4 @@ mod tree;
 
 pub use agent::MctsAgent;
 pub use config::{DEFAULT_PLAYOUTS, FinalChoice, MCTS_PARAMS, MctsConfig, Parallelism, RaveBeta};
-pub use policy::{MctsPolicy, RandomPolicy};
+pub use policy::{MctsPolicy, OWNER_NONE, OWNER_UNKNOWN, RandomPolicy};

@@ -70,7 +70,23 @@ pub trait MctsPolicy<G: Game>: Clone + Send + Sync + 'static {
     fn evaluate_recording(&self, state: &G, _played: &mut Vec<(u8, u32)>) -> Rewards {
         self.evaluate(state)
     }
+
+    /// Like [`evaluate_recording`](MctsPolicy::evaluate_recording), for a search that keeps
+    /// criticality (the `crit_rave` parameter): a policy whose evaluation plays a game to its
+    /// end may also say who owns each move index's point there, writing the owning player's
+    /// index, or [`OWNER_NONE`] for a point that is no one's, into `owners` (one entry per
+    /// move index, [`OWNER_UNKNOWN`] on entry). Entries left unknown count for nothing. The
+    /// default says nothing.
+    fn evaluate_owning(&self, state: &G, played: &mut Vec<(u8, u32)>, _owners: &mut [u8]) -> Rewards {
+        self.evaluate_recording(state, played)
+    }
 }
+
+/// In [`MctsPolicy::evaluate_owning`]'s `owners`: the point is no one's at the end (it
+/// counts half for each player).
+pub const OWNER_NONE: u8 = u8::MAX - 1;
+/// In [`MctsPolicy::evaluate_owning`]'s `owners`: nothing is known of the move's point.
+pub const OWNER_UNKNOWN: u8 = u8::MAX;
 
 /// Plain UCT: no priors, no widening, uniformly random playouts to the end.
 #[derive(Copy, Clone, Debug, Default)]

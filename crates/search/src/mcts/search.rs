@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use tabula_core::{Game, MAX_PLAYERS, Player, Rewards, Rng, Turn};
 
 use super::config::{FinalChoice, RaveBeta};
-use super::policy::MctsPolicy;
-use super::tree::{NO_INDEX, NodeData, Proof, Tree, fixed};
+use super::policy::{MctsPolicy, OWNER_NONE, OWNER_UNKNOWN};
+use super::tree::{NO_INDEX, NodeData, Proof, SCALE, Tree, fixed};
 
 /// Marks path entries whose visit carries no reward (the root, joint children).
 const NO_MOVER: u8 = u8::MAX;
@@ -35,6 +35,9 @@ pub(crate) struct Settings {
     pub rave_equiv: f64,
     pub rave_beta: RaveBeta,
     pub rave_distance: u32,
+    /// Criticality's weight in RAVE (0: off; two-player games only).
+    pub crit_rave: f64,
+    pub crit_min: u32,
     pub priors: bool,
     pub bias: f64,
     pub prior_visits: f64,
@@ -119,6 +122,10 @@ pub(crate) struct Worker<G: Game> {
     /// Per `(player, move index)`: the stamp of the playout that marked it and where in
     /// `played` that playout first played it.
     marks: Vec<(u32, u32)>,
+    /// Per move index, who owns its point at the end of this playout (criticality).
+    owners: Vec<u8>,
+    /// `owners` was filled by this playout's evaluation.
+    owned: bool,
     stamp: u32,
     bound: usize,
     players: usize,
@@ -145,6 +152,8 @@ impl<G: Game> Worker<G> {
             rave_path: Vec::with_capacity(128),
             played: Vec::with_capacity(512),
             marks: Vec::new(),
+            owners: Vec::new(),
+            owned: false,
             stamp: 0,
             bound: 0,
             players: 0,
@@ -169,6 +178,8 @@ impl<G: Game> Worker<G> {
             self.marks.resize(size, (0, 0));
             self.stamp = 0;
         }
+        self.owners.clear();
+        self.owners.resize(self.bound, OWNER_UNKNOWN);
     }
 
     /// Runs playouts until the shared budget, the clock or a stop flag ends the search.
@@ -290,6 +301,7 @@ impl<G: Game> Worker<G> {
         self.path.clear();
         self.rave_path.clear();
         self.played.clear();
+        self.owned = false;
         self.path.push((0, NO_MOVER));
         self.path_sim = false;
         let mut idx = 0u32;
@@ -466,7 +478,13 @@ impl<G: Game> Worker<G> {
             return policy.evaluate(&self.state);
         }
         let from = self.played.len();
-        let rewards = policy.evaluate_recording(&self.state, &mut self.played);
+        let rewards = if set.crit_rave > 0.0 {
+            self.owners.fill(OWNER_UNKNOWN);
+            self.owned = true;
+            policy.evaluate_owning(&self.state, &mut self.played, &mut self.owners)
+        } else {
+            policy.evaluate_recording(&self.state, &mut self.played)
+        };
         let bound = self.bound;
         for entry in &mut self.played[from..] {
             if entry.1 as usize >= bound {
@@ -537,6 +555,9 @@ impl<G: Game> Worker<G> {
         if set.solver && !self.path_sim {
             self.propagate_proofs(tree);
         }
+        if self.owned && !self.path_sim {
+            self.count_ownership(tree, &fr);
+        }
         if !set.rave || self.bound == 0 || self.rave_path.is_empty() {
             return;
         }
@@ -579,6 +600,30 @@ impl<G: Game> Worker<G> {
 }
 
 impl<G: Game> Worker<G> {
+    /// Counts who owned each path node's point at the end of the playout, and the owner's
+    /// reward, for the nodes' criticality (two players; `fr` the rewards in fixed point).
+    fn count_ownership(&self, tree: &Tree<G::Move>, fr: &[u64; MAX_PLAYERS]) {
+        // A reward in halves (0, 1 or 2 for a loss, a draw or a win).
+        let halves = |r: u64| ((2 * r + (SCALE as u64) / 2) / SCALE as u64).min(2);
+        for &(i, mover) in &self.path[1..] {
+            if mover > 1 {
+                continue;
+            }
+            let node = tree.node(i);
+            let Some(d) = node.data() else { continue };
+            let Some(&owner) = self.owners.get(d.index as usize) else { continue };
+            let owns = match owner {
+                OWNER_UNKNOWN => continue,
+                OWNER_NONE => 1,
+                o if o == mover => 2,
+                _ => 0,
+            };
+            let mine = halves(fr[mover as usize]);
+            let theirs = halves(fr[1 - mover as usize]);
+            node.add_ownership(owns, owns * mine + (2 - owns) * theirs);
+        }
+    }
+
     /// Carries proofs up the path: a node is won for the player to move there when one
     /// child is a proven win for it (in the fewest plies), lost when every child is a
     /// proven loss (in the most plies). Two players, alternating or not.
@@ -642,6 +687,23 @@ fn amaf_weight(distance: usize, len: usize, pos: usize, at: usize) -> u32 {
         return 1;
     }
     (1 + distance * len.saturating_sub(at) / (len - pos + 1)) as u32
+}
+
+/// A child's AMAF count and summed reward `(r, w)` with criticality's experience added (as
+/// Pachi's `crit_rave`): once the child has more than `crit_min` real visits `v`, its point's
+/// criticality `x` adds `crit_rave * x * r` AMAF playouts won (when `x` is negative, it
+/// takes as many won playouts away). Unchanged when criticality is off.
+#[inline]
+fn with_criticality<M: Copy>(set: &Settings, ch: &super::tree::Node<M>, v: u32, r: f64, w: f64) -> (f64, f64) {
+    if set.crit_rave <= 0.0 || v <= set.crit_min {
+        return (r, w);
+    }
+    let extra = set.crit_rave * ch.criticality(ch.value_sum() / v as f64) * r;
+    // A negative criticality takes away won playouts: at most half the AMAF playouts, and
+    // never more wins than there are.
+    let r2 = (r + extra).max(r * 0.5);
+    let w2 = (w + (r2 - r)).clamp(0.0, r2);
+    (r2, w2)
 }
 
 /// RAVE's weight for a child with `n` visits (real and virtual) and `r` AMAF observations.
@@ -712,8 +774,9 @@ fn select<M: Copy + Send + Sync>(
             let mean = (ch.value_sum() + pw) * inv;
             let q = match if rave { ch.amaf() } else { (0, 0.0) } {
                 (an, aw) if an > 0 => {
-                    let beta = rave_beta(set, ne, an as f64);
-                    (1.0 - beta) * mean + beta * (aw / an as f64)
+                    let (r, rw) = with_criticality(set, ch, v, an as f64, aw);
+                    let beta = rave_beta(set, ne, r);
+                    (1.0 - beta) * mean + beta * (rw / r)
                 }
                 _ => mean,
             };
@@ -815,6 +878,8 @@ mod tests {
             rave_equiv,
             rave_beta,
             rave_distance: 0,
+            crit_rave: 0.0,
+            crit_min: 2000,
             priors: false,
             bias: 0.0,
             prior_visits: 0.0,

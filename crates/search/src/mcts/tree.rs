@@ -11,7 +11,7 @@
 //! withdraws its virtual loss at once. Rewards are summed in fixed point.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Fixed-point scale of summed rewards (rewards are in `0..=1`).
 pub(crate) const SCALE: f64 = 65536.0;
@@ -46,17 +46,32 @@ pub(crate) struct Node<M> {
     /// First child in the high 32 bits, number of children in the low 32 bits; 0 children
     /// means not expanded.
     children: AtomicU64,
-    /// A proven result (solver): 0 unknown, else [`PROOF_WIN`] or [`PROOF_LOSS`] for the
-    /// player who moved into the node, with the plies from the node to the end.
+    /// A proven result (solver): no flag for unknown, else [`PROOF_WIN`] or [`PROOF_LOSS`]
+    /// for the player who moved into the node, with the plies from the node to the end; and
+    /// the [`EXPANDING`] flag of the thread that claimed the node's expansion.
     proof: AtomicU32,
-    expanding: AtomicBool,
+    /// Ownership statistics of the node's own point over its playouts, for criticality:
+    /// playouts counted, the mover's ownership in halves and the owner's reward in quarters,
+    /// in three fields of [`CRIT_BITS`] bits (see [`Node::criticality`]).
+    ownership: AtomicU64,
 }
 
 /// Proof flag: the player who moved into the node wins with best play.
 pub(crate) const PROOF_WIN: u32 = 1 << 30;
 /// Proof flag: the player who moved into the node loses with best play.
 pub(crate) const PROOF_LOSS: u32 = 1 << 31;
-const PROOF_PLIES: u32 = (1 << 30) - 1;
+/// Flag in the proof word: a thread has claimed the node's expansion.
+const EXPANDING: u32 = 1 << 29;
+const PROOF_PLIES: u32 = EXPANDING - 1;
+const PROOF_FLAGS: u32 = PROOF_WIN | PROOF_LOSS;
+
+/// Width of each field of [`Node::ownership`].
+const CRIT_BITS: u32 = 21;
+const CRIT_FIELD: u64 = (1 << CRIT_BITS) - 1;
+/// Playouts after which a node's ownership statistics stop counting. The widest field, the
+/// owner's reward at up to four quarters a playout, then holds at most `2^20` plus what the
+/// threads add at the same moment (at most 256 of them, four each), inside its 21 bits.
+const CRIT_CAP: u64 = 1 << 18;
 
 /// A proven result: who wins (for the player who moved into the node) and in how many
 /// plies from the node.
@@ -76,7 +91,7 @@ impl<M: Copy> Node<M> {
             amaf_w: AtomicU64::new(0),
             children: AtomicU64::new(0),
             proof: AtomicU32::new(0),
-            expanding: AtomicBool::new(false),
+            ownership: AtomicU64::new(0),
         }
     }
 
@@ -159,18 +174,59 @@ impl<M: Copy> Node<M> {
         }
     }
 
+    /// Counts one playout through the node for its point's criticality: `owns` is the
+    /// mover's ownership of the point at the end in halves (2 owned, 1 no one's, 0 the
+    /// opponent's) and `owner_reward` the reward of the point's owner in quarters (the
+    /// mover's ownership times its reward plus the opponent's times the opponent's, each in
+    /// halves). Stops counting at [`CRIT_CAP`] playouts.
+    #[inline]
+    pub fn add_ownership(&self, owns: u64, owner_reward: u64) {
+        if self.ownership.load(Ordering::Relaxed) & CRIT_FIELD < CRIT_CAP {
+            self.ownership.fetch_add(1 | owns << CRIT_BITS | owner_reward << (2 * CRIT_BITS), Ordering::Relaxed);
+        }
+    }
+
+    /// Playouts counted by [`add_ownership`](Node::add_ownership).
+    #[cfg(test)]
+    pub fn ownership_count(&self) -> u32 {
+        (self.ownership.load(Ordering::Relaxed) & CRIT_FIELD) as u32
+    }
+
+    /// The criticality of the node's point (Coulom 2009, per node as Pachi keeps it): the
+    /// covariance of owning the point at the end and winning, doubled,
+    /// `P(owner wins) - (o m + (1 - o)(1 - m))` with `o` the mover's ownership and `m` its
+    /// mean reward `mover_mean`. 0 for a point whose owner says nothing about the result,
+    /// up to 0.5 for one that decides every playout; 0 with nothing counted.
+    #[inline]
+    pub fn criticality(&self, mover_mean: f64) -> f64 {
+        let w = self.ownership.load(Ordering::Relaxed);
+        let n = (w & CRIT_FIELD) as f64;
+        if n == 0.0 {
+            return 0.0;
+        }
+        let owns = ((w >> CRIT_BITS) & CRIT_FIELD) as f64 / (2.0 * n);
+        let owner_wins = ((w >> (2 * CRIT_BITS)) & CRIT_FIELD) as f64 / (4.0 * n);
+        owner_wins - (owns * mover_mean + (1.0 - owns) * (1.0 - mover_mean))
+    }
+
     /// The proven result, if any.
     #[inline]
     pub fn proof(&self) -> Option<Proof> {
         let p = self.proof.load(Ordering::Relaxed);
-        (p != 0).then_some(Proof { win: p & PROOF_WIN != 0, plies: p & PROOF_PLIES })
+        (p & PROOF_FLAGS != 0).then_some(Proof { win: p & PROOF_WIN != 0, plies: p & PROOF_PLIES })
     }
 
     /// Records a proven result (the first one recorded stays).
     #[inline]
     pub fn set_proof(&self, proof: Proof) {
         let v = if proof.win { PROOF_WIN } else { PROOF_LOSS } | proof.plies.min(PROOF_PLIES);
-        let _ = self.proof.compare_exchange(0, v, Ordering::Relaxed, Ordering::Relaxed);
+        let mut cur = self.proof.load(Ordering::Relaxed);
+        while cur & PROOF_FLAGS == 0 {
+            match self.proof.compare_exchange_weak(cur, cur | v, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(actual) => cur = actual,
+            }
+        }
     }
 
     /// The children range `(first, count)`; count 0 when not expanded.
@@ -189,7 +245,7 @@ impl<M: Copy> Node<M> {
     /// Claims the right to expand the node; false if another thread has it.
     #[inline]
     pub fn claim_expansion(&self) -> bool {
-        !self.expanding.swap(true, Ordering::Acquire)
+        self.proof.fetch_or(EXPANDING, Ordering::Acquire) & EXPANDING == 0
     }
 
     fn copy_stats_from(&self, other: &Node<M>) {
@@ -201,7 +257,9 @@ impl<M: Copy> Node<M> {
         self.value.store(other.value.load(Ordering::Relaxed), Ordering::Relaxed);
         self.amaf_n.store(other.amaf_n.load(Ordering::Relaxed), Ordering::Relaxed);
         self.amaf_w.store(other.amaf_w.load(Ordering::Relaxed), Ordering::Relaxed);
-        self.proof.store(other.proof.load(Ordering::Relaxed), Ordering::Relaxed);
+        // The proof, not the source's claim to expand: the copy is expanded by its own tree.
+        self.proof.store(other.proof.load(Ordering::Relaxed) & !EXPANDING, Ordering::Relaxed);
+        self.ownership.store(other.ownership.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }
 
@@ -411,6 +469,77 @@ mod tests {
         t.root().set_proof(Proof { win: false, plies: 3 });
         t.root().set_proof(Proof { win: true, plies: 1 });
         assert_eq!(t.root().proof(), Some(Proof { win: false, plies: 3 }));
+    }
+
+    #[test]
+    fn the_expansion_claim_and_the_proof_share_a_word_without_meeting() {
+        let t: Tree<u16> = Tree::new(BASE);
+        let n = t.root();
+        assert!(n.claim_expansion());
+        assert!(!n.claim_expansion(), "a second claim fails");
+        assert_eq!(n.proof(), None, "a claim is no proof");
+        n.set_proof(Proof { win: true, plies: 7 });
+        assert_eq!(n.proof(), Some(Proof { win: true, plies: 7 }));
+        assert!(!n.claim_expansion(), "the claim outlives the proof");
+        // Proven first, claimed after: both hold.
+        let m = t.node(t.alloc(1).unwrap());
+        m.set_proof(Proof { win: false, plies: PROOF_PLIES + 5 });
+        assert!(m.claim_expansion());
+        assert_eq!(m.proof(), Some(Proof { win: false, plies: PROOF_PLIES }));
+        // A copy keeps the proof, not the claim.
+        let mut copy: Tree<u16> = Tree::new(BASE);
+        copy.copy_subtree(&t, 0, &mut Vec::new());
+        assert_eq!(copy.root().proof(), Some(Proof { win: true, plies: 7 }));
+        assert!(copy.root().claim_expansion());
+    }
+
+    #[test]
+    fn criticality_is_the_doubled_covariance_of_owning_and_winning() {
+        let t: Tree<u16> = Tree::new(BASE);
+        let n = t.root();
+        assert_eq!(n.criticality(0.5), 0.0, "nothing counted");
+        // The owner always wins, half the playouts each: P(owner wins) = 1, o = m = 1/2.
+        for _ in 0..50 {
+            n.add_ownership(2, 4); // the mover owns the point and wins
+            n.add_ownership(0, 4); // the opponent owns it and wins
+        }
+        assert_eq!(n.ownership_count(), 100);
+        assert!((n.criticality(0.5) - 0.5).abs() < 1e-12);
+        // The mover always owns the point, winning half the time: the point says nothing.
+        let m = t.node(t.alloc(1).unwrap());
+        for _ in 0..50 {
+            m.add_ownership(2, 4);
+            m.add_ownership(2, 0);
+        }
+        assert!(m.criticality(0.5).abs() < 1e-12);
+        // The owner always loses: the most negative value.
+        let l = t.node(t.alloc(1).unwrap());
+        for _ in 0..50 {
+            l.add_ownership(2, 0);
+            l.add_ownership(0, 0);
+        }
+        assert!((l.criticality(0.5) + 0.5).abs() < 1e-12);
+        // A point no one owns, draws: half of everything, nothing critical.
+        let d = t.node(t.alloc(1).unwrap());
+        d.add_ownership(1, 2);
+        assert!(d.criticality(0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ownership_stops_counting_at_the_cap_without_spilling_into_the_next_field() {
+        let t: Tree<u16> = Tree::new(BASE);
+        let n = t.root();
+        n.ownership.store(
+            (CRIT_CAP - 1) | ((2 * (CRIT_CAP - 1)) << CRIT_BITS) | ((4 * (CRIT_CAP - 1)) << (2 * CRIT_BITS)),
+            Ordering::Relaxed,
+        );
+        n.add_ownership(2, 4);
+        n.add_ownership(2, 4);
+        assert_eq!(n.ownership_count() as u64, CRIT_CAP);
+        assert!((n.criticality(1.0) - 0.0).abs() < 1e-12, "the mover always owns and wins: {}", n.criticality(1.0));
+        let w = n.ownership.load(Ordering::Relaxed);
+        assert_eq!(w >> (2 * CRIT_BITS), 4 * CRIT_CAP);
+        assert_eq!((w >> CRIT_BITS) & CRIT_FIELD, 2 * CRIT_CAP);
     }
 
     #[test]
