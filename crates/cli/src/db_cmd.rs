@@ -226,8 +226,9 @@ fn find(database: &Database, memory: Option<&MemoryIndex>, spec: &Spec) -> Resul
             swap_colors: spec.swap_colors,
             size: spec.board,
         };
-        let hits = database.search_sequence(&query, filter)?;
-        Some((hits, Vec::new(), "sequence search".to_string()))
+        let r = database.search_sequence(&query, filter)?;
+        let note = format!("sequence search; {} hit(s) with no later move in the region", r.no_continuation);
+        Some((r.hits, r.continuations, note))
     } else {
         None
     };

@@ -82,6 +82,14 @@ fn pattern_search_finds_exports_and_explains() {
     assert!(ok, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["games"], 1, "{out}");
+    // Its third move, B[cq], turned back the same way.
+    let next = &v["continuations"];
+    assert_eq!(next.as_array().map(Vec::len), Some(1), "{out}");
+    assert_eq!(
+        (next[0]["color"].as_str(), next[0]["point"].as_str(), next[0]["count"].as_u64()),
+        (Some("B"), Some("qc"), Some(1)),
+        "{out}"
+    );
     let (ok, _, err) = tabula(&["db", "search", "--db", db_arg, "--sequence", "B[cq]", "--region", "1,2"]);
     assert!(!ok && err.contains("X0,Y0,X1,Y1"), "{err}");
 

@@ -66,7 +66,7 @@ pub use db::{
     SearchResult, Stopper, WinnerFilter,
 };
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
-pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery};
+pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery, SequenceResult};
 pub use scan::{MemoryIndex, set_portable_search};
 
 /// Errors of the database.

@@ -26,7 +26,7 @@ use tabula_sgf::Color;
 
 use crate::board::Board;
 use crate::db::{Continuation, Filter, Hit, MoveStats, Position, STOP_EVERY, SearchResult, continuations, tally};
-use crate::hash::apply;
+use crate::hash::{apply, apply_inverse};
 use crate::record::{unpack_moves, unpack_points};
 use crate::scan::{GameRow, MemoryIndex};
 use crate::shape::Variant;
@@ -551,13 +551,41 @@ impl SequenceQuery {
     }
 }
 
-/// One orientation of a sequence query: absolute moves and region.
+/// What a move-sequence search found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SequenceResult {
+    /// Every game and move number (moves played before the sequence's first move) at which
+    /// the sequence starts, sorted by game and move number.
+    pub hits: Vec<Hit>,
+    /// The next move played inside the region after the sequence, in the query's
+    /// orientation (board coordinates) and colours, most played first; moves that are the
+    /// same under a symmetry of the query are counted together.
+    pub continuations: Vec<Continuation>,
+    /// Hits after which no further move was played inside the region.
+    pub no_continuation: u32,
+}
+
+/// One orientation of a sequence query: absolute moves and region, and the symmetry and
+/// colour swap that turn the query into it.
 struct SeqVariant {
     moves: Vec<SequenceMove>,
     region: (u8, u8, u8, u8),
+    symmetry: u8,
+    swapped: bool,
 }
 
-fn sequence_variants(q: &SequenceQuery) -> Result<Vec<SeqVariant>, Error> {
+/// Where a sequence starts in a game (moves played before its first move), the next move
+/// inside the region after it in the query's orientation and colours, and whether the
+/// colours were swapped to find it.
+struct SeqHit {
+    move_number: u32,
+    next: Option<(Color, (u8, u8))>,
+    swapped: bool,
+}
+
+/// The distinct orientations of a query, and the symmetries that leave it as it is (its
+/// stabilizer, the identity among them).
+fn sequence_variants(q: &SequenceQuery) -> Result<(Vec<SeqVariant>, Vec<u8>), Error> {
     let n = q.size;
     let region = q.region.unwrap_or((0, 0, n - 1, n - 1));
     let (x0, y0, x1, y1) = region;
@@ -570,6 +598,7 @@ fn sequence_variants(q: &SequenceQuery) -> Result<Vec<SeqVariant>, Error> {
         }
     }
     let mut out: Vec<SeqVariant> = Vec::new();
+    let mut stabilizer = Vec::new();
     for swapped in [false, true] {
         if swapped && !q.swap_colors {
             continue;
@@ -580,17 +609,21 @@ fn sequence_variants(q: &SequenceQuery) -> Result<Vec<SeqVariant>, Error> {
             let r = (a.0.min(b.0), a.1.min(b.1), a.0.max(b.0), a.1.max(b.1));
             let moves: Vec<(Color, (u8, u8))> =
                 q.moves.iter().map(|&(c, p)| (if swapped { c.opponent() } else { c }, apply(s, n, p))).collect();
+            if !swapped && moves == q.moves && r == region {
+                stabilizer.push(s);
+            }
             if !out.iter().any(|v| v.moves == moves && v.region == r) {
-                out.push(SeqVariant { moves, region: r });
+                out.push(SeqVariant { moves, region: r, symmetry: s, swapped });
             }
         }
     }
-    Ok(out)
+    Ok((out, stabilizer))
 }
 
 /// The move numbers (moves played before the sequence's first move) at which a variant's
-/// sequence starts in `moves`.
-fn sequence_hits(moves: &[(Color, Option<(u8, u8)>)], vars: &[SeqVariant]) -> Vec<u32> {
+/// sequence starts in `moves`, each with the next move inside that variant's region, turned
+/// back into the query's orientation and colours (by the first variant found there).
+fn sequence_hits(moves: &[(Color, Option<(u8, u8)>)], vars: &[SeqVariant], n: u8) -> Vec<SeqHit> {
     let mut hits = Vec::new();
     for v in vars {
         let (x0, y0, x1, y1) = v.region;
@@ -601,42 +634,62 @@ fn sequence_hits(moves: &[(Color, Option<(u8, u8)>)], vars: &[SeqVariant]) -> Ve
             .filter_map(|(i, &(c, p))| p.filter(|&(x, y)| x >= x0 && x <= x1 && y >= y0 && y <= y1).map(|p| (i, c, p)))
             .collect();
         let k = v.moves.len();
-        for w in inside.windows(k) {
+        for (at, w) in inside.windows(k).enumerate() {
             if w.iter().zip(&v.moves).all(|(&(_, c, p), &(qc, qp))| c == qc && p == qp) {
-                hits.push(w[0].0 as u32);
+                let next = inside
+                    .get(at + k)
+                    .map(|&(_, c, p)| (if v.swapped { c.opponent() } else { c }, apply_inverse(v.symmetry, n, p)));
+                hits.push(SeqHit { move_number: w[0].0 as u32, next, swapped: v.swapped });
             }
         }
     }
-    hits.sort_unstable();
-    hits.dedup();
+    // Stable, so each move number keeps the continuation of the first variant found there.
+    hits.sort_by_key(|h| h.move_number);
+    hits.dedup_by_key(|h| h.move_number);
     hits
 }
 
 impl Database {
     /// Finds the games in which a move sequence is played in its region (see [`SequenceQuery`]),
-    /// each hit at the number of moves played before the sequence's first move.
-    pub fn search_sequence(&self, query: &SequenceQuery, filter: &Filter) -> Result<Vec<Hit>, Error> {
+    /// each hit at the number of moves played before the sequence's first move, with the
+    /// next moves played in the region after it.
+    pub fn search_sequence(&self, query: &SequenceQuery, filter: &Filter) -> Result<SequenceResult, Error> {
         let n = query.size;
         if !(2..=25).contains(&n) {
             return Err(Error::Query(format!("board size {n} is outside 2..=25")));
         }
-        let vars = sequence_variants(query)?;
+        let (vars, stabilizer) = sequence_variants(query)?;
         self.check_stop()?;
         let games = self.stopped_or(self.load_games(n, filter, |_, _| true))?;
         let stop = self.stop_flag();
-        let per_game: Vec<Vec<Hit>> = games
+        let per_game: Vec<Vec<SeqHit>> = games
             .par_iter()
             .map(|g| {
                 // A stopped search skips the games left; its result is thrown away below.
                 if stop.load(Ordering::Relaxed) {
                     return Vec::new();
                 }
-                sequence_hits(&unpack_moves(&g.moves), &vars)
-                    .into_iter()
-                    .map(|move_number| Hit { game: g.id, move_number })
-                    .collect()
+                sequence_hits(&unpack_moves(&g.moves), &vars, n)
             })
             .collect();
-        self.stopped_or(Ok(per_game.into_iter().flatten().collect()))
+        self.check_stop()?;
+        let mut result = SequenceResult::default();
+        let mut stats = MoveStats::new();
+        for (g, hits) in games.iter().zip(per_game) {
+            for hit in hits {
+                result.hits.push(Hit { game: g.id, move_number: hit.move_number });
+                let Some((color, point)) = hit.next else {
+                    result.no_continuation += 1;
+                    continue;
+                };
+                // One representative for moves that are the same up to the query's own symmetry.
+                let point =
+                    stabilizer.iter().map(|&s| apply(s, n, point)).min_by_key(|&(x, y)| (y, x)).unwrap_or(point);
+                let won = g.winner.map(|c| if hit.swapped { c.opponent() } else { c });
+                tally(&mut stats, color, Some(point), won);
+            }
+        }
+        result.continuations = continuations(stats);
+        Ok(result)
     }
 }

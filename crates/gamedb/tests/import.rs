@@ -415,7 +415,7 @@ fn a_stop_from_another_thread_holds_until_cleared() {
         vec![
             db.search_position(&position, &all).map(|r| r.hits.len()),
             db.search_pattern(&pattern, &all).map(|r| r.hits.len()),
-            db.search_sequence(&sequence, &all).map(|r| r.len()),
+            db.search_sequence(&sequence, &all).map(|r| r.hits.len()),
             db.search_games(&all, 10).map(|r| r.len()),
         ]
     };

@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use common::{extract, positions_of};
 use tabula_gamedb::hash::apply;
@@ -304,11 +304,13 @@ fn sequence_search_matches_brute_force() {
         SequenceQuery { moves: middle, region: None, swap_colors: false, size: 19 },
     ];
     for q in &queries {
-        let got: BTreeSet<(i64, u32)> =
-            db.search_sequence(q, &Filter::default()).unwrap().iter().map(|h| (h.game, h.move_number)).collect();
+        let found = db.search_sequence(q, &Filter::default()).unwrap();
+        let got: BTreeSet<(i64, u32)> = found.hits.iter().map(|h| (h.game, h.move_number)).collect();
         // Brute force: turn every game (not the query) by each symmetry and colour swap.
         let region = q.region.unwrap_or((0, 0, 18, 18));
         let mut want = BTreeSet::new();
+        // Per hit, the next move in the region, in the query's frame (the first turn found).
+        let mut next: BTreeMap<(i64, u32), Option<(Color, (u8, u8))>> = BTreeMap::new();
         for (id, moves) in &games {
             for swap in [false, true] {
                 if swap && !q.swap_colors {
@@ -324,9 +326,11 @@ fn sequence_search_matches_brute_force() {
                             inside.then_some((i, if swap { c.opponent() } else { c }, p))
                         })
                         .collect();
-                    for w in turned.windows(q.moves.len()) {
+                    let k = q.moves.len();
+                    for (at, w) in turned.windows(k).enumerate() {
                         if w.iter().map(|&(_, c, p)| (c, p)).eq(q.moves.iter().copied()) {
                             want.insert((*id, w[0].0 as u32));
+                            next.entry((*id, w[0].0 as u32)).or_insert(turned.get(at + k).map(|&(_, c, p)| (c, p)));
                         }
                     }
                 }
@@ -334,6 +338,25 @@ fn sequence_search_matches_brute_force() {
         }
         assert_eq!(got, want, "{q:?}");
         assert!(!want.is_empty(), "the query was cut from a game: {q:?}");
+        // Continuations: the next moves counted up to the symmetries that leave the query as it is.
+        let same = |s: u8| {
+            let turn = |p| apply(s, 19, p);
+            let (a, b) = (turn((region.0, region.1)), turn((region.2, region.3)));
+            q.moves.iter().map(|&(c, p)| (c, turn(p))).eq(q.moves.iter().copied())
+                && (a.0.min(b.0), a.1.min(b.1), a.0.max(b.0), a.1.max(b.1)) == region
+        };
+        let stabilizer: Vec<u8> = (0..8).filter(|&s| same(s)).collect();
+        let canon = |p: (u8, u8)| stabilizer.iter().map(|&s| apply(s, 19, p)).min_by_key(|&(x, y)| (y, x)).unwrap();
+        // Keyed by (black, point): colours have no order.
+        let mut want_next: BTreeMap<(bool, (u8, u8)), u32> = BTreeMap::new();
+        for (c, p) in next.values().flatten() {
+            *want_next.entry((*c == Color::Black, canon(*p))).or_insert(0) += 1;
+        }
+        let got_next: BTreeMap<(bool, (u8, u8)), u32> =
+            found.continuations.iter().map(|c| ((c.color == Color::Black, c.point.unwrap()), c.count)).collect();
+        assert_eq!(got_next, want_next, "{q:?}");
+        assert_eq!(found.no_continuation as usize, next.values().filter(|n| n.is_none()).count(), "{q:?}");
+        assert!(found.continuations.windows(2).all(|w| w[0].count >= w[1].count), "most played first");
     }
     assert_eq!(
         SequenceQuery::parse_moves("B[dd] ;W[fc]B[cf]").unwrap(),

@@ -235,7 +235,9 @@ impl Database {
     }
 
     /// Where a sequence of moves was played (`"B[pd];W[dp];B[pp]"`), within `region`
-    /// `(x0, y0, x1, y1)` if given. Returns the hits.
+    /// `(x0, y0, x1, y1)` if given. Returns `hits` (each at the move before the sequence's
+    /// first), `continuations` (the next move in the region, in board coordinates and the
+    /// query's colours) and `no_continuation`.
     #[pyo3(signature = (moves, region=None, swap_colors=false, size=19, player=None, date_from=None, date_to=None,
                         winner=None))]
     #[allow(clippy::too_many_arguments)]
@@ -250,12 +252,16 @@ impl Database {
         date_from: Option<u32>,
         date_to: Option<u32>,
         winner: Option<&str>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<Bound<'py, PyDict>> {
         let f = filter(player, date_from, date_to, winner, Some(size))?;
         let query =
             SequenceQuery { moves: SequenceQuery::parse_moves(moves).map_err(db_err)?, region, swap_colors, size };
         let r = self.with(py, |db| db.search_sequence(&query, &f))?;
-        hits(py, &r)
+        let d = PyDict::new(py);
+        d.set_item("hits", hits(py, &r.hits)?)?;
+        d.set_item("continuations", continuations(py, &r.continuations)?)?;
+        d.set_item("no_continuation", r.no_continuation)?;
+        Ok(d)
     }
 
     /// The SGF of game `id` as stored, or None.

@@ -114,7 +114,12 @@ def test_import_then_search_by_metadata_position_pattern_and_sequence(tmp_path):
     assert sgf.parse(db.game_sgf(first["game"]))[0].get("SZ") == "19"
     first_moves = [n for n in sgf.parse(record)[0].main_line() if "B" in n or "W" in n][:2]
     text = "".join(f"{'B' if 'B' in n else 'W'}[{n.get('B') or n.get('W')}]" for n in first_moves)
-    assert any(h["game"] == game_id for h in db.search_sequence(text))
+    found = db.search_sequence(text)
+    assert any(h["game"] == game_id for h in found["hits"])
+    # Every hit has a next move in the region (the stored game has more than ten) or is
+    # counted as having none.
+    counted = sum(c["count"] for c in found["continuations"]) + found["no_continuation"]
+    assert counted == len(found["hits"]) and found["continuations"]
     exported = sgf.parse(db.export_sgf([h["game"] for h in hits["hits"][:3]]))
     assert 1 <= len(exported) <= 3
 

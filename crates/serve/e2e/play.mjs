@@ -720,7 +720,8 @@ scenarios.match = async (page) => {
 // corner) finds the four games that open there, draws the continuation numbered 1 on the
 // board and lists its figures; the hits are exported as SGF; the same stone placed by keys is
 // searched as a whole-board position; a hit opens on the board at its move and steps on; a
-// two-move sequence put down with the stone tools finds its four games; a search is stopped
+// two-move sequence put down with the stone tools finds its four games and the move that
+// follows in them; a search is stopped
 // while it runs; the view fits a 375 px window.
 scenarios.search = async (page) => {
   await page.waitForSelector("#search:not([hidden])", { timeout: WAIT_MS });
@@ -811,7 +812,11 @@ scenarios.search = async (page) => {
   const sequence = Number(await page.$eval("#search-results", (e) => e.dataset.total));
   const seqHits = await page.$$eval("#search-hits li", (els) => els.map((e) => e.textContent));
   check(seqHits.length === sequence && seqHits.every((h) => /at move 0Open$/.test(h)), `sequence hits: ${seqHits.join(" | ")}`);
-  check(await page.$eval("#search-conts", (e) => e.hidden), "continuations listed for a sequence");
+  // Each game goes on with Black's 4-4 point beside them, turned back to the query's corner.
+  const seqNext = await page.$eval("#search-conts li:first-child", (e) => e.textContent);
+  check(seqNext === "black D6: 4 games, black wins 50%, white wins 50%", `the sequence's continuation 1: ${seqNext}`);
+  const seqMarks = await page.$$eval("#search-board .cont", (els) => els.map((e) => `${e.closest("[data-cell]").dataset.cell}:${e.textContent}`));
+  check(seqMarks.join(" ") === `${3 * 9 + 3}:1`, `the sequence's continuation marks: ${seqMarks}`);
   shots.push(await shot(page, "search-sequence"));
 
   // Stop: the search's request is held on its way, so that it is still running when Stop is
@@ -841,7 +846,7 @@ scenarios.search = async (page) => {
   check(fit.scroll <= fit.inner && fit.left >= 0 && fit.right <= fit.inner && fit.width > fit.inner * 0.8, `at 375 px: ${JSON.stringify(fit)}`);
   await page.locator("#search").scrollIntoViewIfNeeded();
   shots.push(await shot(page, "search-375"));
-  return { pattern, position, exported, opened, hits, marks, first, title, sequence, seqHits, stopped, fit, shots };
+  return { pattern, position, exported, opened, hits, marks, first, title, sequence, seqHits, seqNext, stopped, fit, shots };
 };
 
 // Tree: Go 9x9 between two humans; back by a click on the tree, another move makes a

@@ -661,17 +661,18 @@ impl Query {
                     swap_colors: *swap_colors,
                     size: n,
                 };
-                let hits = db.search_sequence(&query, &self.filter).map_err(db_error)?;
+                let r = db.search_sequence(&query, &self.filter).map_err(db_error)?;
                 let place = match region {
                     Some(r) => format!("in a {}x{} region", r.w, r.h),
                     None => "on the whole board".into(),
                 };
                 let note = format!(
                     "{} move(s) in this order {place}, no other move there between them, moves elsewhere allowed; \
-                     each hit at the move before the first",
-                    moves.len()
+                     each hit at the move before the first; {} hit(s) with no later move there",
+                    moves.len(),
+                    r.no_continuation
                 );
-                Ok(Found { hits, continuations: Vec::new(), note })
+                Ok(Found { hits: r.hits, continuations: r.continuations, note })
             }
         }
     }

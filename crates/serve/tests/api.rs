@@ -1223,6 +1223,12 @@ async fn move_sequences_are_found_under_the_symmetries_and_stopped_by_ticket() {
     let players: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["black"].as_str().unwrap()).collect();
     assert_eq!(players, ["Ann", "Bob", "Cid", "Cid"], "{v}");
     assert!(v["hits"].as_array().unwrap().iter().all(|h| h["move"] == 0), "{v}");
+    // Each game goes on with Black's 4-4 point, turned back to the sequence as given.
+    assert_eq!(points(&v), [("B".to_string(), Some((3, 3)), 4)], "{v}");
+    assert_eq!(
+        (v["continuations"][0]["black_wins"].as_u64(), v["continuations"][0]["white_wins"].as_u64()),
+        (Some(2), Some(2))
+    );
     // With the colours swapped, the game where White takes the 3-3 point and Black answers
     // beside it, at its second move.
     let mut swapped = opening.clone();
@@ -1230,11 +1236,18 @@ async fn move_sequences_are_found_under_the_symmetries_and_stopped_by_ticket() {
     let s = search(addr, swapped).await;
     assert_eq!(s["total"].as_u64(), Some(5), "{s}");
     assert!(s["hits"].as_array().unwrap().iter().any(|h| h["white"] == "Cid" && h["move"] == 1), "{s}");
+    // That game goes on the same way with the colours swapped back, and Black's win there
+    // is White's in the query's colours.
+    assert_eq!(points(&s), [("B".to_string(), Some((3, 3)), 5)], "{s}");
+    let next = &s["continuations"][0];
+    assert_eq!((next["black_wins"].as_u64(), next["white_wins"].as_u64()), (Some(2), Some(3)), "{s}");
     // In a corner region drawn at the bottom right, the same four.
     let mut corner = opening.clone();
     corner["moves"] = json!([["B", 6, 6], ["W", 5, 6]]);
     corner["region"] = json!([[5, 5], [8, 8]]);
-    assert_eq!(search(addr, corner).await["hits"], v["hits"]);
+    let c = search(addr, corner).await;
+    assert_eq!(c["hits"], v["hits"]);
+    assert_eq!(points(&c), [("B".to_string(), Some((5, 5)), 4)], "{c}");
     // Black's 3-3 and then Black's 4-4: White's move between them, in the region, breaks it.
     let broken = json!({"kind": "sequence", "size": 9, "moves": [["B", 2, 2], ["B", 3, 3]]});
     assert_eq!(search(addr, broken).await["total"].as_u64(), Some(0));

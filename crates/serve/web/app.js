@@ -1367,7 +1367,6 @@ function showSearch(found, more) {
   box.hidden = false;
   box.dataset.total = found.total;
   $("search-status").textContent = `${found.total} hit${found.total === 1 ? "" : "s"} in ${found.games} game${found.games === 1 ? "" : "s"} (${Math.round(found.ms)} ms); ${found.note}.`;
-  $("search-conts-title").hidden = $("search-conts").hidden = found.kind === "sequence";
   $("search-export").disabled = found.total === 0;
   if (!more) {
     $("search-conts").replaceChildren(...found.continuations.slice(0, 30).map((c, k) => {
