@@ -272,6 +272,9 @@ fn canonical_square(pos: &Position, p: (u8, u8), mover: Color, side: i32) -> Str
         .unwrap()
 }
 
+/// A move: its colour and point.
+type NextMove = (Color, (u8, u8));
+
 #[test]
 fn sequence_search_matches_brute_force() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -310,7 +313,7 @@ fn sequence_search_matches_brute_force() {
         let region = q.region.unwrap_or((0, 0, 18, 18));
         let mut want = BTreeSet::new();
         // Per hit, the next move in the region, in the query's frame (the first turn found).
-        let mut next: BTreeMap<(i64, u32), Option<(Color, (u8, u8))>> = BTreeMap::new();
+        let mut next: BTreeMap<(i64, u32), Option<NextMove>> = BTreeMap::new();
         for (id, moves) in &games {
             for swap in [false, true] {
                 if swap && !q.swap_colors {
