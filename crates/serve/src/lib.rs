@@ -195,10 +195,12 @@ pub fn serve(config: Config) -> std::io::Result<()> {
     let served = rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind((config.host.as_str(), config.port)).await?;
         let addr = listener.local_addr()?;
+        // Listened for before the address is printed: whoever reads it may signal at once.
+        let mut signals = StopSignals::listen();
         println!("tabula serve: http://{addr}/");
         let (stopping, mut stop_asked) = tokio::sync::watch::channel(false);
         let server = axum::serve(listener, routes).with_graceful_shutdown(async move {
-            stop_signal().await;
+            signals.recv().await;
             let _ = stopping.send(true);
         });
         tokio::select! {
@@ -218,8 +220,9 @@ pub fn serve(config: Config) -> std::io::Result<()> {
     let cut = Arc::new(AtomicBool::new(false));
     let second = {
         let cut = cut.clone();
+        let mut signals = StopSignals::listen();
         rt.spawn(async move {
-            stop_signal().await;
+            signals.recv().await;
             cut.store(true, Ordering::Relaxed);
         })
     };
@@ -233,27 +236,50 @@ pub fn serve(config: Config) -> std::io::Result<()> {
     served
 }
 
-/// Resolves at the first SIGINT or SIGTERM (only Ctrl-C where there are no Unix signals);
-/// never, if no signal can be listened for.
-async fn stop_signal() {
-    let interrupt = async {
+/// SIGINT and SIGTERM, listened for from the moment this is made (on Unix; elsewhere Ctrl-C,
+/// from the first wait), so that a signal sent before the server waits for it still stops it
+/// cleanly instead of killing the process. Made inside a Tokio runtime.
+struct StopSignals {
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    fn listen() -> StopSignals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            StopSignals {
+                interrupt: signal(SignalKind::interrupt()).ok(),
+                terminate: signal(SignalKind::terminate()).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        StopSignals {}
+    }
+
+    /// Resolves at the next SIGINT or SIGTERM; never, if neither can be listened for.
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        {
+            async fn next(s: Option<&mut tokio::signal::unix::Signal>) {
+                match s {
+                    Some(s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            }
+            tokio::select! {
+                _ = next(self.interrupt.as_mut()) => {}
+                _ = next(self.terminate.as_mut()) => {}
+            }
+        }
+        #[cfg(not(unix))]
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {}
-        _ = terminate => {}
     }
 }
