@@ -467,10 +467,7 @@ fn criticality_in_rave_favours_the_point_whose_owner_wins() {
     let base = "playouts=4000,cutoff=0,rave=true,equiv=1000000,early=false,seed=9";
     let corner_share = |spec: &str| {
         let mut a = MctsAgent::from_spec(&Spec::parse(spec).unwrap(), CornerDecides::default()).unwrap();
-        let c = choose(&mut a, &s, &Limits::none());
-        let corner_visits = c.info.root_moves.iter().find(|m| m.mv == corner).map_or(0, |m| m.visits);
-        let most_other = c.info.root_moves.iter().filter(|m| m.mv != corner).map(|m| m.visits).max().unwrap();
-        (corner_visits, most_other)
+        one_against_the_rest(&choose(&mut a, &s, &Limits::none()).info, corner)
     };
     // Without criticality nothing singles the corner out.
     let (plain, other) = corner_share(&format!("mcts({base})"));
@@ -488,6 +485,13 @@ fn criticality_in_rave_favours_the_point_whose_owner_wins() {
     for bad in ["mcts(crit_rave=11)", "mcts(crit_rave=-1)", "mcts(crit_min=x)"] {
         assert!(MctsConfig::from_spec(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
     }
+}
+
+/// The root visits of `square`, and the most of any other root move.
+fn one_against_the_rest(info: &SearchInfo<Square>, square: Square) -> (u64, u64) {
+    let of_square = info.root_moves.iter().find(|m| m.mv == square).map_or(0, |m| m.visits);
+    let most_other = info.root_moves.iter().filter(|m| m.mv != square).map(|m| m.visits).max().unwrap();
+    (of_square, most_other)
 }
 
 /// Priors that favour the centre over an evaluation that knows nothing (a win for each side
@@ -519,10 +523,7 @@ fn priors_as_virtual_visits_last_longer_than_the_bias() {
     let centre = Square::new(4).unwrap();
     let visits = |spec: &str| {
         let mut a = MctsAgent::from_spec(&Spec::parse(spec).unwrap(), CentreHunch::default()).unwrap();
-        let c = choose(&mut a, &s, &Limits::none());
-        let of_centre = c.info.root_moves.iter().find(|m| m.mv == centre).map_or(0, |m| m.visits);
-        let most_other = c.info.root_moves.iter().filter(|m| m.mv != centre).map(|m| m.visits).max().unwrap();
-        (of_centre, most_other)
+        one_against_the_rest(&choose(&mut a, &s, &Limits::none()).info, centre)
     };
     // Neither bias nor virtual visits: the centre is one move among nine.
     let (centre_plain, other_plain) = visits("mcts(playouts=1800,cutoff=0,c=0.2,bias=0,early=false,seed=3)");

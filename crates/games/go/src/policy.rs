@@ -719,11 +719,7 @@ impl MctsPolicy<Go> for GoPolicy {
     }
 
     fn evaluate_recording(&self, state: &Go, played: &mut Vec<(u8, u32)>) -> Rewards {
-        if !self.amaf_playouts {
-            return self.evaluate(state);
-        }
-        let mut rng = self.playout_rng(state);
-        rewards_of(self.playout_recording(state, &mut rng, played))
+        self.evaluate_owning(state, played, &mut [])
     }
 
     fn evaluate_owning(&self, state: &Go, played: &mut Vec<(u8, u32)>, owners: &mut [u8]) -> Rewards {
