@@ -17,7 +17,7 @@ use tabula_go::Go;
 use tabula_sgf::Color;
 
 use crate::Error;
-use crate::hash::{SymHasher, Xform, apply, apply_inverse};
+use crate::hash::{SymHasher, Xform, apply, apply_inverse, representative};
 use crate::record::{Mirror, StoredMove, go_color, unpack_moves};
 
 /// Next moves counted by colour and point: how often, and how often Black, and White, went on
@@ -651,8 +651,7 @@ fn position_result(hasher: &SymHasher, n: u8, rows: Vec<PositionRow>) -> SearchR
         let point = point.filter(|&(x, y)| x < n && y < n).map(|p| {
             let canon = apply(g_xform & 7, n, p);
             let q = apply_inverse(q_xform & 7, n, canon);
-            // One representative for moves that are the same up to the query's own symmetry.
-            stabilizer.iter().map(|&s| apply(s, n, q)).min_by_key(|&(x, y)| (y, x)).unwrap_or(q)
+            representative(&stabilizer, n, q)
         });
         let won = row.winner.map(|c| if swap { c.opponent() } else { c });
         tally(&mut stats, color, point, won);

@@ -44,6 +44,13 @@ pub fn apply_inverse(s: u8, n: u8, (mut x, mut y): (u8, u8)) -> (u8, u8) {
     (x, y)
 }
 
+/// One representative of the points that the symmetries `stabilizer` (those leaving a
+/// query unchanged) make the same as `p`: the first in reading order. A next move is counted
+/// under it, so that moves a symmetric query cannot tell apart are counted once.
+pub(crate) fn representative(stabilizer: &[u8], n: u8, p: (u8, u8)) -> (u8, u8) {
+    stabilizer.iter().map(|&s| apply(s, n, p)).min_by_key(|&(x, y)| (y, x)).unwrap_or(p)
+}
+
 fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

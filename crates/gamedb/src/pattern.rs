@@ -26,7 +26,7 @@ use tabula_sgf::Color;
 
 use crate::board::Board;
 use crate::db::{Continuation, Filter, Hit, MoveStats, Position, STOP_EVERY, SearchResult, continuations, tally};
-use crate::hash::{apply, apply_inverse};
+use crate::hash::{apply, apply_inverse, representative};
 use crate::record::{unpack_moves, unpack_points};
 use crate::scan::{GameRow, MemoryIndex};
 use crate::shape::Variant;
@@ -682,9 +682,7 @@ impl Database {
                     result.no_continuation += 1;
                     continue;
                 };
-                // One representative for moves that are the same up to the query's own symmetry.
-                let point =
-                    stabilizer.iter().map(|&s| apply(s, n, point)).min_by_key(|&(x, y)| (y, x)).unwrap_or(point);
+                let point = representative(&stabilizer, n, point);
                 let won = g.winner.map(|c| if hit.swapped { c.opponent() } else { c });
                 tally(&mut stats, color, Some(point), won);
             }
