@@ -9,7 +9,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use rusqlite::{Connection, InterruptHandle, OpenFlags, params_from_iter, types::Value as SqlValue};
@@ -391,6 +391,48 @@ pub struct Database {
     conn: Connection,
     /// Set by a [`Stopper`]: the searches give up with [`Error::Stopped`] while it is set.
     stop: Arc<AtomicBool>,
+    /// How far the running search has read.
+    progress: SearchProgress,
+}
+
+/// How far a database's running search has got, read from another thread (a progress bar,
+/// a page polling its server): the games read so far of those it has to read.
+///
+/// The pattern and sequence searches (and [`Database::memory_index`]) read every candidate
+/// game of the board size the filters accept, and that reading is most of their time; they
+/// count the games as they go. A position search looks its position up in the index and
+/// reports nothing.
+#[derive(Clone, Default)]
+pub struct SearchProgress {
+    done: Arc<AtomicU64>,
+    total: Arc<AtomicU64>,
+}
+
+impl SearchProgress {
+    /// `(games read, games to read)`; `(0, 0)` before a search has counted its games.
+    pub fn get(&self) -> (u64, u64) {
+        (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed))
+    }
+
+    /// Back to `(0, 0)`, for a caller about to start a search.
+    pub fn reset(&self) {
+        self.start(0);
+    }
+
+    pub(crate) fn start(&self, total: u64) {
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+    }
+
+    pub(crate) fn set_done(&self, done: u64) {
+        self.done.store(done, Ordering::Relaxed);
+    }
+
+    /// Every one of `read` games read (the count may have changed while reading).
+    pub(crate) fn finish(&self, read: u64) {
+        self.total.store(read, Ordering::Relaxed);
+        self.done.store(read, Ordering::Relaxed);
+    }
 }
 
 /// Stops the searches of one [`Database`] from another thread (a server's "stop" button, a
@@ -411,6 +453,12 @@ impl Stopper {
         self.flag.store(true, Ordering::SeqCst);
         self.sql.interrupt();
     }
+
+    /// Lets searches run again, as [`Database::clear_stop`] does, from a caller that holds
+    /// only this handle (for one about to start a search of its own).
+    pub fn clear(&self) {
+        self.flag.store(false, Ordering::SeqCst);
+    }
 }
 
 /// How many rows or games a search handles between two looks at its stop flag.
@@ -419,7 +467,12 @@ pub(crate) const STOP_EVERY: usize = 256;
 impl Database {
     /// Wraps an open connection.
     fn with_connection(conn: Connection) -> Database {
-        Database { conn, stop: Arc::new(AtomicBool::new(false)) }
+        Database { conn, stop: Arc::new(AtomicBool::new(false)), progress: SearchProgress::default() }
+    }
+
+    /// A handle that reads how far this database's running search has got.
+    pub fn progress(&self) -> SearchProgress {
+        self.progress.clone()
     }
 
     /// A handle that stops this database's searches from another thread.
@@ -435,6 +488,11 @@ impl Database {
     /// Whether a stop holds.
     pub fn stop_requested(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The progress a search updates.
+    pub(crate) fn search_progress(&self) -> &SearchProgress {
+        &self.progress
     }
 
     /// The flag a search's worker threads look at.

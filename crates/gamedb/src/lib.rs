@@ -63,7 +63,7 @@ use std::path::PathBuf;
 
 pub use db::{
     BUSY_TIMEOUT, Continuation, Counts, Database, Filter, GameSummary, Hit, Position, SCHEMA_NAME, SCHEMA_VERSION,
-    SearchResult, Stopper, WinnerFilter,
+    SearchProgress, SearchResult, Stopper, WinnerFilter,
 };
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
 pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery, SequenceResult};

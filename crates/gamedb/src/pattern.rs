@@ -210,11 +210,17 @@ impl Database {
     /// `keep` accepts (it sees the packed moves and set-up, before anything else is read).
     fn load_games(&self, n: u8, filter: &Filter, keep: impl Fn(&[u8], &[u8]) -> bool) -> Result<Vec<GameRow>, Error> {
         let (cond, mut params) = filter.sql();
-        let sql = format!(
-            "SELECT g.id, g.moves, g.setup, g.winner FROM games g WHERE g.status = 'ok' AND g.size = ?{cond} \
-             ORDER BY g.id"
-        );
         params.insert(0, SqlValue::Integer(n as i64));
+        let wanted = "FROM games g WHERE g.status = 'ok' AND g.size = ?";
+        // Counting first (no game's moves are read) gives the progress its total.
+        let total: u64 = self.connection().query_row(
+            &format!("SELECT COUNT(*) {wanted}{cond}"),
+            params_from_iter(params.iter()),
+            |r| r.get(0),
+        )?;
+        let progress = self.search_progress();
+        progress.start(total);
+        let sql = format!("SELECT g.id, g.moves, g.setup, g.winner {wanted}{cond} ORDER BY g.id");
         let mut stmt = self.connection().prepare(&sql)?;
         let mut rows = stmt.query(params_from_iter(params))?;
         let mut games = Vec::new();
@@ -223,6 +229,7 @@ impl Database {
             read += 1;
             if read.is_multiple_of(STOP_EVERY) {
                 self.check_stop()?;
+                progress.set_done(read as u64);
             }
             let moves: Vec<u8> = row.get::<_, Option<Vec<u8>>>(1)?.unwrap_or_default();
             let setup: Vec<u8> = row.get::<_, Option<Vec<u8>>>(2)?.unwrap_or_default();
@@ -236,6 +243,8 @@ impl Database {
             };
             games.push(GameRow { id: row.get(0)?, moves, setup, winner });
         }
+        // Games added by another connection since the count are read too.
+        progress.finish(read as u64);
         Ok(games)
     }
 

@@ -434,3 +434,52 @@ fn a_stop_from_another_thread_holds_until_cleared() {
     let after: Vec<usize> = counts(&db).into_iter().map(|r| r.expect("search")).collect();
     assert_eq!(after, before);
 }
+
+#[test]
+fn a_search_counts_the_games_it_reads_and_a_stopper_can_clear_its_stop() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let games = [
+        "(;GM[1]SZ[9]PB[Ann]PW[Bob]RE[B+R];B[ee];W[cc])",
+        "(;GM[1]SZ[9]PB[Cid]PW[Ann]RE[W+R];B[ee];W[gg])",
+        "(;GM[1]SZ[9]PB[Cid]PW[Dee]RE[B+R];B[cc];W[ee])",
+        "(;GM[1]SZ[13]PB[Ann]PW[Bob]RE[B+R];B[gg])",
+    ];
+    let files: Vec<PathBuf> = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let f = tmp.path().join(format!("{i}.sgf"));
+            std::fs::write(&f, g).unwrap();
+            f
+        })
+        .collect();
+    let path = tmp.path().join("games.db");
+    import(&files, &path, &ImportOptions::default()).expect("import");
+    let db = Database::open_read_only(&path).expect("open");
+    let progress = db.progress();
+    assert_eq!(progress.get(), (0, 0), "nothing read before a search");
+    let sequence = |player: Option<&str>| {
+        let query = SequenceQuery { moves: vec![(Color::Black, (4, 4))], region: None, swap_colors: false, size: 9 };
+        let filter = Filter { player: player.map(str::to_string), ..Filter::default() };
+        db.search_sequence(&query, &filter).expect("search").hits.len()
+    };
+    assert_eq!(sequence(None), 2);
+    assert_eq!(progress.get(), (3, 3), "the three 9x9 games, not the 13x13 one");
+    assert_eq!(sequence(Some("ann")), 2);
+    assert_eq!(progress.get(), (2, 2), "the filter's two games");
+    progress.reset();
+    assert_eq!(progress.get(), (0, 0));
+
+    let stopper = db.stopper();
+    stopper.stop();
+    assert!(matches!(
+        db.search_sequence(
+            &SequenceQuery { moves: vec![(Color::Black, (4, 4))], region: None, swap_colors: false, size: 9 },
+            &Filter::default()
+        ),
+        Err(Error::Stopped)
+    ));
+    stopper.clear();
+    assert!(!db.stop_requested());
+    assert_eq!(sequence(None), 2);
+}

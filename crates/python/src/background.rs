@@ -18,10 +18,21 @@ const TICK: Duration = Duration::from_millis(100);
 
 /// Runs `work` on another thread with the GIL released. Meanwhile, every [`TICK`] (and once
 /// at the end) this thread checks for signals and calls `tick`; a signal or an error from
-/// `tick` sets `stop`, waits for `work` to return and is raised.
+/// `tick` sets `stop`, waits for `work` to return and is raised (whatever `work` returned).
 pub(crate) fn run<T: Send>(
     py: Python<'_>,
     stop: &AtomicBool,
+    tick: impl FnMut(Python<'_>) -> PyResult<()> + Send,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    run_stopping(py, || stop.store(true, Ordering::Relaxed), tick, work)
+}
+
+/// [`run`] for work that is stopped by a call (`stop`, made at most once) rather than by a
+/// flag: a database search, stopped through its database's stopper.
+pub(crate) fn run_stopping<T: Send>(
+    py: Python<'_>,
+    stop: impl Fn() + Send + Sync,
     mut tick: impl FnMut(Python<'_>) -> PyResult<()> + Send,
     work: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
@@ -41,7 +52,7 @@ pub(crate) fn run<T: Send>(
                 if pending.is_none() {
                     Python::attach(|py| {
                         if let Err(e) = py.check_signals().and_then(|()| tick(py)) {
-                            stop.store(true, Ordering::Relaxed);
+                            stop();
                             pending = Some(e);
                         }
                     });

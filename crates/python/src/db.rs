@@ -1,5 +1,9 @@
 //! The Go game database from Python: import SGF with progress, search by position, local
 //! pattern, move sequence and metadata; rows come back as lists of dicts.
+//!
+//! Every call runs off the Python thread ([`background`]), so Ctrl-C stops a long search
+//! through the database's stopper and raises `KeyboardInterrupt` at once, and a pattern or
+//! sequence search can report the games it has read to a `progress` function.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -9,8 +13,8 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tabula_gamedb::{
-    Anchor, Continuation, Error, Filter, Hit, ImportOptions, Pattern, PatternQuery, Position, SequenceQuery,
-    WinnerFilter,
+    Anchor, Continuation, Error, Filter, Hit, ImportOptions, Pattern, PatternQuery, Position, SearchProgress,
+    SequenceQuery, Stopper, WinnerFilter,
 };
 use tabula_sgf::Color;
 
@@ -70,23 +74,47 @@ fn continuations<'py>(py: Python<'py>, next: &[Continuation]) -> PyResult<Bound<
 /// A Go game database (one SQLite file made by `tabula.import_games` or `tabula db import`).
 /// Searches take the metadata filters `player` (either colour, exact, any case),
 /// `date_from` / `date_to` (`yyyymmdd`), `winner` (`"black"`, `"white"`, `"draw"`) and `size`.
+/// Ctrl-C stops a search and raises `KeyboardInterrupt`; the database stays usable. Calls
+/// from several threads on one `Database` run one at a time.
 #[pyclass(module = "tabula._tabula", frozen)]
 pub(crate) struct Database {
     db: Mutex<tabula_gamedb::Database>,
     path: PathBuf,
+    stopper: Stopper,
+    progress: SearchProgress,
 }
 
 impl Database {
+    /// Runs `f` on the database off the Python thread: a signal (Ctrl-C) or an error raised by
+    /// `progress` stops it through the stopper and is raised. `progress(done, total)` is
+    /// called with the games read whenever that changed, and once at the end.
     fn with<T: Send>(
         &self,
         py: Python<'_>,
+        progress: Option<&Py<PyAny>>,
         f: impl FnOnce(&tabula_gamedb::Database) -> Result<T, Error> + Send,
     ) -> PyResult<T> {
-        py.detach(|| {
+        // A stop left by an earlier interrupted call must not stop this one; the progress
+        // must not show the last search's figures before this one counts its games.
+        self.stopper.clear();
+        self.progress.reset();
+        let mut reported = (0, 0);
+        let tick = |py: Python<'_>| -> PyResult<()> {
+            let now = self.progress.get();
+            if let Some(f) = progress
+                && now.1 > 0
+                && now != reported
+            {
+                reported = now;
+                f.call1(py, now)?;
+            }
+            Ok(())
+        };
+        let work = || {
             let db = self.db.lock().unwrap_or_else(|e| e.into_inner());
             f(&db)
-        })
-        .map_err(db_err)
+        };
+        background::run_stopping(py, || self.stopper.stop(), tick, work)?.map_err(db_err)
     }
 }
 
@@ -97,13 +125,14 @@ impl Database {
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Database> {
         let open = path.clone();
         let db = py.detach(move || tabula_gamedb::Database::open(&open)).map_err(db_err)?;
-        Ok(Database { db: Mutex::new(db), path })
+        let (stopper, progress) = (db.stopper(), db.progress());
+        Ok(Database { db: Mutex::new(db), path, stopper, progress })
     }
 
     /// Games by status: `ok`, `flagged` (cut at an illegal move), `duplicates`, `rejected`,
     /// and `positions` indexed.
     fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let c = self.with(py, |db| db.counts())?;
+        let c = self.with(py, None, |db| db.counts())?;
         let d = PyDict::new(py);
         d.set_item("ok", c.ok)?;
         d.set_item("flagged", c.flagged)?;
@@ -128,7 +157,7 @@ impl Database {
         limit: usize,
     ) -> PyResult<Bound<'py, PyList>> {
         let f = filter(player, date_from, date_to, winner, size)?;
-        let rows = self.with(py, |db| db.search_games(&f, limit))?;
+        let rows = self.with(py, None, |db| db.search_games(&f, limit))?;
         let out = PyList::empty(py);
         for g in rows {
             let d = PyDict::new(py);
@@ -190,7 +219,7 @@ impl Database {
             }
             _ => return Err(PyValueError::new_err("give either sgf (with move_number) or stones")),
         };
-        let r = self.with(py, |db| db.search_position(&position, &f))?;
+        let r = self.with(py, None, |db| db.search_position(&position, &f))?;
         let d = PyDict::new(py);
         d.set_item("hits", hits(py, &r.hits)?)?;
         d.set_item("continuations", continuations(py, &r.continuations)?)?;
@@ -202,9 +231,10 @@ impl Database {
     /// (black), `O` (white), `.` (empty) and `?` (anything); `anchor` is `anywhere`,
     /// `corner`, `side` or `at=COL,ROW`; `swap_colors` also finds it with colours exchanged.
     /// Returns `hits`, `continuations` (in the pattern's coordinates), `no_continuation` and
-    /// `games_searched`.
+    /// `games_searched`. `progress(games_read, games_to_read)` is called as the games of
+    /// that size which the filters accept are read.
     #[pyo3(signature = (pattern, anchor="anywhere", swap_colors=false, size=19, player=None, date_from=None,
-                        date_to=None, winner=None))]
+                        date_to=None, winner=None, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn search_pattern<'py>(
         &self,
@@ -217,6 +247,7 @@ impl Database {
         date_from: Option<u32>,
         date_to: Option<u32>,
         winner: Option<&str>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let f = filter(player, date_from, date_to, winner, Some(size))?;
         let query = PatternQuery {
@@ -225,7 +256,7 @@ impl Database {
             swap_colors,
             size,
         };
-        let r = self.with(py, |db| db.search_pattern(&query, &f))?;
+        let r = self.with(py, progress.as_ref(), |db| db.search_pattern(&query, &f))?;
         let d = PyDict::new(py);
         d.set_item("hits", hits(py, &r.hits)?)?;
         d.set_item("continuations", continuations(py, &r.continuations)?)?;
@@ -237,9 +268,10 @@ impl Database {
     /// Where a sequence of moves was played (`"B[pd];W[dp];B[pp]"`), within `region`
     /// `(x0, y0, x1, y1)` if given. Returns `hits` (each at the move before the sequence's
     /// first), `continuations` (the next move in the region, in board coordinates and the
-    /// query's colours) and `no_continuation`.
+    /// query's colours) and `no_continuation`. `progress(games_read, games_to_read)` is
+    /// called as the games are read.
     #[pyo3(signature = (moves, region=None, swap_colors=false, size=19, player=None, date_from=None, date_to=None,
-                        winner=None))]
+                        winner=None, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn search_sequence<'py>(
         &self,
@@ -252,11 +284,12 @@ impl Database {
         date_from: Option<u32>,
         date_to: Option<u32>,
         winner: Option<&str>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let f = filter(player, date_from, date_to, winner, Some(size))?;
         let query =
             SequenceQuery { moves: SequenceQuery::parse_moves(moves).map_err(db_err)?, region, swap_colors, size };
-        let r = self.with(py, |db| db.search_sequence(&query, &f))?;
+        let r = self.with(py, progress.as_ref(), |db| db.search_sequence(&query, &f))?;
         let d = PyDict::new(py);
         d.set_item("hits", hits(py, &r.hits)?)?;
         d.set_item("continuations", continuations(py, &r.continuations)?)?;
@@ -266,12 +299,12 @@ impl Database {
 
     /// The SGF of game `id` as stored, or None.
     fn game_sgf(&self, py: Python<'_>, id: i64) -> PyResult<Option<String>> {
-        self.with(py, |db| db.game_sgf(id))
+        self.with(py, None, |db| db.game_sgf(id))
     }
 
     /// One SGF collection of the games `ids`.
     fn export_sgf(&self, py: Python<'_>, ids: Vec<i64>) -> PyResult<String> {
-        self.with(py, |db| db.export_sgf(&ids))
+        self.with(py, None, |db| db.export_sgf(&ids))
     }
 
     fn __repr__(&self) -> String {

@@ -1,6 +1,7 @@
 """SGF trees and the Go game database from Python."""
 
 import pathlib
+import signal
 
 import pytest
 
@@ -143,3 +144,32 @@ def test_database_errors_are_python_exceptions(tmp_path):
         db.search_position(stones=[("B", (30, 3))])
     with pytest.raises(ValueError):
         db.games(winner="nobody")
+
+
+def test_a_database_search_reports_progress_and_stops_on_ctrl_c(tmp_path):
+    db_path = tmp_path / "g.db"
+    tabula.import_games([str(KGS_SAMPLE)], str(db_path), batch_size=500)
+    db = tabula.Database(str(db_path))
+    nineteen = len(db.games(size=19, limit=100_000))
+    corner = "......\n......\n......\n...X..\n......\n......"
+    seen = []
+    full = db.search_pattern(corner, anchor="corner", progress=lambda done, total: seen.append((done, total)))
+    assert full["hits"]
+    # Every 19x19 game is read (the pattern is looked for in those that could hold it).
+    assert seen and seen[-1] == (nineteen, nineteen) and all(t == nineteen for _, t in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+    def interrupt(done, total):
+        signal.raise_signal(signal.SIGINT)
+
+    # As in the self-play test: give the test the SIGINT handler an interactive session has.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            db.search_sequence("B[pd]", progress=interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            db.search_pattern(corner, anchor="corner", progress=interrupt)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    # The interrupted searches leave no stop behind: the next one finds everything again.
+    assert db.search_pattern(corner, anchor="corner") == full

@@ -297,6 +297,7 @@ class Database:
         date_from: Optional[int] = None,
         date_to: Optional[int] = None,
         winner: Optional[str] = None,
+        progress: Optional[Callable[[int, int], Any]] = None,
     ) -> Dict[str, Any]: ...
     def search_sequence(
         self,
@@ -308,6 +309,7 @@ class Database:
         date_from: Optional[int] = None,
         date_to: Optional[int] = None,
         winner: Optional[str] = None,
+        progress: Optional[Callable[[int, int], Any]] = None,
     ) -> Dict[str, Any]: ...
     def game_sgf(self, id: int) -> Optional[str]: ...
     def export_sgf(self, ids: Sequence[int]) -> str: ...
