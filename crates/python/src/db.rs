@@ -87,7 +87,8 @@ pub(crate) struct Database {
 impl Database {
     /// Runs `f` on the database off the Python thread: a signal (Ctrl-C) or an error raised by
     /// `progress` stops it through the stopper and is raised. `progress(done, total)` is
-    /// called with the games read whenever that changed, and once at the end.
+    /// called with the games read whenever that changed since the last call (looked at every
+    /// tenth of a second and once the work has ended).
     fn with<T: Send>(
         &self,
         py: Python<'_>,
