@@ -458,8 +458,8 @@ fn a_search_counts_the_games_it_reads_and_a_stopper_can_clear_its_stop() {
     let db = Database::open_read_only(&path).expect("open");
     let progress = db.progress();
     assert_eq!(progress.get(), (0, 0), "nothing read before a search");
+    let query = SequenceQuery { moves: vec![(Color::Black, (4, 4))], region: None, swap_colors: false, size: 9 };
     let sequence = |player: Option<&str>| {
-        let query = SequenceQuery { moves: vec![(Color::Black, (4, 4))], region: None, swap_colors: false, size: 9 };
         let filter = Filter { player: player.map(str::to_string), ..Filter::default() };
         db.search_sequence(&query, &filter).expect("search").hits.len()
     };
@@ -472,13 +472,7 @@ fn a_search_counts_the_games_it_reads_and_a_stopper_can_clear_its_stop() {
 
     let stopper = db.stopper();
     stopper.stop();
-    assert!(matches!(
-        db.search_sequence(
-            &SequenceQuery { moves: vec![(Color::Black, (4, 4))], region: None, swap_colors: false, size: 9 },
-            &Filter::default()
-        ),
-        Err(Error::Stopped)
-    ));
+    assert!(matches!(db.search_sequence(&query, &Filter::default()), Err(Error::Stopped)));
     stopper.clear();
     assert!(!db.stop_requested());
     assert_eq!(sequence(None), 2);
