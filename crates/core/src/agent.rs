@@ -46,7 +46,8 @@ pub struct Limits {
     pub stop: Option<Arc<AtomicBool>>,
     /// Asked by an analysis display: report statistics for every root move, even where
     /// that costs more than finding the move to play (an alpha-beta search then scores
-    /// each root move exactly instead of proving it worse than the best).
+    /// each root move exactly instead of proving it worse than the best; an external GTP
+    /// engine streams `lz-analyze` and plays nothing).
     pub analyse: bool,
 }
 

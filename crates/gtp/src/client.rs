@@ -29,6 +29,18 @@ const MAX_ANSWER_LINE: usize = 256 * 1024;
 const READ_AHEAD: usize = 64;
 /// How much of the engine's stderr is kept for error messages.
 const STDERR_TAIL: usize = 2048;
+/// How often a streaming analysis looks whether to interrupt the engine.
+const POLL: Duration = Duration::from_millis(20);
+/// The command that interrupts a streaming analysis (GTP's own, so every engine knows it).
+const INTERRUPT: &str = "name";
+
+/// When a streaming analysis is interrupted: once `stop` says so or `at` has passed.
+struct Interrupt<'a> {
+    at: Option<Instant>,
+    stop: &'a dyn Fn() -> bool,
+    /// The id of the interrupting command, once sent.
+    sent: Option<u32>,
+}
 
 /// Why talking to an external engine failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -255,12 +267,58 @@ impl GtpClient {
         result
     }
 
+    /// Sends an analysis command whose answer streams until the engine is interrupted
+    /// (`lz-analyze`, `kata-analyze`): `on_line` sees every line of a success answer as it
+    /// arrives. Once `stop()` says so, or `limit` has passed, the engine is interrupted by
+    /// its next command (`name`), and both answers are read to their ends within the
+    /// client's timeout. A `?` answer is [`ClientError::Failure`]; the stream's lines are
+    /// not kept.
+    pub fn send_analysis(
+        &mut self,
+        command: &str,
+        limit: Option<Duration>,
+        stop: &dyn Fn() -> bool,
+        on_line: &mut dyn FnMut(&str),
+    ) -> Result<(), ClientError> {
+        if let Some(reason) = &self.dead {
+            return Err(ClientError::Dead(reason.clone()));
+        }
+        let mut interrupt = Interrupt { at: limit.and_then(|l| Instant::now().checked_add(l)), stop, sent: None };
+        let result = self.write_command(command).and_then(|(id, command)| {
+            self.read_answer(id, &command, None, self.timeout, on_line, Some(&mut interrupt)).map(|_| ())
+        });
+        // The interrupting command's own answer, read so that it is not taken for the next's.
+        let result = match (result, interrupt.sent) {
+            (Ok(()), Some(id)) => {
+                let deadline = Instant::now().checked_add(self.timeout);
+                self.read_answer(id, INTERRUPT, deadline, self.timeout, &mut |_| {}, None).map(|_| ())
+            }
+            (result, _) => result,
+        };
+        if let Err(e) = &result
+            && !matches!(e, ClientError::Failure { .. })
+        {
+            self.dead = Some(e.to_string());
+            self.kill();
+        }
+        result
+    }
+
     fn exchange(
         &mut self,
         command: &str,
         timeout: Duration,
         on_line: &mut dyn FnMut(&str),
     ) -> Result<String, ClientError> {
+        let (id, command) = self.write_command(command)?;
+        // A deadline past what the clock can count is no deadline.
+        let deadline = Instant::now().checked_add(timeout);
+        self.read_answer(id, &command, deadline, timeout, on_line, None)
+    }
+
+    /// Writes `command` (control characters made spaces) with the next id; the id and the
+    /// command as sent.
+    fn write_command(&mut self, command: &str) -> Result<(u32, String), ClientError> {
         let command: String = command.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
         let command = command.trim().to_string();
         let id = self.next_id;
@@ -272,19 +330,51 @@ impl GtpClient {
         if !written {
             return Err(self.crashed(&command));
         }
-        // A deadline past what the clock can count is no deadline.
-        let deadline = Instant::now().checked_add(timeout);
+        Ok((id, command))
+    }
+
+    /// Reads the answer to command `id` (skipping stale answers to earlier ones) until
+    /// `deadline`, which is `allowed` from the start. With an `interrupt`, the answer is a stream: it is looked at every
+    /// [`POLL`], the interrupting command is sent when it says so, and the deadline is the
+    /// client's timeout from then; the stream's lines go to `on_line` only.
+    fn read_answer(
+        &mut self,
+        id: u32,
+        command: &str,
+        mut deadline: Option<Instant>,
+        allowed: Duration,
+        on_line: &mut dyn FnMut(&str),
+        mut interrupt: Option<&mut Interrupt<'_>>,
+    ) -> Result<String, ClientError> {
+        let command = command.to_string();
         let mut head: Option<(bool, String)> = None;
         let mut skipping_stale = false;
         loop {
-            let received = match deadline {
-                Some(d) => self.lines.recv_timeout(d.saturating_duration_since(Instant::now())),
-                None => self.lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            let polling = match interrupt.as_deref_mut() {
+                Some(i) if i.sent.is_none() => {
+                    if (i.stop)() || i.at.is_some_and(|t| Instant::now() >= t) {
+                        let (sent, _) = self.write_command(INTERRUPT)?;
+                        i.sent = Some(sent);
+                        deadline = Instant::now().checked_add(self.timeout);
+                        false
+                    } else {
+                        true
+                    }
+                }
+                _ => false,
+            };
+            let received = match (polling, deadline) {
+                (true, _) => match self.lines.recv_timeout(POLL) {
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    other => other,
+                },
+                (false, Some(d)) => self.lines.recv_timeout(d.saturating_duration_since(Instant::now())),
+                (false, None) => self.lines.recv().map_err(|_| RecvTimeoutError::Disconnected),
             };
             let line = match received {
                 Ok(Event::Line(l)) => l,
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(&command)),
-                Err(RecvTimeoutError::Timeout) => return Err(ClientError::Timeout { command, timeout }),
+                Err(RecvTimeoutError::Timeout) => return Err(ClientError::Timeout { command, timeout: allowed }),
             };
             let line = line.trim_end_matches('\r');
             match &mut head {
@@ -313,10 +403,12 @@ impl GtpClient {
                     if *ok {
                         on_line(line);
                     }
-                    if !text.is_empty() {
-                        text.push('\n');
+                    if interrupt.is_none() {
+                        if !text.is_empty() {
+                            text.push('\n');
+                        }
+                        text.push_str(line);
                     }
-                    text.push_str(line);
                 }
             }
         }
@@ -412,6 +504,8 @@ pub struct GtpAgent<G: GtpGame> {
     analyze: bool,
     /// Whether the running engine knows `lz-genmove_analyze` (asked once per game).
     analyze_known: Option<bool>,
+    /// The analysis command the running engine knows, if any (asked once per game).
+    analysis_known: Option<Option<&'static str>>,
     _game: PhantomData<fn() -> G>,
 }
 
@@ -436,6 +530,7 @@ impl<G: GtpGame> GtpAgent<G> {
             time_settings_sent: None,
             analyze: false,
             analyze_known: None,
+            analysis_known: None,
             _game: PhantomData,
         }
     }
@@ -669,6 +764,69 @@ impl<G: GtpGame> GtpAgent<G> {
     }
 }
 
+impl<G: GtpGame> GtpAgent<G> {
+    /// The analysis command the engine knows, `lz-analyze` or else `kata-analyze` (asked
+    /// once per game).
+    fn analysis_command(&mut self) -> Result<&'static str, AgentError> {
+        if let Some(known) = self.analysis_known {
+            return known.ok_or_else(cannot_analyse);
+        }
+        let client = self.client()?;
+        let mut known = None;
+        for command in ["lz-analyze", "kata-analyze"] {
+            if client.known_command(command).map_err(engine_error)? {
+                known = Some(command);
+                break;
+            }
+        }
+        self.analysis_known = Some(known);
+        known.ok_or_else(cannot_analyse)
+    }
+
+    /// Analyses `state` without playing: the engine's `lz-analyze` (or `kata-analyze`)
+    /// stream goes to `report` until `limits` stop it (its stop flag, its time); the choice
+    /// is the engine's best move then, with its last report.
+    fn analyse(
+        &mut self,
+        state: &G,
+        player: Player,
+        limits: &Limits,
+        report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        if !self.in_step(state) {
+            return Err(AgentError::Engine("engine is out of step with the game".into()));
+        }
+        self.take_back_own_move()?;
+        let mut legal = Vec::new();
+        state.legal_moves_of(player, &mut legal);
+        let Some(&first) = legal.first() else { return Err(AgentError::NoMove) };
+        let command = format!("{} {} {ANALYZE_INTERVAL_CS}", self.analysis_command()?, state.gtp_color(player));
+        let mut last_info: Option<SearchInfo<G::Move>> = None;
+        let mut on_line = |line: &str| {
+            if let Some(info) = parse_lz_analyze_line(state, line) {
+                report(&info);
+                last_info = Some(info);
+            }
+        };
+        let stop = limits.stop.clone();
+        let stopped = move || stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+        match self.client()?.send_analysis(&command, limits.time, &stopped, &mut on_line) {
+            Ok(()) => {}
+            Err(ClientError::Failure { message, .. }) => {
+                return Err(AgentError::Engine(format!("{command} refused: {message}")));
+            }
+            Err(e) => return Err(engine_error(e)),
+        }
+        let info = last_info.unwrap_or_default();
+        let mv = info.root_moves.first().map(|m| m.mv).filter(|m| legal.contains(m)).unwrap_or(first);
+        Ok(Choice { mv, resign: false, info })
+    }
+}
+
+fn cannot_analyse() -> AgentError {
+    AgentError::Engine("the engine knows neither lz-analyze nor kata-analyze, so it cannot analyse".into())
+}
+
 impl<G: GtpGame> Agent<G> for GtpAgent<G> {
     fn name(&self) -> String {
         let mut spec = Spec::named("gtp").with("cmd", &self.cmd);
@@ -683,6 +841,7 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
         self.own_move = None;
         self.time_settings_sent = None;
         self.analyze_known = None;
+        self.analysis_known = None;
         self.tracked = None;
         match self.setup(state) {
             Ok(()) => self.tracked = Some(state.clone()),
@@ -771,7 +930,12 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
                 return Err(e.clone());
             }
         }
-        match self.genmove(state, player, limits, report) {
+        let chosen = if limits.analyse {
+            self.analyse(state, player, limits, report)
+        } else {
+            self.genmove(state, player, limits, report)
+        };
+        match chosen {
             Ok(c) => Ok(c),
             Err(AgentError::NoMove) => Err(AgentError::NoMove),
             Err(e) => Err(self.fail(e)),

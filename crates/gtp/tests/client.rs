@@ -58,6 +58,7 @@ fn main() {
         ("passes_and_komi_reach_the_engine", passes_and_komi_reach_the_engine),
         ("spec_builds_the_agent", spec_builds_the_agent),
         ("analysis_streams_from_the_engine", analysis_streams_from_the_engine),
+        ("an_engine_analyses_until_stopped", an_engine_analyses_until_stopped),
         ("crash_mid_game", crash_mid_game),
         ("hanging_engine_times_out", hanging_engine_times_out),
         ("garbage_answer", garbage_answer),
@@ -226,6 +227,51 @@ fn first_choice(
     }
     let p = state.current_player();
     agent.choose(&state, p, &Limits::none(), &mut NullReport::callback())
+}
+
+fn an_engine_analyses_until_stopped() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut agent = GtpAgent::<Ttt>::new(&self_engine("ttt-analyst", 1), TIMEOUT);
+    let mut state = Ttt::default();
+    agent.new_game(&state);
+    let b2 = state.parse_move("b2").unwrap();
+    agent.observe(&state, &[b2]);
+    state.play(b2);
+    // Stopped from the report callback: the engine streams `lz-analyze` until interrupted.
+    let stop = Arc::new(AtomicBool::new(false));
+    let limits = Limits { stop: Some(stop.clone()), analyse: true, ..Limits::none() };
+    let mut infos = Vec::new();
+    let choice = agent
+        .choose(&state, state.current_player(), &limits, &mut |i: &tabula_core::SearchInfo<_>| {
+            infos.push(i.clone());
+            stop.store(true, Ordering::Relaxed);
+        })
+        .unwrap();
+    assert!(!infos.is_empty());
+    assert_eq!(choice.info.root_moves, infos.last().unwrap().root_moves);
+    assert_eq!(state.format_move(choice.mv), "a1", "the engine's best move");
+    // Nothing was played, and the interrupting command's answer is not taken for the next.
+    let client = agent.client_mut().unwrap();
+    let board = client.send("showboard").unwrap();
+    assert_eq!(board.matches('X').count() + board.matches('O').count(), 1, "{board}");
+    assert_eq!(client.send("name").unwrap(), "tabula-test");
+    // A time limit ends it too, and the engine then plays its move as usual.
+    let timed = Limits { analyse: true, ..Limits::time(Duration::from_millis(300)) };
+    let mut n = 0;
+    agent.choose(&state, state.current_player(), &timed, &mut |_: &tabula_core::SearchInfo<_>| n += 1).unwrap();
+    assert!(n >= 1);
+    let played = agent.choose(&state, state.current_player(), &Limits::none(), &mut NullReport::callback()).unwrap();
+    assert_eq!(state.format_move(played.mv), "a1");
+    // An engine without an analysis command says so.
+    let (cmd, path) = fake_engine("no-analysis", "printf '=%s a1\\n\\n' \"$id\"");
+    let mut plain = GtpAgent::<Ttt>::new(&cmd, TIMEOUT);
+    plain.new_game(&Ttt::default());
+    match plain.choose(&Ttt::default(), tabula_core::Player(0), &timed, &mut NullReport::callback()) {
+        Err(AgentError::Engine(msg)) => assert!(msg.contains("neither lz-analyze nor kata-analyze"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
+    let _ = std::fs::remove_file(path);
 }
 
 fn crash_mid_game() {
