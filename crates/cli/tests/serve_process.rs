@@ -3,6 +3,10 @@
 //! cleanly. The engine that plays is `tabula gtp` itself, a real GTP engine run as a
 //! separate process; others crash at once or never answer. The server is the real binary
 //! too, so the engines are its children and this test can see them come and go.
+//!
+//! One test belongs to the browser tier (`#[ignore]`d; `scripts/test` runs it after
+//! `scripts/browser-env` has installed Chromium and playwright-core): the page of this
+//! server in Chromium, analysing with an engine of its configuration.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -238,15 +242,76 @@ fn engines_are_named_never_given() {
         call(&server, "POST", "/api/game", Some(json!({"spec": "hex(size=5)", "players": ["human", "engine:self"]})));
     assert_eq!(status, 400);
     assert!(e["error"].as_str().unwrap().contains("does not play hex"), "{e}");
-    let g = new_game(&server, ["human", "human"]);
+    assert!(children(&server).is_empty());
+}
+
+#[test]
+fn a_configured_engine_analyses_and_takes_a_place_while_it_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve(&engines_file(dir.path(), 1));
+    let hex = call(&server, "POST", "/api/game", Some(json!({"spec": "hex(size=5)", "players": ["human", "human"]}))).1;
     let (status, e) = call(
         &server,
         "POST",
-        &format!("/api/game/{}/analysis", g["id"].as_str().unwrap()),
+        &format!("/api/game/{}/analysis", hex["id"].as_str().unwrap()),
         Some(json!({"agent": "engine:self"})),
     );
     assert_eq!(status, 400, "{e}");
-    assert!(children(&server).is_empty());
+    assert!(e["error"].as_str().unwrap().contains("does not play hex"), "{e}");
+
+    // An engine that dies at once: its analysis fails with the reason, its command unshown.
+    let crash = new_game(&server, ["human", "human"]);
+    let crash_id = crash["id"].as_str().unwrap().to_string();
+    let (status, s) =
+        call(&server, "POST", &format!("/api/game/{crash_id}/analysis"), Some(json!({"agent": "engine:crash"})));
+    assert_eq!(status, 200, "{s}");
+    let s = wait_for(&server, &crash_id, "the failed analysis", |s| s["error"].is_string());
+    let error = s["error"].as_str().unwrap();
+    assert!(error.contains("the analysis failed") && error.contains("going down"), "{error}");
+    assert!(!error.contains("sh -c"), "the command line stays on the server: {error}");
+    let (status, s) = call(&server, "POST", &format!("/api/game/{crash_id}/analysis"), Some(json!({"agent": null})));
+    assert_eq!(status, 200, "{s}");
+
+    // Two humans, the engine analysing: it is told the game, and its reports reach the
+    // win-rate graph at each position.
+    let g = new_game(&server, ["human", "human"]);
+    let id = g["id"].as_str().unwrap().to_string();
+    let analyse =
+        |agent: Value| call(&server, "POST", &format!("/api/game/{id}/analysis"), Some(json!({"agent": agent})));
+    let (status, s) = analyse(json!("engine:self"));
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(s["analysis"]["agent"], "engine:self");
+    let evaluated = |ply: u64| move |s: &Value| s["evals"].as_array().is_some_and(|e| e.iter().any(|p| p[0] == ply));
+    wait_for(&server, &id, "the analysis of the empty board", evaluated(0));
+    for (ply, mv) in [(1, "E5"), (2, "C3")] {
+        let (status, s) = call(&server, "POST", &format!("/api/game/{id}/move"), Some(json!({"move": mv})));
+        assert_eq!(status, 200, "{s}");
+        let s = wait_for(&server, &id, "the analysis after a move", evaluated(ply));
+        assert!(s["error"].is_null(), "{s}");
+    }
+    assert_eq!(children(&server).len(), 1, "one engine process while it analyses");
+
+    // It holds the one place for a running engine until the analysis stops.
+    let (status, e) =
+        call(&server, "POST", "/api/game", Some(json!({"spec": "go(size=9)", "players": ["human", "engine:self"]})));
+    assert_eq!(status, 429, "{e}");
+    let (status, s) = analyse(Value::Null);
+    assert_eq!(status, 200, "{s}");
+    assert!(s["analysis"].is_null(), "{s}");
+    wait_no_children(&server, "after the analysis stopped");
+    let other = new_game(&server, ["human", "engine:self"]);
+    let (status, s) =
+        call(&server, "POST", &format!("/api/game/{}/resign", other["id"].as_str().unwrap()), Some(json!({})));
+    assert_eq!(status, 200, "{s}");
+    wait_no_children(&server, "after the game against the engine ended");
+
+    // Analysing again, until the game ends: its end stops the process too.
+    let (status, s) = analyse(json!("engine:self"));
+    assert_eq!(status, 200, "{s}");
+    wait_for(&server, &id, "a child analysing again", |_| children(&server).len() == 1);
+    let (status, s) = call(&server, "POST", &format!("/api/game/{id}/resign"), Some(json!({})));
+    assert_eq!(status, 200, "{s}");
+    wait_no_children(&server, "after the analysed game ended");
 }
 
 #[test]
@@ -359,4 +424,53 @@ fn sigterm_stops_the_server_with_its_state_file_whole_its_runs_checkpointed_and_
     assert_eq!(entries(&tmp, "tabula-train-").len(), 1, "the server's own training folder");
     drop(server);
     assert_eq!(entries(&tmp, "tabula-train-"), Vec::<String>::new(), "the training folder is removed");
+}
+
+#[test]
+#[ignore = "browser tier: scripts/test runs it"]
+fn a_configured_engine_analyses_on_the_page_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("engines.json");
+    let tabula = env!("CARGO_BIN_EXE_tabula");
+    // No playout cap: the engine analyses until the server interrupts it.
+    let config = json!({"engines": {"analyst": {"command": [tabula, "gtp", "go(size=9)", "--agent", "mcts(seed=1)"], "games": ["go"]}}});
+    std::fs::write(&file, config.to_string()).unwrap();
+    let server = serve_with(
+        &[
+            "--move-ms".as_ref(),
+            "300".as_ref(),
+            "--analysis-ms".as_ref(),
+            "3000".as_ref(),
+            "--engines".as_ref(),
+            file.as_os_str(),
+        ],
+        None,
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let e2e = root.join("crates/serve/e2e");
+    assert!(
+        e2e.join("node_modules/playwright-core").is_dir(),
+        "{} is missing: run scripts/browser-env (it installs Chromium and playwright-core)",
+        e2e.join("node_modules/playwright-core").display()
+    );
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| root.join("target"));
+    let out = Command::new("node")
+        .arg(e2e.join("play.mjs"))
+        .arg(format!("http://{}/", server.addr))
+        .arg(target.join("e2e"))
+        .arg("engine-analysis")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start node ({e}): run scripts/browser-env"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    let line =
+        stdout.lines().find_map(|l| l.strip_prefix("RESULT ")).unwrap_or_else(|| panic!("no RESULT line\n{stdout}"));
+    let result: Value = serde_json::from_str(line).unwrap();
+    assert!(result["labels"].as_u64().unwrap() >= 3, "{result}");
+    let shot = std::path::PathBuf::from(result["shots"][0].as_str().unwrap());
+    assert!(std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0) > 1000, "screenshot {}", shot.display());
+    // Switched off, the engine's process is gone.
+    wait_no_children(&server, "after the page switched the analysis off");
 }

@@ -1068,6 +1068,44 @@ scenarios.engine = async (page) => {
   return { plies: s.ply, moves, result, shots };
 };
 
+// Go 9x9 analysed by an external engine of the server's configuration (`tabula gtp`, which
+// streams `lz-analyze`), picked from the analysis box's suggestions: its marks drawn on the
+// board, redrawn after a move, gone when switched off.
+scenarios["engine-analysis"] = async (page) => {
+  const offered = await page.$$eval("#agent-specs option", (os) => os.map((o) => o.value));
+  check(offered.includes("engine:analyst"), `the suggestions: ${offered}`);
+  await newGame(page, "go", { size: "9" }, ["human", "mcts(playouts=100)"]);
+  await page.fill("#analysis-agent", "engine:analyst");
+  await page.click("#analyse");
+  await page.waitForFunction(() => document.querySelectorAll("#board .overlay .mark").length >= 3, null, { timeout: WAIT_MS });
+  // The engine's stream goes on: the marks change with its next reports.
+  const marks = () => page.$$eval("#board .overlay .mark", (els) => els.map((e) => `${e.dataset.cell}:${e.textContent}`).join(" "));
+  const first = await marks();
+  await page.waitForFunction((first) => {
+    const now = [...document.querySelectorAll("#board .overlay .mark")].map((e) => `${e.dataset.cell}:${e.textContent}`).join(" ");
+    return now !== first && now !== "";
+  }, first, { timeout: WAIT_MS });
+  const labels = await page.$$eval("#board [role=gridcell]", (els) => els.map((e) => e.getAttribute("aria-label")));
+  const analysed = labels.filter((l) => l.includes("analysis:"));
+  check(analysed.length >= 3, `${analysed.length} cells carry the analysis in their labels`);
+  check(analysed.every((l) => /, empty, playable, analysis: [A-HJ]\d \d+\.\d% win rate, \d+ visits(, line( [A-HJ]\d| pass)+)?$/.test(l)), `labels: ${analysed.slice(0, 3).join(" | ")}`);
+  const shots = [await shot(page, "go-9x9-engine-analysis")];
+  const s = await clickMove(page);
+  check(s.ply === 2, "the agent replied");
+  await page.waitForFunction(() => {
+    const o = document.querySelector("#board .overlay");
+    return o && Number(o.dataset.version) > 0 && o.querySelectorAll(".mark").length >= 3;
+  }, null, { timeout: WAIT_MS });
+  const occupied = await page.$$eval("#board [role=gridcell]", (els) => els.filter((e) => /stone/.test(e.getAttribute("aria-label"))).map((e) => e.dataset.cell));
+  const marked = await page.$$eval("#board .overlay .mark", (els) => els.map((e) => e.dataset.cell));
+  check(marked.every((c) => !occupied.includes(c)), `a mark on a stone: ${marked}`);
+  const status = await statusText(page);
+  check(!/failed/.test(status), `status: ${status}`);
+  await page.click("#analyse");
+  await page.waitForFunction(() => !document.querySelector("#board .overlay"), null, { timeout: WAIT_MS });
+  return { first, labels: analysed.length, marked, shots };
+};
+
 // The territory estimate of a 9x9 position clicked between two humans: Black walls off
 // the left five columns, White the right four, and two White stones die inside Black's
 // side. The toggle draws the ownership squares, fades and crosses the dead stones, and

@@ -6,7 +6,8 @@
 //! turns that into the registry's GTP agent with the configured command line. The file is
 //! read and checked once, when the server starts: a bad file stops the server with the
 //! reason. Each engine process runs while its game is in play (it is killed and reaped when
-//! the game ends, or when the engine fails), and at most [`Engines::max_running`] run at once.
+//! the game ends, or when the engine fails) or while it analyses a game, and at most
+//! [`Engines::max_running`] run at once.
 //!
 //! The file is JSON:
 //!
@@ -251,7 +252,7 @@ impl Engines {
             Err(_) => Err(ApiError {
                 status: 429,
                 message: format!(
-                    "the server runs its most external engines at once ({}); finish a game against one first",
+                    "the server runs its most external engines at once ({}); finish a game against one or stop an analysis by one first",
                     self.max_running
                 ),
             }),

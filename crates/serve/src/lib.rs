@@ -29,8 +29,9 @@
 //!   choice (`player` names the seat when several humans choose), and the turn is played once
 //!   every seat, agents included, has chosen.
 //! - `POST /api/game/{id}/undo`: takes back moves to the last human turn (or a resignation).
-//! - `POST /api/game/{id}/analysis` `{agent}`: analyse with the agent spec `agent` (or stop,
-//!   with `null`) each position where a human is to move; its reports come as `analysis`
+//! - `POST /api/game/{id}/analysis` `{agent}`: analyse with the agent spec `agent` (or a
+//!   configured engine, `engine:NAME`; or stop, with `null`) each position where a human is
+//!   to move; its reports come as `analysis`
 //!   events, tagged with the position's `version` and the search's `run`, each root move
 //!   with its `line` (each ply's move, player and the cells it touches).
 //! - `POST /api/game/{id}/resign` `{player}`: a human seat resigns (`player` may be left out

@@ -119,11 +119,25 @@ struct SearchJob {
     player: Option<usize>,
 }
 
+/// One analysis to run: the analyst's agent, the position, its limits, the game's version
+/// and the analyst's run it is for, and an external engine's name and command line (to
+/// hide the command in errors).
+struct AnalysisJob {
+    agent: Arc<Mutex<AnyAgent>>,
+    game: AnyGame,
+    limits: Limits,
+    version: u64,
+    run: u64,
+    engine: Option<(String, String)>,
+}
+
 /// An agent that searches the position on the board for the page's overlay, while a
 /// human thinks. Each position is analysed once, within [`Config::analysis_time`].
 struct Analyst {
     spec: String,
     agent: Arc<Mutex<AnyAgent>>,
+    /// A configured external engine's name, command line and place among the running ones.
+    engine: Option<EngineSeat>,
     /// Bumped at each search started; reports carry it, so the page can drop a finished
     /// search's late reports.
     run: u64,
@@ -473,6 +487,13 @@ impl Live {
                 *agent = Arc::new(Mutex::new(fresh));
                 e.lease = None;
             }
+        }
+        if let Some(Analyst { agent, engine: Some(e), .. }) = &mut self.analyst
+            && e.lease.is_some()
+            && let Ok(fresh) = game.agent(&e.spec.spec)
+        {
+            *agent = Arc::new(Mutex::new(fresh));
+            e.lease = None;
         }
     }
 
@@ -1077,10 +1098,37 @@ impl App {
     }
 
     /// Starts analysing with the agent `spec`, or stops analysing (`None`).
+    /// An external engine (`engine:NAME`) analyses through its own analysis command; its
+    /// process runs while it analyses and takes a place among the running engines.
     pub fn set_analysis(self: &Arc<Self>, entry: &Arc<Entry>, spec: Option<&str>) -> Result<Value, ApiError> {
         let analyst = match spec {
             Some(spec) if spec.trim().starts_with(crate::engines::PREFIX) => {
-                return Err(ApiError::bad("analysis: external engines play games here; they do not analyse"));
+                let mut live = lock(&entry.live);
+                let game_name = live.game.spec().split('(').next().unwrap_or_default().to_string();
+                let engine = self
+                    .engines
+                    .resolve(spec, &game_name)
+                    .map_err(|e| ApiError { message: format!("analysis: {}", e.message), ..e })?
+                    .ok_or_else(|| ApiError::bad("analysis: not an engine"))?;
+                let agent = live.game.agent(&engine.spec).map_err(|e| ApiError::bad(format!("analysis: {e}")))?;
+                // An engine analysing gives its place up to the one replacing it.
+                if let Some(old) = &mut live.analyst
+                    && old.engine.is_some()
+                {
+                    old.halt();
+                    live.analyst = None;
+                }
+                let lease =
+                    self.engines.lease().map_err(|e| ApiError { message: format!("analysis: {}", e.message), ..e })?;
+                let run = live.analyst.as_ref().map_or(0, |a| a.run);
+                Some(Analyst {
+                    spec: engine.shown.clone(),
+                    agent: Arc::new(Mutex::new(agent)),
+                    engine: Some(EngineSeat { spec: engine, lease: Some(lease) }),
+                    run,
+                    analysed: None,
+                    stop: None,
+                })
             }
             Some(spec) => {
                 check_safe(spec, "analysis")?;
@@ -1090,6 +1138,7 @@ impl App {
                 Some(Analyst {
                     spec: spec.trim().to_string(),
                     agent: Arc::new(Mutex::new(agent)),
+                    engine: None,
                     run,
                     analysed: None,
                     stop: None,
@@ -1358,6 +1407,20 @@ impl App {
             }
             let game = live.game.clone();
             let time = self.config.analysis_time;
+            // An engine analyst whose process was stopped (the game ended, then an undo)
+            // needs a place among the running engines again.
+            if let Some(Analyst { engine: Some(e), analysed, .. }) = &mut live.analyst
+                && *analysed != Some(version)
+                && e.lease.is_none()
+            {
+                match self.engines.lease() {
+                    Ok(lease) => e.lease = Some(lease),
+                    Err(err) => {
+                        *analysed = Some(version);
+                        live.error = Some(format!("analysis: {}", err.message));
+                    }
+                }
+            }
             if let Some(a) = &mut live.analyst
                 && a.analysed != Some(version)
             {
@@ -1367,10 +1430,17 @@ impl App {
                 let stop = Arc::new(AtomicBool::new(false));
                 a.stop = Some(stop.clone());
                 let limits = Limits { stop: Some(stop), analyse: true, ..Limits::time(time) };
-                let (agent, run) = (a.agent.clone(), a.run);
+                let job = AnalysisJob {
+                    agent: a.agent.clone(),
+                    game,
+                    limits,
+                    version,
+                    run: a.run,
+                    engine: a.engine.as_ref().map(|e| (e.spec.shown.clone(), e.spec.cmdline.clone())),
+                };
                 let app = self.clone();
                 let entry2 = entry.clone();
-                tokio::spawn(async move { app.analyse(entry2, agent, game, limits, version, run).await });
+                tokio::spawn(async move { app.analyse(entry2, job).await });
             }
         }
         let state = live.state(&entry.id);
@@ -1405,15 +1475,8 @@ impl App {
 
     /// Analyses `game` (at `version`) for the overlay, sending `analysis` events tagged with
     /// the version and the run; a search stopped by a change sends nothing more.
-    async fn analyse(
-        self: Arc<Self>,
-        entry: Arc<Entry>,
-        agent: Arc<Mutex<AnyAgent>>,
-        game: AnyGame,
-        limits: Limits,
-        version: u64,
-        run: u64,
-    ) {
+    async fn analyse(self: Arc<Self>, entry: Arc<Entry>, job: AnalysisJob) {
+        let AnalysisJob { agent, game, limits, version, run, engine } = job;
         let Ok(_permit) = self.searches.clone().acquire_owned().await else { return };
         let stop = limits.stop.clone();
         let stopped = move || stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
@@ -1445,9 +1508,16 @@ impl App {
             v["done"] = json!(false);
             v
         };
+        let hidden = engine.clone();
         let result = tokio::task::spawn_blocking(move || {
             let mut agent = lock(&agent);
             let mut last: Option<Instant> = None;
+            // An external engine keeps the game itself: it is told each move first.
+            if engine.is_some()
+                && let Err(e) = agent.follow(&game)
+            {
+                return Some(format!("the analysis failed: {e}"));
+            }
             let result = agent.choose(&game, None, &limits, &mut |info| {
                 if !stopped() && last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
                     last = Some(Instant::now());
@@ -1469,7 +1539,12 @@ impl App {
         })
         .await;
         let error = match result {
-            Ok(e) => e,
+            // An engine's command line stays on the server.
+            Ok(Some(e)) => Some(match hidden {
+                Some((shown, cmdline)) => e.replace(cmdline.as_str(), &shown),
+                None => e,
+            }),
+            Ok(None) => None,
             Err(_) => Some("the analysis failed".to_string()),
         };
         if let Some(e) = error {
