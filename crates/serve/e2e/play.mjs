@@ -821,11 +821,21 @@ scenarios.search = async (page) => {
 
   // Stop: the search's request is held on its way, so that it is still running when Stop is
   // pressed; the page sends the stop with that search's ticket and stops waiting for it.
+  // While it runs the page asks how far it has got, by the same ticket, and shows the
+  // answer: given here by the test, since the held search never reaches the server.
   let held = null;
   await page.route("**/api/search", (route) => { held = route; });
+  let progressTicket = null;
+  await page.route("**/api/search/progress", (route) => {
+    progressTicket = route.request().postDataJSON().ticket;
+    route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ ticket: progressTicket, state: "running", read: 12288, total: 31996 }) });
+  });
   await page.click("#search-form button[type=submit]");
   await page.waitForSelector("#search-stop:not([hidden])", { timeout: WAIT_MS });
   check(await page.$eval("#search-submit", (e) => e.disabled), "Search can be pressed while a search runs");
+  await page.waitForFunction(() => document.getElementById("search-status").textContent === "Searching… 12,288 of 31,996 games read", null, { timeout: WAIT_MS });
+  check(progressTicket === held?.request().postDataJSON().ticket, `progress asked for ${progressTicket}`);
+  await page.unroute("**/api/search/progress");
   const stopRequest = page.waitForRequest((r) => r.url().endsWith("/api/search/stop"), { timeout: WAIT_MS });
   await page.click("#search-stop");
   const stopBody = (await stopRequest).postDataJSON();

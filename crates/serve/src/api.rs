@@ -360,6 +360,11 @@ async fn search_stop(State(app): State<Arc<App>>, body: Body) -> Result<Response
     Ok(ok(database(&app)?.stop(&map)?))
 }
 
+async fn search_progress(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
+    let map = read_json_within(body, MAX_BODY).await?;
+    Ok(ok(database(&app)?.progress(&map)?))
+}
+
 async fn search_export(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
     let map = read_json_within(body, MAX_SEARCH_BODY).await?;
     let text = database(&app)?.export(&map).await?;
@@ -464,6 +469,7 @@ pub fn routes(app: Arc<App>) -> Router {
         .route("/api/search", post(search_route))
         .route("/api/search/export", post(search_export))
         .route("/api/search/stop", post(search_stop))
+        .route("/api/search/progress", post(search_progress))
         .route("/api/search/game/{id}", get(search_game))
         .merge(crate::train::routes())
         .fallback(not_found)

@@ -47,7 +47,9 @@
 //!   position or by a pattern in a region of the board, with metadata filters: hits (a page
 //!   of them) and continuations in the request's coordinates; `POST /api/search/export` the
 //!   hits' games as one SGF collection; `GET /api/search/game/{id}?move=N` a hit's game, its
-//!   moves and a record up to the move for the SGF loader.
+//!   moves and a record up to the move for the SGF loader; `POST /api/search/stop`
+//!   `{ticket}` stops the search that carries the ticket, `POST /api/search/progress`
+//!   `{ticket}` says whether it waits or runs and how many games it has read.
 //! - `POST /api/game/{id}/goto` `{node}`: puts a node of the game's tree on the board (a move
 //!   played there follows its child or adds a variation); `POST /api/game/{id}/comment`
 //!   `{node, text}` sets a node's comment; `POST /api/game/{id}/remove` `{node}` removes a

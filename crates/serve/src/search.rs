@@ -13,7 +13,9 @@
 //! or running (the database gives up at its next look at its stop flag, an SQL statement is
 //! interrupted); a request whose client goes away is stopped the same way. The one running
 //! search is recorded under a lock that its end also takes, so a stop never reaches the search
-//! after it.
+//! after it. `POST /api/search/progress` with the ticket says whether that search waits or
+//! runs, and while it runs how many of its games the database has read (a pattern or
+//! sequence search reads every game of the board size its filters accept).
 //!
 //! A pattern is a rectangle of the board the page drew it on; the database anchors a corner
 //! pattern at the top-left corner and a side pattern at the top edge, so a region drawn at
@@ -28,8 +30,8 @@ use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 use tabula_gamedb::{
-    Anchor, Cell, Continuation, Database, Filter, Hit, Pattern, PatternQuery, Position, SequenceQuery, Stopper,
-    WinnerFilter, meta,
+    Anchor, Cell, Continuation, Database, Filter, Hit, Pattern, PatternQuery, Position, SearchProgress, SequenceQuery,
+    Stopper, WinnerFilter, meta,
 };
 use tabula_sgf::Color;
 
@@ -65,6 +67,8 @@ pub struct Search {
     name: String,
     /// Stops the database's running search.
     stopper: Stopper,
+    /// The games read by the database's running search.
+    progress: SearchProgress,
     /// The searches waiting or running that carry a ticket.
     tickets: Tickets,
     /// The stop flag of the one search running on the database.
@@ -153,6 +157,7 @@ impl Search {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         Ok(Search {
             stopper: db.stopper(),
+            progress: db.progress(),
             db: Arc::new(Mutex::new(db)),
             busy: Arc::new(AtomicUsize::new(0)),
             name,
@@ -169,6 +174,24 @@ impl Search {
             self.stop_of(flag.clone()).stop();
         }
         Ok(json!({ "ticket": ticket, "stopped": flag.is_some() }))
+    }
+
+    /// Where the search that carries `ticket` is: `none` (finished, stopped or never
+    /// started), `waiting` behind others, or `running` with the games read so far and the
+    /// games to read (both 0 until the search has counted them, and for a position search,
+    /// which reads no games).
+    pub fn progress(&self, body: &Map<String, Value>) -> Result<Value, ApiError> {
+        let ticket = ticket(body)?.ok_or_else(|| ApiError::bad("a progress request needs the search's ticket"))?;
+        let Some(flag) = lock(&self.tickets).get(&ticket).cloned() else {
+            return Ok(json!({ "ticket": ticket, "state": "none" }));
+        };
+        // Read under the lock the search's start and end take, so that the figures are its own.
+        let running = lock(&self.running);
+        if running.as_ref().is_some_and(|r| Arc::ptr_eq(r, &flag)) {
+            let (read, total) = self.progress.get();
+            return Ok(json!({ "ticket": ticket, "state": "running", "read": read, "total": total }));
+        }
+        Ok(json!({ "ticket": ticket, "state": "waiting" }))
     }
 
     /// The database file's name.
@@ -202,13 +225,18 @@ impl Search {
             armed.ticket = Some((ticket, self.tickets.clone()));
         }
         let db = self.db.clone();
+        let progress = self.progress.clone();
         let out = tokio::task::spawn_blocking(move || {
             let _busy = busy;
             let db = lock(&db);
             // The stop of the search before has done its work; this one's own flag says
             // whether it was stopped while it waited.
             db.clear_stop();
-            *lock(&stop.running) = Some(stop.flag.clone());
+            {
+                let mut running = lock(&stop.running);
+                progress.reset();
+                *running = Some(stop.flag.clone());
+            }
             let out = if stop.flag.load(Ordering::SeqCst) { Err(stopped()) } else { work(&db) };
             // Cleared before the database is let go, so that a late stop cannot reach the
             // next search.
@@ -901,6 +929,62 @@ mod tests {
         for bad in [json!({}), json!({"ticket": ""}), json!({"ticket": "a b"}), json!({"ticket": "x".repeat(65)})] {
             assert_eq!(search.stop(&body(bad.clone())).unwrap_err().status, 400, "{bad}");
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn progress_follows_a_search_by_its_ticket_from_waiting_to_running_to_gone() {
+        let (_dir, search) = fixtures();
+        let progress = |ticket: &str| search.progress(&body(json!({ "ticket": ticket }))).unwrap();
+        assert_eq!(progress("p-1")["state"], "none", "no such search");
+        for bad in [json!({}), json!({"ticket": "a b"})] {
+            assert_eq!(search.progress(&body(bad.clone())).unwrap_err().status, 400, "{bad}");
+        }
+        // Waiting behind the database's holder.
+        let query = body(json!({"kind": "pattern", "size": 9, "stones": [["B", 2, 2]],
+            "region": [[0, 0], [3, 3]], "ticket": "p-1"}));
+        let held = hold(&search);
+        let task = waiting(&search, &query, "p-1").await;
+        assert_eq!(progress("p-1")["state"], "waiting");
+        drop(held);
+        task.await.unwrap().unwrap();
+        assert_eq!(progress("p-1")["state"], "none", "its ticket went with it");
+
+        // Running: a pattern search's own figures, read while its work waits for the test
+        // before and after the database reads its games.
+        let nine = std::fs::read_dir(tabula_core::testing::fixture("sgf/search"))
+            .unwrap()
+            .flatten()
+            .filter(|f| std::fs::read_to_string(f.path()).is_ok_and(|t| t.contains("SZ[9]")))
+            .count() as u64;
+        assert!(nine >= 2, "the fixtures' 9x9 games");
+        let (step, steps) = std::sync::mpsc::channel::<&str>();
+        let (go_on, go) = std::sync::mpsc::channel::<()>();
+        let pattern = Query::parse(&query).unwrap();
+        let task = tokio::spawn({
+            let search = search.clone();
+            async move {
+                search
+                    .run(Some("p-2".into()), move |db| {
+                        step.send("started").unwrap();
+                        go.recv().unwrap();
+                        let found = pattern.find(db)?;
+                        step.send("read").unwrap();
+                        go.recv().unwrap();
+                        Ok(found.hits.len())
+                    })
+                    .await
+            }
+        });
+        let wait_for = |what: &str| assert_eq!(steps.recv().unwrap(), what);
+        wait_for("started");
+        // The last search's figures were reset as this one started.
+        assert_eq!(progress("p-2"), json!({"ticket": "p-2", "state": "running", "read": 0, "total": 0}));
+        go_on.send(()).unwrap();
+        wait_for("read");
+        assert_eq!(progress("p-2"), json!({"ticket": "p-2", "state": "running", "read": nine, "total": nine}));
+        go_on.send(()).unwrap();
+        assert!(task.await.unwrap().unwrap() > 0);
+        assert_eq!(progress("p-2")["state"], "none");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

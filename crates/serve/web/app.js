@@ -1316,6 +1316,7 @@ async function runSearch(ev) {
   search.running = running;
   $("search-stop").hidden = false;
   $("search-submit").disabled = true;
+  watchSearch(running);
   try {
     const r = await fetch("/api/search", {
       method: "POST",
@@ -1340,6 +1341,30 @@ async function runSearch(ev) {
     if (search.running === running) search.running = null;
     $("search-stop").hidden = true;
     $("search-submit").disabled = false;
+  }
+}
+
+/// Shows how far the search `running` has got, asking the server every quarter second
+/// until it ends: the games read of those to read, or that it waits for other searches.
+async function watchSearch(running) {
+  const games = new Intl.NumberFormat("en");
+  while (true) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (search.running !== running || running.stopped) return;
+    let p;
+    try {
+      const r = await fetch("/api/search/progress", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ticket: running.ticket }) });
+      if (!r.ok) return;
+      p = await r.json();
+    } catch {
+      return;
+    }
+    if (search.running !== running || running.stopped) return;
+    if (p.state === "running" && p.total > 0) {
+      $("search-status").textContent = `Searching… ${games.format(p.read)} of ${games.format(p.total)} games read`;
+    } else if (p.state === "waiting") {
+      $("search-status").textContent = "Searching… (waiting for other searches to end)";
+    }
   }
 }
 
