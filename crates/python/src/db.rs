@@ -75,33 +75,51 @@ fn continuations<'py>(py: Python<'py>, next: &[Continuation]) -> PyResult<Bound<
 /// Searches take the metadata filters `player` (either colour, exact, any case),
 /// `date_from` / `date_to` (`yyyymmdd`), `winner` (`"black"`, `"white"`, `"draw"`) and `size`.
 /// Ctrl-C stops a search and raises `KeyboardInterrupt`; the database stays usable. Calls
-/// from several threads on one `Database` run one at a time.
+/// from several threads on one `Database` run one at a time, each stopped only by its own
+/// Ctrl-C or progress error and shown only its own progress.
 #[pyclass(module = "tabula._tabula", frozen)]
 pub(crate) struct Database {
     db: Mutex<tabula_gamedb::Database>,
     path: PathBuf,
     stopper: Stopper,
     progress: SearchProgress,
+    /// The stop flag of the call holding the database.
+    running: Mutex<Option<Arc<AtomicBool>>>,
 }
 
 impl Database {
     /// Runs `f` on the database off the Python thread: a signal (Ctrl-C) or an error raised by
-    /// `progress` stops it through the stopper and is raised. `progress(done, total)` is
-    /// called with the games read whenever that changed since the last call (looked at every
-    /// tenth of a second and once the work has ended).
+    /// `progress` stops it and is raised. `progress(done, total)` is called with the games
+    /// read whenever that changed since the last call (looked at every tenth of a second and
+    /// once the work has ended).
+    ///
+    /// Calls from several threads take the database in turn, and each has its own stop: it
+    /// reaches the database's stopper only while that call holds the database (recorded
+    /// under a lock its start and end take too), a call clears the stopper only once it holds
+    /// the database, and its progress shows only its own search's figures.
     fn with<T: Send>(
         &self,
         py: Python<'_>,
         progress: Option<&Py<PyAny>>,
         f: impl FnOnce(&tabula_gamedb::Database) -> Result<T, Error> + Send,
     ) -> PyResult<T> {
-        // A stop left by an earlier interrupted call must not stop this one; the progress
-        // must not show the last search's figures before this one counts its games.
-        self.stopper.clear();
-        self.progress.reset();
+        let mine = Arc::new(AtomicBool::new(false));
+        let holds = |running: &Option<Arc<AtomicBool>>| running.as_ref().is_some_and(|r| Arc::ptr_eq(r, &mine));
+        // The call's figures once its work has ended, for the last report.
+        let last: Mutex<Option<(u64, u64)>> = Mutex::new(None);
+        let stop = || {
+            mine.store(true, Ordering::SeqCst);
+            if holds(&lock(&self.running)) {
+                self.stopper.stop();
+            }
+        };
         let mut reported = (0, 0);
         let tick = |py: Python<'_>| -> PyResult<()> {
-            let now = self.progress.get();
+            let now = match *lock(&last) {
+                Some(end) => end,
+                None if holds(&lock(&self.running)) => self.progress.get(),
+                None => return Ok(()),
+            };
             if let Some(f) = progress
                 && now.1 > 0
                 && now != reported
@@ -112,11 +130,27 @@ impl Database {
             Ok(())
         };
         let work = || {
-            let db = self.db.lock().unwrap_or_else(|e| e.into_inner());
-            f(&db)
+            let db = lock(&self.db);
+            {
+                // A stop left by an earlier call must not stop this one, nor its figures show.
+                let mut running = lock(&self.running);
+                self.stopper.clear();
+                self.progress.reset();
+                *running = Some(mine.clone());
+            }
+            let out = if mine.load(Ordering::SeqCst) { Err(Error::Stopped) } else { f(&db) };
+            let mut running = lock(&self.running);
+            *lock(&last) = Some(self.progress.get());
+            *running = None;
+            out
         };
-        background::run_stopping(py, || self.stopper.stop(), tick, work)?.map_err(db_err)
+        background::run_stopping(py, stop, tick, work)?.map_err(db_err)
     }
+}
+
+/// A lock, taken even from a thread that panicked while holding it (the data are plain).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[pymethods]
@@ -127,7 +161,7 @@ impl Database {
         let open = path.clone();
         let db = py.detach(move || tabula_gamedb::Database::open(&open)).map_err(db_err)?;
         let (stopper, progress) = (db.stopper(), db.progress());
-        Ok(Database { db: Mutex::new(db), path, stopper, progress })
+        Ok(Database { db: Mutex::new(db), path, stopper, progress, running: Mutex::new(None) })
     }
 
     /// Games by status: `ok`, `flagged` (cut at an illegal move), `duplicates`, `rejected`,

@@ -2,6 +2,7 @@
 
 import pathlib
 import signal
+import threading
 
 import pytest
 
@@ -173,3 +174,37 @@ def test_a_database_search_reports_progress_and_stops_on_ctrl_c(tmp_path):
         signal.signal(signal.SIGINT, previous)
     # The interrupted searches leave no stop behind: the next one finds everything again.
     assert db.search_pattern(corner, anchor="corner") == full
+
+
+def test_searches_from_two_threads_each_stop_and_report_their_own(tmp_path):
+    db_path = tmp_path / "g.db"
+    tabula.import_games([str(KGS_SAMPLE)], str(db_path), batch_size=500)
+    db = tabula.Database(str(db_path))
+    nineteen = len(db.games(size=19, limit=100_000))
+    black_won = len(db.games(size=19, winner="black", limit=100_000))
+    assert 0 < black_won < nineteen
+    corner = "......\n......\n......\n...X..\n......\n......"
+    full = db.search_pattern(corner, anchor="corner")
+    second = {"seen": []}
+
+    def search_too():
+        second["found"] = db.search_pattern(
+            corner, anchor="corner", progress=lambda done, total: second["seen"].append((done, total))
+        )
+
+    thread = threading.Thread(target=search_too)
+
+    def stop_here(done, total):
+        # The second search starts while this one holds the database; this one then stops.
+        if not thread.is_alive() and "found" not in second:
+            thread.start()
+        raise RuntimeError("stopped by its progress function")
+
+    with pytest.raises(RuntimeError, match="stopped by its progress"):
+        db.search_sequence("B[pd]", winner="black", progress=stop_here)
+    thread.join()
+    # The second search was neither stopped by the first's stop nor shown its figures (the
+    # first read only the games Black won).
+    assert second["found"] == full
+    seen = second["seen"]
+    assert seen and seen[-1] == (nineteen, nineteen) and all(t == nineteen for _, t in seen), seen
