@@ -334,9 +334,10 @@ impl GtpClient {
     }
 
     /// Reads the answer to command `id` (skipping stale answers to earlier ones) until
-    /// `deadline`, which is `allowed` from the start. With an `interrupt`, the answer is a stream: it is looked at every
-    /// [`POLL`], the interrupting command is sent when it says so, and the deadline is the
-    /// client's timeout from then; the stream's lines go to `on_line` only.
+    /// `deadline`, which is `allowed` from the start. With an `interrupt`, the answer is a
+    /// stream: it is looked at every [`POLL`], the interrupting command is sent when it says
+    /// so, and the deadline is the client's timeout from then; the stream's lines go to
+    /// `on_line` only.
     fn read_answer(
         &mut self,
         id: u32,
