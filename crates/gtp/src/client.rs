@@ -703,13 +703,9 @@ impl<G: GtpGame> GtpAgent<G> {
         Ok(known)
     }
 
-    fn genmove(
-        &mut self,
-        state: &G,
-        player: Player,
-        limits: &Limits,
-        report: Report<'_, G::Move>,
-    ) -> Result<Choice<G::Move>, AgentError> {
+    /// `player`'s legal moves in `state`, once the engine is checked to be in step with it
+    /// and its own unconfirmed move taken back; [`AgentError::NoMove`] when there is none.
+    fn legal_in_step(&mut self, state: &G, player: Player) -> Result<Vec<G::Move>, AgentError> {
         if !self.in_step(state) {
             return Err(AgentError::Engine("engine is out of step with the game".into()));
         }
@@ -719,6 +715,17 @@ impl<G: GtpGame> GtpAgent<G> {
         if legal.is_empty() {
             return Err(AgentError::NoMove);
         }
+        Ok(legal)
+    }
+
+    fn genmove(
+        &mut self,
+        state: &G,
+        player: Player,
+        limits: &Limits,
+        report: Report<'_, G::Move>,
+    ) -> Result<Choice<G::Move>, AgentError> {
+        let legal = self.legal_in_step(state, player)?;
         let color = state.gtp_color(player);
         self.send_time(color, limits)?;
         let budget = limits
@@ -763,9 +770,7 @@ impl<G: GtpGame> GtpAgent<G> {
             Ok(GtpMove::Move(_)) | Err(_) => Err(AgentError::IllegalMove(reply)),
         }
     }
-}
 
-impl<G: GtpGame> GtpAgent<G> {
     /// The analysis command the engine knows, `lz-analyze` or else `kata-analyze` (asked
     /// once per game).
     fn analysis_command(&mut self) -> Result<&'static str, AgentError> {
@@ -794,13 +799,7 @@ impl<G: GtpGame> GtpAgent<G> {
         limits: &Limits,
         report: Report<'_, G::Move>,
     ) -> Result<Choice<G::Move>, AgentError> {
-        if !self.in_step(state) {
-            return Err(AgentError::Engine("engine is out of step with the game".into()));
-        }
-        self.take_back_own_move()?;
-        let mut legal = Vec::new();
-        state.legal_moves_of(player, &mut legal);
-        let Some(&first) = legal.first() else { return Err(AgentError::NoMove) };
+        let legal = self.legal_in_step(state, player)?;
         let command = format!("{} {} {ANALYZE_INTERVAL_CS}", self.analysis_command()?, state.gtp_color(player));
         let mut last_info: Option<SearchInfo<G::Move>> = None;
         let mut on_line = |line: &str| {
@@ -809,9 +808,7 @@ impl<G: GtpGame> GtpAgent<G> {
                 last_info = Some(info);
             }
         };
-        let stop = limits.stop.clone();
-        let stopped = move || stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
-        match self.client()?.send_analysis(&command, limits.time, &stopped, &mut on_line) {
+        match self.client()?.send_analysis(&command, limits.time, &|| limits.stopped(), &mut on_line) {
             Ok(()) => {}
             Err(ClientError::Failure { message, .. }) => {
                 return Err(AgentError::Engine(format!("{command} refused: {message}")));
@@ -819,7 +816,7 @@ impl<G: GtpGame> GtpAgent<G> {
             Err(e) => return Err(engine_error(e)),
         }
         let info = last_info.unwrap_or_default();
-        let mv = info.root_moves.first().map(|m| m.mv).filter(|m| legal.contains(m)).unwrap_or(first);
+        let mv = info.root_moves.first().map(|m| m.mv).filter(|m| legal.contains(m)).unwrap_or(legal[0]);
         Ok(Choice { mv, resign: false, info })
     }
 }
