@@ -473,27 +473,24 @@ impl Live {
         self.resigned.is_some() || self.flagged.is_some() || self.failed.is_some() || self.game.turn() == Turn::Over
     }
 
-    /// Ends the engines' processes: each engine seat gets a fresh agent, whose process
-    /// starts only if it is asked to move again (after an undo); the old agent's process is
-    /// killed and reaped when its last user lets it go (at once, or when a search in
-    /// progress returns).
+    /// Ends the engines' processes: each engine seat (and an engine analysing) gets a fresh
+    /// agent, whose process starts only if it is asked again (after an undo); the old
+    /// agent's process is killed and reaped when its last user lets it go (at once, or when
+    /// a search in progress returns).
     fn stop_engines(&mut self) {
-        let game = self.game.clone();
-        for seat in &mut self.seats {
-            if let Seat::Agent { agent, engine: Some(e), .. } = seat
-                && e.lease.is_some()
+        let game = &self.game;
+        let seats = self.seats.iter_mut().filter_map(|seat| match seat {
+            Seat::Agent { agent, engine: Some(e), .. } => Some((agent, e)),
+            _ => None,
+        });
+        let analyst = self.analyst.as_mut().and_then(|a| Some((&mut a.agent, a.engine.as_mut()?)));
+        for (agent, e) in seats.chain(analyst) {
+            if e.lease.is_some()
                 && let Ok(fresh) = game.agent(&e.spec.spec)
             {
                 *agent = Arc::new(Mutex::new(fresh));
                 e.lease = None;
             }
-        }
-        if let Some(Analyst { agent, engine: Some(e), .. }) = &mut self.analyst
-            && e.lease.is_some()
-            && let Ok(fresh) = game.agent(&e.spec.spec)
-        {
-            *agent = Arc::new(Mutex::new(fresh));
-            e.lease = None;
         }
     }
 
