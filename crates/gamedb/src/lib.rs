@@ -16,6 +16,8 @@
 //!   stored games turned into change streams (see [`pattern`]); [`Database::memory_index`] loads
 //!   every game of a board size once into a [`MemoryIndex`] for many pattern and position
 //!   searches.
+//! - [`Shared`] lets several callers (a server's requests, threads) take one database in
+//!   turn, each [`Turn`] with a stop and progress figures of its own.
 //! - [`meta`] parses the many real shapes of `DT` and `RE`.
 //!
 //! ```
@@ -58,6 +60,7 @@ pub mod pattern;
 pub mod record;
 mod scan;
 mod shape;
+mod shared;
 
 use std::path::PathBuf;
 
@@ -68,6 +71,7 @@ pub use db::{
 pub use import::{ImportOptions, ImportSummary, content_hash, import};
 pub use pattern::{Anchor, Cell, Pattern, PatternCounts, PatternQuery, PatternResult, SequenceQuery, SequenceResult};
 pub use scan::{MemoryIndex, set_portable_search};
+pub use shared::{Shared, Turn, TurnProgress};
 
 /// Errors of the database.
 #[derive(Debug, thiserror::Error)]

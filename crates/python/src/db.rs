@@ -6,15 +6,15 @@
 //! sequence search can report the games it has read to a `progress` function.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tabula_gamedb::{
-    Anchor, Continuation, Error, Filter, Hit, ImportOptions, Pattern, PatternQuery, Position, SearchProgress,
-    SequenceQuery, Stopper, WinnerFilter,
+    Anchor, Continuation, Error, Filter, Hit, ImportOptions, Pattern, PatternQuery, Position, SequenceQuery, Shared,
+    TurnProgress, WinnerFilter,
 };
 use tabula_sgf::Color;
 
@@ -79,12 +79,9 @@ fn continuations<'py>(py: Python<'py>, next: &[Continuation]) -> PyResult<Bound<
 /// Ctrl-C or progress error and shown only its own progress.
 #[pyclass(module = "tabula._tabula", frozen)]
 pub(crate) struct Database {
-    db: Mutex<tabula_gamedb::Database>,
+    /// Each call is a turn at it, with its own stop and progress.
+    db: Shared,
     path: PathBuf,
-    stopper: Stopper,
-    progress: SearchProgress,
-    /// The stop flag of the call holding the database.
-    running: Mutex<Option<Arc<AtomicBool>>>,
 }
 
 impl Database {
@@ -93,32 +90,20 @@ impl Database {
     /// read whenever that changed since the last call (looked at every tenth of a second and
     /// once the work has ended).
     ///
-    /// Calls from several threads take the database in turn, and each has its own stop: it
-    /// reaches the database's stopper only while that call holds the database (recorded
-    /// under a lock its start and end take too), a call clears the stopper only once it holds
-    /// the database, and its progress shows only its own search's figures.
+    /// Calls from several threads take the database in turn ([`Shared`]): a call's stop
+    /// reaches only its own search, and its progress shows only its own figures.
     fn with<T: Send>(
         &self,
         py: Python<'_>,
         progress: Option<&Py<PyAny>>,
         f: impl FnOnce(&tabula_gamedb::Database) -> Result<T, Error> + Send,
     ) -> PyResult<T> {
-        let mine = Arc::new(AtomicBool::new(false));
-        let holds = |running: &Option<Arc<AtomicBool>>| running.as_ref().is_some_and(|r| Arc::ptr_eq(r, &mine));
-        // The call's figures once its work has ended, for the last report.
-        let last: Mutex<Option<(u64, u64)>> = Mutex::new(None);
-        let stop = || {
-            mine.store(true, Ordering::SeqCst);
-            if holds(&lock(&self.running)) {
-                self.stopper.stop();
-            }
-        };
+        let turn = self.db.turn();
         let mut reported = (0, 0);
         let tick = |py: Python<'_>| -> PyResult<()> {
-            let now = match *lock(&last) {
-                Some(end) => end,
-                None if holds(&lock(&self.running)) => self.progress.get(),
-                None => return Ok(()),
+            let now = match turn.progress() {
+                TurnProgress::Running { read, total } | TurnProgress::Finished { read, total } => (read, total),
+                TurnProgress::Waiting => return Ok(()),
             };
             if let Some(f) = progress
                 && now.1 > 0
@@ -129,28 +114,9 @@ impl Database {
             }
             Ok(())
         };
-        let work = || {
-            let db = lock(&self.db);
-            {
-                // A stop left by an earlier call must not stop this one, nor its figures show.
-                let mut running = lock(&self.running);
-                self.stopper.clear();
-                self.progress.reset();
-                *running = Some(mine.clone());
-            }
-            let out = if mine.load(Ordering::SeqCst) { Err(Error::Stopped) } else { f(&db) };
-            let mut running = lock(&self.running);
-            *lock(&last) = Some(self.progress.get());
-            *running = None;
-            out
-        };
-        background::run_stopping(py, stop, tick, work)?.map_err(db_err)
+        let work = || self.db.run(&turn, f).unwrap_or(Err(Error::Stopped));
+        background::run_stopping(py, || turn.stop(), tick, work)?.map_err(db_err)
     }
-}
-
-/// A lock, taken even from a thread that panicked while holding it (the data are plain).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[pymethods]
@@ -160,8 +126,7 @@ impl Database {
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Database> {
         let open = path.clone();
         let db = py.detach(move || tabula_gamedb::Database::open(&open)).map_err(db_err)?;
-        let (stopper, progress) = (db.stopper(), db.progress());
-        Ok(Database { db: Mutex::new(db), path, stopper, progress, running: Mutex::new(None) })
+        Ok(Database { db: Shared::new(db), path })
     }
 
     /// Games by status: `ok`, `flagged` (cut at an illegal move), `duplicates`, `rejected`,

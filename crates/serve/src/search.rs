@@ -11,9 +11,9 @@
 //! A search on a large collection can take seconds, so it can be stopped: a request may carry a
 //! `ticket` of its own choosing, and `POST /api/search/stop` with that ticket stops it, waiting
 //! or running (the database gives up at its next look at its stop flag, an SQL statement is
-//! interrupted); a request whose client goes away is stopped the same way. The one running
-//! search is recorded under a lock that its end also takes, so a stop never reaches the search
-//! after it. `POST /api/search/progress` with the ticket says whether that search waits or
+//! interrupted); a request whose client goes away is stopped the same way. Each search is a
+//! turn ([`DbTurn`]) at the [`Shared`] database, so a stop never reaches the search after it, nor a
+//! stop left by the search before this one. `POST /api/search/progress` with the ticket says whether that search waits or
 //! runs, and while it runs how many of its games the database has read (a pattern or
 //! sequence search reads every game of the board size its filters accept).
 //!
@@ -24,14 +24,14 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 use tabula_gamedb::{
-    Anchor, Cell, Continuation, Database, Filter, Hit, Pattern, PatternQuery, Position, SearchProgress, SequenceQuery,
-    Stopper, WinnerFilter, meta,
+    Anchor, Cell, Continuation, Database, Filter, Hit, Pattern, PatternQuery, Position, SequenceQuery, Shared,
+    Turn as DbTurn, TurnProgress, WinnerFilter, meta,
 };
 use tabula_sgf::Color;
 
@@ -55,24 +55,18 @@ const SIZES: std::ops::RangeInclusive<u8> = 2..=25;
 /// Longest ticket a search may carry.
 const MAX_TICKET: usize = 64;
 
-/// The stop flags of the searches waiting or running, by ticket.
-type Tickets = Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>;
+/// The turns of the searches waiting or running, by ticket.
+type Tickets = Arc<Mutex<HashMap<String, DbTurn>>>;
 
 /// The database and the queue in front of it.
 pub struct Search {
-    db: Arc<Mutex<Database>>,
+    db: Shared,
     /// Searches running or waiting.
     busy: Arc<AtomicUsize>,
     /// The file's name, for the page's title (never its path).
     name: String,
-    /// Stops the database's running search.
-    stopper: Stopper,
-    /// The games read by the database's running search.
-    progress: SearchProgress,
     /// The searches waiting or running that carry a ticket.
     tickets: Tickets,
-    /// The stop flag of the one search running on the database.
-    running: Arc<Mutex<Option<Arc<AtomicBool>>>>,
 }
 
 /// Decrements the busy count when a search ends, however it ends.
@@ -84,50 +78,23 @@ impl Drop for Busy {
     }
 }
 
-/// One search's stop: its flag, and what it needs to stop the database if it is the one
-/// running.
-#[derive(Clone)]
-struct Stop {
-    flag: Arc<AtomicBool>,
-    running: Arc<Mutex<Option<Arc<AtomicBool>>>>,
-    stopper: Stopper,
-}
-
-impl Search {
-    /// The stop of the search whose flag is `flag`.
-    fn stop_of(&self, flag: Arc<AtomicBool>) -> Stop {
-        Stop { flag, running: self.running.clone(), stopper: self.stopper.clone() }
-    }
-}
-
-impl Stop {
-    /// Stops the search: it will not start, or the database gives up on it.
-    fn stop(&self) {
-        self.flag.store(true, Ordering::SeqCst);
-        let running = lock(&self.running);
-        if running.as_ref().is_some_and(|r| Arc::ptr_eq(r, &self.flag)) {
-            self.stopper.stop();
-        }
-    }
-}
-
 /// Stops its search when dropped before [`Armed::disarm`]: the request's future was dropped
 /// because its client went away.
 struct Armed {
-    stop: Option<Stop>,
+    turn: Option<DbTurn>,
     ticket: Option<(String, Tickets)>,
 }
 
 impl Armed {
     fn disarm(&mut self) {
-        self.stop = None;
+        self.turn = None;
     }
 }
 
 impl Drop for Armed {
     fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            stop.stop();
+        if let Some(turn) = self.turn.take() {
+            turn.stop();
         }
         if let Some((ticket, tickets)) = self.ticket.take() {
             lock(&tickets).remove(&ticket);
@@ -155,25 +122,17 @@ impl Search {
     pub fn open(path: &Path) -> Result<Search, String> {
         let db = Database::open_read_only(path).map_err(|e| e.to_string())?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        Ok(Search {
-            stopper: db.stopper(),
-            progress: db.progress(),
-            db: Arc::new(Mutex::new(db)),
-            busy: Arc::new(AtomicUsize::new(0)),
-            name,
-            tickets: Arc::default(),
-            running: Arc::default(),
-        })
+        Ok(Search { db: Shared::new(db), busy: Arc::new(AtomicUsize::new(0)), name, tickets: Arc::default() })
     }
 
     /// Stops the search that carries `ticket`, waiting or running; whether there was one.
     pub fn stop(&self, body: &Map<String, Value>) -> Result<Value, ApiError> {
         let ticket = ticket(body)?.ok_or_else(|| ApiError::bad("a stop needs the search's ticket"))?;
-        let flag = lock(&self.tickets).get(&ticket).cloned();
-        if let Some(flag) = &flag {
-            self.stop_of(flag.clone()).stop();
+        let turn = lock(&self.tickets).get(&ticket).cloned();
+        if let Some(turn) = &turn {
+            turn.stop();
         }
-        Ok(json!({ "ticket": ticket, "stopped": flag.is_some() }))
+        Ok(json!({ "ticket": ticket, "stopped": turn.is_some() }))
     }
 
     /// Where the search that carries `ticket` is: `none` (finished, stopped or never
@@ -182,16 +141,15 @@ impl Search {
     /// which reads no games).
     pub fn progress(&self, body: &Map<String, Value>) -> Result<Value, ApiError> {
         let ticket = ticket(body)?.ok_or_else(|| ApiError::bad("a progress request needs the search's ticket"))?;
-        let Some(flag) = lock(&self.tickets).get(&ticket).cloned() else {
-            return Ok(json!({ "ticket": ticket, "state": "none" }));
-        };
-        // Read under the lock the search's start and end take, so that the figures are its own.
-        let running = lock(&self.running);
-        if running.as_ref().is_some_and(|r| Arc::ptr_eq(r, &flag)) {
-            let (read, total) = self.progress.get();
-            return Ok(json!({ "ticket": ticket, "state": "running", "read": read, "total": total }));
-        }
-        Ok(json!({ "ticket": ticket, "state": "waiting" }))
+        let turn = lock(&self.tickets).get(&ticket).cloned();
+        Ok(match turn.map(|t| t.progress()) {
+            Some(TurnProgress::Waiting) => json!({ "ticket": ticket, "state": "waiting" }),
+            Some(TurnProgress::Running { read, total }) => {
+                json!({ "ticket": ticket, "state": "running", "read": read, "total": total })
+            }
+            // Its work has ended; the ticket goes as its answer is sent.
+            None | Some(TurnProgress::Finished { .. }) => json!({ "ticket": ticket, "state": "none" }),
+        })
     }
 
     /// The database file's name.
@@ -214,34 +172,20 @@ impl Search {
             });
         }
         let busy = Busy(self.busy.clone());
-        let stop = self.stop_of(Arc::new(AtomicBool::new(false)));
-        let mut armed = Armed { stop: Some(stop.clone()), ticket: None };
+        let turn = self.db.turn();
+        let mut armed = Armed { turn: Some(turn.clone()), ticket: None };
         if let Some(ticket) = ticket {
             let mut tickets = lock(&self.tickets);
             if tickets.contains_key(&ticket) {
                 return Err(ApiError::bad(format!("a search with ticket '{ticket}' is already waiting or running")));
             }
-            tickets.insert(ticket.clone(), stop.flag.clone());
+            tickets.insert(ticket.clone(), turn.clone());
             armed.ticket = Some((ticket, self.tickets.clone()));
         }
         let db = self.db.clone();
-        let progress = self.progress.clone();
         let out = tokio::task::spawn_blocking(move || {
             let _busy = busy;
-            let db = lock(&db);
-            // The stop of the search before has done its work; this one's own flag says
-            // whether it was stopped while it waited.
-            db.clear_stop();
-            {
-                let mut running = lock(&stop.running);
-                progress.reset();
-                *running = Some(stop.flag.clone());
-            }
-            let out = if stop.flag.load(Ordering::SeqCst) { Err(stopped()) } else { work(&db) };
-            // Cleared before the database is let go, so that a late stop cannot reach the
-            // next search.
-            *lock(&stop.running) = None;
-            out
+            db.run(&turn, work).unwrap_or_else(|| Err(stopped()))
         })
         .await;
         armed.disarm();
@@ -875,16 +819,17 @@ mod tests {
         v.as_object().unwrap().clone()
     }
 
-    /// Holds the database's lock on a thread of its own until the returned sender is dropped,
-    /// so that searches wait for it.
+    /// Holds the database in a turn on a thread of its own until the returned sender is
+    /// dropped, so that searches wait for it.
     fn hold(search: &Search) -> std::sync::mpsc::Sender<()> {
         let (held, is_held) = std::sync::mpsc::channel();
         let (release, released) = std::sync::mpsc::channel::<()>();
         let db = search.db.clone();
         std::thread::spawn(move || {
-            let _db = lock(&db);
-            held.send(()).unwrap();
-            let _ = released.recv();
+            db.run(&db.turn(), |_| {
+                held.send(()).unwrap();
+                let _ = released.recv();
+            })
         });
         is_held.recv().unwrap();
         release
@@ -993,28 +938,14 @@ mod tests {
         let query = body(json!({"size": 9, "stones": [["B", 2, 2]], "ticket": "gone"}));
         let held = hold(&search);
         let task = waiting(&search, &query, "gone").await;
-        let flag = lock(&search.tickets)["gone"].clone();
+        let turn = lock(&search.tickets)["gone"].clone();
         // Dropping the request's future (as the server does when its client goes away) stops
         // the search and lets its ticket go.
         task.abort();
         assert!(task.await.unwrap_err().is_cancelled());
-        assert!(flag.load(Ordering::SeqCst));
+        assert!(turn.is_stopped());
         assert!(!lock(&search.tickets).contains_key("gone"));
         drop(held);
-    }
-
-    #[test]
-    fn a_stop_reaches_the_database_only_for_the_search_running() {
-        let (_dir, search) = fixtures();
-        let mine = Arc::new(AtomicBool::new(false));
-        let stop = search.stop_of(mine.clone());
-        *lock(&search.running) = Some(Arc::new(AtomicBool::new(false)));
-        stop.stop();
-        assert!(mine.load(Ordering::SeqCst));
-        assert!(!lock(&search.db).stop_requested(), "another search's stop reached the database");
-        *lock(&search.running) = Some(mine);
-        stop.stop();
-        assert!(lock(&search.db).stop_requested());
     }
 
     #[test]
