@@ -1162,7 +1162,43 @@ scenarios.byoyomi = async (page) => {
   check(clocks.length === 2 && clocks.every((c) => /^(black|white) 0:[23]\d \(3×30s\)$/.test(c.text)), `clocks: ${JSON.stringify(clocks)}`);
   check(clocks.every((c) => c.label.includes("then 3 periods of 30s")), `labels: ${JSON.stringify(clocks)}`);
   const shots = [await shot(page, "go-byoyomi")];
-  return { clocks, shots };
+
+  // Browsing under the clock: the first move shown in the tree while the game goes on.
+  await clickPoints(page, ["c3", "g7"], 9);
+  await page.click('#tree g.node[data-node="1"]');
+  await page.waitForSelector("#view-bar:not([hidden])", { timeout: WAIT_MS });
+  const shown = await boardState(page);
+  check(shown.ply === 1 && !shown.human, `a move shown: ${JSON.stringify(shown)}`);
+  check((await playable(page)).length === 0, "cells playable on a move shown");
+  check(await page.$eval("#move-input", (e) => e.disabled), "the move box is open on a move shown");
+  const viewText = () => page.$eval("#view-pos", (e) => e.textContent);
+  let bar = await viewText();
+  check(bar === "Showing move 1; the game is at move 3, and its clocks run.", `bar: ${bar}`);
+  const said = await statusText(page);
+  check(said === "white (human) to move in the game.", `status: ${said}`);
+  check((await page.$$eval("#clocks .clock.running", (els) => els.length)) === 1, "no clock runs while a move is shown");
+  // White plays from another page: the board stays on move 1, the bar follows the game.
+  const played = await page.evaluate(async () => {
+    const r = await fetch(`/api/game/${location.hash.slice(1)}/move`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ move: "d6" }) });
+    return r.status;
+  });
+  check(played === 200, `White's move from elsewhere: ${played}`);
+  await page.waitForFunction(() => document.getElementById("view-pos").textContent.includes("at move 4"), null, { timeout: WAIT_MS });
+  check((await boardState(page)).ply === 1, "the game's move took the board off the move shown");
+  // The tree's keys walk the line without touching the game.
+  await page.focus("#tree-wrap");
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction(() => document.getElementById("board").dataset.ply === "2", null, { timeout: WAIT_MS });
+  bar = await viewText();
+  check(bar === "Showing move 2; the game is at move 4, and its clocks run.", `bar: ${bar}`);
+  shots.push(await shot(page, "go-clock-browse"));
+  // Back to the game: Black to move at move 4, on the board.
+  await page.click("#view-back");
+  await page.waitForSelector("#view-bar", { state: "hidden", timeout: WAIT_MS });
+  const back = await boardState(page);
+  check(back.ply === 4 && back.human, `back to the game: ${JSON.stringify(back)}`);
+  check((await playable(page)).length > 0, "no cells playable back in the game");
+  return { clocks, viewed: { ply: shown.ply, bar }, back: back.ply, shots };
 };
 
 const run = scenarios[scenario];

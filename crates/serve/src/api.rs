@@ -237,6 +237,20 @@ async fn territory(
     Ok(ok(crate::territory::estimate(&app, &entry, playouts).await?))
 }
 
+/// `GET /api/game/{id}/view?node=N`: the state with node N on the board, the game unchanged.
+async fn view(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    let node = match query.unwrap_or_default().split('&').find_map(|kv| kv.strip_prefix("node=")) {
+        None => return Err(ApiError::bad("node is missing")),
+        Some(n) => n.parse::<usize>().map_err(|_| ApiError::bad("node must be a node number from 0"))?,
+    };
+    Ok(ok(app.view(&entry, node)?))
+}
+
 async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let entry = app.get(&id)?;
     Ok(ok(app.undo(&entry)?))
@@ -454,6 +468,7 @@ pub fn routes(app: Arc<App>) -> Router {
         .route("/api/game/{id}/move", post(play))
         .route("/api/game/{id}/undo", post(undo))
         .route("/api/game/{id}/goto", post(goto))
+        .route("/api/game/{id}/view", get(view))
         .route("/api/game/{id}/comment", post(comment))
         .route("/api/game/{id}/remove", post(remove_node))
         .route("/api/game/{id}/sgf", get(sgf))

@@ -620,9 +620,38 @@ impl Live {
 
     /// The whole state as the page reads it.
     pub fn state(&self, id: &str) -> Value {
-        let game = &self.game;
+        self.state_of(id, &self.game, self.tree.cur)
+    }
+
+    /// The state with node `n` of the tree shown in place of the current one, for browsing a
+    /// game that goes on meanwhile (one with a clock): the board, moves and win rates as at
+    /// `n`, nothing to play there, and `viewing` naming `n` and the game's own node and ply.
+    /// The clocks, the tree and the players are the game's as it is now.
+    fn view(&self, id: &str, n: usize) -> Result<Value, ApiError> {
+        if n >= self.tree.len() {
+            return Err(ApiError::not_found(format!("there is no node {n}")));
+        }
+        if n == self.tree.cur {
+            return Ok(self.state(id));
+        }
+        let start = load(&self.game.spec()).map_err(|e| ApiError::bad(e.to_string()))?;
+        let game = self.tree.game_at(&start, n).map_err(ApiError::bad)?;
+        Ok(self.state_of(id, &game, n))
+    }
+
+    /// The state as the page reads it, with `game` at node `cur` of the tree on the board:
+    /// the game itself when `cur` is its current node, else a view of an earlier position.
+    fn state_of(&self, id: &str, game: &AnyGame, cur: usize) -> Value {
+        let viewing = cur != self.tree.cur;
         let turn = game.turn();
-        let mover = self.to_move();
+        let mover = if viewing {
+            match turn {
+                Turn::Player(p) => Some(p.index()),
+                _ => None,
+            }
+        } else {
+            self.to_move()
+        };
         let cells = game.cells();
         let mut board = game.board_shape().map(|shape| {
             json!({
@@ -635,7 +664,7 @@ impl Live {
             })
         });
         let mut legal: Vec<Value> = match mover {
-            Some(p) if self.seat_is_human(p) => {
+            Some(p) if self.seat_is_human(p) && !viewing => {
                 let moves = game.legal_moves(p);
                 let paths = moves.len() <= MAX_PATHS;
                 moves
@@ -659,7 +688,7 @@ impl Live {
         };
         let gdl = crate::gdl_view::decorate(game, &mut board, &mut legal);
         // At a simultaneous turn: each seat, whether it has chosen, and a human's moves.
-        let joint: Vec<Value> = if self.simultaneous() {
+        let joint: Vec<Value> = if self.simultaneous() && !viewing {
             (0..self.seats.len())
                 .map(|p| {
                     let chosen = self.joint.get(p).is_some_and(Option::is_some);
@@ -672,7 +701,7 @@ impl Live {
             Vec::new()
         };
         let mut last =
-            Some(self.tree.current()).filter(|n| n.parent.is_some()).map(|n| json!({"move": n.mv, "path": n.path}));
+            self.tree.node(cur).filter(|n| n.parent.is_some()).map(|n| json!({"move": n.mv, "path": n.path}));
         if let (Some(_), Some(last)) = (&gdl, &mut last) {
             last["path"] = json!(crate::gdl_view::last_path(game, board.as_ref(), last["move"].as_str().unwrap_or("")));
         }
@@ -684,8 +713,15 @@ impl Live {
                 Seat::Agent { spec, .. } => json!(spec),
             })
             .collect();
-        let ended_by = self.resigned.or(self.flagged).or(self.failed.as_ref().map(|f| f.0));
+        // A resignation, a flag or a failure ends the game, not the positions before.
+        let ended_by =
+            if viewing { None } else { self.resigned.or(self.flagged).or(self.failed.as_ref().map(|f| f.0)) };
         let over = turn == Turn::Over || ended_by.is_some();
+        let mut tree = self.tree.json();
+        if viewing {
+            tree["current"] = json!(cur);
+            tree["comment"] = json!(self.tree.node(cur).map_or("", |n| n.comment.as_str()));
+        }
         let rewards = match ended_by {
             Some(r) => Some((0..self.seats.len()).map(|p| if p == r { 0.0 } else { 1.0 }).collect()),
             None if over => Some(game.rewards()),
@@ -699,16 +735,17 @@ impl Live {
             "turn": mover,
             "over": over,
             "simultaneous": turn == Turn::Simultaneous && ended_by.is_none(),
-            "human_to_move": mover.is_some_and(|p| self.seat_is_human(p)) || joint.iter().any(|s| s["human"] == true && s["chosen"] == false),
+            "human_to_move": !viewing && (mover.is_some_and(|p| self.seat_is_human(p)) || joint.iter().any(|s| s["human"] == true && s["chosen"] == false)),
             "joint": joint,
             "thinking": self.thinking,
             "analysis": self.analyst.as_ref().map(|a| json!({"agent": a.spec, "run": a.run})),
-            "evals": self.tree.line(self.tree.cur).iter().enumerate().filter_map(|(ply, n)| self.evals.get(n).map(|w| json!([ply, w]))).collect::<Vec<_>>(),
+            "evals": self.tree.line(cur).iter().enumerate().filter_map(|(ply, n)| self.evals.get(n).map(|w| json!([ply, w]))).collect::<Vec<_>>(),
             "board": board,
             "gdl": gdl,
             "legal": legal,
             "last": last,
-            "tree": self.tree.json(),
+            "tree": tree,
+            "viewing": viewing.then(|| json!({"node": cur, "live": self.tree.cur, "live_ply": self.game.history().len(), "live_turn": self.to_move()})),
             "history": game.history(),
             "ply": game.history().len(),
             "rewards": rewards,
@@ -717,7 +754,7 @@ impl Live {
             "failed": self.failed.as_ref().map(|(seat, reason)| json!({"seat": seat, "reason": reason})),
             "clock": self.clocks.as_ref().map(|c| c.to_json(mover)),
             "score": if ended_by.is_some() { None } else { game.score_text() },
-            "error": self.error,
+            "error": if viewing { None } else { self.error.clone() },
         })
     }
 }
@@ -1309,6 +1346,12 @@ impl App {
 
     pub fn state(&self, entry: &Entry) -> Value {
         lock(&entry.live).state(&entry.id)
+    }
+
+    /// The state with node `node` of the game's tree on the board in place of the current one
+    /// (see `Live::view`); the game is unchanged.
+    pub fn view(&self, entry: &Entry, node: usize) -> Result<Value, ApiError> {
+        lock(&entry.live).view(&entry.id, node)
     }
 
     /// The game's position and its version, as it is now.

@@ -153,6 +153,56 @@ async fn an_agent_plays_only_at_the_end_of_a_line_and_a_clock_game_is_not_browse
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_game_is_viewed_at_an_earlier_move_while_it_goes_on() {
+    let addr = server(Config::default()).await;
+    let clocked = json!({"spec": "go(size=9)", "players": ["human", "human"], "clock": {"per_move_ms": 60000}});
+    let id = new_game(addr, clocked).await;
+    for mv in ["C3", "D4", "E5"] {
+        play(addr, &id, mv).await;
+    }
+    let view = |node: &str| {
+        let path = format!("/api/game/{id}/view?node={node}");
+        async move { call(addr, "GET", &path, Value::Null).await }
+    };
+    let (status, at1) = view("1").await;
+    assert_eq!(status, 200, "{at1}");
+    // The position after the first move, with nothing to play on it ...
+    assert_eq!((at1["ply"].clone(), history(&at1)), (json!(1), vec!["C3".to_string()]), "{at1}");
+    assert_eq!(at1["last"]["move"], "C3");
+    assert_eq!(at1["turn"], 1, "White was to move there");
+    assert_eq!((at1["legal"].clone(), at1["human_to_move"].clone()), (json!([]), json!(false)), "{at1}");
+    assert_eq!(at1["tree"]["current"], 1);
+    assert_eq!(at1["viewing"], json!({"node": 1, "live": 3, "live_ply": 3, "live_turn": 1}));
+    // ... while the game's clock runs for White at move 4, and the game itself is unchanged.
+    assert_eq!(at1["clock"]["running"], 1, "{at1}");
+    let (_, now) = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!(
+        (now["ply"].clone(), now["tree"]["current"].clone(), now["viewing"].clone()),
+        (json!(3), json!(3), Value::Null)
+    );
+    assert_eq!(now["clock"]["left_ms"], at1["clock"]["left_ms"]);
+    // The game goes on; the same node is shown with the game's new place.
+    play(addr, &id, "F6").await;
+    let (_, again) = view("1").await;
+    assert_eq!(again["viewing"], json!({"node": 1, "live": 4, "live_ply": 4, "live_turn": 0}));
+    assert_eq!(nodes(&again).len(), 5);
+    // The game's own node is the game's state.
+    let (_, live) = view("4").await;
+    assert_eq!(
+        (live["viewing"].clone(), live["ply"].clone(), live["human_to_move"].clone()),
+        (Value::Null, json!(4), json!(true))
+    );
+    // The start, and bad nodes.
+    assert_eq!(view("0").await.1["ply"], 0);
+    assert_eq!(view("5").await.0, 404);
+    for bad in ["x", "-1", ""] {
+        assert_eq!(view(bad).await.0, 400, "{bad}");
+    }
+    let (status, _) = call(addr, "GET", &format!("/api/game/{id}/view"), Value::Null).await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sgf_keeps_variations_and_comments_both_ways_and_bad_trees_are_refused() {
     let addr = server(Config::default()).await;
     let id = new_game(addr, json!({"spec": "go(size=9)", "players": ["human", "human"]})).await;

@@ -18,6 +18,7 @@ let overlay = null; // the latest analysis report for the position on the board
 let hover = null; // the cell under the pointer or the keyboard focus, whose line is shown
 let drawn = null; // what the last drawBoard drew: { marks, centre, S, st }
 let replay = null; // the finished game replayed on the board: { moves, label }, or null
+let viewing = null; // the node of a game with a clock shown while the game goes on, or null
 let match = null; // the match shown
 let matchEvents = null;
 
@@ -287,6 +288,7 @@ function showInForm(state) {
 function attach(state, focusBoard, review = null) {
   if (events) events.close();
   replay = review;
+  viewing = null;
   showInForm(state);
   selection = [];
   cursor = null;
@@ -344,6 +346,10 @@ async function send(move, player) {
 }
 
 function status(state, st) {
+  if (state.viewing) {
+    const t = state.viewing.live_turn;
+    return t === null ? "A move of the game is shown; the game goes on." : `${ownerName(st, t)} (${state.players[t]}) to move in the game.`;
+  }
   // A replayed game names the agents that played it, not the page's two human seats.
   const players = replay ? replay.players : state.players;
   if (state.over) {
@@ -371,6 +377,14 @@ function status(state, st) {
 
 function render(state) {
   if (game && state.id === game.id && state.version < game.version) return; // an older state, overtaken
+  if (state.viewing) {
+    viewing = state.viewing.node;
+  } else if (viewing !== null && game && state.id === game.id) {
+    // The game went on while an earlier move was shown: show that move again, with the game's
+    // new clocks and tree.
+    showView(viewing);
+    return;
+  }
   if (game && state.id === game.id && (state.ply !== game.ply || state.tree?.current !== game.tree?.current)) selection = [];
   const hadFocus = $("board").contains(document.activeElement);
   game = state;
@@ -380,6 +394,7 @@ function render(state) {
   const st = styleOf(state);
   $("play-title").textContent = replay ? `${state.spec}: ${replay.label}` : `${state.spec}: ${state.players.join(" vs ")}`;
   showReplay(state);
+  showViewBar(state);
   $("status").textContent = status(state, st);
   clockSeen = performance.now();
   drawClocks();
@@ -514,7 +529,7 @@ function drawFacts(state) {
 /// looked at, the analysis running now included; hidden until there is a point.
 function drawGraph(state, st) {
   const points = new Map(state.evals.map(([ply, w]) => [ply, w]));
-  if (overlay && overlay.version === state.version && typeof overlay.win_rate === "number" && state.turn !== null && state.players.length === 2) {
+  if (overlay && overlay.version === state.version && !state.viewing && typeof overlay.win_rate === "number" && state.turn !== null && state.players.length === 2) {
     points.set(state.ply, state.turn === 0 ? overlay.win_rate : 1 - overlay.win_rate);
   }
   const svg = $("graph");
@@ -546,7 +561,8 @@ function drawGraph(state, st) {
 function showAnalysis(report) {
   if (!game || !game.analysis || report.version < game.version || report.run < game.analysis.run) return;
   overlay = report;
-  if (report.version !== game.version) return;
+  // An analysis is of the game's position, not of a move shown before it.
+  if (report.version !== game.version || game.viewing) return;
   showInfo(report);
   const hadFocus = $("board").contains(document.activeElement);
   drawBoard(game, styleOf(game));
@@ -568,7 +584,7 @@ async function toggleAnalysis() {
 /// The overlay's marks: cell -> the statistics of the best move that lands there.
 function overlayMarks(state) {
   const marks = new Map();
-  if (!overlay || overlay.version !== state.version || !state.board) return marks;
+  if (!overlay || overlay.version !== state.version || !state.board || state.viewing) return marks;
   const where = new Map(state.legal.map((m) => [m.move, m.path.length >= 2 ? m.path[1] : m.path[0]]));
   let stats = [...overlay.root_moves];
   if (!stats.length && overlay.pv.length) stats = [{ move: overlay.pv[0], visits: 0, win_rate: overlay.win_rate, score: overlay.score }];
@@ -1018,6 +1034,38 @@ async function openRecord(rec) {
   } catch (e) {
     $("match-error").textContent = e.message;
   }
+}
+
+/// Shows node `node` of a game with a clock without touching the game, which goes on (the
+/// game's own node leaves the view).
+async function showView(node) {
+  if (!game) return;
+  const id = game.id;
+  viewing = node;
+  try {
+    const state = await api("GET", `/api/game/${id}/view?node=${node}`);
+    if (!game || game.id !== id || viewing !== node) return; // left, or another node asked for
+    if (!state.viewing) viewing = null; // the game's own node
+    render(state);
+  } catch (e) {
+    // The move shown was taken back (an undo), or the server could not be reached.
+    if (viewing === node) leaveView();
+  }
+}
+
+/// Back from a move shown to the game as it is.
+async function leaveView() {
+  if (!game) return;
+  viewing = null;
+  try { render(await api("GET", `/api/game/${game.id}`)); } catch (e) { $("play-error").textContent = e.message; }
+}
+
+function showViewBar(state) {
+  const bar = $("view-bar");
+  bar.hidden = !state.viewing;
+  if (!state.viewing) return;
+  $("view-pos").textContent = `Showing move ${state.ply}; the game is at move ${state.viewing.live_ply}, and its clocks run.`;
+  bar.dataset.node = state.viewing.node;
 }
 
 function showReplay(state) {
@@ -1503,6 +1551,7 @@ async function init() {
   $("new").addEventListener("click", () => { $("setup").scrollIntoView(); $("game").focus(); });
   $("swap-colours").addEventListener("click", swapColours);
   $("delete-game").addEventListener("click", deleteGame);
+  $("view-back").addEventListener("click", leaveView);
   $("resign").addEventListener("click", async () => {
     $("play-error").textContent = "";
     try { render(await api("POST", `/api/game/${game.id}/resign`, {})); } catch (e) { $("play-error").textContent = e.message; }
@@ -1560,6 +1609,7 @@ async function init() {
   initTree({
     api,
     render,
+    view: showView,
     error: (text) => { $("play-error").textContent = text; },
     // A simultaneous turn's node is every player's (its player is the number of seats).
     playerName: (p) => (game && p >= game.players.length ? "every player" : game ? ownerName(styleOf(game), p) : `player ${p + 1}`),

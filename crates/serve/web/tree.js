@@ -80,13 +80,19 @@ function nodeLabel(state, id) {
   let text = `move ${layout.depth[id]}: ${hooks.playerName(player)} ${mv}`;
   if (sibs.length > 1) text += `, variation ${sibs.indexOf(id) + 1} of ${sibs.length}`;
   if (comment) text += ", has a comment";
-  if (id === state.tree.current) text += ", current";
+  if (id === state.tree.current) text += state.viewing ? ", shown" : ", current";
+  if (state.viewing && id === state.viewing.live) text += ", where the game is";
   return text;
 }
 
 async function go(node) {
   if (!shown || node === null || node === undefined || node === shown.tree.current) return;
   hooks.error("");
+  if (shown.clock) {
+    // A game with a clock goes on: its moves are shown, never gone to.
+    hooks.view(node);
+    return;
+  }
   try {
     hooks.render(await hooks.api("POST", `/api/game/${shown.id}/goto`, { node }));
   } catch (e) {
@@ -161,8 +167,9 @@ async function removeNode() {
   }
 }
 
-/// Wires the panel to the page: `api(method, path, body)`, `render(state)`, `error(text)`,
-/// `playerName(index)` and `colour(index)` come from app.js.
+/// Wires the panel to the page: `api(method, path, body)`, `render(state)`, `view(node)` (shows
+/// a node of a game with a clock, which goes on), `error(text)`, `playerName(index)` and
+/// `colour(index)` come from app.js.
 export function initTree(h) {
   hooks = h;
   $("tree-wrap").addEventListener("keydown", key);
@@ -209,6 +216,8 @@ export function drawTree(state) {
     const [, , player, comment] = t.nodes[i];
     const g = el("g", { class: "node", "data-node": i, role: "button", "aria-label": nodeLabel(state, i) }, svg);
     if (i === t.current) el("circle", { cx: x, cy: y, r: D * 0.45, class: "current-ring" }, g);
+    // Browsing a game with a clock: where the game itself is.
+    if (state.viewing && i === state.viewing.live) el("circle", { cx: x, cy: y, r: D * 0.45, class: "live-ring" }, g);
     el("circle", { cx: x, cy: y, r: D * 0.3, fill: player === null ? "#9e9e9e" : hooks.colour(player) || COLOURS[player % COLOURS.length], class: "dot" }, g);
     if (comment) el("circle", { cx: x + D * 0.28, cy: y - D * 0.28, r: D * 0.12, class: "comment-mark" }, g);
     g.addEventListener("click", () => go(i));
@@ -231,5 +240,6 @@ export function drawTree(state) {
     $("comment-status").textContent = "";
   }
   $("comment-label").textContent = t.current === 0 ? "Comment on the start" : `Comment on move ${layout.depth[t.current]}`;
-  $("remove-node").disabled = t.current === 0;
+  // A game with a clock is one line played on: nothing is removed from it.
+  $("remove-node").disabled = t.current === 0 || !!state.clock;
 }
