@@ -20,7 +20,7 @@ use tabula_core::{Agent, AgentError, Choice, Limits, ParamInfo, Params, Player, 
 
 use crate::analysis::parse_lz_analyze_line;
 use crate::game::{GtpGame, GtpMove};
-use crate::protocol::{self, RawLine, parse_response_head};
+use crate::protocol::{self, Color, RawLine, parse_response_head};
 
 /// The longest line accepted from an engine; longer ones are cut.
 const MAX_ANSWER_LINE: usize = 256 * 1024;
@@ -481,6 +481,12 @@ pub const GTP_PARAMS: &[ParamInfo] = &[
         "ask for moves with lz-genmove_analyze (if the engine knows it) and pass its analysis on",
     ),
     ParamInfo::new("dir", "", "the engine's working directory (default: the caller's)"),
+    ParamInfo::new(
+        "winrates",
+        "side_to_move",
+        "whose win rates the engine's analysis reports: side_to_move (Leela Zero; KataGo's default), \
+         black or white (KataGo's reportAnalysisWinratesAs)",
+    ),
 ];
 
 /// How often an analysing engine reports, in centiseconds.
@@ -507,7 +513,27 @@ pub struct GtpAgent<G: GtpGame> {
     analyze_known: Option<bool>,
     /// The analysis command the running engine knows, if any (asked once per game).
     analysis_known: Option<Option<&'static str>>,
+    /// The colour whose side the engine's analysis win rates are from (`None`: the side to
+    /// move's).
+    winrates: Option<Color>,
     _game: PhantomData<fn() -> G>,
+}
+
+/// Turns a report whose win rates are from `from`'s side (`None`: the mover's already) to
+/// the side of `mover`, as every front end reads them.
+fn to_movers_side<M>(info: &mut SearchInfo<M>, from: Option<Color>, mover: Color) {
+    if from.is_none_or(|c| c == mover) {
+        return;
+    }
+    let turn = |w: &mut Option<f64>| {
+        if let Some(w) = w {
+            *w = 1.0 - *w;
+        }
+    };
+    turn(&mut info.win_rate);
+    for m in &mut info.root_moves {
+        turn(&mut m.win_rate);
+    }
 }
 
 fn engine_error(e: ClientError) -> AgentError {
@@ -532,8 +558,17 @@ impl<G: GtpGame> GtpAgent<G> {
             analyze: false,
             analyze_known: None,
             analysis_known: None,
+            winrates: None,
             _game: PhantomData,
         }
+    }
+
+    /// Reads the engine's analysis win rates as from `colour`'s side (`None`: the side to
+    /// move's, as Leela Zero reports them); KataGo's `reportAnalysisWinratesAs = BLACK`
+    /// wants `Some(Color::Black)`.
+    pub fn with_winrates(mut self, colour: Option<Color>) -> GtpAgent<G> {
+        self.winrates = colour;
+        self
     }
 
     /// Asks for moves with `lz-genmove_analyze` when the engine knows it, passing the
@@ -575,7 +610,23 @@ impl<G: GtpGame> GtpAgent<G> {
         let analyze = p.get_bool("analyze")?;
         let dir = p.raw("dir").trim();
         let dir = (!dir.is_empty()).then(|| std::path::PathBuf::from(dir));
-        Ok(GtpAgent::new(&cmd, Duration::from_millis(timeout_ms)).with_analysis(analyze).with_dir(dir))
+        let winrates = match p.raw("winrates").trim().to_ascii_lowercase().as_str() {
+            "side_to_move" | "sidetomove" | "" => None,
+            "black" | "b" => Some(Color::Black),
+            "white" | "w" => Some(Color::White),
+            other => {
+                return Err(SpecError::BadValue {
+                    owner: spec.name.clone(),
+                    key: "winrates".into(),
+                    value: other.to_string(),
+                    reason: "give side_to_move, black or white".into(),
+                });
+            }
+        };
+        Ok(GtpAgent::new(&cmd, Duration::from_millis(timeout_ms))
+            .with_analysis(analyze)
+            .with_dir(dir)
+            .with_winrates(winrates))
     }
 
     /// The connection to the engine, for game-specific commands (handicap, scoring).
@@ -735,9 +786,11 @@ impl<G: GtpGame> GtpAgent<G> {
             .unwrap_or(Duration::ZERO);
         let timeout = self.timeout.saturating_add(budget);
         let mut last_info: Option<SearchInfo<G::Move>> = None;
+        let winrates = self.winrates;
         let reply = if self.use_analysis()? {
             let mut on_line = |line: &str| {
-                if let Some(info) = parse_lz_analyze_line(state, line) {
+                if let Some(mut info) = parse_lz_analyze_line(state, line) {
+                    to_movers_side(&mut info, winrates, color);
                     report(&info);
                     last_info = Some(info);
                 }
@@ -800,10 +853,13 @@ impl<G: GtpGame> GtpAgent<G> {
         report: Report<'_, G::Move>,
     ) -> Result<Choice<G::Move>, AgentError> {
         let legal = self.legal_in_step(state, player)?;
-        let command = format!("{} {} {ANALYZE_INTERVAL_CS}", self.analysis_command()?, state.gtp_color(player));
+        let color = state.gtp_color(player);
+        let command = format!("{} {color} {ANALYZE_INTERVAL_CS}", self.analysis_command()?);
         let mut last_info: Option<SearchInfo<G::Move>> = None;
+        let winrates = self.winrates;
         let mut on_line = |line: &str| {
-            if let Some(info) = parse_lz_analyze_line(state, line) {
+            if let Some(mut info) = parse_lz_analyze_line(state, line) {
+                to_movers_side(&mut info, winrates, color);
                 report(&info);
                 last_info = Some(info);
             }
@@ -830,6 +886,9 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
         let mut spec = Spec::named("gtp").with("cmd", &self.cmd);
         if let Some(dir) = &self.dir {
             spec = spec.with("dir", dir.display());
+        }
+        if let Some(c) = self.winrates {
+            spec = spec.with("winrates", if c == Color::Black { "black" } else { "white" });
         }
         if self.analyze { spec.with("analyze", true).to_string() } else { spec.to_string() }
     }

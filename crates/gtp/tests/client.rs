@@ -59,6 +59,7 @@ fn main() {
         ("spec_builds_the_agent", spec_builds_the_agent),
         ("analysis_streams_from_the_engine", analysis_streams_from_the_engine),
         ("an_engine_analyses_until_stopped", an_engine_analyses_until_stopped),
+        ("win_rates_from_one_colour_are_turned_to_the_mover", win_rates_from_one_colour_are_turned_to_the_mover),
         ("crash_mid_game", crash_mid_game),
         ("hanging_engine_times_out", hanging_engine_times_out),
         ("garbage_answer", garbage_answer),
@@ -271,6 +272,61 @@ fn an_engine_analyses_until_stopped() {
         Err(AgentError::Engine(msg)) => assert!(msg.contains("neither lz-analyze nor kata-analyze"), "{msg}"),
         other => panic!("{other:?}"),
     }
+    let _ = std::fs::remove_file(path);
+}
+
+/// An engine that reports its analysis from one colour's side (KataGo's
+/// `reportAnalysisWinratesAs = BLACK`): with `winrates=black` the reports come out from the
+/// side to move's, as from every other engine.
+fn win_rates_from_one_colour_are_turned_to_the_mover() {
+    // A scripted analyst: one line, a1 at 90% and c3 at 20% for whoever is to move, until the
+    // next command interrupts it.
+    let path = std::env::temp_dir().join(format!("tabula-gtp-test-{}-black-analyst.sh", std::process::id()));
+    let script = r#"streaming=0
+while read -r id cmd rest; do
+  if [ "$streaming" = 1 ]; then printf '\n'; streaming=0; fi
+  case "$cmd" in
+  known_command) if [ "$rest" = lz-analyze ]; then printf '=%s true\n\n' "$id"; else printf '=%s false\n\n' "$id"; fi ;;
+  lz-analyze) printf '=%s\ninfo move a1 visits 10 winrate 9000 prior 100 lcb 8000 order 0 pv a1 info move c3 visits 5 winrate 2000 prior 100 lcb 1000 order 1 pv c3\n' "$id"; streaming=1 ;;
+  quit) printf '=%s \n\n' "$id"; exit 0 ;;
+  *) printf '=%s \n\n' "$id" ;;
+  esac
+done
+"#;
+    std::fs::write(&path, script).expect("temp script");
+    let cmd = format!("sh {}", shell_quote(&path));
+    let limits = Limits { analyse: true, ..Limits::time(Duration::from_millis(200)) };
+    let rates = |winrates: &str, moves: &[&str]| -> Vec<f64> {
+        let spec = Spec::parse(&format!("gtp(cmd=\"{cmd}\",winrates={winrates})")).unwrap();
+        let mut agent = GtpAgent::<Ttt>::from_spec(&spec).unwrap();
+        let mut state = Ttt::default();
+        agent.new_game(&state);
+        for m in moves {
+            let mv = state.parse_move(m).unwrap();
+            agent.observe(&state, &[mv]);
+            state.play(mv);
+        }
+        let choice = agent.choose(&state, state.current_player(), &limits, &mut NullReport::callback()).unwrap();
+        choice.info.root_moves.iter().map(|m| m.win_rate.unwrap()).collect()
+    };
+    let close = |got: Vec<f64>, want: [f64; 2]| {
+        assert!(got.len() == 2 && got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-9), "{got:?} {want:?}");
+    };
+    // Black (the first player) to move: every reading is the engine's.
+    for winrates in ["side_to_move", "black"] {
+        close(rates(winrates, &[]), [0.9, 0.2]);
+    }
+    close(rates("white", &[]), [0.1, 0.8]);
+    // White to move: Black's 90% is White's 10%.
+    close(rates("black", &["b2"]), [0.1, 0.8]);
+    close(rates("side_to_move", &["b2"]), [0.9, 0.2]);
+    close(rates("white", &["b2"]), [0.9, 0.2]);
+    // The setting round-trips through the agent's name, and a bad one is refused.
+    let spec = Spec::parse(&format!("gtp(cmd=\"{cmd}\",winrates=black)")).unwrap();
+    assert!(GtpAgent::<Ttt>::from_spec(&spec).unwrap().name().contains("winrates=black"));
+    let bad = Spec::parse(&format!("gtp(cmd=\"{cmd}\",winrates=red)")).unwrap();
+    let e = GtpAgent::<Ttt>::from_spec(&bad).err().expect("refused").to_string();
+    assert!(e.contains("side_to_move, black or white"), "{e}");
     let _ = std::fs::remove_file(path);
 }
 

@@ -16,15 +16,19 @@
 //!   "max_running": 4,
 //!   "engines": {
 //!     "gnugo": {"command": ["gnugo", "--mode", "gtp", "--level", "10"], "games": ["go"]},
-//!     "mine": {"command": ["/opt/engine/run", "--gtp"], "dir": "/opt/engine", "timeout_ms": 10000}
+//!     "mine": {"command": ["/opt/engine/run", "--gtp"], "dir": "/opt/engine", "timeout_ms": 10000},
+//!     "katago": {"command": ["katago", "gtp", "-config", "/opt/katago/gtp.cfg"], "winrates": "black"}
 //!   }
 //! }
 //! ```
 //!
 //! `command` is the program and its arguments (a program without a `/` is looked up on
 //! `PATH` and in `/usr/games`; one with a `/` must be an absolute path), `dir` the working
-//! directory, `games` the games it plays (by default every game that speaks GTP) and
-//! `timeout_ms` how long past its thinking time an answer may take (default 10000).
+//! directory, `games` the games it plays (by default every game that speaks GTP),
+//! `timeout_ms` how long past its thinking time an answer may take (default 10000) and
+//! `winrates` whose side its analysis reports win rates from: `side_to_move` (the default,
+//! as Leela Zero and KataGo by default report them), `black` or `white` (KataGo's
+//! `reportAnalysisWinratesAs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,6 +63,8 @@ struct Engine {
     dir: Option<PathBuf>,
     games: Vec<String>,
     timeout_ms: u64,
+    /// `black` or `white` when its analysis reports win rates from that side.
+    winrates: Option<&'static str>,
 }
 
 /// The configured engines and the count of their running processes.
@@ -154,8 +160,9 @@ impl Engines {
                 return Err(bad("a name is 1 to 32 letters, digits, '-', '_' or '.'".into()));
             }
             let Value::Object(s) = settings else { return Err(bad("its settings must be an object".into())) };
-            if let Some(key) = s.keys().find(|k| !["command", "dir", "games", "timeout_ms"].contains(&k.as_str())) {
-                return Err(bad(format!("unknown key {key:?} (the keys are command, dir, games and timeout_ms)")));
+            const KEYS: [&str; 5] = ["command", "dir", "games", "timeout_ms", "winrates"];
+            if let Some(key) = s.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                return Err(bad(format!("unknown key {key:?} (the keys are {})", KEYS.join(", "))));
             }
             let command: Vec<String> = match s.get("command") {
                 Some(Value::Array(words)) if !words.is_empty() && words.len() <= MAX_WORDS => words
@@ -200,7 +207,13 @@ impl Engines {
                     _ => return Err(bad("timeout_ms must be a whole number in 1..=600000".into())),
                 },
             };
-            engines.insert(name.clone(), Engine { command, dir, games, timeout_ms });
+            let winrates = match s.get("winrates").map(|v| v.as_str()) {
+                None | Some(Some("side_to_move")) => None,
+                Some(Some("black")) => Some("black"),
+                Some(Some("white")) => Some("white"),
+                Some(_) => return Err(bad("winrates must be \"side_to_move\", \"black\" or \"white\"".into())),
+            };
+            engines.insert(name.clone(), Engine { command, dir, games, timeout_ms, winrates });
         }
         Ok(Engines { engines, max_running, running: Arc::default() })
     }
@@ -240,6 +253,9 @@ impl Engines {
         if let Some(dir) = &e.dir {
             spec = spec.with("dir", dir.display());
         }
+        if let Some(side) = e.winrates {
+            spec = spec.with("winrates", side);
+        }
         Ok(Some(EngineSpec { shown: format!("{PREFIX}{name}"), spec: spec.to_string(), cmdline }))
     }
 
@@ -267,7 +283,7 @@ mod tests {
     #[test]
     fn a_good_file_is_read_and_bad_ones_say_why() {
         let good = r#"{"max_running": 2, "engines": {"a": {"command": ["sh", "-c", "exit 0"], "games": ["go"], "timeout_ms": 500},
-                      "b": {"command": ["sh"], "dir": "/"}}}"#;
+                      "b": {"command": ["sh"], "dir": "/", "winrates": "black"}}}"#;
         let e = Engines::parse(good).unwrap();
         assert_eq!(e.max_running(), 2);
         let names: Vec<String> = e.catalogue().as_array().unwrap().iter().map(|x| x["name"].to_string()).collect();
@@ -275,7 +291,8 @@ mod tests {
         let a = e.resolve("engine:a", "go").unwrap().unwrap();
         assert_eq!(a.spec, r#"gtp(cmd="sh -c 'exit 0'",timeout_ms=500)"#);
         assert!(e.resolve("engine:a", "hex").unwrap_err().message.contains("does not play hex"));
-        assert!(e.resolve("engine:b", "hex").unwrap().unwrap().spec.contains("dir=/"));
+        let b = e.resolve("engine:b", "hex").unwrap().unwrap().spec;
+        assert!(b.contains("dir=/") && b.contains("winrates=black"), "{b}");
         assert!(e.resolve("engine:zz", "go").unwrap_err().message.contains("engine:a, engine:b"));
         assert!(e.resolve("mcts", "go").unwrap().is_none());
         let l1 = e.lease().unwrap();
@@ -297,6 +314,7 @@ mod tests {
             (r#"{"engines": {"a": {"command": ["sh"], "games": ["chess"]}}}"#, "speak GTP"),
             (r#"{"engines": {"a": {"command": ["sh"], "timeout_ms": 0}}}"#, "timeout_ms"),
             (r#"{"engines": {"a": {"command": ["sh"], "cmd": "x"}}}"#, "unknown key"),
+            (r#"{"engines": {"a": {"command": ["sh"], "winrates": "red"}}}"#, "winrates must be"),
         ] {
             let e = Engines::parse(text).unwrap_err();
             assert!(e.contains(needle), "{text}: {e}");
