@@ -599,13 +599,19 @@ scenarios.gdl = async (page) => {
   const nimResult = await statusText(page);
   check(/^Game over: (red|green|blue) \(/.test(nimResult), `three-player result: ${nimResult}`);
 
-  // Simultaneous moves: the bundled race against a random agent; each turn the human's
-  // button is clicked and the turn is played with the agent's choice.
+  // Simultaneous moves: the bundled race against a random agent under a 10-minute clock;
+  // each turn the human's button is clicked and the turn is played with the agent's choice.
   await page.fill('#game-params input[data-param="game"]', "simultaneousRace");
   await page.fill('#seats input[data-seat="1"]', "random(seed=4)");
+  await page.selectOption("#clock-kind", "fischer");
+  await page.fill("#clock-main", "600");
+  await page.fill("#clock-inc", "0");
   await page.click("#new-game button[type=submit]");
   await page.waitForFunction(() => /^gdl\(game=simultaneousRace\): human vs random/.test(document.getElementById("play-title").textContent), null, { timeout: WAIT_MS });
   check(/^Every player moves at once/.test(await statusText(page)), `status: ${await statusText(page)}`);
+  // The human's clock runs while it chooses; the agent's only while it searches.
+  const raceClocks = await page.$$eval("#clocks .clock", (els) => els.map((e) => ({ id: e.id, running: e.classList.contains("running"), ms: Number(e.dataset.ms) })));
+  check(raceClocks.length === 2 && raceClocks[0].running && !raceClocks[1].running && raceClocks.every((c) => c.ms > 590000), `race clocks: ${JSON.stringify(raceClocks)}`);
   shots.push(await shot(page, "gdl-race"));
   let race = await boardState(page);
   let turns = 0;
@@ -618,6 +624,7 @@ scenarios.gdl = async (page) => {
     await page.waitForFunction((ply) => Number(document.getElementById("board").dataset.ply) > ply, race.ply, { timeout: WAIT_MS });
     race = await boardState(page);
   }
+  check((await page.$$eval("#clocks .clock.running", (els) => els.length)) === 0, "a clock still runs after the race");
   const raceMoves = await moveList(page);
   check(raceMoves.length === turns && raceMoves.every((m) => m.startsWith("(run 3) + ")), `the race's turns: ${raceMoves}`);
   return { moves, plies: s.ply, played, result, pasted: pasted.length, nim: { moves: nimMoves, result: nimResult }, race: turns, shots };

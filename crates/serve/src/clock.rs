@@ -157,6 +157,15 @@ impl TimeControl {
     }
 }
 
+/// Whose clock runs, for [`Clocks::to_json`].
+#[derive(Clone, Debug)]
+pub enum Running {
+    /// The side to move's, or nobody's.
+    One(Option<usize>),
+    /// At a simultaneous turn, these seats'.
+    Seats(Vec<usize>),
+}
+
 /// Every seat's clock, and when the turn of the side to move began.
 /// One seat's overtime as the state file keeps it (see [`Clocks::overtime`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,13 +185,16 @@ pub struct Clocks {
     /// Under byo-yomi or Canadian overtime, each seat's clock as the arena keeps it.
     overtime: Vec<GameClock>,
     since: Instant,
+    /// At a simultaneous turn, the time each seat had used when it chose: its clock stops
+    /// there (empty until a seat chooses).
+    chosen: Vec<Option<Duration>>,
     time: ClockTime,
 }
 
 impl Clocks {
     pub fn new(control: TimeControl, seats: usize, time: ClockTime) -> Clocks {
         let overtime = control.overtime().map(|c| vec![GameClock::new(c); seats]).unwrap_or_default();
-        Clocks { control, left: vec![control.start(); seats], overtime, since: time.now(), time }
+        Clocks { control, left: vec![control.start(); seats], overtime, since: time.now(), chosen: Vec::new(), time }
     }
 
     /// Each seat's main time left at the start of the turn.
@@ -250,15 +262,51 @@ impl Clocks {
         self.budget(seat).saturating_sub(self.used())
     }
 
-    /// Whether `seat`, to move, has used more than its time and `grace`.
+    /// Whether `seat`, to move, has used more than its time and `grace` (never once it has
+    /// chosen at a simultaneous turn).
     pub fn fallen(&self, seat: usize, grace: Duration) -> bool {
-        self.used() > self.budget(seat).saturating_add(grace)
+        !self.has_chosen(seat) && self.used() > self.budget(seat).saturating_add(grace)
+    }
+
+    fn has_chosen(&self, seat: usize) -> bool {
+        self.chosen.get(seat).is_some_and(Option::is_some)
+    }
+
+    /// Stops `seat`'s clock at a simultaneous turn, `used` into it: a human's clock runs from
+    /// the turn's start until it chooses (a new choice moves the stop), an agent's only while
+    /// it searches (the searches of one game run one after another), as the arena charges it.
+    pub fn stop_for(&mut self, seat: usize, used: Duration) {
+        if seat < self.left.len() {
+            self.chosen.resize(self.left.len(), None);
+            self.chosen[seat] = Some(used);
+        }
+    }
+
+    /// Whether `used` is more than `seat`'s time and `grace`.
+    pub fn over(&self, seat: usize, used: Duration, grace: Duration) -> bool {
+        used > self.budget(seat).saturating_add(grace)
+    }
+
+    /// Charges every seat of a simultaneous turn the time it used until it chose
+    /// (`grace(seat)` forgiven under overtime) and starts the next turn.
+    pub fn charge_all(&mut self, grace: impl Fn(usize) -> Duration) {
+        let now = self.used();
+        for seat in 0..self.left.len() {
+            let used = self.chosen.get(seat).copied().flatten().unwrap_or(now);
+            self.spend(seat, used, grace(seat));
+        }
+        self.restart();
     }
 
     /// Charges the move `seat` just made (`grace` forgiven under overtime) and starts the
     /// next turn.
     pub fn charge(&mut self, seat: usize, grace: Duration) {
-        let used = self.used();
+        self.spend(seat, self.used(), grace);
+        self.restart();
+    }
+
+    /// Takes `used` off `seat`'s clock.
+    fn spend(&mut self, seat: usize, used: Duration, grace: Duration) {
         if let Some(c) = self.overtime.get_mut(seat)
             && c.spend(used, grace).is_err()
         {
@@ -272,25 +320,31 @@ impl Clocks {
                 _ => self.overtime.get(seat).map(|c| c.view().remaining).unwrap_or_default(),
             };
         }
-        self.restart();
     }
 
-    /// Starts the turn of the side to move afresh (after an undo).
+    /// Starts the turn of the side to move afresh (after an undo): every clock runs again.
     pub fn restart(&mut self) {
         self.since = self.time.now();
+        self.chosen.clear();
     }
 
     /// The limits of an agent in `seat`, to move: its clock, and for a time per move that
     /// time less the margin for the reply.
     pub fn limits(&self, seat: usize) -> Limits {
+        self.limits_after(seat, self.used())
+    }
+
+    /// [`Clocks::limits`] with `used` of the turn gone (at a simultaneous turn, an agent's
+    /// clock runs only while it searches: nothing).
+    pub fn limits_after(&self, seat: usize, used: Duration) -> Limits {
         let clock = match self.control {
             TimeControl::PerMove(p) => return Limits::time(p.saturating_sub(SAFETY_MARGIN).max(MIN_BUDGET)),
             TimeControl::Fischer { increment, .. } => {
-                Clock { remaining: self.left_now(seat), increment, ..Clock::default() }
+                Clock { remaining: self.budget(seat).saturating_sub(used), increment, ..Clock::default() }
             }
             _ => {
                 let mut view = self.overtime.get(seat).map(GameClock::view).unwrap_or_default();
-                view.remaining = view.remaining.saturating_sub(self.used());
+                view.remaining = view.remaining.saturating_sub(used);
                 view
             }
         };
@@ -298,16 +352,25 @@ impl Clocks {
     }
 
     /// The clocks for the page: the control, each seat's main time left (the side to
-    /// move's as at its turn's start), the time the side to move has used and, under
+    /// move's as at its turn's start), the seat whose clock runs (`running`; at a
+    /// simultaneous turn, the list of the humans that have not chosen, and `chosen_ms`, the
+    /// time each seat that has chosen used), the time used since the turn began and, under
     /// overtime, each seat's byo-yomi periods or Canadian stones left and period length
     /// (Canadian: the rest of the current period).
-    pub fn to_json(&self, to_move: Option<usize>) -> Value {
+    pub fn to_json(&self, running: Running) -> Value {
+        let (running, any) = match running {
+            Running::One(seat) => (json!(seat), seat.is_some()),
+            Running::Seats(seats) => (json!(seats), !seats.is_empty()),
+        };
         let mut v = json!({
             "control": self.control.to_json(),
             "left_ms": self.left.iter().map(|d| d.as_millis() as u64).collect::<Vec<_>>(),
-            "running": to_move,
-            "used_ms": to_move.map(|_| self.used().as_millis() as u64),
+            "running": running,
+            "used_ms": any.then(|| self.used().as_millis() as u64),
         });
+        if !self.chosen.is_empty() {
+            v["chosen_ms"] = json!(self.chosen.iter().map(|c| c.map(|d| d.as_millis() as u64)).collect::<Vec<_>>());
+        }
         if !self.overtime.is_empty() {
             let views: Vec<Clock> = self.overtime.iter().map(GameClock::view).collect();
             let key = if matches!(self.control, TimeControl::Canadian { .. }) { "stones" } else { "periods" };
@@ -344,6 +407,30 @@ mod tests {
         let canadian =
             TimeControl::Canadian { main: Duration::from_secs(60), period: Duration::from_secs(300), stones: 10 };
         assert_eq!(read(canadian.to_json()), Ok(Some(canadian)));
+    }
+
+    #[test]
+    fn at_a_simultaneous_turn_each_seat_is_charged_its_own_time() {
+        let time = ClockTime::default();
+        let fischer = TimeControl::Fischer { main: Duration::from_secs(60), increment: Duration::ZERO };
+        let mut c = Clocks::new(fischer, 3, time.clone());
+        time.advance(Duration::from_secs(2));
+        c.stop_for(0, c.used());
+        c.stop_for(1, Duration::from_secs(1));
+        time.advance(Duration::from_secs(70));
+        // The third seat, still choosing, has run out; those that chose cannot.
+        assert!(c.fallen(2, Duration::ZERO));
+        assert!(!c.fallen(0, Duration::ZERO) && !c.fallen(1, Duration::ZERO));
+        assert!(
+            c.over(1, Duration::from_secs(61), Duration::ZERO) && !c.over(1, Duration::from_secs(59), Duration::ZERO)
+        );
+        c.charge_all(|_| Duration::ZERO);
+        let secs: Vec<u64> = c.left.iter().map(|d| d.as_secs()).collect();
+        assert_eq!(&secs[..2], [57, 59], "{:?}", c.left);
+        assert_eq!(c.left[2], Duration::ZERO);
+        // A new turn: every clock runs again from now.
+        assert!(c.chosen.is_empty() && c.used() < Duration::from_secs(1));
+        assert_eq!(c.limits_after(1, Duration::ZERO).clock.unwrap().remaining, Duration::from_secs(59));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use tabula_search::alphabeta::proven_in;
 use tokio::sync::{Semaphore, broadcast};
 
 use crate::Config;
-use crate::clock::{AGENT_GRACE, Clocks, TimeControl};
+use crate::clock::{AGENT_GRACE, Clocks, Running, TimeControl};
 use crate::engines::{EngineSpec, Engines, Lease};
 use crate::gdl::{Library, MAX_KIF};
 use crate::record;
@@ -439,7 +439,10 @@ impl Live {
 
     /// Takes seat `p`'s move at a simultaneous turn (a human's until every seat has chosen may
     /// be changed), and plays the turn once every seat has one.
-    fn choose_joint(&mut self, p: usize, mv: &str) -> Result<(), String> {
+    ///
+    /// `took` is an agent's search time, which its clock is charged (a human is charged the
+    /// time since the turn began).
+    fn choose_joint(&mut self, p: usize, mv: &str, took: Option<Duration>) -> Result<(), String> {
         if !self.simultaneous() {
             return Err("this is not a simultaneous turn".into());
         }
@@ -449,6 +452,10 @@ impl Live {
         };
         self.joint.resize(self.seats.len(), None);
         self.joint[p] = Some(mv.clone());
+        if let Some(c) = &mut self.clocks {
+            let used = took.unwrap_or_else(|| c.used());
+            c.stop_for(p, used);
+        }
         if self.joint.iter().all(Option::is_some) {
             let joint: Vec<String> = self.joint.iter().flatten().cloned().collect();
             let mut next = self.game.clone();
@@ -460,6 +467,10 @@ impl Live {
             };
             self.game = next;
             self.tree.cur = child;
+            let humans: Vec<bool> = (0..self.seats.len()).map(|p| self.seat_is_human(p)).collect();
+            if let Some(c) = &mut self.clocks {
+                c.charge_all(|p| if humans.get(p) == Some(&true) { Duration::ZERO } else { AGENT_GRACE });
+            }
             self.changed();
         } else {
             // A choice is not a new position: the agents searching go on (their results are
@@ -580,12 +591,27 @@ impl Live {
         Ok(())
     }
 
-    /// Ends the game if the side to move has run out of time (agents with a grace for the
-    /// server's own delays); whether it did.
+    /// The seats whose clocks run from the turn's start: the side to move, or at a
+    /// simultaneous turn every human that has not chosen yet (an agent's runs only while it
+    /// searches, and is charged when it has).
+    fn on_the_clock(&self) -> Vec<usize> {
+        if let Some(p) = self.to_move() {
+            return vec![p];
+        }
+        if !self.simultaneous() {
+            return Vec::new();
+        }
+        (0..self.seats.len())
+            .filter(|&p| self.seat_is_human(p) && self.joint.get(p).is_none_or(Option::is_none))
+            .collect()
+    }
+
+    /// Ends the game if a seat on the clock has run out of time (agents with a grace for
+    /// the server's own delays); whether it did.
     fn time_up(&mut self) -> bool {
-        let Some(p) = self.to_move() else { return false };
-        let grace = if self.seat_is_human(p) { Duration::ZERO } else { AGENT_GRACE };
-        if self.clocks.as_ref().is_some_and(|c| c.fallen(p, grace)) {
+        let Some(c) = &self.clocks else { return false };
+        let grace = |p: usize| if self.seat_is_human(p) { Duration::ZERO } else { AGENT_GRACE };
+        if let Some(p) = self.on_the_clock().into_iter().find(|&p| c.fallen(p, grace(p))) {
             self.flagged = Some(p);
             self.changed();
             return true;
@@ -752,7 +778,10 @@ impl Live {
             "resigned": self.resigned,
             "flagged": self.flagged,
             "failed": self.failed.as_ref().map(|(seat, reason)| json!({"seat": seat, "reason": reason})),
-            "clock": self.clocks.as_ref().map(|c| c.to_json(mover)),
+            "clock": self.clocks.as_ref().map(|c| {
+                let simultaneous = turn == Turn::Simultaneous && ended_by.is_none() && !viewing;
+                c.to_json(if simultaneous { Running::Seats(self.on_the_clock()) } else { Running::One(mover) })
+            }),
             "score": if ended_by.is_some() { None } else { game.score_text() },
             "error": if viewing { None } else { self.error.clone() },
         })
@@ -1087,7 +1116,13 @@ impl App {
                     (None, [only]) => *only,
                     (None, _) => return Err(ApiError::bad("every player moves at once here: say which player")),
                 };
-                live.choose_joint(p, mv).map_err(|e| {
+                if live.time_up() {
+                    let p = live.flagged.unwrap_or_default();
+                    drop(live);
+                    self.kick(entry);
+                    return Err(ApiError { status: 409, message: format!("player {} ran out of time", p + 1) });
+                }
+                live.choose_joint(p, mv, None).map_err(|e| {
                     let status = if e.starts_with(tree::FULL) { 409 } else { 400 };
                     ApiError { status, message: e }
                 })?;
@@ -1421,6 +1456,8 @@ impl App {
             let version = live.version;
             let game = live.game.clone();
             let limits = match &live.clocks {
+                // At a simultaneous turn an agent's clock runs only while it searches.
+                Some(c) if joint => c.limits_after(p, Duration::ZERO),
                 Some(c) => c.limits(p),
                 None => Limits::time(self.config.move_time),
             };
@@ -1433,18 +1470,6 @@ impl App {
             && live.seat_is_human(p)
         {
             let version = live.version;
-            if let Some(c) = &live.clocks
-                && live.timer != Some(version)
-            {
-                let wait = c.left_now(p);
-                live.timer = Some(version);
-                let app = self.clone();
-                let entry2 = entry.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(wait + Duration::from_millis(1)).await;
-                    app.flag_timer(&entry2, version);
-                });
-            }
             let game = live.game.clone();
             let time = self.config.analysis_time;
             // An engine analyst whose process was stopped (the game ended, then an undo)
@@ -1482,6 +1507,22 @@ impl App {
                 let entry2 = entry.clone();
                 tokio::spawn(async move { app.analyse(entry2, job).await });
             }
+        }
+        // A human's flag: a timer for the first of the humans on the clock to run out (woken
+        // early when that one has chosen at a simultaneous turn, it starts one for the rest).
+        let version = live.version;
+        let humans: Vec<usize> = live.on_the_clock().into_iter().filter(|&p| live.seat_is_human(p)).collect();
+        if let Some(c) = &live.clocks
+            && live.timer != Some(version)
+            && let Some(wait) = humans.iter().map(|&p| c.left_now(p)).min()
+        {
+            live.timer = Some(version);
+            let app = self.clone();
+            let entry2 = entry.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(wait + Duration::from_millis(1)).await;
+                app.flag_timer(&entry2, version);
+            });
         }
         let state = live.state(&entry.id);
         let stamp = live.stamp;
@@ -1625,12 +1666,14 @@ impl App {
             if follow {
                 agent.follow(&game)?;
             }
-            agent.choose(&game, player, &limits, &mut |info| {
+            let started = Instant::now();
+            let choice = agent.choose(&game, player, &limits, &mut |info| {
                 if last.is_none_or(|t| t.elapsed() >= INFO_EVERY) {
                     last = Some(Instant::now());
                     let _ = events.send(("info", info_json(info).to_string()));
                 }
-            })
+            });
+            choice.map(|c| (c, started.elapsed()))
         })
         .await;
         drop(permit);
@@ -1646,7 +1689,7 @@ impl App {
             {
                 // An engine that fails loses the game; one that resigns resigns.
                 let failure = match &result {
-                    Ok(Ok(choice)) if choice.resign => {
+                    Ok(Ok((choice, _))) if choice.resign => {
                         live.resigned = Some(mover);
                         live.changed();
                         None
@@ -1668,13 +1711,20 @@ impl App {
                 }
             }
             let error = match result {
-                Ok(Ok(choice)) => {
+                Ok(Ok((choice, took))) => {
                     let _ = entry.events.send(("info", info_json(&choice.info).to_string()));
                     if let Some(mover) = live.to_move() {
                         live.record(mover, choice.info.win_rate);
                     }
+                    let overran =
+                        |live: &Live, p: usize| live.clocks.as_ref().is_some_and(|c| c.over(p, took, AGENT_GRACE));
                     match player {
-                        Some(p) => live.choose_joint(p, &choice.mv).err(),
+                        Some(p) if overran(&live, p) => {
+                            live.flagged = Some(p);
+                            live.changed();
+                            None
+                        }
+                        Some(p) => live.choose_joint(p, &choice.mv, Some(took)).err(),
                         None if live.time_up() => None,
                         None => live.play(&choice.mv).err(),
                     }

@@ -171,3 +171,66 @@ async fn overtime_is_kept_across_a_restart_with_the_state_file() {
     assert_eq!(status, 200, "{s}");
     assert_eq!(seat(&s, "periods", 0), 1, "{s}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_a_simultaneous_turn_every_humans_clock_runs_until_it_has_chosen() {
+    let time = ClockTime::default();
+    let addr = server(&time).await;
+    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"],
+        "clock": {"main_ms": 60_000}});
+    let (status, s) = call(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{s}");
+    assert_eq!(s["clock"]["running"], json!([0, 1]), "both clocks run: {s}");
+    let id = s["id"].as_str().unwrap().to_string();
+    let choose = |player: usize, wait: u64| {
+        time.advance(Duration::from_millis(wait));
+        let path = format!("/api/game/{id}/move");
+        async move { call(addr, "POST", &path, json!({"move": "(run 2)", "player": player})).await }
+    };
+    // The first seat chooses after 2 s: its clock stops there, the other's runs on.
+    let (status, half) = choose(0, 2_000).await;
+    assert_eq!(status, 200, "{half}");
+    assert_eq!(half["clock"]["running"], json!([1]), "{half}");
+    assert!(near(60_000 - half["clock"]["chosen_ms"][0].as_u64().unwrap(), 58_000), "{half}");
+    // The second after 5 s in all: the turn is played, each charged its own time.
+    let (status, played) = choose(1, 3_000).await;
+    assert_eq!(status, 200, "{played}");
+    assert_eq!(played["ply"], 1, "{played}");
+    assert!(near(seat(&played, "left_ms", 0), 58_000), "{played}");
+    assert!(near(seat(&played, "left_ms", 1), 55_000), "{played}");
+    assert_eq!(played["clock"]["running"], json!([0, 1]), "a new turn: {played}");
+    // Next turn: the first seat chooses, the second's time runs out; its choice is refused,
+    // and it has lost on time.
+    choose(0, 1_000).await;
+    let (status, e) = choose(1, 56_000).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("player 2 ran out of time"), "{e}");
+    let (_, s) = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!((s["flagged"].clone(), s["over"].clone()), (json!(1), json!(true)), "{s}");
+    assert_eq!(s["rewards"], json!([1.0, 0.0]), "{s}");
+    assert_eq!(s["clock"]["running"], Value::Null, "no clock runs after the end: {s}");
+
+    // Against an agent: its clock runs only while it searches, the human's until it chooses.
+    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "random(seed=4)"],
+        "clock": {"main_ms": 60_000}});
+    let (_, s) = call(addr, "POST", "/api/game", body).await;
+    let id = s["id"].as_str().unwrap().to_string();
+    let mut state = s;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        if state["joint"][1]["chosen"] == true {
+            break;
+        }
+        tokio::task::yield_now().await;
+        state = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await.1;
+    }
+    assert_eq!(state["joint"][1]["chosen"], true, "the agent did not choose: {state}");
+    assert_eq!(state["clock"]["running"], json!([0]), "{state}");
+    time.advance(Duration::from_millis(4_000));
+    let path = format!("/api/game/{id}/move");
+    let (status, played) = call(addr, "POST", &path, json!({"move": "(run 3)"})).await;
+    assert_eq!(status, 200, "{played}");
+    assert_eq!(played["ply"], 1, "{played}");
+    assert!(near(seat(&played, "left_ms", 0), 56_000), "{played}");
+    assert!(seat(&played, "left_ms", 1) > 59_000, "the agent paid for the human's thinking: {played}");
+}

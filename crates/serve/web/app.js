@@ -449,8 +449,11 @@ function drawClocks() {
   for (const seat of c.left_ms.keys()) {
     const span = $(`clock-${seat}`);
     let left = c.left_ms[seat] ?? 0;
-    const running = c.running === seat;
+    // At a simultaneous turn `running` lists every seat still choosing, and a seat that has
+    // chosen shows the time it used (`chosen_ms`).
+    const running = Array.isArray(c.running) ? c.running.includes(seat) : c.running === seat;
     if (running) left -= c.used_ms + (performance.now() - clockSeen);
+    else if (c.chosen_ms && typeof c.chosen_ms[seat] === "number") left -= c.chosen_ms[seat];
     const over = overtimeShown(c, seat, left);
     if (over) left = over.ms;
     span.textContent = `${ownerName(st, seat)} ${clockText(left)}${over ? over.extra : ""}`;
