@@ -219,6 +219,15 @@ fn first_choice(
     agent: &mut GtpAgent<Ttt>,
     moves: &[&str],
 ) -> Result<tabula_core::Choice<tabula_tictactoe::Square>, AgentError> {
+    choice_after(agent, moves, &Limits::none())
+}
+
+/// A new game, `moves` told to `agent`, then its choice under `limits`.
+fn choice_after(
+    agent: &mut GtpAgent<Ttt>,
+    moves: &[&str],
+    limits: &Limits,
+) -> Result<tabula_core::Choice<tabula_tictactoe::Square>, AgentError> {
     let mut state = Ttt::default();
     agent.new_game(&state);
     for m in moves {
@@ -227,7 +236,7 @@ fn first_choice(
         state.play(mv);
     }
     let p = state.current_player();
-    agent.choose(&state, p, &Limits::none(), &mut NullReport::callback())
+    agent.choose(&state, p, limits, &mut NullReport::callback())
 }
 
 fn an_engine_analyses_until_stopped() {
@@ -299,14 +308,7 @@ done
     let rates = |winrates: &str, moves: &[&str]| -> Vec<f64> {
         let spec = Spec::parse(&format!("gtp(cmd=\"{cmd}\",winrates={winrates})")).unwrap();
         let mut agent = GtpAgent::<Ttt>::from_spec(&spec).unwrap();
-        let mut state = Ttt::default();
-        agent.new_game(&state);
-        for m in moves {
-            let mv = state.parse_move(m).unwrap();
-            agent.observe(&state, &[mv]);
-            state.play(mv);
-        }
-        let choice = agent.choose(&state, state.current_player(), &limits, &mut NullReport::callback()).unwrap();
+        let choice = choice_after(&mut agent, moves, &limits).unwrap();
         choice.info.root_moves.iter().map(|m| m.win_rate.unwrap()).collect()
     };
     let close = |got: Vec<f64>, want: [f64; 2]| {
