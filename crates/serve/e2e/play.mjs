@@ -1178,6 +1178,9 @@ scenarios.byoyomi = async (page) => {
   check(shown.ply === 1 && !shown.human, `a move shown: ${JSON.stringify(shown)}`);
   check((await playable(page)).length === 0, "cells playable on a move shown");
   check(await page.$eval("#move-input", (e) => e.disabled), "the move box is open on a move shown");
+  check(await page.$eval("#move-form button[type=submit]", (e) => e.disabled), "Play can be pressed on a move shown");
+  const help = await page.$eval("#tree-keys", (e) => e.textContent);
+  check(help.startsWith("Click a move to see it while the game goes on"), `the tree's help: ${help}`);
   const viewText = () => page.$eval("#view-pos", (e) => e.textContent);
   let bar = await viewText();
   check(bar === "Showing move 1; the game is at move 3, and its clocks run.", `bar: ${bar}`);

@@ -402,6 +402,7 @@ function render(state) {
   moves.replaceChildren(...state.history.map((ply) => Object.assign(document.createElement("li"), { textContent: ply.join(" + ") })));
   const canPlay = state.human_to_move && !state.over;
   $("move-input").disabled = !canPlay;
+  $("move-form").querySelector("button[type=submit]").disabled = !canPlay;
   $("pass").disabled = !canPlay || !state.legal.some((m) => /^(pass|swap)$/i.test(m.move));
   $("pass").textContent = state.legal.some((m) => m.move === "swap") && !state.legal.some((m) => m.move === "pass") ? "Swap" : "Pass";
   const save = $("save-sgf");

@@ -17,6 +17,9 @@ let gameId = null;
 let preferred = new Map(); // node -> the child last visited under it: "forward" goes there
 let layout = null; // { children, depth, row } of the last tree drawn
 
+const BROWSE_HELP = "Click a move to go there. Keys: Left/Right (or PageUp/PageDown) back and forward, Up/Down the other variations, Home/End the start and the end of the line, Delete removes the move and what follows. A move played where the game went on adds a variation.";
+const CLOCK_HELP = "Click a move to see it while the game goes on under its clock. Keys: Left/Right (or PageUp/PageDown) back and forward, Home/End the start and the game's move.";
+
 const $ = (id) => document.getElementById(id);
 
 function el(name, attrs, parent) {
@@ -242,4 +245,5 @@ export function drawTree(state) {
   $("comment-label").textContent = t.current === 0 ? "Comment on the start" : `Comment on move ${layout.depth[t.current]}`;
   // A game with a clock is one line played on: nothing is removed from it.
   $("remove-node").disabled = t.current === 0 || !!state.clock;
+  $("tree-keys").textContent = state.clock ? CLOCK_HELP : BROWSE_HELP;
 }
