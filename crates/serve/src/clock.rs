@@ -166,7 +166,6 @@ pub enum Running {
     Seats(Vec<usize>),
 }
 
-/// Every seat's clock, and when the turn of the side to move began.
 /// One seat's overtime as the state file keeps it (see [`Clocks::overtime`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Overtime {
@@ -178,6 +177,7 @@ pub struct Overtime {
     pub period: Duration,
 }
 
+/// Every seat's clock, and when the turn of the side to move began.
 pub struct Clocks {
     pub control: TimeControl,
     /// Each seat's main time (per move: the time for this move) at the start of the turn.

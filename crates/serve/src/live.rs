@@ -760,7 +760,7 @@ impl Live {
             "players": players,
             "turn": mover,
             "over": over,
-            "simultaneous": turn == Turn::Simultaneous && ended_by.is_none(),
+            "simultaneous": turn == Turn::Simultaneous && ended_by.is_none() && !viewing,
             "human_to_move": !viewing && (mover.is_some_and(|p| self.seat_is_human(p)) || joint.iter().any(|s| s["human"] == true && s["chosen"] == false)),
             "joint": joint,
             "thinking": self.thinking,
