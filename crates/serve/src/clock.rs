@@ -278,8 +278,14 @@ impl Clocks {
     pub fn stop_for(&mut self, seat: usize, used: Duration) {
         if seat < self.left.len() {
             self.chosen.resize(self.left.len(), None);
-            self.chosen[seat] = Some(used);
+            self.chosen[seat] = Some(used.min(MAX_TIME));
         }
+    }
+
+    /// At a simultaneous turn, the time each seat that has chosen had used (empty until one
+    /// has), as the state file keeps it.
+    pub fn chosen(&self) -> Vec<Option<Duration>> {
+        self.chosen.clone()
     }
 
     /// Whether `used` is more than `seat`'s time and `grace`.

@@ -591,6 +591,33 @@ impl Live {
         Ok(())
     }
 
+    /// Takes back the moves chosen so far at a simultaneous turn, read from the state file,
+    /// with the time each chooser had used: a move no longer legal for its seat is dropped
+    /// (that seat chooses again), and so is a full set, which would have been played.
+    fn restore_joint(&mut self, joint: &[Option<String>], chosen: &[Option<Duration>]) {
+        if !self.simultaneous() {
+            return;
+        }
+        let seats = self.seats.len();
+        let mut kept = vec![None; seats];
+        for (p, mv) in joint.iter().enumerate().take(seats) {
+            if let Some(mv) = mv
+                && self.game.legal_moves(p).iter().any(|m| m == mv)
+            {
+                kept[p] = Some(mv.clone());
+            }
+        }
+        if kept.iter().all(Option::is_some) || kept.iter().all(Option::is_none) {
+            return;
+        }
+        if let Some(c) = &mut self.clocks {
+            for p in (0..seats).filter(|&p| kept[p].is_some()) {
+                c.stop_for(p, chosen.get(p).copied().flatten().unwrap_or_default());
+            }
+        }
+        self.joint = kept;
+    }
+
     /// The seats whose clocks run from the turn's start: the side to move, or at a
     /// simultaneous turn every human that has not chosen yet (an agent's runs only while it
     /// searches, and is charged when it has).
@@ -641,6 +668,8 @@ impl Live {
             current: self.tree.cur,
             root_comment,
             items,
+            joint: self.joint.clone(),
+            chosen: self.clocks.as_ref().map(Clocks::chosen).unwrap_or_default(),
         }
     }
 
@@ -1371,6 +1400,7 @@ impl App {
         }
         live.resigned = saved.resigned.filter(|&p| p < live.seats.len());
         live.flagged = saved.flagged.filter(|&p| p < live.seats.len());
+        live.restore_joint(&saved.joint, &saved.chosen);
         Ok(live)
     }
 

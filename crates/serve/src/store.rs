@@ -2,7 +2,8 @@
 //! started again on the same file serves the same games under the same ids.
 //!
 //! One row per game holds its record as JSON (spec, seats, pasted rules, clock, the tree with
-//! its comments, the current node, a resignation or a loss on time), rewritten whole in one
+//! its comments, the current node, a resignation or a loss on time, and at a simultaneous turn
+//! the moves chosen so far with the time each chooser had used), rewritten whole in one
 //! statement (a transaction of its own) after each change. Reading it back replays every move
 //! by the rules: a row that no longer replays is skipped with a warning and left in the file.
 //!
@@ -43,6 +44,10 @@ pub struct Saved {
     pub current: usize,
     pub root_comment: String,
     pub items: Vec<Item>,
+    /// At a simultaneous turn, each seat's move chosen so far (empty when none is).
+    pub joint: Vec<Option<String>>,
+    /// Under a clock at a simultaneous turn, the time each seat that has chosen had used.
+    pub chosen: Vec<Option<Duration>>,
 }
 
 impl Saved {
@@ -61,6 +66,8 @@ impl Saved {
             "current": self.current,
             "comment": self.root_comment,
             "nodes": nodes,
+            "joint": self.joint,
+            "chosen_ms": self.chosen.iter().map(|c| c.map(|d| d.as_millis() as u64)).collect::<Vec<_>>(),
         })
     }
 
@@ -115,6 +122,27 @@ impl Saved {
                     .collect::<Result<Vec<_>, _>>()?,
             ),
         };
+        // Written before a simultaneous turn's choices were kept: absent, and none is.
+        let list = |k: &str| match v.get(k) {
+            None | Some(Value::Null) => Ok(&[][..]),
+            Some(Value::Array(l)) if l.len() <= players.len() => Ok(l.as_slice()),
+            Some(_) => Err(format!("{k} is not a list with at most one entry per player")),
+        };
+        let joint = list("joint")?
+            .iter()
+            .map(|m| match m {
+                Value::Null => Ok(None),
+                Value::String(m) => Ok(Some(m.clone())),
+                _ => Err("a chosen move is not a string".to_string()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let chosen = list("chosen_ms")?
+            .iter()
+            .map(|ms| match ms {
+                Value::Null => Ok(None),
+                _ => ms.as_u64().map(|ms| Some(Duration::from_millis(ms))).ok_or("a chosen time is not milliseconds"),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Saved {
             spec: text("spec")?,
             players,
@@ -127,6 +155,8 @@ impl Saved {
             current: seat("current").unwrap_or_default(),
             root_comment: v.get("comment").and_then(Value::as_str).unwrap_or_default().to_string(),
             items,
+            joint,
+            chosen,
         })
     }
 
@@ -210,5 +240,39 @@ impl Store {
         .map_err(|e| e.to_string())?;
         saved.store(stamp, Ordering::SeqCst);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(extra: Value) -> Value {
+        let mut v = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"], "nodes": []});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    }
+
+    #[test]
+    fn a_simultaneous_turns_choices_are_read_back_and_checked() {
+        // Written before the choices were kept: none is.
+        let old = Saved::from_json(&record(json!({}))).unwrap();
+        assert!(old.joint.is_empty() && old.chosen.is_empty());
+        let saved = Saved::from_json(&record(json!({"joint": ["(run 2)", null], "chosen_ms": [2000, null]}))).unwrap();
+        assert_eq!(saved.joint, vec![Some("(run 2)".to_string()), None]);
+        assert_eq!(saved.chosen, vec![Some(Duration::from_secs(2)), None]);
+        let again = Saved::from_json(&saved.to_json()).unwrap();
+        assert_eq!((again.joint, again.chosen), (saved.joint, saved.chosen));
+        for (bad, why) in [
+            (json!({"joint": "(run 2)"}), "joint is not a list"),
+            (json!({"joint": [null, null, "(run 1)"]}), "joint is not a list"),
+            (json!({"joint": [3]}), "a chosen move is not a string"),
+            (json!({"chosen_ms": [-1]}), "a chosen time is not milliseconds"),
+        ] {
+            let e = Saved::from_json(&record(bad.clone())).err().unwrap_or_else(|| panic!("{bad} was read"));
+            assert!(e.starts_with(why), "{bad}: {e}");
+        }
     }
 }

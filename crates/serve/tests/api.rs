@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 mod common;
-use common::{json_request, request};
+use common::{Events, json_request, request};
 
 async fn server(config: Config) -> SocketAddr {
     start(Config { port: 0, ..config }).await.unwrap()
@@ -18,91 +18,6 @@ async fn server(config: Config) -> SocketAddr {
 
 fn quick() -> Config {
     Config { move_time: Duration::from_millis(50), ..Config::default() }
-}
-
-/// A stream of server-sent events, read from a chunked response.
-struct Events {
-    stream: TcpStream,
-    raw: Vec<u8>,
-    body: String,
-}
-
-impl Events {
-    async fn open(addr: SocketAddr, id: &str) -> Events {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        let req = format!("GET /api/game/{id}/events HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
-        stream.write_all(req.as_bytes()).await.unwrap();
-        let mut events = Events { stream, raw: Vec::new(), body: String::new() };
-        while !events.raw.windows(4).any(|w| w == b"\r\n\r\n") {
-            events.fill().await;
-        }
-        let at = events.raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let head = String::from_utf8_lossy(&events.raw[..at]).to_lowercase();
-        assert!(head.starts_with("http/1.1 200"), "{head}");
-        assert!(head.contains("content-type: text/event-stream"), "{head}");
-        events.raw.drain(..at + 4);
-        events
-    }
-
-    async fn fill(&mut self) {
-        let mut buf = [0u8; 8192];
-        let n = self.stream.read(&mut buf).await.unwrap();
-        assert!(n > 0, "the event stream ended");
-        self.raw.extend_from_slice(&buf[..n]);
-    }
-
-    /// Moves whole chunks from `raw` to `body`.
-    fn dechunk(&mut self) {
-        while let Some(end) = self.raw.windows(2).position(|w| w == b"\r\n") {
-            let size = usize::from_str_radix(std::str::from_utf8(&self.raw[..end]).unwrap().trim(), 16).unwrap();
-            if self.raw.len() < end + 2 + size + 2 {
-                return;
-            }
-            self.body.push_str(std::str::from_utf8(&self.raw[end + 2..end + 2 + size]).unwrap());
-            self.raw.drain(..end + 2 + size + 2);
-        }
-    }
-
-    /// The next event: its name and data.
-    async fn next(&mut self) -> (String, String) {
-        loop {
-            self.dechunk();
-            if let Some(end) = self.body.find("\n\n") {
-                let block: String = self.body.drain(..end + 2).collect();
-                let mut name = String::from("message");
-                let mut data = String::new();
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("event:") {
-                        name = v.trim().to_string();
-                    } else if let Some(v) = line.strip_prefix("data:") {
-                        data.push_str(v.trim_start());
-                    }
-                }
-                if data.is_empty() {
-                    continue; // a keep-alive comment
-                }
-                return (name, data);
-            }
-            self.fill().await;
-        }
-    }
-
-    /// The next state event for which `done` holds, counting the info events passed.
-    async fn state_where(&mut self, done: impl Fn(&Value) -> bool) -> (Value, usize) {
-        let mut infos = 0;
-        loop {
-            let (name, data) = self.next().await;
-            let value: Value = serde_json::from_str(&data).unwrap();
-            match name.as_str() {
-                "state" if done(&value) => return (value, infos),
-                "info" => {
-                    assert!(value["nodes"].is_u64(), "{value}");
-                    infos += 1;
-                }
-                _ => {}
-            }
-        }
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -637,15 +552,7 @@ async fn a_simultaneous_gdl_game_takes_every_seats_move_then_plays_the_turn() {
 
 /// A match's event stream, read until `done` holds for its table.
 async fn match_until(addr: SocketAddr, id: &str, done: impl Fn(&Value) -> bool) -> (Value, usize) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET /api/match/{id}/events HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
-    stream.write_all(req.as_bytes()).await.unwrap();
-    let mut events = Events { stream, raw: Vec::new(), body: String::new() };
-    while !events.raw.windows(4).any(|w| w == b"\r\n\r\n") {
-        events.fill().await;
-    }
-    let at = events.raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    events.raw.drain(..at + 4);
+    let mut events = Events::at(addr, &format!("/api/match/{id}/events")).await;
     let mut seen = 0;
     loop {
         let (name, data) = tokio::time::timeout(Duration::from_secs(60), events.next()).await.expect("no match event");

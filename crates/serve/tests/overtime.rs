@@ -234,3 +234,69 @@ async fn at_a_simultaneous_turn_every_humans_clock_runs_until_it_has_chosen() {
     assert!(near(seat(&played, "left_ms", 0), 56_000), "{played}");
     assert!(seat(&played, "left_ms", 1) > 59_000, "the agent paid for the human's thinking: {played}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_choices_of_a_simultaneous_turn_are_kept_across_a_restart_with_the_state_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = Some(dir.path().join("games.db"));
+    let time = ClockTime::default();
+    let with_state = || Config { port: 0, clock_time: time.clone(), state: state.clone(), ..Config::default() };
+    let addr = start(with_state()).await.unwrap();
+    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"],
+        "clock": {"main_ms": 60_000}});
+    let (status, s) = call(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{s}");
+    let id = s["id"].as_str().unwrap().to_string();
+    let path = format!("/api/game/{id}/move");
+    time.advance(Duration::from_millis(2_000));
+    let (status, half) = call(addr, "POST", &path, json!({"move": "(run 2)", "player": 0})).await;
+    assert_eq!(status, 200, "{half}");
+    assert_eq!(half["clock"]["running"], json!([1]), "{half}");
+
+    // A second server on the same file: the first seat has chosen, its clock stopped where it
+    // chose; only the second's runs.
+    let again = start(with_state()).await.unwrap();
+    let (status, after) = call(again, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!((after["joint"][0]["chosen"].clone(), after["joint"][1]["chosen"].clone()), (json!(true), json!(false)));
+    assert_eq!(after["joint"][0]["legal"], json!([]), "a chosen seat is offered nothing: {after}");
+    assert_eq!(after["clock"]["running"], json!([1]), "{after}");
+    assert_eq!(after["clock"]["chosen_ms"][0], half["clock"]["chosen_ms"][0], "{after}");
+    // The second seat's choice plays the turn with the first's kept move, each charged its time.
+    time.advance(Duration::from_millis(3_000));
+    let (status, played) = call(again, "POST", &path, json!({"move": "(run 1)", "player": 1})).await;
+    assert_eq!(status, 200, "{played}");
+    assert_eq!(played["ply"], 1, "{played}");
+    let turn = played["history"][0].to_string();
+    assert!(turn.find("(run 2)").unwrap() < turn.find("(run 1)").unwrap(), "{played}");
+    assert!(near(seat(&played, "left_ms", 0), 58_000), "{played}");
+    assert!(near(seat(&played, "left_ms", 1), 57_000), "{played}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_a_simultaneous_turn_the_flag_of_a_human_who_does_not_choose_falls_with_nobody_watching() {
+    let time = ClockTime::default();
+    let addr = server(&time).await;
+    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"],
+        "clock": {"main_ms": 6_000}});
+    let (status, s) = call(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{s}");
+    let id = s["id"].as_str().unwrap().to_string();
+    let path = format!("/api/game/{id}/move");
+    // A first turn leaves the first seat 1.5 s, the second all of its 6 s.
+    let (status, _) = call(addr, "POST", &path, json!({"move": "(run 1)", "player": 1})).await;
+    assert_eq!(status, 200);
+    time.advance(Duration::from_millis(4_500));
+    let (status, s) = call(addr, "POST", &path, json!({"move": "(run 1)", "player": 0})).await;
+    assert_eq!((status, s["ply"].clone()), (200, json!(1)), "{s}");
+    // The first seat chooses at once. The flag timer, set for its 1.5 s, finds nobody out of
+    // time when it wakes and sets one for the second seat's rest; that one's flag falls.
+    let mut events = common::Events::open(addr, &id).await;
+    let (status, s) = call(addr, "POST", &path, json!({"move": "(run 1)", "player": 0})).await;
+    assert_eq!(status, 200, "{s}");
+    let wait = tokio::time::timeout(Duration::from_secs(30), events.state_where(|s| s["over"] == true));
+    let (over, _) = wait.await.expect("the flag did not fall within 30 s");
+    assert_eq!(over["flagged"], 1, "{over}");
+    assert_eq!(over["rewards"], json!([1.0, 0.0]), "{over}");
+    assert_eq!(over["ply"], 1, "the turn was not played: {over}");
+}
