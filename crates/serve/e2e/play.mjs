@@ -1208,7 +1208,24 @@ scenarios.byoyomi = async (page) => {
   const back = await boardState(page);
   check(back.ply === 4 && back.human, `back to the game: ${JSON.stringify(back)}`);
   check((await playable(page)).length > 0, "no cells playable back in the game");
-  return { clocks, viewed: { ply: shown.ply, bar }, back: back.ply, shots };
+
+  // Paused: no clock runs, the status says so, nothing is played or taken back; Resume runs
+  // Black's clock again.
+  const pauseButton = () => page.$eval("#pause-clocks", (e) => e.textContent);
+  check((await pauseButton()) === "Pause clocks", `the pause button: ${await pauseButton()}`);
+  await page.click("#pause-clocks");
+  await page.waitForFunction(() => document.getElementById("pause-clocks").textContent === "Resume clocks", null, { timeout: WAIT_MS });
+  const pausedSaid = await statusText(page);
+  check(pausedSaid === "The clocks are paused: Resume clocks to play on.", `status: ${pausedSaid}`);
+  check((await page.$$eval("#clocks .clock.running", (els) => els.length)) === 0, "a clock runs while paused");
+  check((await playable(page)).length === 0, "cells playable while paused");
+  check(await page.$eval("#undo", (e) => e.disabled), "Undo can be pressed while paused");
+  shots.push(await shot(page, "go-clock-paused"));
+  await page.click("#pause-clocks");
+  await page.waitForFunction(() => document.getElementById("pause-clocks").textContent === "Pause clocks", null, { timeout: WAIT_MS });
+  await page.waitForFunction(() => document.querySelector("#clock-0.running") !== null, null, { timeout: WAIT_MS });
+  check((await playable(page)).length > 0, "no cells playable after Resume");
+  return { clocks, viewed: { ply: shown.ply, bar }, back: back.ply, paused: pausedSaid, shots };
 };
 
 const run = scenarios[scenario];

@@ -19,7 +19,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::MAX_BODY;
 use crate::clock::TimeControl;
 use crate::gdl::MAX_KIF;
-use crate::live::{ApiError, App};
+use crate::live::{ApiError, App, Entry};
 use crate::record::MAX_SGF;
 use crate::search::Search;
 use crate::watch::{MAX_TOURNEY_AGENTS, MatchRequest};
@@ -256,6 +256,29 @@ async fn undo(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Res
     Ok(ok(app.undo(&entry)?))
 }
 
+async fn pause(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    Ok(ok(app.pause(&entry)?))
+}
+
+async fn resume(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let entry = app.get(&id)?;
+    Ok(ok(app.resume(&entry)?))
+}
+
+/// A page watching a game's events, for as long as its stream lives: its going tells the
+/// game (see [`App::watcher_left`]).
+struct Watcher {
+    app: Arc<App>,
+    entry: Arc<Entry>,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.app.watcher_left(&self.entry);
+    }
+}
+
 async fn events(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
@@ -263,16 +286,21 @@ async fn events(
     let entry = app.get(&id)?;
     // Subscribe before reading the state, so no change falls between the two.
     let rx = app.subscribe(&entry);
+    // Clocks paused while no page watched run again, and the first state shows them running.
+    app.watcher_came(&entry);
     let first = app.state(&entry).to_string();
     let initial = stream::once(async move { Ok(Event::default().event("state").data(first)) });
-    let updates = stream::unfold((rx, app, entry), |(mut rx, app, entry)| async move {
+    let watcher = Watcher { app, entry };
+    let updates = stream::unfold((rx, watcher), |(mut rx, watcher)| async move {
         let event = match rx.recv().await {
             Ok((name, data)) => Event::default().event(name).data(data),
             // Too slow a reader: skip to the state as it is now.
-            Err(RecvError::Lagged(_)) => Event::default().event("state").data(app.state(&entry).to_string()),
+            Err(RecvError::Lagged(_)) => {
+                Event::default().event("state").data(watcher.app.state(&watcher.entry).to_string())
+            }
             Err(RecvError::Closed) => return None,
         };
-        Some((Ok(event), (rx, app, entry)))
+        Some((Ok(event), (rx, watcher)))
     });
     Ok(Sse::new(futures_util::StreamExt::chain(initial, updates)).keep_alive(KeepAlive::default()))
 }
@@ -467,6 +495,8 @@ pub fn routes(app: Arc<App>) -> Router {
         .route("/api/game/{id}", get(state).delete(delete_game))
         .route("/api/game/{id}/move", post(play))
         .route("/api/game/{id}/undo", post(undo))
+        .route("/api/game/{id}/pause", post(pause))
+        .route("/api/game/{id}/resume", post(resume))
         .route("/api/game/{id}/goto", post(goto))
         .route("/api/game/{id}/view", get(view))
         .route("/api/game/{id}/comment", post(comment))

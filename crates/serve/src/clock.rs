@@ -185,6 +185,8 @@ pub struct Clocks {
     /// Under byo-yomi or Canadian overtime, each seat's clock as the arena keeps it.
     overtime: Vec<GameClock>,
     since: Instant,
+    /// When the clocks were paused, if they are: the turn's time stands still from there.
+    paused_at: Option<Instant>,
     /// At a simultaneous turn, the time each seat had used when it chose: its clock stops
     /// there (empty until a seat chooses).
     chosen: Vec<Option<Duration>>,
@@ -194,7 +196,15 @@ pub struct Clocks {
 impl Clocks {
     pub fn new(control: TimeControl, seats: usize, time: ClockTime) -> Clocks {
         let overtime = control.overtime().map(|c| vec![GameClock::new(c); seats]).unwrap_or_default();
-        Clocks { control, left: vec![control.start(); seats], overtime, since: time.now(), chosen: Vec::new(), time }
+        Clocks {
+            control,
+            left: vec![control.start(); seats],
+            overtime,
+            since: time.now(),
+            paused_at: None,
+            chosen: Vec::new(),
+            time,
+        }
     }
 
     /// Each seat's main time left at the start of the turn.
@@ -242,9 +252,24 @@ impl Clocks {
         }
     }
 
-    /// Time used by the side to move so far.
+    /// Time used by the side to move so far (none while the clocks are paused).
     pub fn used(&self) -> Duration {
-        self.time.now().saturating_duration_since(self.since)
+        self.paused_at.unwrap_or_else(|| self.time.now()).saturating_duration_since(self.since)
+    }
+
+    /// Stops every clock where it stands until [`Clocks::resume`].
+    pub fn pause(&mut self) {
+        if self.paused_at.is_none() {
+            self.paused_at = Some(self.time.now());
+        }
+    }
+
+    /// Runs the clocks again from where [`Clocks::pause`] stopped them: the time paused is
+    /// nobody's.
+    pub fn resume(&mut self) {
+        if let Some(at) = self.paused_at.take() {
+            self.since += self.time.now().saturating_duration_since(at);
+        }
     }
 
     /// All the time `seat` has at the start of its turn before its flag falls: main time,
@@ -331,6 +356,9 @@ impl Clocks {
     /// Starts the turn of the side to move afresh (after an undo): every clock runs again.
     pub fn restart(&mut self) {
         self.since = self.time.now();
+        if self.paused_at.is_some() {
+            self.paused_at = Some(self.since);
+        }
         self.chosen.clear();
     }
 

@@ -105,6 +105,37 @@ pub struct Live {
     joint: Vec<Option<String>>,
     /// Deleted: no agent moves any more and nothing is written to the state file.
     deleted: bool,
+    /// Why the clocks stand still, if they do: nothing is played until they run again.
+    paused: Option<Pause>,
+}
+
+/// Why a game's clocks are paused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pause {
+    /// A player asked (`POST /api/game/{id}/pause`); only `resume` runs them again.
+    Asked,
+    /// The last page watching the game went away with the game under way; the next page to
+    /// open it runs them again.
+    Away,
+}
+
+impl Pause {
+    /// The name the state and the state file give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pause::Asked => "asked",
+            Pause::Away => "away",
+        }
+    }
+
+    /// The pause a name gives (`None` for an unknown one).
+    pub fn from_name(name: &str) -> Option<Pause> {
+        match name {
+            "asked" => Some(Pause::Asked),
+            "away" => Some(Pause::Away),
+            _ => None,
+        }
+    }
 }
 
 /// One agent search to run: the agent, the position, its limits, the game's version it is
@@ -161,6 +192,8 @@ pub struct Entry {
     events: broadcast::Sender<(&'static str, String)>,
     /// The [`Live::stamp`] last written to the state file.
     saved: AtomicU64,
+    /// The pages watching the game's events.
+    watchers: AtomicUsize,
 }
 
 /// Every live game, and the limits.
@@ -186,6 +219,8 @@ pub struct App {
     analyses: Mutex<Vec<Arc<AtomicBool>>>,
     /// Agents' moves waiting for a search slot; an analysis given a slot meanwhile yields it.
     waiting: AtomicUsize,
+    /// Set when the server begins to stop: pages going away then pause nothing.
+    closing: AtomicBool,
 }
 
 /// Runs its closure when dropped.
@@ -591,6 +626,63 @@ impl Live {
         Ok(())
     }
 
+    /// Stops the clocks where they stand (`why` says who asked), and the agent searching, if
+    /// one is: its search is thrown away and starts afresh once the clocks run again.
+    fn pause(&mut self, why: Pause) -> Result<(), String> {
+        if self.clocks.is_none() {
+            return Err("only a game with a clock is paused".into());
+        }
+        if self.over() {
+            return Err("the game is over".into());
+        }
+        if self.paused == Some(Pause::Asked) {
+            return Ok(());
+        }
+        if let Some(c) = &mut self.clocks {
+            c.pause();
+        }
+        self.paused = Some(why);
+        self.halt_search();
+        Ok(())
+    }
+
+    /// Runs the clocks again from where they stood; the time paused is nobody's.
+    fn resume(&mut self) -> Result<(), String> {
+        if self.paused.take().is_none() {
+            return Err("the game is not paused".into());
+        }
+        if let Some(c) = &mut self.clocks {
+            c.resume();
+        }
+        // A flag timer and an agent's search start again for the time as it is now.
+        self.timer = None;
+        self.halt_search();
+        Ok(())
+    }
+
+    /// A change that is not a new position (a pause): the agent searching stops and its
+    /// result is thrown away, the choices of a simultaneous turn stay, the file is rewritten.
+    fn halt_search(&mut self) {
+        self.version += 1;
+        self.stamp += 1;
+        if let Some(stop) = self.stop.take() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        self.thinking = false;
+    }
+
+    /// Before a player's move or undo: the refusal while a player has paused the clocks;
+    /// clocks paused while no page watched run again, since a player is there.
+    fn check_running(&mut self) -> Result<(), ApiError> {
+        match self.paused {
+            Some(Pause::Asked) => {
+                Err(ApiError { status: 409, message: "the game is paused: resume it to play".into() })
+            }
+            Some(Pause::Away) => self.resume().map_err(ApiError::bad),
+            None => Ok(()),
+        }
+    }
+
     /// Takes back the moves chosen so far at a simultaneous turn, read from the state file,
     /// with the time each chooser had used: a move no longer legal for its seat is dropped
     /// (that seat chooses again), and so is a full set, which would have been played.
@@ -637,6 +729,9 @@ impl Live {
     /// the server's own delays); whether it did.
     fn time_up(&mut self) -> bool {
         let Some(c) = &self.clocks else { return false };
+        if self.paused.is_some() {
+            return false;
+        }
         let grace = |p: usize| if self.seat_is_human(p) { Duration::ZERO } else { AGENT_GRACE };
         if let Some(p) = self.on_the_clock().into_iter().find(|&p| c.fallen(p, grace(p))) {
             self.flagged = Some(p);
@@ -665,6 +760,7 @@ impl Live {
             overtime: self.clocks.as_ref().and_then(Clocks::overtime),
             resigned: self.resigned,
             flagged: self.flagged,
+            paused: self.paused.filter(|_| !self.over()),
             current: self.tree.cur,
             root_comment,
             items,
@@ -806,6 +902,7 @@ impl Live {
             "rewards": rewards,
             "resigned": self.resigned,
             "flagged": self.flagged,
+            "paused": self.paused.filter(|_| !self.over()).map(Pause::name),
             "failed": self.failed.as_ref().map(|(seat, reason)| json!({"seat": seat, "reason": reason})),
             "clock": self.clocks.as_ref().map(|c| {
                 let simultaneous = turn == Turn::Simultaneous && ended_by.is_none() && !viewing;
@@ -833,6 +930,7 @@ impl App {
             searches,
             analyses: Mutex::default(),
             waiting: AtomicUsize::new(0),
+            closing: AtomicBool::new(false),
         }
     }
 
@@ -1029,7 +1127,13 @@ impl App {
             }
         };
         let (events, _) = broadcast::channel(64);
-        let entry = Arc::new(Entry { id: id.clone(), live: Mutex::new(live), events, saved: AtomicU64::new(0) });
+        let entry = Arc::new(Entry {
+            id: id.clone(),
+            live: Mutex::new(live),
+            events,
+            saved: AtomicU64::new(0),
+            watchers: AtomicUsize::new(0),
+        });
         games.insert(id, entry.clone());
         drop(games);
         let state = self.kick(&entry);
@@ -1122,6 +1226,7 @@ impl Live {
             kif,
             joint: Vec::new(),
             deleted: false,
+            paused: None,
         })
     }
 }
@@ -1131,6 +1236,7 @@ impl App {
     pub fn play(self: &Arc<Self>, entry: &Arc<Entry>, mv: &str, player: Option<usize>) -> Result<Value, ApiError> {
         {
             let mut live = lock(&entry.live);
+            live.check_running()?;
             if live.simultaneous() {
                 // Every seat chooses at once: the human seat named, or the only one.
                 let humans: Vec<usize> = (0..live.seats.len()).filter(|&p| live.seat_is_human(p)).collect();
@@ -1344,6 +1450,7 @@ impl App {
     /// second stop), the server's temporary training folder is removed, and the state file
     /// is closed with every game in it. Returns a line for each thing that could not be done.
     pub fn shutdown(&self, deadline: Instant, cut: &AtomicBool) -> Vec<String> {
+        self.closing.store(true, Ordering::SeqCst);
         let mut problems = Vec::new();
         let left = self.runs.close(deadline, cut);
         if left > 0 {
@@ -1401,12 +1508,63 @@ impl App {
         live.resigned = saved.resigned.filter(|&p| p < live.seats.len());
         live.flagged = saved.flagged.filter(|&p| p < live.seats.len());
         live.restore_joint(&saved.joint, &saved.chosen);
+        // No page watches a game of a server just started: one with a human seat under a
+        // clock waits for its player (a page opening it, or a move), unless paused by a player.
+        let humans = (0..live.seats.len()).any(|p| live.seat_is_human(p));
+        if let Some(why) = saved.paused.or(humans.then_some(Pause::Away)) {
+            let _ = live.pause(why);
+        }
         Ok(live)
     }
 
     pub fn undo(self: &Arc<Self>, entry: &Arc<Entry>) -> Result<Value, ApiError> {
-        lock(&entry.live).undo().map_err(ApiError::bad)?;
+        {
+            let mut live = lock(&entry.live);
+            live.check_running()?;
+            live.undo().map_err(ApiError::bad)?;
+        }
         Ok(self.kick(entry))
+    }
+
+    /// Pauses the game's clocks, as a player asks.
+    pub fn pause(self: &Arc<Self>, entry: &Arc<Entry>) -> Result<Value, ApiError> {
+        lock(&entry.live).pause(Pause::Asked).map_err(ApiError::bad)?;
+        Ok(self.kick(entry))
+    }
+
+    /// Runs the game's clocks again.
+    pub fn resume(self: &Arc<Self>, entry: &Arc<Entry>) -> Result<Value, ApiError> {
+        lock(&entry.live).resume().map_err(ApiError::bad)?;
+        Ok(self.kick(entry))
+    }
+
+    /// A page opened the game's events: clocks paused while no page was there run again.
+    pub fn watcher_came(self: &Arc<Self>, entry: &Arc<Entry>) {
+        entry.watchers.fetch_add(1, Ordering::SeqCst);
+        let mut live = lock(&entry.live);
+        if live.paused == Some(Pause::Away) && live.resume().is_ok() {
+            drop(live);
+            self.kick(entry);
+        }
+    }
+
+    /// A page watching the game went away (each [`App::watcher_came`] is followed by one
+    /// call of this): when it was the last and the game is under way with a human seat, the
+    /// clocks stop until a page comes back, so that a player who closes the page does not
+    /// lose on time meanwhile.
+    pub fn watcher_left(self: &Arc<Self>, entry: &Arc<Entry>) {
+        if entry.watchers.fetch_sub(1, Ordering::SeqCst) > 1 || self.closing.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut live = lock(&entry.live);
+        let humans = (0..live.seats.len()).any(|p| live.seat_is_human(p));
+        if live.deleted || !humans || live.paused.is_some() || live.clocks.is_none() || live.over() {
+            return;
+        }
+        // Published, not kicked: nothing is to start, and this may run as the server stops.
+        if live.pause(Pause::Away).is_ok() {
+            self.publish(entry, live);
+        }
     }
 
     pub fn state(&self, entry: &Entry) -> Value {
@@ -1445,8 +1603,9 @@ impl App {
         let at_leaf = live.tree.current().children.is_empty();
         // The agent to search: the one to move, or at a simultaneous turn the first agent seat
         // that has not chosen yet (one search at a time).
-        let searcher = live.to_move().or_else(|| {
-            live.simultaneous()
+        // Nothing searches while the clocks are paused.
+        let searcher = live.to_move().filter(|_| live.paused.is_none()).or_else(|| {
+            (live.simultaneous() && live.paused.is_none())
                 .then(|| {
                     (0..live.seats.len())
                         .find(|&p| !live.seat_is_human(p) && live.joint.get(p).is_none_or(Option::is_none))
@@ -1543,6 +1702,7 @@ impl App {
         let version = live.version;
         let humans: Vec<usize> = live.on_the_clock().into_iter().filter(|&p| live.seat_is_human(p)).collect();
         if let Some(c) = &live.clocks
+            && live.paused.is_none()
             && live.timer != Some(version)
             && let Some(wait) = humans.iter().map(|&p| c.left_now(p)).min()
         {
@@ -1554,6 +1714,12 @@ impl App {
                 app.flag_timer(&entry2, version);
             });
         }
+        self.publish(entry, live)
+    }
+
+    /// Writes the game to the state file if it changed and sends its state to the pages;
+    /// the state.
+    fn publish(&self, entry: &Entry, live: MutexGuard<'_, Live>) -> Value {
         let state = live.state(&entry.id);
         let stamp = live.stamp;
         let record = match &self.store {

@@ -2,10 +2,11 @@
 //! started again on the same file serves the same games under the same ids.
 //!
 //! One row per game holds its record as JSON (spec, seats, pasted rules, clock, the tree with
-//! its comments, the current node, a resignation or a loss on time, and at a simultaneous turn
-//! the moves chosen so far with the time each chooser had used), rewritten whole in one
-//! statement (a transaction of its own) after each change. Reading it back replays every move
-//! by the rules: a row that no longer replays is skipped with a warning and left in the file.
+//! its comments, the current node, a resignation or a loss on time, a pause of the clocks,
+//! and at a simultaneous turn the moves chosen so far with the time each chooser had used),
+//! rewritten whole in one statement (a transaction of its own) after each change. Reading it
+//! back replays every move by the rules: a row that no longer replays is skipped with a
+//! warning and left in the file.
 //!
 //! The file is in WAL mode with `synchronous=NORMAL`: a change is in the file once its
 //! statement returns, so a server that crashes or is killed loses nothing; only a crash of
@@ -21,7 +22,7 @@ use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 
 use crate::clock::{Overtime, TimeControl};
-use crate::live::lock;
+use crate::live::{Pause, lock};
 use crate::tree::{Item, Tree};
 
 /// The open state file.
@@ -41,6 +42,8 @@ pub struct Saved {
     pub overtime: Option<Vec<Overtime>>,
     pub resigned: Option<usize>,
     pub flagged: Option<usize>,
+    /// Why the clocks were paused, if they were.
+    pub paused: Option<Pause>,
     pub current: usize,
     pub root_comment: String,
     pub items: Vec<Item>,
@@ -63,6 +66,7 @@ impl Saved {
             "overtime": self.overtime.as_ref().map(|o| o.iter().map(|o| json!([o.used_up, o.count, o.period.as_millis() as u64])).collect::<Vec<_>>()),
             "resigned": self.resigned,
             "flagged": self.flagged,
+            "paused": self.paused.map(Pause::name),
             "current": self.current,
             "comment": self.root_comment,
             "nodes": nodes,
@@ -143,6 +147,10 @@ impl Saved {
                 _ => ms.as_u64().map(|ms| Some(Duration::from_millis(ms))).ok_or("a chosen time is not milliseconds"),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let paused = match v.get("paused") {
+            None | Some(Value::Null) => None,
+            Some(p) => Some(p.as_str().and_then(Pause::from_name).ok_or("paused is not asked or away")?),
+        };
         Ok(Saved {
             spec: text("spec")?,
             players,
@@ -152,6 +160,7 @@ impl Saved {
             overtime,
             resigned: seat("resigned"),
             flagged: seat("flagged"),
+            paused,
             current: seat("current").unwrap_or_default(),
             root_comment: v.get("comment").and_then(Value::as_str).unwrap_or_default().to_string(),
             items,
@@ -256,7 +265,7 @@ mod tests {
     }
 
     #[test]
-    fn a_simultaneous_turns_choices_are_read_back_and_checked() {
+    fn a_simultaneous_turns_choices_and_a_pause_are_read_back_and_checked() {
         // Written before the choices were kept: none is.
         let old = Saved::from_json(&record(json!({}))).unwrap();
         assert!(old.joint.is_empty() && old.chosen.is_empty());
@@ -265,11 +274,16 @@ mod tests {
         assert_eq!(saved.chosen, vec![Some(Duration::from_secs(2)), None]);
         let again = Saved::from_json(&saved.to_json()).unwrap();
         assert_eq!((again.joint, again.chosen), (saved.joint, saved.chosen));
+        assert_eq!(again.paused, None);
+        let paused = Saved::from_json(&record(json!({"paused": "asked"}))).unwrap();
+        assert_eq!(paused.paused, Some(Pause::Asked));
+        assert_eq!(Saved::from_json(&paused.to_json()).unwrap().paused, Some(Pause::Asked));
         for (bad, why) in [
             (json!({"joint": "(run 2)"}), "joint is not a list"),
             (json!({"joint": [null, null, "(run 1)"]}), "joint is not a list"),
             (json!({"joint": [3]}), "a chosen move is not a string"),
             (json!({"chosen_ms": [-1]}), "a chosen time is not milliseconds"),
+            (json!({"paused": "later"}), "paused is not asked or away"),
         ] {
             let e = Saved::from_json(&record(bad.clone())).err().unwrap_or_else(|| panic!("{bad} was read"));
             assert!(e.starts_with(why), "{bad}: {e}");

@@ -243,7 +243,7 @@ async fn the_territory_toggle_marks_ownership_dead_stones_and_the_score() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "browser tier: scripts/test runs it"]
-async fn a_byo_yomi_clock_chosen_in_the_form_shows_its_periods_and_the_game_is_browsed_as_it_goes_on() {
+async fn a_byo_yomi_clock_chosen_in_the_form_shows_its_periods_and_the_game_is_browsed_paused_and_resumed() {
     let r = scenario("byoyomi").await;
     let texts: Vec<&str> = r["clocks"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect();
     assert_eq!(texts.len(), 2, "{r}");
@@ -251,4 +251,6 @@ async fn a_byo_yomi_clock_chosen_in_the_form_shows_its_periods_and_the_game_is_b
     // Then browsed at its first moves while the game went on, and back.
     assert_eq!(r["viewed"]["ply"], 1, "{r}");
     assert_eq!(r["back"], 4, "{r}");
+    // Then paused and resumed by its button.
+    assert_eq!(r["paused"], "The clocks are paused: Resume clocks to play on.", "{r}");
 }

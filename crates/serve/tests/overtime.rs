@@ -262,6 +262,9 @@ async fn the_choices_of_a_simultaneous_turn_are_kept_across_a_restart_with_the_s
     assert_eq!(after["joint"][0]["legal"], json!([]), "a chosen seat is offered nothing: {after}");
     assert_eq!(after["clock"]["running"], json!([1]), "{after}");
     assert_eq!(after["clock"]["chosen_ms"][0], half["clock"]["chosen_ms"][0], "{after}");
+    // No page watches yet: the clocks wait for one.
+    assert_eq!(after["paused"], "away", "{after}");
+    let _page = common::Events::open(again, &id).await;
     // The second seat's choice plays the turn with the first's kept move, each charged its time.
     time.advance(Duration::from_millis(3_000));
     let (status, played) = call(again, "POST", &path, json!({"move": "(run 1)", "player": 1})).await;
@@ -299,4 +302,98 @@ async fn at_a_simultaneous_turn_the_flag_of_a_human_who_does_not_choose_falls_wi
     assert_eq!(over["flagged"], 1, "{over}");
     assert_eq!(over["rewards"], json!([1.0, 0.0]), "{over}");
     assert_eq!(over["ply"], 1, "the turn was not played: {over}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_game_stands_still_until_resumed_and_stays_paused_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = Some(dir.path().join("games.db"));
+    let time = ClockTime::default();
+    let with_state = || Config { port: 0, clock_time: time.clone(), state: state.clone(), ..Config::default() };
+    let addr = start(with_state()).await.unwrap();
+    let id = new_game(addr, json!({"main_ms": 60_000, "inc_ms": 0})).await;
+    let (status, _) = play(addr, &time, &id, 1_000, "C3").await;
+    assert_eq!(status, 200);
+    time.advance(Duration::from_millis(2_000));
+    let (status, paused) = call(addr, "POST", &format!("/api/game/{id}/pause"), Value::Null).await;
+    assert_eq!(status, 200, "{paused}");
+    assert_eq!(paused["paused"], "asked", "{paused}");
+    let used = paused["clock"]["used_ms"].as_u64().unwrap();
+    assert!(near(60_000 - used, 58_000), "{paused}");
+
+    // Half a minute later White's clock still stands where it stood; nothing is played.
+    time.advance(Duration::from_millis(30_000));
+    let (_, s) = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!(s["clock"]["used_ms"], used, "{s}");
+    let (status, e) = call(addr, "POST", &format!("/api/game/{id}/move"), json!({"move": "D4"})).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("paused"), "{e}");
+    let (status, _) = call(addr, "POST", &format!("/api/game/{id}/undo"), Value::Null).await;
+    assert_eq!(status, 409, "an undo is refused too");
+
+    // A server started again on the file keeps the pause: a player paused it.
+    let again = start(with_state()).await.unwrap();
+    let (status, s) = call(again, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!((status, s["paused"].clone()), (200, json!("asked")), "{s}");
+    let (status, s) = call(again, "POST", &format!("/api/game/{id}/resume"), Value::Null).await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(s["paused"], Value::Null, "{s}");
+    let (status, e) = call(again, "POST", &format!("/api/game/{id}/resume"), Value::Null).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("not paused"), "{e}");
+    let (status, s) = play(again, &time, &id, 1_000, "D4").await;
+    assert_eq!(status, 200, "{s}");
+    assert!(near(seat(&s, "left_ms", 0), 59_000), "{s}");
+    assert!(near(seat(&s, "left_ms", 1), 59_000), "the paused time was charged: {s}");
+
+    // Only a game with a clock, under way, is paused.
+    let (_, free) =
+        call(again, "POST", "/api/game", json!({"spec": "go(size=9)", "players": ["human", "human"]})).await;
+    let (status, e) =
+        call(again, "POST", &format!("/api/game/{}/pause", free["id"].as_str().unwrap()), Value::Null).await;
+    assert_eq!(status, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("only a game with a clock"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clocks_stand_still_while_no_page_watches_and_run_when_a_page_or_a_move_comes() {
+    let time = ClockTime::default();
+    let addr = server(&time).await;
+    let id = new_game(addr, json!({"main_ms": 60_000, "inc_ms": 0})).await;
+    let get = || async { call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await.1 };
+    let away = || async {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = get().await;
+            if s["paused"] == "away" || std::time::Instant::now() > deadline {
+                return s;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    // A page watches; White is to move after Black's 1 s.
+    let events = common::Events::open(addr, &id).await;
+    let (status, _) = play(addr, &time, &id, 1_000, "C3").await;
+    assert_eq!(status, 200);
+    time.advance(Duration::from_millis(2_000));
+    assert_eq!(get().await["paused"], Value::Null, "a page watches");
+    // The page goes: the clocks stop where they stand.
+    drop(events);
+    let s = away().await;
+    assert_eq!(s["paused"], "away", "{s}");
+    let used = s["clock"]["used_ms"].as_u64().unwrap();
+    assert!(near(60_000 - used, 58_000), "{s}");
+    // A minute away is nobody's time; the page's return runs the clocks again.
+    time.advance(Duration::from_millis(60_000));
+    let mut events = common::Events::open(addr, &id).await;
+    let (first, _) = events.state_where(|_| true).await;
+    assert_eq!(first["paused"], Value::Null, "{first}");
+    assert!(first["clock"]["used_ms"].as_u64().unwrap() < used + 500, "the time away was charged: {first}");
+    // Gone again, then a move without a page: the player is there, so the move is played.
+    drop(events);
+    assert_eq!(away().await["paused"], "away");
+    time.advance(Duration::from_millis(60_000));
+    let (status, s) = play(addr, &time, &id, 1_000, "D4").await;
+    assert_eq!(status, 200, "{s}");
+    assert!(near(seat(&s, "left_ms", 1), 58_000), "only the time watched was charged: {s}");
 }

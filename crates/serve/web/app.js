@@ -363,6 +363,7 @@ function status(state, st) {
     if (state.score) text += ` — ${state.score}`;
     return `Game over: ${text}.`;
   }
+  if (state.paused === "asked") return "The clocks are paused: Resume clocks to play on.";
   if (state.simultaneous) {
     // Every seat chooses at once; the turn is played when all have.
     const waiting = (state.joint || []).filter((j) => !j.chosen).map((j) => `${ownerName(st, j.seat)} (${players[j.seat]})`);
@@ -400,7 +401,7 @@ function render(state) {
   drawClocks();
   const moves = $("moves");
   moves.replaceChildren(...state.history.map((ply) => Object.assign(document.createElement("li"), { textContent: ply.join(" + ") })));
-  const canPlay = state.human_to_move && !state.over;
+  const canPlay = state.human_to_move && !state.over && state.paused !== "asked";
   $("move-input").disabled = !canPlay;
   $("move-form").querySelector("button[type=submit]").disabled = !canPlay;
   $("pass").disabled = !canPlay || !state.legal.some((m) => /^(pass|swap)$/i.test(m.move));
@@ -413,6 +414,10 @@ function render(state) {
   record.href = `/api/game/${state.id}/record`;
   record.download = `${st.name}-${state.id}.json`;
   $("resign").disabled = state.over || state.players.length !== 2 || !state.players.includes("human");
+  const pause = $("pause-clocks");
+  pause.hidden = !state.clock || state.over || !!state.viewing;
+  pause.textContent = state.paused ? "Resume clocks" : "Pause clocks";
+  $("undo").disabled = state.paused === "asked";
   const board = $("board");
   board.dataset.ply = state.ply;
   board.dataset.over = state.over;
@@ -452,8 +457,10 @@ function drawClocks() {
     let left = c.left_ms[seat] ?? 0;
     // At a simultaneous turn `running` lists every seat still choosing, and a seat that has
     // chosen shows the time it used (`chosen_ms`).
-    const running = Array.isArray(c.running) ? c.running.includes(seat) : c.running === seat;
-    if (running) left -= c.used_ms + (performance.now() - clockSeen);
+    const on = Array.isArray(c.running) ? c.running.includes(seat) : c.running === seat;
+    const running = on && !game.paused;
+    // A paused clock stands where it was stopped.
+    if (on) left -= c.used_ms + (running ? performance.now() - clockSeen : 0);
     else if (c.chosen_ms && typeof c.chosen_ms[seat] === "number") left -= c.chosen_ms[seat];
     const over = overtimeShown(c, seat, left);
     if (over) left = over.ms;
@@ -722,7 +729,7 @@ function drawBoard(state, st) {
   const height = margin + rim + (b.height - 1) * rowH + S;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   el("rect", { x: 0, y: 0, width, height, fill: hex ? "#f6f4ef" : st.board, rx: 6 }, svg);
-  const canPlay = state.human_to_move && !state.over;
+  const canPlay = state.human_to_move && !state.over && state.paused !== "asked";
   const next = canPlay ? nextCells(state, st) : new Map();
   // Marks on the empty cells a move can reach, where they tell something: not when nearly
   // every empty cell is playable (Go, Hex), where they would only cover the board.
@@ -1556,6 +1563,11 @@ async function init() {
   $("swap-colours").addEventListener("click", swapColours);
   $("delete-game").addEventListener("click", deleteGame);
   $("view-back").addEventListener("click", leaveView);
+  $("pause-clocks").addEventListener("click", async () => {
+    $("play-error").textContent = "";
+    const path = `/api/game/${game.id}/${game.paused ? "resume" : "pause"}`;
+    try { render(await api("POST", path, {})); } catch (e) { $("play-error").textContent = e.message; }
+  });
   $("resign").addEventListener("click", async () => {
     $("play-error").textContent = "";
     try { render(await api("POST", `/api/game/${game.id}/resign`, {})); } catch (e) { $("play-error").textContent = e.message; }
