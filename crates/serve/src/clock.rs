@@ -1,9 +1,11 @@
 //! Game clocks for the page's games: a time per move, Fischer main time plus an increment,
 //! or main time followed by Japanese byo-yomi or Canadian overtime.
 //!
-//! The server keeps the clocks, so a human's flag falls whether or not the page is open: the
+//! The server keeps the clocks, so a human's flag falls whether or not a page is open: the
 //! side to move has used the time since its turn began, a move charges it, and a timer wakes
-//! the game when a human's time runs out. Agents see their clock in their limits, as the
+//! the game when a human's time runs out. A pause stops every clock where it stands, when a
+//! player asks or when the last page watching a game goes away (the page's player would
+//! otherwise lose on time while gone); the time paused is nobody's. Agents see their clock in their limits, as the
 //! arena gives it to them, and budget their moves from it. Overtime is charged by the
 //! arena's [`GameClock`], so the page and the arena count periods the same way.
 
