@@ -32,6 +32,16 @@ async fn new_game(addr: SocketAddr, clock: Value) -> String {
     state["id"].as_str().unwrap().to_string()
 }
 
+/// A race between two humans (the bundled `simultaneousRace`: every turn both choose at
+/// once) under `main_ms` of main time; its state as created.
+async fn new_race(addr: SocketAddr, main_ms: u64) -> Value {
+    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"],
+        "clock": {"main_ms": main_ms}});
+    let (status, s) = call(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{s}");
+    s
+}
+
 /// Plays `mv` after `wait` of the mover's time; the state after it.
 async fn play(addr: SocketAddr, time: &ClockTime, id: &str, wait: u64, mv: &str) -> (u16, Value) {
     time.advance(Duration::from_millis(wait));
@@ -176,10 +186,7 @@ async fn overtime_is_kept_across_a_restart_with_the_state_file() {
 async fn at_a_simultaneous_turn_every_humans_clock_runs_until_it_has_chosen() {
     let time = ClockTime::default();
     let addr = server(&time).await;
-    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"],
-        "clock": {"main_ms": 60_000}});
-    let (status, s) = call(addr, "POST", "/api/game", body).await;
-    assert_eq!(status, 201, "{s}");
+    let s = new_race(addr, 60_000).await;
     assert_eq!(s["clock"]["running"], json!([0, 1]), "both clocks run: {s}");
     let id = s["id"].as_str().unwrap().to_string();
     let choose = |player: usize, wait: u64| {
@@ -242,10 +249,7 @@ async fn the_choices_of_a_simultaneous_turn_are_kept_across_a_restart_with_the_s
     let time = ClockTime::default();
     let with_state = || Config { port: 0, clock_time: time.clone(), state: state.clone(), ..Config::default() };
     let addr = start(with_state()).await.unwrap();
-    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"],
-        "clock": {"main_ms": 60_000}});
-    let (status, s) = call(addr, "POST", "/api/game", body).await;
-    assert_eq!(status, 201, "{s}");
+    let s = new_race(addr, 60_000).await;
     let id = s["id"].as_str().unwrap().to_string();
     let path = format!("/api/game/{id}/move");
     time.advance(Duration::from_millis(2_000));
@@ -280,10 +284,7 @@ async fn the_choices_of_a_simultaneous_turn_are_kept_across_a_restart_with_the_s
 async fn at_a_simultaneous_turn_the_flag_of_a_human_who_does_not_choose_falls_with_nobody_watching() {
     let time = ClockTime::default();
     let addr = server(&time).await;
-    let body = json!({"spec": "gdl(game=simultaneousRace)", "players": ["human", "human"],
-        "clock": {"main_ms": 6_000}});
-    let (status, s) = call(addr, "POST", "/api/game", body).await;
-    assert_eq!(status, 201, "{s}");
+    let s = new_race(addr, 6_000).await;
     let id = s["id"].as_str().unwrap().to_string();
     let path = format!("/api/game/{id}/move");
     // A first turn leaves the first seat 1.5 s, the second all of its 6 s.
