@@ -379,6 +379,11 @@ impl Live {
         matches!(self.seats.get(p), Some(Seat::Human))
     }
 
+    /// Whether a human plays in the game.
+    fn has_human(&self) -> bool {
+        self.seats.iter().any(|s| matches!(s, Seat::Human))
+    }
+
     /// Plays `mv` for the player to move at the current node: follows the child it leads to,
     /// or adds it as a new variation, marking the cells it touched.
     fn play(&mut self, mv: &str) -> Result<(), String> {
@@ -603,7 +608,7 @@ impl Live {
             Ok(g)
         };
         let mut game = replay(keep)?;
-        let any_human = self.seats.iter().any(|s| matches!(s, Seat::Human));
+        let any_human = self.has_human();
         // A human's turn: one to move, or a simultaneous turn (every seat, humans among them).
         let human_turn = |g: &AnyGame| match g.turn() {
             Turn::Player(p) => self.seat_is_human(p.index()),
@@ -1510,7 +1515,7 @@ impl App {
         live.restore_joint(&saved.joint, &saved.chosen);
         // No page watches a game of a server just started: one with a human seat under a
         // clock waits for its player (a page opening it, or a move), unless paused by a player.
-        let humans = (0..live.seats.len()).any(|p| live.seat_is_human(p));
+        let humans = live.has_human();
         if let Some(why) = saved.paused.or(humans.then_some(Pause::Away)) {
             let _ = live.pause(why);
         }
@@ -1557,7 +1562,7 @@ impl App {
             return;
         }
         let mut live = lock(&entry.live);
-        let humans = (0..live.seats.len()).any(|p| live.seat_is_human(p));
+        let humans = live.has_human();
         if live.deleted || !humans || live.paused.is_some() || live.clocks.is_none() || live.over() {
             return;
         }
