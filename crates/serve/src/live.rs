@@ -107,6 +107,9 @@ pub struct Live {
     deleted: bool,
     /// Why the clocks stand still, if they do: nothing is played until they run again.
     paused: Option<Pause>,
+    /// The last page went while no human was on the clock (an agent searching): the clocks
+    /// stop when a human's would run, unless a page comes back first.
+    away_due: bool,
 }
 
 /// Why a game's clocks are paused.
@@ -677,8 +680,10 @@ impl Live {
     }
 
     /// Before a player's move or undo: the refusal while a player has paused the clocks;
-    /// clocks paused while no page watched run again, since a player is there.
+    /// clocks paused while no page watched run again (and none is due to pause), since a
+    /// player is there.
     fn check_running(&mut self) -> Result<(), ApiError> {
+        self.away_due = false;
         match self.paused {
             Some(Pause::Asked) => {
                 Err(ApiError { status: 409, message: "the game is paused: resume it to play".into() })
@@ -686,6 +691,24 @@ impl Live {
             Some(Pause::Away) => self.resume().map_err(ApiError::bad),
             None => Ok(()),
         }
+    }
+
+    /// Pauses the clocks as "away" if the last page has gone ([`Live::away_due`]) and a
+    /// human's clock runs in a game under way; whether it did. While only an agent is on the
+    /// clock the pause stays due.
+    fn pause_if_away(&mut self) -> bool {
+        if !self.away_due || self.deleted || !self.has_human() || self.clocks.is_none() || self.over() {
+            return false;
+        }
+        if self.paused.is_some() {
+            self.away_due = false;
+            return false;
+        }
+        if !self.on_the_clock().into_iter().any(|p| self.seat_is_human(p)) {
+            return false;
+        }
+        self.away_due = false;
+        self.pause(Pause::Away).is_ok()
     }
 
     /// Takes back the moves chosen so far at a simultaneous turn, read from the state file,
@@ -1232,6 +1255,7 @@ impl Live {
             joint: Vec::new(),
             deleted: false,
             paused: None,
+            away_due: false,
         })
     }
 }
@@ -1547,6 +1571,7 @@ impl App {
     pub fn watcher_came(self: &Arc<Self>, entry: &Arc<Entry>) {
         entry.watchers.fetch_add(1, Ordering::SeqCst);
         let mut live = lock(&entry.live);
+        live.away_due = false;
         if live.paused == Some(Pause::Away) && live.resume().is_ok() {
             drop(live);
             self.kick(entry);
@@ -1556,18 +1581,20 @@ impl App {
     /// A page watching the game went away (each [`App::watcher_came`] is followed by one
     /// call of this): when it was the last and the game is under way with a human seat, the
     /// clocks stop until a page comes back, so that a player who closes the page does not
-    /// lose on time meanwhile.
+    /// lose on time meanwhile. While an agent is to move they stop only when a human's clock
+    /// would run, so that a page reloaded during the agent's search does not cost the search.
     pub fn watcher_left(self: &Arc<Self>, entry: &Arc<Entry>) {
         if entry.watchers.fetch_sub(1, Ordering::SeqCst) > 1 || self.closing.load(Ordering::SeqCst) {
             return;
         }
         let mut live = lock(&entry.live);
-        let humans = live.has_human();
-        if live.deleted || !humans || live.paused.is_some() || live.clocks.is_none() || live.over() {
+        // A page that came meanwhile counted itself before taking the lock: it stays.
+        if entry.watchers.load(Ordering::SeqCst) > 0 {
             return;
         }
+        live.away_due = true;
         // Published, not kicked: nothing is to start, and this may run as the server stops.
-        if live.pause(Pause::Away).is_ok() {
+        if live.pause_if_away() {
             self.publish(entry, live);
         }
     }
@@ -1603,6 +1630,10 @@ impl App {
         let mut live = lock(&entry.live);
         if live.deleted {
             return live.state(&entry.id);
+        }
+        // The last page went while an agent was to move; now a human's clock would run.
+        if !self.closing.load(Ordering::SeqCst) {
+            live.pause_if_away();
         }
         // An agent plays only at the end of a line: browsing never makes it move.
         let at_leaf = live.tree.current().children.is_empty();

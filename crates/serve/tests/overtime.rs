@@ -356,22 +356,26 @@ async fn a_paused_game_stands_still_until_resumed_and_stays_paused_across_a_rest
     assert!(e["error"].as_str().unwrap().contains("only a game with a clock"), "{e}");
 }
 
+/// The state of game `id` once its clocks are paused "away" (polled, as no page may watch),
+/// or after 20 s, whatever it is then.
+async fn away(addr: SocketAddr, id: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let s = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await.1;
+        if s["paused"] == "away" || std::time::Instant::now() > deadline {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_clocks_stand_still_while_no_page_watches_and_run_when_a_page_or_a_move_comes() {
     let time = ClockTime::default();
     let addr = server(&time).await;
     let id = new_game(addr, json!({"main_ms": 60_000, "inc_ms": 0})).await;
     let get = || async { call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await.1 };
-    let away = || async {
-        let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        loop {
-            let s = get().await;
-            if s["paused"] == "away" || std::time::Instant::now() > deadline {
-                return s;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
+    let away = || away(addr, &id);
     // A page watches; White is to move after Black's 1 s.
     let events = common::Events::open(addr, &id).await;
     let (status, _) = play(addr, &time, &id, 1_000, "C3").await;
@@ -397,4 +401,35 @@ async fn the_clocks_stand_still_while_no_page_watches_and_run_when_a_page_or_a_m
     let (status, s) = play(addr, &time, &id, 1_000, "D4").await;
     assert_eq!(status, 200, "{s}");
     assert!(near(seat(&s, "left_ms", 1), 58_000), "only the time watched was charged: {s}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_gone_while_an_agent_searches_lets_it_play_and_the_clocks_stop_at_the_humans_turn() {
+    let time = ClockTime::default();
+    let addr = server(&time).await;
+    let body = json!({"spec": "go(size=9)", "players": ["human", "mcts(seed=1,early=false)"],
+        "clock": {"per_move_ms": 3_000}});
+    let (status, s) = call(addr, "POST", "/api/game", body).await;
+    assert_eq!(status, 201, "{s}");
+    let id = s["id"].as_str().unwrap().to_string();
+    let events = common::Events::open(addr, &id).await;
+    let (status, s) = play(addr, &time, &id, 1_000, "C3").await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(s["thinking"], true, "White's agent searches for its 3 s: {s}");
+    // The page goes (a reload, or the tab closed) during the agent's search: the search goes
+    // on, and the clocks stop only when the agent has played and Black's would run.
+    drop(events);
+    let s = away(addr, &id).await;
+    assert_eq!(s["paused"], "away", "{s}");
+    assert_eq!(s["ply"], 2, "the agent's search was not thrown away: it played its move: {s}");
+    assert_eq!(s["thinking"], false, "{s}");
+    // A minute away is not Black's; a page's return runs Black's clock from there.
+    time.advance(Duration::from_millis(60_000));
+    let s = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await.1;
+    assert_eq!(s["clock"]["used_ms"], 0, "Black's clock ran while nobody watched: {s}");
+    let mut events = common::Events::open(addr, &id).await;
+    let (back, _) = events.state_where(|_| true).await;
+    assert_eq!(back["paused"], Value::Null, "{back}");
+    assert_eq!(back["clock"]["running"], 0, "{back}");
+    assert!(back["clock"]["used_ms"].as_u64().unwrap() < 500, "the time away was charged: {back}");
 }
