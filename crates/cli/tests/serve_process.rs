@@ -37,7 +37,8 @@ impl Drop for Server {
 }
 
 /// The engines of these tests: `tabula gtp` playing Go (fast MCTS), a command that dies at
-/// once, and one that never answers.
+/// once, one that never answers, and one that dies the first time it is started in `dir`
+/// and is `tabula gtp` after that.
 fn engines_file(dir: &Path, max_running: usize) -> std::path::PathBuf {
     let tabula = env!("CARGO_BIN_EXE_tabula");
     let file = dir.join("engines.json");
@@ -47,6 +48,9 @@ fn engines_file(dir: &Path, max_running: usize) -> std::path::PathBuf {
             "self": {"command": [tabula, "gtp", "go(size=9)", "--agent", "mcts(playouts=40)"], "games": ["go"], "dir": dir},
             "crash": {"command": ["sh", "-c", "echo going down >&2; exit 3"], "games": ["go"]},
             "hang": {"command": ["sleep", "600"], "games": ["go"], "timeout_ms": 300},
+            "flaky": {"command": ["sh", "-c",
+                "if [ -e started ]; then exec \"$0\" gtp 'go(size=9)' --agent 'mcts(playouts=40)'; fi; \
+                 touch started; echo going down once >&2; exit 3", tabula], "games": ["go"], "dir": dir},
         }
     });
     std::fs::write(&file, config.to_string()).unwrap();
@@ -149,7 +153,7 @@ fn a_configured_engine_plays_fails_and_is_capped() {
     let (status, catalogue) = call(&server, "GET", "/api/games", None);
     assert_eq!(status, 200);
     let names: Vec<&str> = catalogue["engines"].as_array().unwrap().iter().filter_map(|e| e["name"].as_str()).collect();
-    assert_eq!(names, ["engine:crash", "engine:hang", "engine:self"]);
+    assert_eq!(names, ["engine:crash", "engine:flaky", "engine:hang", "engine:self"]);
     assert!(!catalogue.to_string().contains("sleep"), "the commands stay on the server");
 
     // A game against `tabula gtp`: the engine answers each move, an undo and a different
@@ -271,6 +275,25 @@ fn a_configured_engine_analyses_and_takes_a_place_while_it_does() {
     assert!(!error.contains("sh -c"), "the command line stays on the server: {error}");
     let (status, s) = call(&server, "POST", &format!("/api/game/{crash_id}/analysis"), Some(json!({"agent": null})));
     assert_eq!(status, 200, "{s}");
+
+    // An engine that dies the first time only: its analysis fails at the position it was
+    // started at, and the next position starts a fresh process, which analyses it.
+    let flaky = new_game(&server, ["human", "human"]);
+    let flaky_id = flaky["id"].as_str().unwrap().to_string();
+    let (status, s) =
+        call(&server, "POST", &format!("/api/game/{flaky_id}/analysis"), Some(json!({"agent": "engine:flaky"})));
+    assert_eq!(status, 200, "{s}");
+    let s = wait_for(&server, &flaky_id, "the flaky engine's failure", |s| s["error"].is_string());
+    assert!(s["error"].as_str().unwrap().contains("going down once"), "{s}");
+    let (status, s) = call(&server, "POST", &format!("/api/game/{flaky_id}/move"), Some(json!({"move": "E5"})));
+    assert_eq!(status, 200, "{s}");
+    let s = wait_for(&server, &flaky_id, "the analysis by a fresh process after the failure", |s| {
+        s["evals"].as_array().is_some_and(|e| e.iter().any(|p| p[0] == 1))
+    });
+    assert!(s["error"].is_null(), "{s}");
+    let (status, s) = call(&server, "POST", &format!("/api/game/{flaky_id}/analysis"), Some(json!({"agent": null})));
+    assert_eq!(status, 200, "{s}");
+    wait_no_children(&server, "after the flaky engine's analysis stopped");
 
     // Two humans, the engine analysing: it is told the game, and its reports reach the
     // win-rate graph at each position.

@@ -548,6 +548,22 @@ impl Live {
         }
     }
 
+    /// After analysis `run` by an external engine failed (its process died, or broke the
+    /// protocol): the analyst gets a fresh agent and gives up its place among the running
+    /// engines, so that the next position starts a new process rather than failing again.
+    fn renew_analyst(&mut self, run: u64) {
+        let game = &self.game;
+        if let Some(a) = &mut self.analyst
+            && a.run == run
+            && let Some(e) = &mut a.engine
+            && e.lease.is_some()
+            && let Ok(fresh) = game.agent(&e.spec.spec)
+        {
+            a.agent = Arc::new(Mutex::new(fresh));
+            e.lease = None;
+        }
+    }
+
     /// Records a search's win rate for `mover`, to move at the current node, as player 0's
     /// (two-player games only).
     fn record(&mut self, mover: usize, win_rate: Option<f64>) {
@@ -1862,6 +1878,7 @@ impl App {
         };
         if let Some(e) = error {
             let mut live = lock(&entry.live);
+            live.renew_analyst(run);
             if live.version == version {
                 live.error = Some(e);
                 let state = live.state(&entry.id);
