@@ -64,6 +64,20 @@ struct EngineSeat {
     lease: Option<Lease>,
 }
 
+impl EngineSeat {
+    /// While it holds a place among the running engines: puts a fresh agent for this engine
+    /// in `agent` (its process starts only when it is asked again) and gives the place up;
+    /// the old agent's process is killed and reaped when its last user lets it go.
+    fn renew(&mut self, agent: &mut Arc<Mutex<AnyAgent>>, game: &AnyGame) {
+        if self.lease.is_some()
+            && let Ok(fresh) = game.agent(&self.spec.spec)
+        {
+            *agent = Arc::new(Mutex::new(fresh));
+            self.lease = None;
+        }
+    }
+}
+
 /// One game's mutable part.
 pub struct Live {
     game: AnyGame,
@@ -539,12 +553,7 @@ impl Live {
         });
         let analyst = self.analyst.as_mut().and_then(|a| Some((&mut a.agent, a.engine.as_mut()?)));
         for (agent, e) in seats.chain(analyst) {
-            if e.lease.is_some()
-                && let Ok(fresh) = game.agent(&e.spec.spec)
-            {
-                *agent = Arc::new(Mutex::new(fresh));
-                e.lease = None;
-            }
+            e.renew(agent, game);
         }
     }
 
@@ -556,11 +565,8 @@ impl Live {
         if let Some(a) = &mut self.analyst
             && a.run == run
             && let Some(e) = &mut a.engine
-            && e.lease.is_some()
-            && let Ok(fresh) = game.agent(&e.spec.spec)
         {
-            a.agent = Arc::new(Mutex::new(fresh));
-            e.lease = None;
+            e.renew(&mut a.agent, game);
         }
     }
 
