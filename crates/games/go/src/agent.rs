@@ -53,6 +53,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "false",
         "heavy playouts take the vital point of small eye spaces and fill them to dead shapes",
     ),
+    ParamInfo::new(
+        "lgrf",
+        "false",
+        "last good replies (LGRF-2) in the heavy playouts: true (after their atari escapes and captures), first (before every rule) or false",
+    ),
     ParamInfo::new("widen", "true", "progressive widening: children by prior, base + rate * sqrt(visits) of them"),
     ParamInfo::new("widen_base", "3", "progressive widening's base, 0..=1000"),
     ParamInfo::new("widen_rate", "1.5", "progressive widening's rate, 0..=1000"),
@@ -162,7 +167,8 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
 /// and `patterns=classic|learned:G` (the heavy playouts' 3x3 patterns: the classic shapes, or
 /// the model's of gamma `G` or more) and
 /// `tactics=true|false` (ladder and two-liberty reading in the heavy playouts, default false) and
-/// `nakade=true|false` (vital points and dead-shape fills of small eye spaces, default false). Go
+/// `nakade=true|false` (vital points and dead-shape fills of small eye spaces, default false) and
+/// `lgrf=true|first|false` (the heavy playouts' last good replies, see [`Replies`](crate::replies::Replies), default false). Go
 /// defaults where the spec is silent: `rave=true`, `equiv=200`, `c=0.05`, `resign=0.08`,
 /// `prior_visits=210`, `prior_even=14` ([`PRIOR_VISITS`], [`PRIOR_EVEN`]), and the
 /// `rave_distance` of a 19x19 board ([`default_rave_distance`]). ([`go_agent`] also reads
@@ -192,6 +198,21 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     if full && !(tactics && nakade) {
         let key = if tactics { "nakade" } else { "tactics" };
         return Err(bad(spec, key, "false", "playout=full has tactics and nakade on"));
+    }
+    let (lgrf, lgrf_first) = word(
+        spec,
+        "lgrf",
+        &[("true", (true, false)), ("first", (true, true)), ("false", (false, false))],
+        (false, false),
+    )?;
+    if lgrf && playouts != Playouts::Heavy {
+        let value = spec.get("lgrf").unwrap_or_default();
+        return Err(bad(
+            spec,
+            "lgrf",
+            value,
+            "the last good replies are played by heavy or full playouts, not light ones",
+        ));
     }
     let amaf_all = word(spec, "amaf", &[("tree", false), ("all", true)], true)?;
     let priors = word(spec, "prior", &[("model", Priors::Model), ("hand", Priors::Hand)], Priors::Model)?;
@@ -244,6 +265,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_playout_amaf(amaf_all)
         .with_tactics(tactics)
         .with_nakade(nakade)
+        .with_last_good_replies(lgrf)
+        .with_replies_first(lgrf_first)
         .with_prior_shares(config.prior_visits > 0.0)
         .with_criticality(crit as f32)
         .with_races(races as f32)
@@ -377,6 +400,9 @@ impl Agent<Go> for GoAgent {
         }
         if policy.nakade() && !full {
             spec = spec.with("nakade", true);
+        }
+        if policy.last_good_replies() {
+            spec = spec.with("lgrf", if policy.replies_first() { "first" } else { "true" });
         }
         if let Some(file) = policy.model_file() {
             spec = spec.with("model", file);
@@ -564,6 +590,15 @@ mod tests {
         let nakade = go_agent(&Spec::parse("mcts(nakade=true)").unwrap()).unwrap();
         assert!(nakade.inner().policy().nakade() && nakade.name().contains("nakade=true"), "{}", nakade.name());
         assert!(!agent.inner().policy().nakade() && !agent.name().contains("nakade"));
+        for (text, first) in [("mcts(lgrf=true)", false), ("mcts(lgrf=first,playout=full)", true)] {
+            let replying = go_agent(&Spec::parse(text).unwrap()).unwrap();
+            let policy = replying.inner().policy();
+            assert!(policy.last_good_replies() && policy.replies_first() == first, "{text}");
+            assert_eq!(go_agent(&Spec::parse(&replying.name()).unwrap()).unwrap().name(), replying.name());
+        }
+        assert!(!agent.inner().policy().last_good_replies() && !agent.name().contains("lgrf"));
+        let err = go_agent(&Spec::parse("mcts(lgrf=true,playout=light)").unwrap()).err().map(|e| e.to_string());
+        assert!(err.unwrap_or_default().contains("not light ones"));
         let full = go_agent(&Spec::parse("mcts(playout=full)").unwrap()).unwrap();
         let policy = full.inner().policy();
         assert!(policy.playouts() == Playouts::Heavy && policy.tactics() && policy.nakade());

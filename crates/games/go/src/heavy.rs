@@ -6,7 +6,9 @@
 //! 1. atari escape: an own group next to the last move is in atari — capture a neighbouring
 //!    opponent group in atari, or extend on its liberty if that gives two liberties or more
 //!    (with `tactics`, not when a ladder would capture it anyway);
-//! 2. capture: an opponent group next to the last move is in atari — take it; with `nakade`,
+//! 2. capture: an opponent group next to the last move is in atari — take it; with last good
+//!    replies ([`Replies`], `lgrf`), then the reply that last won in this search's playouts to
+//!    the last two moves, or to the last one; with `nakade`,
 //!    then the vital point of a small eye space the last move made or shrank (straight or bent
 //!    three, pyramid four, crossed or bulky five, rabbity six: shapes that die when the
 //!    attacker takes that point first);
@@ -31,6 +33,7 @@
 use tabula_core::Rng;
 
 use crate::board::{BORDER, Board, Color, EMPTY, Point};
+use crate::replies::{PlayoutMoves, Replies};
 
 /// A source of 3x3 pattern judgements for heavy playouts.
 pub trait PatternHook: Clone + Send + Sync {
@@ -601,6 +604,14 @@ impl<P: PatternHook> HeavyPolicy<P> {
     /// The move the policy picks for the side to move, or `None` to pass.
     #[inline]
     pub fn choose(&self, board: &Board, rng: &mut Rng) -> Option<Point> {
+        self.choose_replying(board, rng, None)
+    }
+
+    /// [`choose`](HeavyPolicy::choose), playing the reply that `replies` keeps to the last
+    /// moves (when it is playable and no self-atari) right after the atari escapes and
+    /// captures, before the rest of the rules.
+    #[inline]
+    fn choose_replying(&self, board: &Board, rng: &mut Rng, replies: Option<&Replies>) -> Option<Point> {
         let color = board.to_move();
         if let Some(last) = board.last_move() {
             let last = last.index();
@@ -665,6 +676,13 @@ impl<P: PatternHook> HeavyPolicy<P> {
             }
             if n > 0 {
                 return Some(Point(cands[rng.below(n)] as u16));
+            }
+            if let Some(r) = replies
+                && let Some(p) = r.reply(board, |p| {
+                    Self::playable(board, color, p) && !self.is_self_atari(board, color, Point(p as u16))
+                })
+            {
+                return Some(p);
             }
             // The vital point of an eye space that the last move made or shrank.
             if self.nakade
@@ -841,6 +859,37 @@ impl<P: PatternHook> HeavyPolicy<P> {
         record: impl FnMut(Color, Point),
     ) -> i32 {
         board.play_out(max_moves, |b| self.choose(b, rng), record)
+    }
+
+    /// Like [`playout_recording`](HeavyPolicy::playout_recording), first trying the reply
+    /// that `replies` keeps to the last moves (when it is playable and no self-atari), and
+    /// keeping every stone in `moves` for [`Replies::learn`].
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn playout_replying(
+        &self,
+        board: &mut Board,
+        rng: &mut Rng,
+        max_moves: usize,
+        replies: &Replies,
+        first: bool,
+        moves: &mut PlayoutMoves,
+        mut record: impl FnMut(Color, Point),
+    ) -> i32 {
+        board.play_out(
+            max_moves,
+            |b| {
+                if !first {
+                    return self.choose_replying(b, rng, Some(replies));
+                }
+                let color = b.to_move();
+                let ok = |p: usize| Self::playable(b, color, p) && !self.is_self_atari(b, color, Point(p as u16));
+                replies.reply(b, ok).or_else(|| self.choose(b, rng))
+            },
+            |c, p| {
+                moves.push(c, p);
+                record(c, p);
+            },
+        )
     }
 }
 

@@ -50,6 +50,7 @@ mod model;
 mod policy;
 pub mod races;
 mod record;
+pub mod replies;
 pub mod sgf_replay;
 mod spatial;
 mod status;

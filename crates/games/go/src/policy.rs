@@ -24,7 +24,7 @@
 //! MoGo, Fuego and Pachi (`amaf=tree` keeps the tree's moves only).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use tabula_core::{Game, Player, Rewards, Rng};
 use tabula_search::{MctsPolicy, OWNER_NONE};
@@ -35,6 +35,7 @@ use crate::game::{Go, Move};
 use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, pattern_key};
 use crate::model::MoveModel;
 use crate::races::Urgent;
+use crate::replies::{PlayoutMoves, Replies};
 
 /// The playout flavour of a [`GoPolicy`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -135,6 +136,13 @@ pub struct GoPolicy {
     /// The current search's komi shift, Black's view, as `f32` bits (set by
     /// [`begin_search`](GoPolicy::begin_search), read by every playout).
     shift: Arc<AtomicU32>,
+    /// Whether the heavy playouts play the last good replies (LGRF-2, see [`Replies`]).
+    lgrf: bool,
+    /// Whether the replies come before every rule (else after the atari escapes and captures).
+    lgrf_first: bool,
+    /// The reply tables of the board size last played, shared by the search threads and
+    /// kept from move to move (made at the first playout on a board of another size).
+    replies: Arc<RwLock<Option<Arc<Replies>>>>,
 }
 
 /// Dynamic komi raises the searching player's komi by a point after a search that found it
@@ -176,6 +184,51 @@ impl GoPolicy {
             dyn_komi: 0.0,
             dyn_state: Arc::new(Mutex::new((0.0, 0))),
             shift: Arc::new(AtomicU32::new(0f32.to_bits())),
+            lgrf: false,
+            lgrf_first: false,
+            replies: Arc::new(RwLock::new(None)),
+        }
+    }
+
+    /// Heavy playouts that play the last good reply to the last two moves, else to the last
+    /// one, as learned from this search's playouts and the searches before it (LGRF-2, see
+    /// [`Replies`]), after their atari escapes and captures (before every rule with
+    /// [`with_replies_first`](GoPolicy::with_replies_first)); off by default. Light playouts
+    /// are not changed.
+    pub fn with_last_good_replies(mut self, on: bool) -> GoPolicy {
+        self.lgrf = on;
+        self
+    }
+
+    /// Whether the last good replies come before every rule of the heavy playouts (else
+    /// after their atari escapes and captures).
+    pub fn with_replies_first(mut self, first: bool) -> GoPolicy {
+        self.lgrf_first = first;
+        self
+    }
+
+    /// Whether the last good replies come before every rule.
+    pub fn replies_first(&self) -> bool {
+        self.lgrf_first
+    }
+
+    /// Whether the heavy playouts play the last good replies.
+    pub fn last_good_replies(&self) -> bool {
+        self.lgrf
+    }
+
+    /// The reply tables for boards of `cells` point indices, made afresh when the last ones
+    /// were for another size.
+    fn replies_for(&self, cells: usize) -> Arc<Replies> {
+        if let Some(r) = self.replies.read().unwrap_or_else(|e| e.into_inner()).as_ref()
+            && r.cells() == cells
+        {
+            return Arc::clone(r);
+        }
+        let mut slot = self.replies.write().unwrap_or_else(|e| e.into_inner());
+        match slot.as_ref() {
+            Some(r) if r.cells() == cells => Arc::clone(r),
+            _ => Arc::clone(slot.insert(Arc::new(Replies::new(cells)))),
         }
     }
 
@@ -469,16 +522,23 @@ impl GoPolicy {
     fn play_out(&self, state: &Go, rng: &mut Rng, record: impl FnMut(Color, Point), owners: &mut [u8]) -> f32 {
         let mut board = state.board().clone();
         let max = state.max_plies() as usize;
+        let heavy = match &self.full_from {
+            Some((_, full)) if self.full_now.load(Ordering::Relaxed) => full,
+            _ => &self.heavy,
+        };
+        let komi = state.rules().komi + f32::from_bits(self.shift.load(Ordering::Relaxed));
         let score = match self.playouts {
             Playouts::Light => board.playout_recording(rng, max, record),
-            Playouts::Heavy => match &self.full_from {
-                Some((_, full)) if self.full_now.load(Ordering::Relaxed) => {
-                    full.playout_recording(&mut board, rng, max, record)
-                }
-                _ => self.heavy.playout_recording(&mut board, rng, max, record),
-            },
+            Playouts::Heavy if self.lgrf => {
+                let replies = self.replies_for(board.cell_count());
+                let mut moves = PlayoutMoves::starting_at(&board);
+                let area = heavy.playout_replying(&mut board, rng, max, &replies, self.lgrf_first, &mut moves, record);
+                replies.learn(moves.as_slice(), area as f32 - komi > 0.0);
+                area
+            }
+            Playouts::Heavy => heavy.playout_recording(&mut board, rng, max, record),
         };
-        let score = score as f32 - state.rules().komi - f32::from_bits(self.shift.load(Ordering::Relaxed));
+        let score = score as f32 - komi;
         if self.crit_weight > 0.0 {
             self.crit.record(&board, score > 0.0);
         }
