@@ -678,9 +678,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 return Some(Point(cands[rng.below(n)] as u16));
             }
             if let Some(r) = replies
-                && let Some(p) = r.reply(board, |p| {
-                    Self::playable(board, color, p) && !self.is_self_atari(board, color, Point(p as u16))
-                })
+                && let Some(p) = r.reply(board, |p| self.may_reply(board, color, p))
             {
                 return Some(p);
             }
@@ -861,9 +859,16 @@ impl<P: PatternHook> HeavyPolicy<P> {
         board.play_out(max_moves, |b| self.choose(b, rng), record)
     }
 
-    /// Like [`playout_recording`](HeavyPolicy::playout_recording), first trying the reply
-    /// that `replies` keeps to the last moves (when it is playable and no self-atari), and
-    /// keeping every stone in `moves` for [`Replies::learn`].
+    /// Whether a remembered reply may be played: playable and no self-atari.
+    #[inline]
+    fn may_reply(&self, board: &Board, color: Color, p: usize) -> bool {
+        Self::playable(board, color, p) && !self.is_self_atari(board, color, Point(p as u16))
+    }
+
+    /// Like [`playout_recording`](HeavyPolicy::playout_recording), also trying the reply that
+    /// `replies` keeps to the last moves (when [`may_reply`](HeavyPolicy::may_reply) allows
+    /// it) after the atari escapes and captures, or before every rule when `first`; every
+    /// stone is kept in `moves` for [`Replies::learn`].
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn playout_replying(
         &self,
@@ -882,8 +887,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                     return self.choose_replying(b, rng, Some(replies));
                 }
                 let color = b.to_move();
-                let ok = |p: usize| Self::playable(b, color, p) && !self.is_self_atari(b, color, Point(p as u16));
-                replies.reply(b, ok).or_else(|| self.choose(b, rng))
+                replies.reply(b, |p| self.may_reply(b, color, p)).or_else(|| self.choose(b, rng))
             },
             |c, p| {
                 moves.push(c, p);
