@@ -11,7 +11,7 @@ use tabula_core::{Agent, AgentError, Budget, Choice, Game, Limits, ParamInfo, Pl
 use tabula_search::{MctsAgent, MctsConfig};
 
 use crate::game::{Go, Move};
-use crate::policy::{GoPolicy, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
+use crate::policy::{GoPolicy, LastGoodReplies, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 
 /// The keys Go's `mcts(...)` player reads besides those of the generic agent ([`go_mcts`],
 /// [`go_agent`]), as `tabula list` shows them. Go also has its own defaults for seven generic
@@ -199,13 +199,13 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         let key = if tactics { "nakade" } else { "tactics" };
         return Err(bad(spec, key, "false", "playout=full has tactics and nakade on"));
     }
-    let (lgrf, lgrf_first) = word(
+    let lgrf = word(
         spec,
         "lgrf",
-        &[("true", (true, false)), ("first", (true, true)), ("false", (false, false))],
-        (false, false),
+        &[("true", LastGoodReplies::AfterCaptures), ("first", LastGoodReplies::First), ("false", LastGoodReplies::Off)],
+        LastGoodReplies::Off,
     )?;
-    if lgrf && playouts != Playouts::Heavy {
+    if lgrf != LastGoodReplies::Off && playouts != Playouts::Heavy {
         let value = spec.get("lgrf").unwrap_or_default();
         return Err(bad(
             spec,
@@ -266,7 +266,6 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_tactics(tactics)
         .with_nakade(nakade)
         .with_last_good_replies(lgrf)
-        .with_replies_first(lgrf_first)
         .with_prior_shares(config.prior_visits > 0.0)
         .with_criticality(crit as f32)
         .with_races(races as f32)
@@ -401,8 +400,8 @@ impl Agent<Go> for GoAgent {
         if policy.nakade() && !full {
             spec = spec.with("nakade", true);
         }
-        if policy.last_good_replies() {
-            spec = spec.with("lgrf", if policy.replies_first() { "first" } else { "true" });
+        if policy.last_good_replies() != LastGoodReplies::Off {
+            spec = spec.with("lgrf", policy.last_good_replies().name());
         }
         if let Some(file) = policy.model_file() {
             spec = spec.with("model", file);
@@ -590,13 +589,15 @@ mod tests {
         let nakade = go_agent(&Spec::parse("mcts(nakade=true)").unwrap()).unwrap();
         assert!(nakade.inner().policy().nakade() && nakade.name().contains("nakade=true"), "{}", nakade.name());
         assert!(!agent.inner().policy().nakade() && !agent.name().contains("nakade"));
-        for (text, first) in [("mcts(lgrf=true)", false), ("mcts(lgrf=first,playout=full)", true)] {
+        for (text, order) in [
+            ("mcts(lgrf=true)", LastGoodReplies::AfterCaptures),
+            ("mcts(lgrf=first,playout=full)", LastGoodReplies::First),
+        ] {
             let replying = go_agent(&Spec::parse(text).unwrap()).unwrap();
-            let policy = replying.inner().policy();
-            assert!(policy.last_good_replies() && policy.replies_first() == first, "{text}");
+            assert_eq!(replying.inner().policy().last_good_replies(), order, "{text}");
             assert_eq!(go_agent(&Spec::parse(&replying.name()).unwrap()).unwrap().name(), replying.name());
         }
-        assert!(!agent.inner().policy().last_good_replies() && !agent.name().contains("lgrf"));
+        assert!(agent.inner().policy().last_good_replies() == LastGoodReplies::Off && !agent.name().contains("lgrf"));
         let err = go_agent(&Spec::parse("mcts(lgrf=true,playout=light)").unwrap()).err().map(|e| e.to_string());
         assert!(err.unwrap_or_default().contains("not light ones"));
         let full = go_agent(&Spec::parse("mcts(playout=full)").unwrap()).unwrap();

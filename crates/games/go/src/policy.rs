@@ -77,6 +77,28 @@ impl Priors {
     }
 }
 
+/// Whether and where the heavy playouts try the last good replies ([`Replies`], LGRF-2).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum LastGoodReplies {
+    /// Not at all.
+    Off,
+    /// After the atari escapes and captures, before the other rules.
+    AfterCaptures,
+    /// Before every rule.
+    First,
+}
+
+impl LastGoodReplies {
+    /// The spec word.
+    pub fn name(self) -> &'static str {
+        match self {
+            LastGoodReplies::Off => "false",
+            LastGoodReplies::AfterCaptures => "true",
+            LastGoodReplies::First => "first",
+        }
+    }
+}
+
 /// Progressive widening's default base: children considered at a new node.
 ///
 /// With [`WIDEN_RATE`] and the agent's priors as virtual visits ([`PRIOR_VISITS`](crate::PRIOR_VISITS)),
@@ -136,10 +158,8 @@ pub struct GoPolicy {
     /// The current search's komi shift, Black's view, as `f32` bits (set by
     /// [`begin_search`](GoPolicy::begin_search), read by every playout).
     shift: Arc<AtomicU32>,
-    /// Whether the heavy playouts play the last good replies (LGRF-2, see [`Replies`]).
-    lgrf: bool,
-    /// Whether the replies come before every rule (else after the atari escapes and captures).
-    lgrf_first: bool,
+    /// Whether and where the heavy playouts play the last good replies.
+    lgrf: LastGoodReplies,
     /// The reply tables of the board size last played, shared by the search threads and
     /// kept from move to move (made at the first playout on a board of another size).
     replies: Arc<RwLock<Option<Arc<Replies>>>>,
@@ -184,36 +204,21 @@ impl GoPolicy {
             dyn_komi: 0.0,
             dyn_state: Arc::new(Mutex::new((0.0, 0))),
             shift: Arc::new(AtomicU32::new(0f32.to_bits())),
-            lgrf: false,
-            lgrf_first: false,
+            lgrf: LastGoodReplies::Off,
             replies: Arc::new(RwLock::new(None)),
         }
     }
 
     /// Heavy playouts that play the last good reply to the last two moves, else to the last
     /// one, as learned from this search's playouts and the searches before it (LGRF-2, see
-    /// [`Replies`]), after their atari escapes and captures (before every rule with
-    /// [`with_replies_first`](GoPolicy::with_replies_first)); off by default. Light playouts
-    /// are not changed.
-    pub fn with_last_good_replies(mut self, on: bool) -> GoPolicy {
-        self.lgrf = on;
+    /// [`Replies`]), where `order` says; off by default. Light playouts are not changed.
+    pub fn with_last_good_replies(mut self, order: LastGoodReplies) -> GoPolicy {
+        self.lgrf = order;
         self
     }
 
-    /// Whether the last good replies come before every rule of the heavy playouts (else
-    /// after their atari escapes and captures).
-    pub fn with_replies_first(mut self, first: bool) -> GoPolicy {
-        self.lgrf_first = first;
-        self
-    }
-
-    /// Whether the last good replies come before every rule.
-    pub fn replies_first(&self) -> bool {
-        self.lgrf_first
-    }
-
-    /// Whether the heavy playouts play the last good replies.
-    pub fn last_good_replies(&self) -> bool {
+    /// Whether and where the heavy playouts play the last good replies.
+    pub fn last_good_replies(&self) -> LastGoodReplies {
         self.lgrf
     }
 
@@ -529,10 +534,11 @@ impl GoPolicy {
         let komi = state.rules().komi + f32::from_bits(self.shift.load(Ordering::Relaxed));
         let score = match self.playouts {
             Playouts::Light => board.playout_recording(rng, max, record),
-            Playouts::Heavy if self.lgrf => {
+            Playouts::Heavy if self.lgrf != LastGoodReplies::Off => {
                 let replies = self.replies_for(board.cell_count());
                 let mut moves = PlayoutMoves::starting_at(&board);
-                let area = heavy.playout_replying(&mut board, rng, max, &replies, self.lgrf_first, &mut moves, record);
+                let first = self.lgrf == LastGoodReplies::First;
+                let area = heavy.playout_replying(&mut board, rng, max, &replies, first, &mut moves, record);
                 replies.learn(moves.as_slice(), area as f32 - komi > 0.0);
                 area
             }

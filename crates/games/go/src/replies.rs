@@ -112,13 +112,11 @@ impl PlayoutMoves {
     pub(crate) fn starting_at(board: &Board) -> PlayoutMoves {
         let mut m = PlayoutMoves { moves: [(Color::Black, 0); LEARNED_MOVES], len: 0 };
         let mover = board.to_move();
-        if let Some(before) = board.previous_move() {
-            // The side to move's own previous stone, unless a pass came after it.
-            if board.last_move().is_some() {
+        // After a pass the playout's first move answers no stone, so none is kept.
+        if let Some(last) = board.last_move() {
+            if let Some(before) = board.previous_move() {
                 m.push(mover, before);
             }
-        }
-        if let Some(last) = board.last_move() {
             m.push(mover.other(), last);
         }
         m
