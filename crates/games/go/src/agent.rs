@@ -82,6 +82,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "0",
         "dynamic komi: up to this many extra points asked of a player the search finds winning (a point more after a search above 80%, less below 60%, none once the board is three quarters full), 0..=50; 0 off",
     ),
+    ParamInfo::new(
+        "margin",
+        "0",
+        "share of a playout's reward decided by the winning margin, as Fuego's score modification (0.02 there): a win by m points is worth 1 - W + W * m / n, n the board's points plus komi, 0..=0.5; 0 counts wins only",
+    ),
 ];
 
 fn is_go_key(key: &str) -> bool {
@@ -240,6 +245,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let crit = number("crit", 0.0, 10.0)?;
     let races = number("races", 0.0, 2.0)?;
     let dyn_komi = number("dyn_komi", 0.0, 50.0)?;
+    let margin = number("margin", 0.0, 0.5)?;
     let full_from = match spec.get("full_from").map(str::trim) {
         None | Some("none") => None,
         Some(v) => Some(
@@ -269,7 +275,8 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_prior_shares(config.prior_visits > 0.0)
         .with_criticality(crit as f32)
         .with_races(races as f32)
-        .with_dynamic_komi(dyn_komi as f32);
+        .with_dynamic_komi(dyn_komi as f32)
+        .with_margin(margin as f32);
     let policy = match spec.get("model").map(str::trim) {
         None | Some("builtin") => policy,
         Some(file) => {
@@ -434,6 +441,9 @@ impl Agent<Go> for GoAgent {
         if policy.dynamic_komi() > 0.0 {
             spec = spec.with("dyn_komi", policy.dynamic_komi());
         }
+        if policy.margin() > 0.0 {
+            spec = spec.with("margin", policy.margin());
+        }
         spec.to_string()
     }
 
@@ -557,6 +567,15 @@ mod tests {
         for bad in ["mcts(races=3)", "mcts(races=-0.5)", "mcts(races=x)"] {
             let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.ends_with("must be a number from 0 to 2"), "{bad}: {err}");
+        }
+        let margin = go_agent(&Spec::parse("mcts(margin=0.02)").unwrap()).unwrap();
+        assert_eq!(margin.inner().policy().margin(), 0.02);
+        assert!(margin.name().contains("margin=0.02"), "{}", margin.name());
+        assert_eq!(agent.inner().policy().margin(), 0.0);
+        assert!(!agent.name().contains("margin"));
+        for bad in ["mcts(margin=0.6)", "mcts(margin=-0.1)", "mcts(margin=x)"] {
+            let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.ends_with("must be a number from 0 to 0.5"), "{bad}: {err}");
         }
         let dynamic = go_agent(&Spec::parse("mcts(dyn_komi=6)").unwrap()).unwrap();
         assert_eq!(dynamic.inner().policy().dynamic_komi(), 6.0);

@@ -6,7 +6,9 @@
 //! playout off at once (`cutoff() == Some(0)`) and its [`evaluate`](MctsPolicy::evaluate)
 //! hook runs a whole playout on a copy of the [`crate::Board`] — light (uniform, never filling
 //! an own eye) or heavy ([`HeavyPolicy`] with the classic 3x3 patterns) — and scores it by
-//! area with komi. The tree itself still sees the full rules (superko, passes).
+//! area with komi: a win, a loss or a draw, or with `margin` a win whose size counts for a
+//! little ([`GoPolicy::with_margin`]). The tree itself still sees the full rules (superko,
+//! passes).
 //!
 //! Knowledge enters the tree as priors: by default each move's strength under the
 //! [`MoveModel`] learned from expert games ([`Priors::Model`]), which the Go agent counts as
@@ -163,6 +165,8 @@ pub struct GoPolicy {
     /// The reply tables of the board size last played, shared by the search threads and
     /// kept from move to move (made at the first playout on a board of another size).
     replies: Arc<RwLock<Option<Arc<Replies>>>>,
+    /// How much of a playout's reward its winning margin decides (0: a win is a win).
+    margin: f32,
 }
 
 /// Dynamic komi raises the searching player's komi by a point after a search that found it
@@ -206,7 +210,32 @@ impl GoPolicy {
             shift: Arc::new(AtomicU32::new(0f32.to_bits())),
             lgrf: LastGoodReplies::Off,
             replies: Arc::new(RwLock::new(None)),
+            margin: 0.0,
         }
+    }
+
+    /// Lets the winning margin decide `weight` of a playout's reward, as Fuego's score
+    /// modification does (its default weight is 0.02): a win by `m` points is worth
+    /// `1 - weight + weight * m / n` to the winner and the rest to the loser, `n` being the
+    /// board's points plus the komi, the largest margin there can be. Among moves that all
+    /// win (or all lose) in the playouts, the search then prefers the ones that keep the
+    /// margin, where a win rate alone cannot tell them apart and a player ahead would give
+    /// points away. The win rates the search reports are the means of these rewards. 0, the
+    /// default, counts wins only; at most one half.
+    pub fn with_margin(mut self, weight: f32) -> GoPolicy {
+        self.margin = weight.clamp(0.0, 0.5);
+        self
+    }
+
+    /// The winning margin's share of a playout's reward (0: off).
+    pub fn margin(&self) -> f32 {
+        self.margin
+    }
+
+    /// The rewards of a playout's `score` (Black's view, komi included) from `state`.
+    fn rewards(&self, state: &Go, score: f32) -> Rewards {
+        let side = state.board().size() as f32;
+        rewards_of(score, self.margin, side * side + state.rules().komi.abs())
     }
 
     /// Heavy playouts that play the last good reply to the last two moves, else to the last
@@ -701,16 +730,24 @@ fn model_priors(b: &Board, passes: usize, model: &MoveModel, moves: &[Move], sha
     }
 }
 
-/// The rewards of a playout's score (Black's view, komi included): a win, a loss or a draw.
-fn rewards_of(score: f32) -> Rewards {
+/// The rewards of a playout's score (Black's view, komi included): a win, a loss or a draw,
+/// with `margin` of the reward decided by the score's share of the board's `points` (see
+/// [`GoPolicy::with_margin`]).
+fn rewards_of(score: f32, margin: f32, points: f32) -> Rewards {
     let winner = if score > 0.0 {
-        Some(Player(Color::Black as u8))
+        Player(Color::Black as u8)
     } else if score < 0.0 {
-        Some(Player(Color::White as u8))
+        Player(Color::White as u8)
     } else {
-        None
+        return Rewards::two_player(None);
     };
-    Rewards::two_player(winner)
+    if margin <= 0.0 {
+        return Rewards::two_player(Some(winner));
+    }
+    let won = 1.0 - margin as f64 + margin as f64 * (score.abs() / points).min(1.0) as f64;
+    let mut values = [1.0 - won; 2];
+    values[winner.0 as usize] = won;
+    Rewards::from_slice(&values)
 }
 
 fn pass_prior(b: &Board, passes: usize) -> f32 {
@@ -781,7 +818,7 @@ impl MctsPolicy<Go> for GoPolicy {
 
     fn evaluate(&self, state: &Go) -> Rewards {
         let mut rng = self.playout_rng(state);
-        rewards_of(self.playout(state, &mut rng))
+        self.rewards(state, self.playout(state, &mut rng))
     }
 
     fn evaluate_recording(&self, state: &Go, played: &mut Vec<(u8, u32)>) -> Rewards {
@@ -791,9 +828,11 @@ impl MctsPolicy<Go> for GoPolicy {
     fn evaluate_owning(&self, state: &Go, played: &mut Vec<(u8, u32)>, owners: &mut [u8]) -> Rewards {
         let mut rng = self.playout_rng(state);
         if !self.amaf_playouts {
-            return rewards_of(self.play_out(state, &mut rng, |_, _| {}, owners));
+            let score = self.play_out(state, &mut rng, |_, _| {}, owners);
+            return self.rewards(state, score);
         }
-        rewards_of(self.playout_owning(state, &mut rng, played, owners))
+        let score = self.playout_owning(state, &mut rng, played, owners);
+        self.rewards(state, score)
     }
 }
 
@@ -876,6 +915,33 @@ mod tests {
         assert_eq!(scores(&late), full);
         late.begin_search(&Go::new(9, Rules::default()));
         assert_eq!((0..200u64).map(|k| late.playout(&g, &mut Rng::new(k))).collect::<Vec<_>>(), heavy);
+    }
+
+    #[test]
+    fn the_margin_decides_its_share_of_a_playouts_reward() {
+        let (b, w) = (Color::Black as u8, Color::White as u8);
+        // Wins only: the margin does not count.
+        let plain = rewards_of(30.5, 0.0, 81.0);
+        assert_eq!((plain.get(Player(b)), plain.get(Player(w))), (1.0, 0.0));
+        assert_eq!(rewards_of(0.0, 0.1, 81.0).get(Player(b)), 0.5, "a draw is a draw");
+        // Fuego's 0.02: a win by half a point is worth a little over 0.98, by the whole board 1.
+        let close = rewards_of(0.5, 0.02, 81.0);
+        let far = rewards_of(40.5, 0.02, 81.0);
+        let whole = rewards_of(90.0, 0.02, 81.0);
+        assert!((close.get(Player(b)) - (0.98 + 0.02 * 0.5 / 81.0)).abs() < 1e-9);
+        assert!((far.get(Player(b)) - 0.99).abs() < 1e-9);
+        assert_eq!(whole.get(Player(b)), 1.0, "no more than a whole board's worth");
+        // The loser gets the rest, and a wider loss is worth less.
+        let lost = rewards_of(-40.5, 0.02, 81.0);
+        assert!((lost.get(Player(w)) - 0.99).abs() < 1e-9);
+        assert!((lost.get(Player(b)) - 0.01).abs() < 1e-9);
+        assert!(rewards_of(-0.5, 0.02, 81.0).get(Player(b)) > lost.get(Player(b)));
+        for score in [-90.0, -7.5, -0.5, 0.5, 7.5, 90.0] {
+            let r = rewards_of(score, 0.3, 81.0);
+            assert!((r.get(Player(b)) + r.get(Player(w)) - 1.0).abs() < 1e-9, "{score}");
+            assert_eq!(r.get(Player(b)) > 0.5, score > 0.0, "{score}: the winner still gets more");
+        }
+        assert_eq!(GoPolicy::default().with_margin(0.9).margin(), 0.5, "at most one half");
     }
 
     #[test]
