@@ -657,7 +657,9 @@ impl Live {
     }
 
     /// Stops the clocks where they stand (`why` says who asked), and the agent searching, if
-    /// one is: its search is thrown away and starts afresh once the clocks run again.
+    /// one is: its search is thrown away and starts afresh once the clocks run again. The
+    /// analysis stops too, so that a paused game uses no processor; it analyses the position
+    /// again once the clocks run.
     fn pause(&mut self, why: Pause) -> Result<(), String> {
         if self.clocks.is_none() {
             return Err("only a game with a clock is paused".into());
@@ -673,6 +675,9 @@ impl Live {
         }
         self.paused = Some(why);
         self.halt_search();
+        if let Some(a) = &mut self.analyst {
+            a.halt();
+        }
         Ok(())
     }
 
@@ -1715,6 +1720,7 @@ impl App {
             tokio::spawn(async move { app.search(entry2, job).await });
         } else if let Some(p) = live.to_move()
             && live.seat_is_human(p)
+            && live.paused.is_none()
         {
             let version = live.version;
             let game = live.game.clone();

@@ -356,6 +356,48 @@ async fn a_paused_game_stands_still_until_resumed_and_stays_paused_across_a_rest
     assert!(e["error"].as_str().unwrap().contains("only a game with a clock"), "{e}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_analyses_a_paused_game_until_it_is_resumed() {
+    let time = ClockTime::default();
+    let addr = server(&time).await;
+    let id = new_game(addr, json!({"main_ms": 60_000, "inc_ms": 0})).await;
+    let mut events = common::Events::open(addr, &id).await;
+    let path = format!("/api/game/{id}/analysis");
+    let (status, on) = call(addr, "POST", &path, json!({"agent": "mcts(seed=1)"})).await;
+    assert_eq!(status, 200, "{on}");
+    let run = on["analysis"]["run"].as_u64().unwrap();
+    /// The next `analysis` event's run.
+    async fn next_run(events: &mut common::Events) -> u64 {
+        loop {
+            let (name, data) = events.next().await;
+            if name == "analysis" {
+                return serde_json::from_str::<Value>(&data).unwrap()["run"].as_u64().unwrap();
+            }
+        }
+    }
+    assert_eq!(next_run(&mut events).await, run, "the position is analysed");
+
+    // Paused: the run is stopped and no other starts, however often the game is looked at.
+    let (status, paused) = call(addr, "POST", &format!("/api/game/{id}/pause"), Value::Null).await;
+    assert_eq!(status, 200, "{paused}");
+    assert_eq!(paused["paused"], "asked", "{paused}");
+    assert_eq!(paused["analysis"]["run"], run, "no analysis starts while paused: {paused}");
+    let (_, s) = call(addr, "GET", &format!("/api/game/{id}"), Value::Null).await;
+    assert_eq!(s["analysis"]["run"], run, "{s}");
+
+    // Resumed: the position is analysed again, by a new run.
+    let (status, resumed) = call(addr, "POST", &format!("/api/game/{id}/resume"), Value::Null).await;
+    assert_eq!(status, 200, "{resumed}");
+    assert_eq!(resumed["analysis"]["run"], run + 1, "{resumed}");
+    loop {
+        let r = next_run(&mut events).await;
+        assert!(r == run || r == run + 1, "run {r}");
+        if r == run + 1 {
+            break;
+        }
+    }
+}
+
 /// The state of game `id` once its clocks are paused "away" (polled, as no page may watch),
 /// or after 20 s, whatever it is then.
 async fn away(addr: SocketAddr, id: &str) -> Value {
