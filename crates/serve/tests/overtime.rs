@@ -377,7 +377,7 @@ async fn nothing_analyses_a_paused_game_until_it_is_resumed() {
     }
     assert_eq!(next_run(&mut events).await, run, "the position is analysed");
 
-    // Paused: the run is stopped and no other starts, however often the game is looked at.
+    // Paused: the run is stopped, and no other starts, nor when the game is looked at.
     let (status, paused) = call(addr, "POST", &format!("/api/game/{id}/pause"), Value::Null).await;
     assert_eq!(status, 200, "{paused}");
     assert_eq!(paused["paused"], "asked", "{paused}");

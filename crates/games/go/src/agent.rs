@@ -550,40 +550,24 @@ mod tests {
         }
         let agent = go_agent(&Spec::parse("mcts(playout=light)").unwrap()).unwrap();
         assert!(agent.name().contains("playout=light"), "{}", agent.name());
-        let crit = go_agent(&Spec::parse("mcts(crit=1.5)").unwrap()).unwrap();
-        assert_eq!(crit.inner().policy().criticality_weight(), 1.5);
-        assert!(crit.name().contains("crit=1.5"), "{}", crit.name());
-        assert_eq!(agent.inner().policy().criticality_weight(), 0.0);
-        assert!(!agent.name().contains("crit"));
-        for bad in ["mcts(crit=11)", "mcts(crit=-1)", "mcts(crit=x)"] {
-            let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
-            assert!(err.ends_with("must be a number from 0 to 10"), "{bad}: {err}");
-        }
-        let races = go_agent(&Spec::parse("mcts(races=0.8)").unwrap()).unwrap();
-        assert_eq!(races.inner().policy().race_weight(), 0.8);
-        assert!(races.name().contains("races=0.8"), "{}", races.name());
-        assert_eq!(agent.inner().policy().race_weight(), 0.0);
-        assert!(!agent.name().contains("races"));
-        for bad in ["mcts(races=3)", "mcts(races=-0.5)", "mcts(races=x)"] {
-            let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
-            assert!(err.ends_with("must be a number from 0 to 2"), "{bad}: {err}");
-        }
-        let margin = go_agent(&Spec::parse("mcts(margin=0.02)").unwrap()).unwrap();
-        assert_eq!(margin.inner().policy().margin(), 0.02);
-        assert!(margin.name().contains("margin=0.02"), "{}", margin.name());
-        assert_eq!(agent.inner().policy().margin(), 0.0);
-        assert!(!agent.name().contains("margin"));
-        for bad in ["mcts(margin=0.6)", "mcts(margin=-0.1)", "mcts(margin=x)"] {
-            let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
-            assert!(err.ends_with("must be a number from 0 to 0.5"), "{bad}: {err}");
-        }
-        let dynamic = go_agent(&Spec::parse("mcts(dyn_komi=6)").unwrap()).unwrap();
-        assert_eq!(dynamic.inner().policy().dynamic_komi(), 6.0);
-        assert!(dynamic.name().contains("dyn_komi=6"), "{}", dynamic.name());
-        assert!(!agent.name().contains("dyn_komi"));
-        for bad in ["mcts(dyn_komi=51)", "mcts(dyn_komi=-1)", "mcts(dyn_komi=x)"] {
-            assert!(go_agent(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
-        }
+        // The number keys: read into the policy, named back, off by default, refused out of
+        // their range.
+        let number_key = |key: &str, value: &str, read: fn(&GoPolicy) -> f32, max: &str, bad: [&str; 3]| {
+            let on = go_agent(&Spec::parse(&format!("mcts({key}={value})")).unwrap()).unwrap();
+            assert_eq!(read(on.inner().policy()), value.parse::<f32>().unwrap(), "{key}");
+            assert!(on.name().contains(&format!("{key}={value}")), "{}", on.name());
+            assert_eq!(read(agent.inner().policy()), 0.0, "{key}");
+            assert!(!agent.name().contains(key), "{}", agent.name());
+            for v in bad {
+                let text = format!("mcts({key}={v})");
+                let err = go_agent(&Spec::parse(&text).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(err.ends_with(&format!("must be a number from 0 to {max}")), "{text}: {err}");
+            }
+        };
+        number_key("crit", "1.5", GoPolicy::criticality_weight, "10", ["11", "-1", "x"]);
+        number_key("races", "0.8", GoPolicy::race_weight, "2", ["3", "-0.5", "x"]);
+        number_key("margin", "0.02", GoPolicy::margin, "0.5", ["0.6", "-0.1", "x"]);
+        number_key("dyn_komi", "6", GoPolicy::dynamic_komi, "50", ["51", "-1", "x"]);
         let late = go_agent(&Spec::parse("mcts(full_from=30)").unwrap()).unwrap();
         assert_eq!(late.inner().policy().full_from(), Some(30));
         assert!(late.name().contains("full_from=30"), "{}", late.name());
