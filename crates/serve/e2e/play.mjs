@@ -1220,12 +1220,21 @@ scenarios.byoyomi = async (page) => {
   check((await page.$$eval("#clocks .clock.running", (els) => els.length)) === 0, "a clock runs while paused");
   check((await playable(page)).length === 0, "cells playable while paused");
   check(await page.$eval("#undo", (e) => e.disabled), "Undo can be pressed while paused");
+  // An analysis asked for while paused waits for the clocks, and the page says so.
+  check(await page.$eval("#analysis-paused", (e) => e.hidden), "the analysis is said to be stopped before one was asked for");
+  await page.click("#analyse");
+  await page.waitForFunction(() => !document.getElementById("analysis-paused").hidden, null, { timeout: WAIT_MS });
+  const analysisPaused = await page.$eval("#analysis-paused", (e) => e.textContent);
   shots.push(await shot(page, "go-clock-paused"));
   await page.click("#pause-clocks");
   await page.waitForFunction(() => document.getElementById("pause-clocks").textContent === "Pause clocks", null, { timeout: WAIT_MS });
+  await page.waitForFunction(() => document.getElementById("analysis-paused").hidden, null, { timeout: WAIT_MS });
+  check(await page.$eval("#analyse", (e) => e.checked), "the analysis was turned off by Resume");
+  await page.click("#analyse");
+  await page.waitForFunction(() => !document.getElementById("analyse").checked, null, { timeout: WAIT_MS });
   await page.waitForFunction(() => document.querySelector("#clock-0.running") !== null, null, { timeout: WAIT_MS });
   check((await playable(page)).length > 0, "no cells playable after Resume");
-  return { clocks, viewed: { ply: shown.ply, bar }, back: back.ply, paused: pausedSaid, shots };
+  return { clocks, viewed: { ply: shown.ply, bar }, back: back.ply, paused: pausedSaid, analysis_paused: analysisPaused, shots };
 };
 
 const run = scenarios[scenario];

@@ -251,6 +251,7 @@ async fn a_byo_yomi_clock_chosen_in_the_form_shows_its_periods_and_the_game_is_b
     // Then browsed at its first moves while the game went on, and back.
     assert_eq!(r["viewed"]["ply"], 1, "{r}");
     assert_eq!(r["back"], 4, "{r}");
-    // Then paused and resumed by its button.
+    // Then paused and resumed by its button, an analysis asked for while paused said to wait.
     assert_eq!(r["paused"], "The clocks are paused: Resume clocks to play on.", "{r}");
+    assert_eq!(r["analysis_paused"], "Stopped with the clocks: it goes on when they run.", "{r}");
 }

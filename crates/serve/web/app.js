@@ -392,6 +392,9 @@ function render(state) {
   if (overlay && (!state.analysis || overlay.version < state.version || overlay.run < state.analysis.run)) overlay = null;
   $("analyse").checked = !!state.analysis;
   if (state.analysis && document.activeElement !== $("analysis-agent")) $("analysis-agent").value = state.analysis.agent;
+  // The server runs no analysis while a player has paused the clocks (and the pause, a new
+  // version, took the last report's marks off the board).
+  $("analysis-paused").hidden = !(state.analysis && state.paused === "asked");
   const st = styleOf(state);
   $("play-title").textContent = replay ? `${state.spec}: ${replay.label}` : `${state.spec}: ${state.players.join(" vs ")}`;
   showReplay(state);
