@@ -311,9 +311,11 @@ pub fn go_agent(spec: &Spec) -> Result<GoAgent, SpecError> {
 /// Honest passing: the search scores finished games by area with every stone alive (the
 /// rules' own count), so after the opponent passes it may end the game by passing while its
 /// dead stones still sit in the opponent's area, a "win" that any scorer removing dead stones
-/// (GTP `final_score`, servers, GNU Go) turns into a loss. With honest passing on, such a
-/// pass is replaced by the best other move when the dead-stone estimate
-/// ([`crate::status::dead_stones`]) says the game would be lost.
+/// (GTP `final_score`, servers, GNU Go) turns into a loss. With honest passing on, when the
+/// dead-stone estimate ([`crate::status::dead_stones`]) says such a pass would lose, the
+/// search runs on the position with the opponent's pass forgotten
+/// ([`Go::with_passes_forgotten`]), where passing does not end the game, and a pass it
+/// still chooses is replaced by its best other move.
 pub struct GoAgent {
     inner: MctsAgent<Go, GoPolicy>,
     honest_pass: bool,
@@ -459,12 +461,25 @@ impl Agent<Go> for GoAgent {
         }
         let mut limits = GoAgent::limits_for(state, limits);
         if self.honest_pass && state.consecutive_passes() > 0 {
-            // Leave room for the dead-stone check after the search.
+            // Leave room for the dead-stone check.
             limits.time = limits.time.map(|t| t * 6 / 10);
             limits.hard_time = limits.hard_time.map(|t| t * 6 / 10);
         }
-        self.inner.policy().begin_search(state);
-        let mut choice = self.inner.choose(state, player, &limits, report)?;
+        // A pass that would end the game won only while dead stones count as alive is not
+        // played. Searched as it stands, that pass is a proven win that ends the search at
+        // once, and the move played instead would come from a few dozen playouts; so the
+        // position is searched with the opponent's pass forgotten: the pass is weighed by
+        // playing on, and every other move gets the whole search.
+        let vetoed = self.honest_pass && GoAgent::pass_wins_only_by_dead_stones(state);
+        let forgotten;
+        let searched = if vetoed {
+            forgotten = state.with_passes_forgotten();
+            &forgotten
+        } else {
+            state
+        };
+        self.inner.policy().begin_search(searched);
+        let mut choice = self.inner.choose(searched, player, &limits, report)?;
         let policy = self.inner.policy();
         if choice.resign && policy.dynamic_komi_now() > 0.0 {
             // Lost only against the raised komi, perhaps: the next search asks the real one.
@@ -485,7 +500,7 @@ impl Agent<Go> for GoAgent {
                 .unwrap_or(Move::Pass);
             choice.mv = replacement;
         }
-        if self.honest_pass && choice.mv == Move::Pass && GoAgent::pass_wins_only_by_dead_stones(state) {
+        if vetoed && choice.mv == Move::Pass {
             let board = state.board();
             let playable = |m: Move| match m {
                 Move::Play(p) => state.is_legal(m) && !fills_own_eye(board, p),
@@ -796,6 +811,12 @@ mod play_tests {
         let mut report = NullReport::callback();
         let choice = honest.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
         assert_ne!(choice.mv, Move::Pass);
+        // The move played instead comes from a whole search of playing on, which sees the
+        // game as it is (White captures H5 and wins), not from one ended at once by the pass
+        // that counts H5 alive.
+        assert!(choice.info.nodes >= 150, "{} nodes", choice.info.nodes);
+        assert!(choice.info.win_rate.is_some_and(|w| w < 0.5), "win rate {:?}", choice.info.win_rate);
+        assert!(choice.info.proven_in.is_none(), "{:?}", choice.info.proven_in);
         // Without honest passing the search's own count decides.
         let spec = Spec::parse("mcts(playouts=200,seed=4,resign=0,honest_pass=false)").unwrap();
         let plain = go_agent(&spec).unwrap();

@@ -535,6 +535,15 @@ impl Go {
         self.passes as usize
     }
 
+    /// The same position with the passes just played forgotten, so that a pass from it does
+    /// not end the game. The Go player searches it when answering a pass by a pass would win
+    /// only while the opponent's dead stones count as alive.
+    pub fn with_passes_forgotten(&self) -> Go {
+        let mut g = self.clone();
+        g.passes = 0;
+        g
+    }
+
     /// The move cap: the game ends after this many plies (`3 * size * size`).
     pub fn max_plies(&self) -> u32 {
         self.max_plies

@@ -205,6 +205,14 @@ fn game_ends_after_two_passes_or_the_cap() {
     assert!(g.is_over());
     assert_eq!(g.rewards().winner(), Some(Player(0)), "25 points against 7.5 komi");
     assert_eq!(g.play_checked(Move::Pass), Err(IllegalMove::GameOver));
+    // With the first pass forgotten, a second one does not end the game.
+    let mut g = go("go(size=5)");
+    play(&mut g, "C3 pass");
+    let mut f = g.with_passes_forgotten();
+    assert_eq!((f.consecutive_passes(), f.board().to_move()), (0, g.board().to_move()));
+    assert_ne!(f.hash(), g.hash(), "the pass flag is part of the hash");
+    play(&mut f, "pass");
+    assert!(!f.is_over());
     let g = go("go(size=2)");
     assert_eq!(g.max_plies(), 12);
 }
