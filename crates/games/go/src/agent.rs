@@ -78,6 +78,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "lift the priors of urgent fights (groups in atari, capturing races) to this share of the best prior times their urgency, 0..=2; 0 off",
     ),
     ParamInfo::new(
+        "vital",
+        "0",
+        "lift the priors of the vital points of dead eye shapes (straight and bent three, pyramid four, crossed and bulky five, rabbity six, of either colour) to this share of the best prior, 0..=2; 0 off",
+    ),
+    ParamInfo::new(
         "dyn_komi",
         "0",
         "dynamic komi: up to this many extra points asked of a player the search finds winning (a point more after a search above 80%, less below 60%, none once the board is three quarters full), 0..=50; 0 off",
@@ -244,6 +249,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let (base, rate) = (number("widen_base", WIDEN_BASE, 1000.0)?, number("widen_rate", WIDEN_RATE, 1000.0)?);
     let crit = number("crit", 0.0, 10.0)?;
     let races = number("races", 0.0, 2.0)?;
+    let vital = number("vital", 0.0, 2.0)?;
     let dyn_komi = number("dyn_komi", 0.0, 50.0)?;
     let margin = number("margin", 0.0, 0.5)?;
     let full_from = match spec.get("full_from").map(str::trim) {
@@ -275,6 +281,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_prior_shares(config.prior_visits > 0.0)
         .with_criticality(crit as f32)
         .with_races(races as f32)
+        .with_vital(vital as f32)
         .with_dynamic_komi(dyn_komi as f32)
         .with_margin(margin as f32);
     let policy = match spec.get("model").map(str::trim) {
@@ -437,6 +444,9 @@ impl Agent<Go> for GoAgent {
         if policy.race_weight() > 0.0 {
             spec = spec.with("races", policy.race_weight());
         }
+        if policy.vital_weight() > 0.0 {
+            spec = spec.with("vital", policy.vital_weight());
+        }
         if let Some(ply) = policy.full_from() {
             spec = spec.with("full_from", ply);
         }
@@ -581,6 +591,7 @@ mod tests {
         };
         number_key("crit", "1.5", GoPolicy::criticality_weight, "10", ["11", "-1", "x"]);
         number_key("races", "0.8", GoPolicy::race_weight, "2", ["3", "-0.5", "x"]);
+        number_key("vital", "1", GoPolicy::vital_weight, "2", ["2.5", "-1", "x"]);
         number_key("margin", "0.02", GoPolicy::margin, "0.5", ["0.6", "-0.1", "x"]);
         number_key("dyn_komi", "6", GoPolicy::dynamic_komi, "50", ["51", "-1", "x"]);
         let late = go_agent(&Spec::parse("mcts(full_from=30)").unwrap()).unwrap();

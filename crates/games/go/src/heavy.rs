@@ -462,6 +462,23 @@ fn nakade_reply(board: &Board, last: usize) -> Option<usize> {
     None
 }
 
+/// Whether the empty point `p` is the vital point of a closed eye space of three to
+/// [`NAKADE_MAX`] empty points, of either colour, that dies if the attacker takes `p` first
+/// (a shape [`nakade_shape`] kills): the point both sides want, the attacker to kill and the
+/// owner to make two eyes.
+pub(crate) fn is_vital_point(board: &Board, p: usize) -> bool {
+    if board.cell(p) != EMPTY || board.neighbour_count(p, EMPTY) < 2 {
+        return false;
+    }
+    let mut region = [0usize; NAKADE_MAX];
+    let mut n = 0;
+    [Color::Black, Color::White].into_iter().any(|owner| {
+        may_be_killable(board, p, owner.other().cell())
+            && small_eye_space(board, p, owner.cell(), &mut region, &mut n)
+            && nakade_shape(board, &region[..n]) == Some(Some(p))
+    })
+}
+
 /// Whether a `color` stone on the empty point `p`, a self-atari joining own stones, fills the
 /// opponent's eye space so that the capture leaves a dead shape: the group it makes has at
 /// most [`NAKADE_MAX`] stones touching nothing but the opponent's stones, the edge and its last
@@ -929,6 +946,42 @@ mod nakade_tests {
         assert_eq!(judge(&[".x.", "xxx", ".x."]), Some(Some((1, 1))), "crossed five");
         assert_eq!(judge(&["xx.", "xxx"]), Some(Some((1, 1))), "bulky five");
         assert_eq!(judge(&[".x.", "xxx", "xx."]), Some(Some((1, 1))), "rabbity six");
+    }
+
+    /// A 9x9 board with these stones ((x, y) from the top left), Black to move.
+    fn stones(black: &[(usize, usize)], white: &[(usize, usize)]) -> Board {
+        let mut b = Board::new(9).unwrap();
+        for (color, points) in [(Color::Black, black), (Color::White, white)] {
+            for &(x, y) in points {
+                b.set_to_move(color);
+                b.play(b.point(x, y).unwrap());
+            }
+        }
+        b.set_to_move(Color::Black);
+        b
+    }
+
+    #[test]
+    fn vital_points_are_found_in_either_sides_eye_space_and_nowhere_else() {
+        // Black's straight three on the lower edge (A1 B1 C1, vital point B1), White's bent
+        // three in the upper right corner (H9 J9 J8, vital point J9), and Black's straight four
+        // on the right edge (J2-J5), which lives and has none.
+        let black =
+            [(0, 7), (1, 7), (2, 7), (3, 7), (3, 8), (8, 3), (7, 3), (7, 4), (7, 5), (7, 6), (7, 7), (7, 8), (8, 8)];
+        let white = [(6, 0), (6, 1), (7, 1), (7, 2), (8, 2)];
+        let mut b = stones(&black, &white);
+        for to_move in [Color::Black, Color::White] {
+            b.set_to_move(to_move);
+            let mut vital: Vec<(usize, usize)> =
+                b.points().filter(|p| is_vital_point(&b, p.index())).map(|p| b.coords(p).unwrap()).collect();
+            vital.sort_unstable();
+            assert_eq!(vital, vec![(1, 8), (8, 0)], "{to_move:?} to move\n{b}");
+        }
+        // A stone of the attacker inside the eye space: no longer an empty closed region.
+        b.set_to_move(Color::White);
+        b.play(b.point(0, 8).unwrap());
+        assert!(!is_vital_point(&b, b.point(1, 8).unwrap().index()), "{b}");
+        assert!(is_vital_point(&b, b.point(8, 0).unwrap().index()), "{b}");
     }
 
     #[test]

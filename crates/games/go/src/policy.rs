@@ -34,7 +34,7 @@ use tabula_search::{MctsPolicy, OWNER_NONE};
 use crate::board::{Board, Color, Point};
 use crate::criticality::{CRIT_MIN_PLAYOUTS, Criticality};
 use crate::game::{Go, Move};
-use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, pattern_key};
+use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, is_vital_point, pattern_key};
 use crate::model::MoveModel;
 use crate::races::Urgent;
 use crate::replies::{PlayoutMoves, Replies};
@@ -146,6 +146,9 @@ pub struct GoPolicy {
     /// How far urgent fights ([`Urgent`]) lift their moves' priors, as a fraction of the
     /// position's best prior (0: off).
     race_weight: f32,
+    /// How far the vital points of dead eye shapes ([`is_vital_point`]) lift their moves'
+    /// priors, as a fraction of the position's best prior (0: off).
+    vital_weight: f32,
     /// From which ply of the game the heavy playouts turn full ([`HeavyPolicy::full`]), with
     /// the full policy (`None`: never).
     full_from: Option<(u32, Arc<HeavyPolicy<Pattern3x3>>)>,
@@ -203,6 +206,7 @@ impl GoPolicy {
             crit_weight: 0.0,
             crit: Criticality::default(),
             race_weight: 0.0,
+            vital_weight: 0.0,
             full_from: None,
             full_now: Arc::new(AtomicBool::new(false)),
             dyn_komi: 0.0,
@@ -346,6 +350,32 @@ impl GoPolicy {
         for (h, &mv) in priors.iter_mut().zip(moves) {
             if let Move::Play(p) = mv {
                 *h = h.max(self.race_weight * urgent.of_point(p) * best);
+            }
+        }
+    }
+
+    /// Lifts the prior of every vital point of a small closed eye space that dies if the
+    /// attacker takes it first (straight and bent three, pyramid four, crossed and bulky five,
+    /// rabbity six, of either colour) to at least `weight` times the position's best prior, so
+    /// that the tree reads the shape the playouts may misjudge; 0 turns it off.
+    pub fn with_vital(mut self, weight: f32) -> GoPolicy {
+        self.vital_weight = weight.max(0.0);
+        self
+    }
+
+    /// The weight of the dead shapes' vital points in the priors (0: off).
+    pub fn vital_weight(&self) -> f32 {
+        self.vital_weight
+    }
+
+    /// Raises the priors of the vital points (see [`with_vital`](GoPolicy::with_vital)).
+    fn add_vital(&self, b: &Board, moves: &[Move], priors: &mut [f32]) {
+        let best = priors.iter().copied().fold(0.0f32, f32::max);
+        for (h, &mv) in priors.iter_mut().zip(moves) {
+            if let Move::Play(p) = mv
+                && is_vital_point(b, p.index())
+            {
+                *h = h.max(self.vital_weight * best);
             }
         }
     }
@@ -786,6 +816,9 @@ impl MctsPolicy<Go> for GoPolicy {
         if self.race_weight > 0.0 && priors.len() == moves.len() {
             self.add_races(b, moves, priors);
         }
+        if self.vital_weight > 0.0 && priors.len() == moves.len() {
+            self.add_vital(b, moves, priors);
+        }
     }
 
     fn widening(&self, visits: u32, children: usize) -> usize {
@@ -1031,6 +1064,25 @@ mod tests {
         assert!(plain[capture] < 1.125 * best);
         assert_eq!(lifted[capture], 1.5 * 0.75 * best);
         for i in (0..moves.len()).filter(|&i| i != capture) {
+            assert_eq!(plain[i], lifted[i], "{:?}", moves[i]);
+        }
+    }
+
+    #[test]
+    fn vital_points_lift_their_priors_and_no_other() {
+        // Black's wall A2 B2 C2 D2 D1 leaves A1 B1 C1, a straight three whose vital point is B1.
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["A2", "J9", "B2", "H9", "C2", "G9", "D2", "F9", "D1", "E9"]);
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let (mut plain, mut lifted) = (Vec::new(), Vec::new());
+        GoPolicy::default().with_prior_shares(true).priors(&g, &moves, &mut plain);
+        GoPolicy::default().with_prior_shares(true).with_vital(1.5).priors(&g, &moves, &mut lifted);
+        let vital = moves.iter().position(|&m| m == Move::Play(g.parse_point("B1").unwrap())).unwrap();
+        let best = plain.iter().copied().fold(0.0f32, f32::max);
+        assert!(plain[vital] < 1.5 * best);
+        assert_eq!(lifted[vital], 1.5 * best);
+        for i in (0..moves.len()).filter(|&i| i != vital) {
             assert_eq!(plain[i], lifted[i], "{:?}", moves[i]);
         }
     }
