@@ -23,10 +23,12 @@ pub struct PlayoutStats {
     pub survival: Vec<f32>,
 }
 
-/// Runs `playouts` heavy playouts (3x3 patterns, self-atari avoidance) from `state` and
-/// collects ownership and survival per point.
+/// Runs `playouts` heavy playouts from `state` and collects ownership and survival per point.
+/// The playouts are the full ones ([`HeavyPolicy::full`]: 3x3 patterns, self-atari
+/// avoidance, ladders, two-liberty fights and the nakade rules), since a status that the
+/// playouts misread is a game misscored, and the few hundred playouts cost nothing beside it.
 pub fn playout_stats(state: &Go, playouts: usize, seed: u64) -> PlayoutStats {
-    let policy = HeavyPolicy::new(Pattern3x3::classic());
+    let policy = HeavyPolicy::full(Pattern3x3::classic());
     let start = state.board();
     let n = start.size() * start.size();
     let mut own = vec![0i32; n];
@@ -199,6 +201,24 @@ mod tests {
         assert!(at("J1") < -0.5, "White's area: {}", at("J1"));
         // Black owns columns A-E (45 points), White F-J (36): 9 less komi.
         assert!((t.margin - 2.5).abs() < 1.5, "{}", t.margin);
+    }
+
+    #[test]
+    fn a_group_whose_eye_space_holds_the_opponents_killing_stone_is_dead() {
+        // The end of a 9x9 game that both players ended by passing: Black's lower-left group
+        // (A1-D1, A3, C3-E3, D2-F2, A4-C4, B5) has one eye space, A2 B2 C2 B3, a pyramid four
+        // whose vital point B2 holds a White stone: dead, as GNU Go's `final_status_list` says
+        // (with White's H7). Playouts without the nakade rules judged the group alive.
+        let g = position(
+            9,
+            "F6 D5 D6 C6 C7 E6 D7 E5 E7 F5 C3 C5 G6 B7 E3 F3 F2 G3 D2 C8 D8 G5 B8 H7 H6 G2 B4 B2 \
+             B5 B6 B1 F1 G7 H5 J6 B3 C4 C2 C1 A2 D1 D4 A1 A5 D3 E4 A4 A6 J5 H4 H8 E1 G1 H1 A8 G4 \
+             A3 B2 E2 J2 F8 H3 J4 J3 C9 A7 G9 G1",
+        );
+        let mut dead: Vec<String> = dead_stones(&g).iter().map(|&p| g.format_point(p)).collect();
+        dead.sort();
+        let expected = ["A1", "A3", "A4", "B1", "B4", "B5", "C1", "C3", "C4", "D1", "D2", "D3", "E2", "E3", "F2", "H7"];
+        assert_eq!(dead, expected, "{g}");
     }
 
     #[test]
