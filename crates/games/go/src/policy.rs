@@ -346,12 +346,7 @@ impl GoPolicy {
         if urgent.is_empty() {
             return;
         }
-        let best = priors.iter().copied().fold(0.0f32, f32::max);
-        for (h, &mv) in priors.iter_mut().zip(moves) {
-            if let Move::Play(p) = mv {
-                *h = h.max(self.race_weight * urgent.of_point(p) * best);
-            }
-        }
+        lift_priors(moves, priors, |p| Some(self.race_weight * urgent.of_point(p)));
     }
 
     /// Lifts the prior of every vital point of a small closed eye space that dies if the
@@ -370,14 +365,7 @@ impl GoPolicy {
 
     /// Raises the priors of the vital points (see [`with_vital`](GoPolicy::with_vital)).
     fn add_vital(&self, b: &Board, moves: &[Move], priors: &mut [f32]) {
-        let best = priors.iter().copied().fold(0.0f32, f32::max);
-        for (h, &mv) in priors.iter_mut().zip(moves) {
-            if let Move::Play(p) = mv
-                && is_vital_point(b, p.index())
-            {
-                *h = h.max(self.vital_weight * best);
-            }
-        }
+        lift_priors(moves, priors, |p| is_vital_point(b, p.index()).then_some(self.vital_weight));
     }
 
     /// Adds `weight` times each move's criticality above the mean of the position's moves to
@@ -789,6 +777,19 @@ fn pass_prior(b: &Board, passes: usize) -> f32 {
         0.0
     } else {
         0.02
+    }
+}
+
+/// Raises the prior of each stone move to at least its share of the position's best prior,
+/// where `share` gives one (the floor under urgent fights and vital points).
+fn lift_priors(moves: &[Move], priors: &mut [f32], share: impl Fn(Point) -> Option<f32>) {
+    let best = priors.iter().copied().fold(0.0f32, f32::max);
+    for (h, &mv) in priors.iter_mut().zip(moves) {
+        if let Move::Play(p) = mv
+            && let Some(share) = share(p)
+        {
+            *h = h.max(share * best);
+        }
     }
 }
 
