@@ -1049,43 +1049,39 @@ mod tests {
         }
     }
 
+    /// After `moves` from the empty 9x9 board, `policy` (with prior shares) gives `lifted`
+    /// exactly `share` of the plain policy's best prior, above its plain prior, and every other
+    /// move its plain prior.
+    fn assert_only_lifted(moves: &[&str], policy: GoPolicy, lifted: &str, share: f32) {
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, moves);
+        let mut legal = Vec::new();
+        g.legal_moves(&mut legal);
+        let (mut plain, mut raised) = (Vec::new(), Vec::new());
+        GoPolicy::default().with_prior_shares(true).priors(&g, &legal, &mut plain);
+        policy.with_prior_shares(true).priors(&g, &legal, &mut raised);
+        let at = legal.iter().position(|&m| m == Move::Play(g.parse_point(lifted).unwrap())).unwrap();
+        let best = plain.iter().copied().fold(0.0f32, f32::max);
+        assert!(plain[at] < share * best);
+        assert_eq!(raised[at], share * best);
+        for i in (0..legal.len()).filter(|&i| i != at) {
+            assert_eq!(plain[i], raised[i], "{:?}", legal[i]);
+        }
+    }
+
     #[test]
     fn races_lift_the_priors_of_urgent_fights_and_no_other() {
         // White C5 D5 in atari (liberty E5), Black to move.
-        let mut g = Go::new(9, Rules::default());
-        play(&mut g, &["B5", "C5", "C6", "D5", "D6", "A1", "C4", "A2", "D4", "A3"]);
-        let mut moves = Vec::new();
-        g.legal_moves(&mut moves);
-        let (mut plain, mut lifted) = (Vec::new(), Vec::new());
-        GoPolicy::default().with_prior_shares(true).priors(&g, &moves, &mut plain);
-        GoPolicy::default().with_prior_shares(true).with_races(1.5).priors(&g, &moves, &mut lifted);
-        let capture = moves.iter().position(|&m| m == Move::Play(g.parse_point("E5").unwrap())).unwrap();
-        let best = plain.iter().copied().fold(0.0f32, f32::max);
+        let moves = ["B5", "C5", "C6", "D5", "D6", "A1", "C4", "A2", "D4", "A3"];
         // Two stones at stake: urgency 0.75, so the capture's prior becomes 1.5 * 0.75 of the best.
-        assert!(plain[capture] < 1.125 * best);
-        assert_eq!(lifted[capture], 1.5 * 0.75 * best);
-        for i in (0..moves.len()).filter(|&i| i != capture) {
-            assert_eq!(plain[i], lifted[i], "{:?}", moves[i]);
-        }
+        assert_only_lifted(&moves, GoPolicy::default().with_races(1.5), "E5", 1.5 * 0.75);
     }
 
     #[test]
     fn vital_points_lift_their_priors_and_no_other() {
         // Black's wall A2 B2 C2 D2 D1 leaves A1 B1 C1, a straight three whose vital point is B1.
-        let mut g = Go::new(9, Rules::default());
-        play(&mut g, &["A2", "J9", "B2", "H9", "C2", "G9", "D2", "F9", "D1", "E9"]);
-        let mut moves = Vec::new();
-        g.legal_moves(&mut moves);
-        let (mut plain, mut lifted) = (Vec::new(), Vec::new());
-        GoPolicy::default().with_prior_shares(true).priors(&g, &moves, &mut plain);
-        GoPolicy::default().with_prior_shares(true).with_vital(1.5).priors(&g, &moves, &mut lifted);
-        let vital = moves.iter().position(|&m| m == Move::Play(g.parse_point("B1").unwrap())).unwrap();
-        let best = plain.iter().copied().fold(0.0f32, f32::max);
-        assert!(plain[vital] < 1.5 * best);
-        assert_eq!(lifted[vital], 1.5 * best);
-        for i in (0..moves.len()).filter(|&i| i != vital) {
-            assert_eq!(plain[i], lifted[i], "{:?}", moves[i]);
-        }
+        let moves = ["A2", "J9", "B2", "H9", "C2", "G9", "D2", "F9", "D1", "E9"];
+        assert_only_lifted(&moves, GoPolicy::default().with_vital(1.5), "B1", 1.5);
     }
 
     #[test]
