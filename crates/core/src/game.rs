@@ -269,6 +269,16 @@ pub trait Game: Clone + Send + Sync + fmt::Display + fmt::Debug + 'static {
     /// One reward per player once the game is over.
     fn rewards(&self) -> Rewards;
 
+    /// The game is over, but a player disputes the result (in Go: which stones are dead).
+    /// Where the rules settle such a dispute by playing on, as Go servers do (the KGS
+    /// cleanup phase: play resumes, each side captures the stones it calls dead, and the next
+    /// end is scored with every stone on the board alive), this resumes play and returns
+    /// `true`; a position resumed once, or whose rules leave nothing to dispute, returns
+    /// `false` and stays over. The default: no resumption.
+    fn resume_for_cleanup(&mut self) -> bool {
+        false
+    }
+
     /// The incrementally maintained 64-bit Zobrist hash of the position (including the side
     /// to move and any state that changes which moves are legal).
     fn hash(&self) -> u64;

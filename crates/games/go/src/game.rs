@@ -247,6 +247,9 @@ pub struct Go {
     undo_stack: Vec<Saved>,
     /// Entries of `undo_stack` in use.
     undo_depth: usize,
+    /// Play resumed after a disputed end ([`Game::resume_for_cleanup`]): the next two passes
+    /// end the game for good.
+    cleanup: bool,
 }
 
 /// What [`Undo::undo`] restores: the board and the small state around it.
@@ -273,6 +276,7 @@ impl Clone for Go {
             empties: self.empties,
             undo_stack: Vec::new(),
             undo_depth: 0,
+            cleanup: self.cleanup,
         }
     }
 }
@@ -335,6 +339,7 @@ impl Go {
             empties: [0; EMPTIES_WORDS],
             undo_stack: Vec::new(),
             undo_depth: 0,
+            cleanup: false,
         };
         g.reset_history();
         g
@@ -533,6 +538,12 @@ impl Go {
     /// Passes in a row just played (0, 1 or 2).
     pub fn consecutive_passes(&self) -> usize {
         self.passes as usize
+    }
+
+    /// Whether play resumed after a disputed end ([`Game::resume_for_cleanup`]): the players
+    /// now capture the stones they call dead, and the next end counts every stone alive.
+    pub fn in_cleanup(&self) -> bool {
+        self.cleanup
     }
 
     /// The same position with the passes just played forgotten, so that a pass from it does
@@ -803,10 +814,11 @@ impl fmt::Debug for Go {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "Go {{ rules: {:?}, handicap: {}, passes: {}, ply: {}, history: {} positions, last: {:x?} }}",
+            "Go {{ rules: {:?}, handicap: {}, passes: {}, cleanup: {}, ply: {}, history: {} positions, last: {:x?} }}",
             self.rules,
             self.handicap,
             self.passes,
+            self.cleanup,
             self.ply,
             self.history.len(),
             self.history.last()
@@ -909,6 +921,21 @@ impl Game for Go {
 
     fn rewards(&self) -> Rewards {
         Rewards::two_player(self.score().winner().map(|c| Player(c as u8)))
+    }
+
+    /// After two passes under Chinese or New Zealand rules, where the players agree on the
+    /// dead stones and a disagreement is settled by playing on: clears the passes (the same
+    /// colour is to move) and enters the cleanup phase, once. Tromp-Taylor rules count the
+    /// board as it stands by definition, and territory scoring would charge the captures
+    /// inside one's own territory, so neither resumes; nor does a game ended by the move cap.
+    fn resume_for_cleanup(&mut self) -> bool {
+        let agreed_dead = matches!(self.rules.rule_set, RuleSet::Chinese | RuleSet::NewZealand);
+        if !agreed_dead || self.cleanup || self.passes < 2 || self.ply >= self.max_plies {
+            return false;
+        }
+        self.passes = 0;
+        self.cleanup = true;
+        true
     }
 
     #[inline]

@@ -197,6 +197,40 @@ fn area_and_territory_scoring() {
 }
 
 #[test]
+fn a_disputed_end_resumes_once_under_rules_that_agree_on_dead_stones() {
+    for (rules, resumes) in [("chinese", true), ("nz", true), ("tromp-taylor", false), ("japanese", false)] {
+        let mut g = go(&format!("go(size=5,rules={rules})"));
+        play(&mut g, "C3 pass");
+        assert!(!g.resume_for_cleanup(), "{rules}: an unfinished game does not resume");
+        play(&mut g, "pass");
+        assert!(g.is_over());
+        let ended = g.hash();
+        assert_eq!(g.resume_for_cleanup(), resumes, "{rules}");
+        if !resumes {
+            assert!(g.is_over() && !g.in_cleanup() && g.hash() == ended, "{rules}");
+            continue;
+        }
+        assert!(!g.is_over() && g.in_cleanup(), "{rules}");
+        assert_eq!(g.to_move(), Color::White, "the colour to move stays");
+        assert_eq!((g.consecutive_passes(), g.ply()), (0, 3));
+        assert_eq!(g.hash(), g.hash_from_scratch());
+        play(&mut g, "pass");
+        assert!(!g.is_over(), "{rules}: one pass does not end the cleanup phase");
+        play(&mut g, "pass");
+        assert!(g.is_over() && g.in_cleanup(), "{rules}");
+        assert!(!g.resume_for_cleanup(), "{rules}: a game resumes once");
+        assert!(g.is_over(), "{rules}");
+    }
+    // Two passes that reach the move cap (12 plies on 2x2) end a game that does not resume.
+    let mut g = go("go(size=2,rules=chinese)");
+    play(&mut g, "A1 pass B2 pass A2 B1 pass A1 pass A2");
+    assert_eq!((g.ply(), g.consecutive_passes()), (10, 0));
+    play(&mut g, "pass pass");
+    assert!(g.is_over());
+    assert!(!g.resume_for_cleanup());
+}
+
+#[test]
 fn game_ends_after_two_passes_or_the_cap() {
     let mut g = go("go(size=5)");
     play(&mut g, "C3 pass");
