@@ -511,6 +511,9 @@ pub struct GtpAgent<G: GtpGame> {
     analyze: bool,
     /// Whether the running engine knows `lz-genmove_analyze` (asked once per game).
     analyze_known: Option<bool>,
+    /// Whether the running engine knows `kgs-genmove_cleanup` (asked once per game, when
+    /// play resumes after a disputed end).
+    cleanup_known: Option<bool>,
     /// The analysis command the running engine knows, if any (asked once per game).
     analysis_known: Option<Option<&'static str>>,
     /// The colour whose side the engine's analysis win rates are from (`None`: the side to
@@ -557,6 +560,7 @@ impl<G: GtpGame> GtpAgent<G> {
             time_settings_sent: None,
             analyze: false,
             analyze_known: None,
+            cleanup_known: None,
             analysis_known: None,
             winrates: None,
             _game: PhantomData,
@@ -687,8 +691,23 @@ impl<G: GtpGame> GtpAgent<G> {
         Ok(())
     }
 
-    fn in_step(&self, state: &G) -> bool {
-        self.tracked.as_ref().is_some_and(|t| t.hash() == state.hash() && t.ply() == state.ply())
+    /// Whether the engine is in `state`. A game the engine saw end that the referee resumed
+    /// after a dispute ([`Game::resume_for_cleanup`]) is the same position for the engine,
+    /// which plays on from it: the tracked position follows.
+    fn in_step(&mut self, state: &G) -> bool {
+        let same = |t: &G| t.hash() == state.hash() && t.ply() == state.ply();
+        let Some(tracked) = &mut self.tracked else { return false };
+        if same(tracked) {
+            return true;
+        }
+        if tracked.is_over() && state.gtp_cleanup() {
+            let mut resumed = tracked.clone();
+            if resumed.resume_for_cleanup() && same(&resumed) {
+                *tracked = resumed;
+                return true;
+            }
+        }
+        false
     }
 
     /// Tells the engine the clock (or a fixed time per move as one-move overtime periods)
@@ -742,6 +761,16 @@ impl<G: GtpGame> GtpAgent<G> {
         Ok(())
     }
 
+    /// Whether the running engine knows `kgs-genmove_cleanup` (asked once per game).
+    fn knows_cleanup(&mut self) -> Result<bool, AgentError> {
+        if let Some(known) = self.cleanup_known {
+            return Ok(known);
+        }
+        let known = self.client()?.known_command("kgs-genmove_cleanup").map_err(engine_error)?;
+        self.cleanup_known = Some(known);
+        Ok(known)
+    }
+
     fn use_analysis(&mut self) -> Result<bool, AgentError> {
         if !self.analyze {
             return Ok(false);
@@ -787,7 +816,10 @@ impl<G: GtpGame> GtpAgent<G> {
         let timeout = self.timeout.saturating_add(budget);
         let mut last_info: Option<SearchInfo<G::Move>> = None;
         let winrates = self.winrates;
-        let reply = if self.use_analysis()? {
+        let cleanup = state.gtp_cleanup() && self.knows_cleanup()?;
+        let reply = if cleanup {
+            self.client()?.send_timeout(&format!("kgs-genmove_cleanup {color}"), timeout)
+        } else if self.use_analysis()? {
             let mut on_line = |line: &str| {
                 if let Some(mut info) = parse_lz_analyze_line(state, line) {
                     to_movers_side(&mut info, winrates, color);
@@ -898,6 +930,7 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
         self.own_move = None;
         self.time_settings_sent = None;
         self.analyze_known = None;
+        self.cleanup_known = None;
         self.analysis_known = None;
         self.tracked = None;
         match self.setup(state) {
@@ -959,7 +992,7 @@ impl<G: GtpGame> Agent<G> for GtpAgent<G> {
         if self.failure.is_some() {
             return None;
         }
-        let ours = end.gtp_final_score().ok()?;
+        let ours = end.gtp_result().ok()?;
         let client = self.client.as_mut()?;
         if !client.known_command("final_score").unwrap_or(false) {
             return None;

@@ -138,6 +138,22 @@ pub trait GtpGame: Game {
             Some(p) => format!("{}+1", self.gtp_color(p).letter()),
         })
     }
+
+    /// The result the rules give this finished game, written as `final_score` answers
+    /// (`B+3.5`): what an engine's own `final_score` is compared with when a referee asks
+    /// whether it disputes the result. The default is [`gtp_final_score`](Self::gtp_final_score);
+    /// games whose `final_score` is an estimate (Go's, with dead stones removed) give the
+    /// rules' count instead.
+    fn gtp_result(&self) -> Result<String, GtpError> {
+        self.gtp_final_score()
+    }
+
+    /// Whether play resumed after a disputed end ([`Game::resume_for_cleanup`]): an engine is
+    /// then asked for `kgs-genmove_cleanup` instead of `genmove`, so that it captures the
+    /// stones it calls dead before it passes. The default: never.
+    fn gtp_cleanup(&self) -> bool {
+        false
+    }
 }
 
 /// Builds the start position of a game by name.
@@ -312,13 +328,26 @@ impl<G: GtpGame> GameEngine<G> {
     /// Plays `mv` for `player` after checking it is legal; when `player` is not to move,
     /// first plays the game's pass move for the other side if it has one.
     pub fn play_checked(&mut self, player: Player, mv: G::Move) -> Result<(), GtpError> {
-        let (pos, how) = self.position_for(player).ok_or_else(GtpError::illegal_move)?;
+        let (pos, how) = self.position_for(player, true).ok_or_else(GtpError::illegal_move)?;
         if !pos.is_legal(mv) {
             return Err(GtpError::illegal_move());
         }
         self.push_out_of_turn(how, pos);
         self.push_move(mv, Inserted::No);
         Ok(())
+    }
+
+    /// Resumes a finished game for cleanup where the rules allow it
+    /// ([`Game::resume_for_cleanup`]; `kgs-genmove_cleanup` after two passes): the moves
+    /// from now on are played in the resumed position, and `undo` of the first of them goes
+    /// back to the finished one. Returns whether play resumed.
+    pub fn resume_for_cleanup(&mut self) -> bool {
+        let mut resumed = self.state.clone();
+        if !self.state.is_over() || !resumed.resume_for_cleanup() {
+            return false;
+        }
+        self.pending_hand_over = Some(std::mem::replace(&mut self.state, resumed));
+        true
     }
 
     /// Brings the state to `pos`, the position `position_for` found for an out-of-turn move.
@@ -361,6 +390,7 @@ impl<G: GtpGame> GameEngine<G> {
             }
         }
         self.state = before;
+        self.pending_hand_over = None;
         self.agent.new_game(&self.start);
         for (pos, mv) in &self.history {
             self.agent.observe(pos, &[*mv]);
@@ -384,11 +414,25 @@ impl<G: GtpGame> GameEngine<G> {
     }
 
     /// The position in which `player` moves: the current one, or when the other side is to
-    /// move the game's hand-over or else the position after its pass move (`None` when none
-    /// works).
-    fn position_for(&self, player: Player) -> Option<(G, Option<OutOfTurn<G>>)> {
+    /// move the game's hand-over or else the position after its pass move; with `resume`, a
+    /// finished game resumed for cleanup where the rules allow it (`None` when none works).
+    fn position_for(&self, player: Player, resume: bool) -> Option<(G, Option<OutOfTurn<G>>)> {
         if self.state.is_over() {
-            return None;
+            if !resume {
+                return None;
+            }
+            // A move after the end: a server resumed the game after a disputed result (the
+            // KGS cleanup phase), where the rules allow it.
+            let mut resumed = self.state.clone();
+            if !resumed.resume_for_cleanup() {
+                return None;
+            }
+            let how = Some(OutOfTurn::HandOver(self.state.clone()));
+            if resumed.current_player() == player {
+                return Some((resumed, how));
+            }
+            let after = resumed.gtp_hand_over()?;
+            return (!after.is_over() && after.current_player() == player).then_some((after, how));
         }
         if self.state.current_player() == player {
             return Some((self.state.clone(), None));
@@ -418,7 +462,7 @@ impl<G: GtpGame> GameEngine<G> {
         limits: Limits,
         report: &mut dyn FnMut(&G, &SearchInfo<G::Move>),
     ) -> Result<String, GtpError> {
-        let found = self.position_for(self.player(color));
+        let found = self.position_for(self.player(color), false);
         self.generate_at(found, color, play, limits, report)
     }
 
@@ -500,7 +544,7 @@ impl<G: GtpGame> GameEngine<G> {
         cmd.expect_args(2)?;
         let color = Self::color_arg(cmd, 0)?;
         let player = self.player(color);
-        let pos = self.position_for(player).map(|p| p.0).unwrap_or_else(|| self.state.clone());
+        let pos = self.position_for(player, true).map(|p| p.0).unwrap_or_else(|| self.state.clone());
         match pos.parse_gtp_move(&cmd.args[1]) {
             Ok(GtpMove::Move(mv)) => self.play_checked(player, mv).map(|_| String::new()),
             Ok(GtpMove::Pass) | Ok(GtpMove::Resign) => Err(GtpError::illegal_move()),
@@ -678,7 +722,7 @@ impl<G: GtpGame> GameEngine<G> {
         }
         // The position searched, found once for the ownership estimate and the search.
         let player = self.player(args.color);
-        let found = self.position_for(player);
+        let found = self.position_for(player, false);
         let mut ownership = None;
         if args.ownership {
             let Some((pos, _)) = &found else {

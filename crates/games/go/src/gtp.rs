@@ -121,6 +121,18 @@ impl GtpGame for Go {
         let dead = dead_stones(self);
         self.score_with_dead(&dead).map(|s| s.to_string()).map_err(|e| GtpError::new(format!("cannot score: {e}")))
     }
+
+    /// The rules' count of the finished game, every stone on the board alive.
+    fn gtp_result(&self) -> Result<String, GtpError> {
+        if !self.is_over() {
+            return Err(GtpError::new("cannot score an unfinished game"));
+        }
+        Ok(self.score().to_string())
+    }
+
+    fn gtp_cleanup(&self) -> bool {
+        self.in_cleanup()
+    }
 }
 
 fn vertices(state: &Go, points: &[Point]) -> String {
@@ -279,12 +291,20 @@ pub fn cleanup_move(pos: &Go, dead: &[Point]) -> Option<Point> {
     fallback
 }
 
+/// The move that captures the opponent's dead stones ([`dead_stones`]) instead of a pass,
+/// if any is left: what a player in the cleanup phase plays rather than passing.
+pub fn capture_before_passing(pos: &Go) -> Option<Point> {
+    cleanup_move(pos, &dead_stones(pos))
+}
+
 /// `kgs-genmove_cleanup COLOUR`: like `genmove`, but before passing captures the opponent's
 /// dead stones, so that a server scoring by area with every stone alive scores right.
 fn cmd_genmove_cleanup(e: &mut GameEngine<Go>, cmd: &Command, _: &mut Ctx<'_>) -> Result<String, GtpError> {
     cmd.expect_args(1)?;
     let gtp_color = tabula_gtp::protocol::parse_color(&cmd.args[0])?;
     let color = if gtp_color == tabula_gtp::Color::Black { Color::Black } else { Color::White };
+    // Sent after two passes, it starts the cleanup phase (where the rules have one).
+    e.resume_for_cleanup();
     let player = e.player(gtp_color);
     let limits = e.limits_for(gtp_color);
     let answer = e.generate(gtp_color, false, limits, &mut |_, _| {})?;
@@ -293,8 +313,7 @@ fn cmd_genmove_cleanup(e: &mut GameEngine<Go>, cmd: &Command, _: &mut Ctx<'_>) -
         Ok(GtpMove::Move(Move::Play(p))) => Some(Move::Play(p)),
         _ => {
             // The agent would pass (or resign): first capture what is dead.
-            let dead = dead_stones(&pos);
-            cleanup_move(&pos, &dead).map(Move::Play)
+            capture_before_passing(&pos).map(Move::Play)
         }
     };
     let mv = chosen.unwrap_or(Move::Pass);

@@ -211,6 +211,39 @@ fn cleanup_captures_dead_stones_before_passing() {
 }
 
 #[test]
+fn play_after_two_passes_resumes_for_cleanup_where_the_rules_allow() {
+    // A dead white stone at A5 in Black's area, then two passes: the game is over.
+    let mut input = String::from("boardsize 9\nclear_board\nkomi 7\n");
+    for row in 1..=9 {
+        input.push_str(&format!("play b C{row}\nplay w D{row}\n"));
+    }
+    input.push_str(
+        "play b pass\nplay w A5\nplay b pass\nplay w pass\n1 genmove b\n2 kgs-genmove_cleanup b\n3 undo\n\
+         4 genmove b\n5 play b B5\n6 play w pass\n7 kgs-genmove_cleanup b\n",
+    );
+    let r = session(start(9), 200, &input);
+    let r = &r[r.len() - 7..];
+    assert_eq!(ok(&r[0]), "pass", "genmove after the end: the game is over");
+    let cleanup = ok(&r[1]);
+    assert!(["A4", "A6", "B5"].contains(&cleanup), "the cleanup phase captures A5 first: {cleanup}");
+    assert_eq!(ok(&r[2]), "");
+    assert_eq!(ok(&r[3]), "pass", "undo went back to the finished game");
+    assert_eq!(ok(&r[4]), "", "a move after the end resumes the game");
+    assert_eq!(ok(&r[5]), "");
+    let next = ok(&r[6]);
+    assert!(["A4", "A6"].contains(&next), "{next}");
+
+    let mut tromp = Rules::new(RuleSet::TrompTaylor);
+    tromp.komi = 7.0;
+    let mut input = String::from("boardsize 9\nclear_board\nkomi 7\nplay b E5\nplay w pass\nplay b pass\n");
+    input.push_str("1 play w C3\n2 kgs-genmove_cleanup w\n");
+    let r = session(Go::new(9, tromp), 50, &input);
+    let r = &r[r.len() - 2..];
+    assert_eq!(err(&r[0]), "illegal move", "Tromp-Taylor counts the first end");
+    assert_eq!(ok(&r[1]), "pass");
+}
+
+#[test]
 fn analysis_commands_stream_leela_zero_lines() {
     let r = session(start(9), 200, "1 lz-genmove_analyze b 1\n2 genmove_analyze w\n3 lz-analyze b 1\n");
     let first = ok(&r[0]);
