@@ -3,9 +3,14 @@
 //!
 //! The game's own rules are the referee: a move that is not in `legal_moves`, an `Err` from
 //! an agent, or (with a margin configured) a move past the hard time limit loses the game for
-//! the offender, and the reason is recorded. Each worker thread builds its own agents with
-//! the caller's factory (agents need not be `Sync`); an agent that failed is dropped and
-//! the factory builds a fresh one for the next game, which restarts a crashed external engine.
+//! the offender, and the reason is recorded. An agent may dispute the result at the end
+//! ([`Agent::dispute_result`]); where the rules settle that by playing on (Go's cleanup
+//! phase, [`Game::resume_for_cleanup`]) the game resumes once, and the record keeps the
+//! dispute with [`PLAY_RESUMED`] and the move after which play went on.
+//!
+//! Each worker thread builds its own agents with the caller's factory (agents need not be
+//! `Sync`); an agent that failed is dropped and the factory builds a fresh one for the next
+//! game, which restarts a crashed external engine.
 //!
 //! Every finished game is appended as one JSON line to the results file at once. On start
 //! the runner reads that file and skips the games already in it, so an interrupted run
@@ -30,6 +35,10 @@ use crate::record::{GameRecord, MoveStats, Termination};
 use crate::report::{MatchReport, Tally, TournamentReport};
 pub use crate::schedule::{Fixture, Schedule, match_schedule, tournament_schedule};
 use crate::stats::{RatingOptions, Sprt, SprtDecision};
+
+/// The words a dispute in a record carries when play resumed after it (followed by the
+/// number of moves played before the resumption).
+pub const PLAY_RESUMED: &str = "play resumed after move";
 
 /// Referee settings for one game.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -186,6 +195,8 @@ struct Referee<'r, G: Game> {
     /// Per seat, its hopeless and its drawish moves in a row (see [`Adjudication`]).
     resign_streak: Vec<u32>,
     draw_streak: Vec<u32>,
+    /// The disputes of an end after which play resumed.
+    resumed_over: Vec<String>,
 }
 
 impl<'r, G: Game> Referee<'r, G> {
@@ -209,6 +220,7 @@ impl<'r, G: Game> Referee<'r, G> {
             legal: Vec::new(),
             resign_streak: vec![0; n],
             draw_streak: vec![0; n],
+            resumed_over: Vec::new(),
         }
     }
 
@@ -237,15 +249,24 @@ impl<'r, G: Game> Referee<'r, G> {
     }
 
     /// The end the rules give before the next step: the game is over (with the agents'
-    /// disputes of the result), or it reached the ply limit (a draw).
-    fn rules_ending(&self, agents: &mut [Box<dyn Agent<G>>]) -> Option<Ending> {
+    /// disputes of the result), or it reached the ply limit (a draw). A disputed end that
+    /// the rules settle by playing on ([`Game::resume_for_cleanup`], Go's cleanup phase)
+    /// resumes the game instead, once; the disputes are kept for the record.
+    fn rules_ending(&mut self, agents: &mut [Box<dyn Agent<G>>]) -> Option<Ending> {
         if self.state.turn() == Turn::Over {
-            let mut ending = Ending::new(self.state.rewards().as_slice().to_vec(), Termination::Normal);
-            ending.disputes = agents
+            let disputes: Vec<String> = agents
                 .iter_mut()
                 .enumerate()
                 .filter_map(|(seat, a)| a.dispute_result(&self.state).map(|d| format!("seat {}: {d}", seat + 1)))
                 .collect();
+            if !disputes.is_empty() && self.state.resume_for_cleanup() {
+                let after = self.moves.len();
+                self.resumed_over
+                    .extend(disputes.into_iter().map(|d| format!("{d}; {PLAY_RESUMED} {after} to clean up")));
+                return None;
+            }
+            let mut ending = Ending::new(self.state.rewards().as_slice().to_vec(), Termination::Normal);
+            ending.disputes = disputes;
             return Some(ending);
         }
         if self.rules.max_plies.is_some_and(|m| self.moves.len() as u64 >= m as u64) {
@@ -388,6 +409,8 @@ impl<'r, G: Game> Referee<'r, G> {
 
     /// The played game with its `ending`.
     fn finish(self, ending: Ending) -> PlayedGame<G> {
+        let mut disputes = self.resumed_over;
+        disputes.extend(ending.disputes);
         PlayedGame {
             state: self.state,
             moves: self.moves,
@@ -395,7 +418,7 @@ impl<'r, G: Game> Referee<'r, G> {
             rewards: ending.rewards,
             termination: ending.termination,
             stats: self.stats,
-            disputes: ending.disputes,
+            disputes,
         }
     }
 }

@@ -9,10 +9,11 @@
 //! keys), results (JSON lines, one per game) to `target/vs_gnugo.jsonl`. GNU Go runs as
 //! `gnugo --mode gtp --level 10 --chinese-rules` (`TABULA_GNUGO` may name the binary).
 //! Colours alternate. The arena scores a finished game by area with every stone on the
-//! board alive; each game is also rescored with dead stones removed, by tabula's
-//! `final_score` and by GNU Go's, since GNU Go passes with dead stones on the board, and the
-//! run ends with tabula's wins, losses and draws counted by GNU Go's score (resignations and
-//! forfeits as played).
+//! board alive; when a player disputes that count (GNU Go by its `final_score`, tabula by
+//! the stones it finds dead), play resumes once in the cleanup phase, where GNU Go is asked
+//! for `kgs-genmove_cleanup`, and the next end is final. Each game is also rescored with dead
+//! stones removed, by tabula's `final_score` and by GNU Go's, and the run ends with tabula's
+//! wins, losses and draws counted by GNU Go's score (resignations and forfeits as played).
 //!
 //! `vs_gnugo --rescore RESULTS` only rescores the games of an earlier results file (with
 //! the totals; after `--resume` the run's own totals cover only the games it played);

@@ -11,7 +11,9 @@ use tabula_core::{Agent, AgentError, Budget, Choice, Game, Limits, ParamInfo, Pl
 use tabula_search::{MctsAgent, MctsConfig};
 
 use crate::game::{Go, Move};
+use crate::gtp::capture_before_passing;
 use crate::policy::{GoPolicy, LastGoodReplies, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
+use crate::status::dead_stones;
 
 /// The keys Go's `mcts(...)` player reads besides those of the generic agent ([`go_mcts`],
 /// [`go_agent`]), as `tabula list` shows them. Go also has its own defaults for seven generic
@@ -470,7 +472,7 @@ impl Agent<Go> for GoAgent {
             self.inner.set_rave_distance(default_rave_distance(state.size()));
         }
         let mut limits = GoAgent::limits_for(state, limits);
-        if self.honest_pass && state.consecutive_passes() > 0 {
+        if self.honest_pass && !state.in_cleanup() && state.consecutive_passes() > 0 {
             // Leave room for the dead-stone check.
             limits.time = limits.time.map(|t| t * 6 / 10);
             limits.hard_time = limits.hard_time.map(|t| t * 6 / 10);
@@ -480,7 +482,8 @@ impl Agent<Go> for GoAgent {
         // once, and the move played instead would come from a few dozen playouts; so the
         // position is searched with the opponent's pass forgotten: the pass is weighed by
         // playing on, and every other move gets the whole search.
-        let vetoed = self.honest_pass && GoAgent::pass_wins_only_by_dead_stones(state);
+        // (In the cleanup phase the board as it stands is the count: nothing to veto.)
+        let vetoed = self.honest_pass && !state.in_cleanup() && GoAgent::pass_wins_only_by_dead_stones(state);
         let forgotten;
         let searched = if vetoed {
             forgotten = state.with_passes_forgotten();
@@ -527,7 +530,26 @@ impl Agent<Go> for GoAgent {
                 choice.resign = false;
             }
         }
+        if state.in_cleanup()
+            && choice.mv == Move::Pass
+            && let Some(p) = capture_before_passing(state)
+        {
+            // Play resumed after a disputed end, and the next end counts every stone alive:
+            // the opponent's dead stones are captured before passing.
+            choice.mv = Move::Play(p);
+            choice.resign = false;
+        }
         Ok(choice)
+    }
+
+    /// Disputes the rules' count (every stone on the board alive) when removing the stones
+    /// it finds dead ([`dead_stones`]) changes the winner, so that a referee that settles
+    /// disputes by playing on ([`Game::resume_for_cleanup`]) lets the dead stones be captured.
+    fn dispute_result(&mut self, end: &Go) -> Option<String> {
+        let rules = end.score();
+        let counted = end.score_with_dead(&dead_stones(end)).ok()?;
+        (rules.winner() != counted.winner())
+            .then(|| format!("with the dead stones removed it counts {counted}, the rules {rules}"))
     }
 
     fn new_game(&mut self, state: &Go) {
@@ -755,6 +777,43 @@ mod play_tests {
             (d.rave, d.rave_equiv, d.c, d.resign, d.prior_visits, d.prior_even, d.rave_distance)
         );
         assert_eq!(go_agent(&Spec::parse(&given.name()).unwrap()).unwrap().inner().config(), given.inner().config());
+    }
+
+    #[test]
+    fn disputes_an_end_with_dead_stones_counted_and_captures_them_in_the_cleanup_phase() {
+        let mut rules = crate::game::Rules::new(crate::game::RuleSet::Chinese);
+        rules.komi = 0.5;
+        let mut g = Go::new(7, rules);
+        // Walls on columns C (Black) and D (White), a dead black stone at F4 in White's area.
+        for m in "C1 D1 C2 D2 C3 D3 C4 D4 C5 D5 C6 D6 C7 D7 F4 F3 pass pass".split(' ') {
+            let mv = g.parse_move(m).unwrap();
+            g.play(mv);
+        }
+        assert!(g.is_over());
+        assert_eq!(g.score().winner(), Some(Color::Black), "F4 counts as it stands");
+        let mut agent = go_agent(&Spec::parse("mcts(playouts=300,seed=1)").unwrap()).unwrap();
+        let dispute = agent.dispute_result(&g).expect("the dead stone decides the game");
+        assert!(dispute.contains("W+7.5") && dispute.contains("B+"), "{dispute}");
+        assert!(g.resume_for_cleanup());
+        g.play(Move::Pass);
+        let f4 = g.parse_point("F4").unwrap();
+        // White, in the cleanup phase, does not pass while the stone is on the board.
+        let mut report = NullReport::callback();
+        for _ in 0..12 {
+            if g.board().color_at(f4).is_none() {
+                break;
+            }
+            let choice = agent.choose(&g, Player(1), &Limits::none(), &mut report).unwrap();
+            assert_ne!(choice.mv, Move::Pass, "{g}");
+            g.play(choice.mv);
+            g.play(Move::Pass);
+        }
+        assert_eq!(g.board().color_at(f4), None, "{g}");
+        // With nothing dead on the board there is nothing to dispute.
+        g.play(Move::Pass);
+        assert!(g.is_over());
+        assert_eq!(agent.dispute_result(&g), None);
+        assert_eq!(g.score().winner(), Some(Color::White));
     }
 
     #[test]
