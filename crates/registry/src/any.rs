@@ -320,6 +320,7 @@ trait Erased: Send + Sync {
     fn action_to_text(&self, player: usize, action: usize) -> Result<String, AnyError>;
     fn text_to_action(&self, player: usize, text: &str) -> Result<usize, AnyError>;
     fn play_text(&mut self, text: &str) -> Result<(), AnyError>;
+    fn play_recorded(&mut self, text: &str) -> Result<(), AnyError>;
     fn play_action(&mut self, action: usize) -> Result<(), AnyError>;
     fn play_joint_text(&mut self, joint: &[&str]) -> Result<(), AnyError>;
     fn play_joint_actions(&mut self, joint: &[usize]) -> Result<(), AnyError>;
@@ -388,6 +389,20 @@ impl<G: Game> Erased for Typed<G> {
     fn play_text(&mut self, text: &str) -> Result<(), AnyError> {
         let mv = self.text_move(text)?;
         self.play_checked(mv)
+    }
+    fn play_recorded(&mut self, text: &str) -> Result<(), AnyError> {
+        let mut resumed = self.game.clone();
+        if !self.game.is_over() || !resumed.resume_for_cleanup() {
+            return self.play_text(text);
+        }
+        let ended = std::mem::replace(&mut self.game, resumed);
+        self.to_move.take();
+        let played = self.play_text(text);
+        if played.is_err() {
+            self.game = ended;
+            self.to_move.take();
+        }
+        played
     }
     fn play_action(&mut self, action: usize) -> Result<(), AnyError> {
         match self.game.turn() {
@@ -623,6 +638,12 @@ impl AnyGame {
     /// Plays a move given in notation, if it is legal for the player to move.
     pub fn play_move(&mut self, text: &str) -> Result<(), AnyError> {
         self.inner.play_text(text)
+    }
+    /// Plays a move of a game record, in notation: like [`play_move`](AnyGame::play_move),
+    /// but a move after an end that the rules settle by playing on resumes the game first
+    /// (a record of a Go game played out in the cleanup phase, `Game::resume_for_cleanup`).
+    pub fn replay_move(&mut self, text: &str) -> Result<(), AnyError> {
+        self.inner.play_recorded(text)
     }
     /// Plays the player to move's legal move with index `action`.
     pub fn play_action(&mut self, action: usize) -> Result<(), AnyError> {
@@ -959,6 +980,26 @@ mod tests {
         assert!(g.history().is_empty() && g.ply() == 0);
         assert!(load("connect4(width=99)").is_err());
         assert!(load("chess").unwrap_err().to_string().contains("connect4"));
+    }
+
+    #[test]
+    fn a_recorded_move_after_the_end_resumes_where_the_rules_play_disputes_out() {
+        for (rules, resumes) in [("chinese", true), ("tromp-taylor", false)] {
+            let mut g = load(&format!("go(size=5,rules={rules})")).unwrap();
+            for m in ["C3", "pass", "pass"] {
+                g.play_move(m).unwrap();
+            }
+            assert_eq!(g.turn(), Turn::Over);
+            assert!(matches!(g.play_move("B2"), Err(AnyError::Play(PlayError::GameOver))), "{rules}");
+            assert!(g.replay_move("C3").is_err(), "{rules}: an illegal move stays illegal");
+            assert_eq!(g.turn(), Turn::Over, "{rules}: and the game stays as it was");
+            assert_eq!(g.replay_move("B2").is_ok(), resumes, "{rules}");
+            assert_eq!(g.ply(), if resumes { 4 } else { 3 }, "{rules}");
+            if resumes {
+                assert_eq!(g.turn(), Turn::Player(tabula_core::Player(0)), "White played B2");
+                assert_eq!(g.history().len(), 4);
+            }
+        }
     }
 
     #[test]

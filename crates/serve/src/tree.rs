@@ -65,14 +65,16 @@ impl Default for Tree {
 }
 
 /// Plays a node's move in `game`: one player's move, or a simultaneous turn's moves, one per
-/// player, kept as a JSON list of their texts (no GDL move begins with `[`).
+/// player, kept as a JSON list of their texts (no GDL move begins with `[`). A move after an
+/// end the rules settle by playing on resumes the game ([`AnyGame::replay_move`]: a record of
+/// a Go game played out in the cleanup phase).
 pub fn replay(game: &mut AnyGame, mv: &str) -> Result<(), String> {
     if mv.starts_with('[') {
         let joint: Vec<String> = serde_json::from_str(mv).map_err(|e| format!("a joint move: {e}"))?;
         let texts: Vec<&str> = joint.iter().map(String::as_str).collect();
         game.play_joint_moves(&texts).map_err(|e| e.to_string())
     } else {
-        game.play_move(mv).map_err(|e| e.to_string())
+        game.replay_move(mv).map_err(|e| e.to_string())
     }
 }
 

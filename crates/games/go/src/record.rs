@@ -19,6 +19,10 @@ pub fn sgf_record(record: &RecordView<'_>) -> Result<String, String> {
     let mut moves = Vec::with_capacity(record.moves.len());
     for (i, text) in record.moves.iter().enumerate() {
         let mv = game.parse_move(text).map_err(|e| format!("move {}: {e}", i + 1))?;
+        // Moves after two passes: the game was played out in the cleanup phase.
+        if game.is_over() {
+            game.resume_for_cleanup();
+        }
         moves.push((game.to_move(), mv));
         game.play_checked(mv).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
     }

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use tabula_arena::{GameRules, Openings, Termination, play_game};
-use tabula_core::{Agent, AgentError, Choice, Game, Limits, Player, Report};
-use tabula_go::{Color, Go, Move, RuleSet, Rules};
+use tabula_core::{Agent, AgentError, Choice, Game, GameKind, Limits, Player, RecordView, Report};
+use tabula_go::{Color, Go, GoKind, Move, RuleSet, Rules};
 use tabula_gtp::GtpAgent;
 
 fn gnugo_path() -> PathBuf {
@@ -90,6 +90,19 @@ fn a_disputed_end_is_played_out_and_the_dead_stone_captured() {
         "nobody disputes the second end: {:?}",
         game.disputes
     );
+    // The SGF record holds the whole game, the moves after the first two passes included.
+    let players = ["passer".to_string(), "gnugo".to_string()];
+    let view = RecordView {
+        game: &game.state.spec(),
+        id: 0,
+        players: &players,
+        moves: &game.moves,
+        ending: tabula_core::Ending::Rules,
+    };
+    let write = GoKind::INFO.sgf.expect("Go writes SGF");
+    let sgf = write(&view).expect("the record of a game played out in the cleanup phase");
+    assert_eq!(sgf.matches(";B[").count() + sgf.matches(";W[").count(), game.moves.len(), "{sgf}");
+    assert!(sgf.contains("RE[W+"), "{sgf}");
 }
 
 #[test]
