@@ -627,7 +627,7 @@ impl Live {
             let mut g = start.clone();
             for ply in &self.game.history()[..n] {
                 let texts: Vec<&str> = ply.iter().map(String::as_str).collect();
-                if texts.len() == 1 { g.play_move(texts[0]) } else { g.play_joint_moves(&texts) }
+                if texts.len() == 1 { g.replay_move(texts[0]) } else { g.play_joint_moves(&texts) }
                     .map_err(|e| e.to_string())?;
             }
             Ok(g)
