@@ -53,6 +53,10 @@ fn dead_removed_result(record: &GameRecord, over: bool, gnugo_score: &str) -> ch
 fn summarize(start: &Go, gnugo_cmd: &str, record: &GameRecord) -> (String, char) {
     let mut state = start.clone();
     for m in &record.moves {
+        // Moves after two passes: the game was played out in the cleanup phase.
+        if state.is_over() {
+            state.resume_for_cleanup();
+        }
         match state.parse_move(m) {
             Ok(mv) if state.is_legal(mv) => state.play(mv),
             _ => break,
