@@ -8,31 +8,15 @@
 //! GNU Go must be installed (`scripts/install-test-tools.sh`); the test fails without it.
 //! `TABULA_GNUGO` may name the binary.
 
-use std::path::PathBuf;
+mod common;
+
+use common::gnugo_path;
 use std::time::Duration;
 
 use tabula_arena::{GameRules, Openings, Termination, play_game};
 use tabula_core::{Agent, AgentError, Choice, Game, GameKind, Limits, Player, RecordView, Report};
 use tabula_go::{Color, Go, GoKind, Move, RuleSet, Rules};
 use tabula_gtp::GtpAgent;
-
-fn gnugo_path() -> PathBuf {
-    if let Some(p) = std::env::var_os("TABULA_GNUGO") {
-        return PathBuf::from(p);
-    }
-    for dir in std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default() {
-        if dir.join("gnugo").is_file() {
-            return dir.join("gnugo");
-        }
-    }
-    let games = PathBuf::from("/usr/games/gnugo");
-    assert!(
-        games.is_file(),
-        "GNU Go is not installed: this test needs it. Run scripts/install-test-tools.sh \
-         (or set TABULA_GNUGO to the gnugo binary)."
-    );
-    games
-}
 
 /// Black's side: passes whenever it is to move.
 struct Passer;

@@ -13,32 +13,14 @@
 //! GNU Go must be installed (`scripts/install-test-tools.sh`); the test fails without it.
 //! `TABULA_GNUGO` may name the binary.
 
+mod common;
+
+use common::gnugo_path;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use tabula_core::{Game, Rng, testing::fixture};
 use tabula_go::{Color, Go, IllegalMove, Move, Point, RuleSet, Rules, Superko, fixed_handicap_points};
-
-fn gnugo_path() -> PathBuf {
-    if let Some(p) = std::env::var_os("TABULA_GNUGO") {
-        return PathBuf::from(p);
-    }
-    let on_path = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).map(|d| d.join("gnugo")).find(|p| p.is_file()))
-        .unwrap_or(None);
-    if let Some(p) = on_path {
-        return p;
-    }
-    let games = PathBuf::from("/usr/games/gnugo");
-    if games.is_file() {
-        return games;
-    }
-    panic!(
-        "GNU Go is not installed: this differential test needs it. Run scripts/install-test-tools.sh \
-         (or set TABULA_GNUGO to the gnugo binary)."
-    );
-}
 
 /// A minimal GTP client.
 struct Gtp {

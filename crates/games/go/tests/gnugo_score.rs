@@ -5,33 +5,16 @@
 //! GNU Go must be installed (`scripts/install-test-tools.sh`); the test fails without it.
 //! `TABULA_GNUGO` may name the binary.
 
+mod common;
+
+use common::gnugo_path;
 use std::io::Cursor;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use tabula_arena::{GameRules, Opening, Termination, play_game};
 use tabula_core::{Agent, Game, Limits, Spec};
 use tabula_go::{Go, RuleSet, Rules, go_agent, gtp_engine};
 use tabula_gtp::{GtpAgent, GtpClient};
-
-fn gnugo_path() -> PathBuf {
-    if let Some(p) = std::env::var_os("TABULA_GNUGO") {
-        return PathBuf::from(p);
-    }
-    let on_path = std::env::var_os("PATH")
-        .and_then(|paths| std::env::split_paths(&paths).map(|d| d.join("gnugo")).find(|p| p.is_file()));
-    if let Some(p) = on_path {
-        return p;
-    }
-    let games = PathBuf::from("/usr/games/gnugo");
-    if games.is_file() {
-        return games;
-    }
-    panic!(
-        "GNU Go is not installed: this test needs it. Run scripts/install-test-tools.sh \
-         (or set TABULA_GNUGO to the gnugo binary)."
-    );
-}
 
 /// `B+3.5` -> 3.5, `W+2` -> -2, `0` -> 0.
 fn margin(score: &str) -> Option<f32> {
