@@ -342,8 +342,11 @@ impl<G: GtpGame> GameEngine<G> {
     /// from now on are played in the resumed position, and `undo` of the first of them goes
     /// back to the finished one. Returns whether play resumed.
     pub fn resume_for_cleanup(&mut self) -> bool {
+        if !self.state.is_over() {
+            return false;
+        }
         let mut resumed = self.state.clone();
-        if !self.state.is_over() || !resumed.resume_for_cleanup() {
+        if !resumed.resume_for_cleanup() {
             return false;
         }
         self.pending_hand_over = Some(std::mem::replace(&mut self.state, resumed));

@@ -391,8 +391,11 @@ impl<G: Game> Erased for Typed<G> {
         self.play_checked(mv)
     }
     fn play_recorded(&mut self, text: &str) -> Result<(), AnyError> {
+        if !self.game.is_over() {
+            return self.play_text(text);
+        }
         let mut resumed = self.game.clone();
-        if !self.game.is_over() || !resumed.resume_for_cleanup() {
+        if !resumed.resume_for_cleanup() {
             return self.play_text(text);
         }
         let ended = std::mem::replace(&mut self.game, resumed);
