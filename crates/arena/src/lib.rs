@@ -70,11 +70,11 @@ pub mod stats;
 
 pub use clock::GameClock;
 pub use openings::{LIST_OPENING_PARAMS, MAX_OPENINGS_FILE, Opening, Openings, RANDOM_OPENING_PARAMS};
-pub use record::{GameRecord, MoveStats, Termination, write_text_record};
+pub use record::{GameRecord, MoveStats, Resumption, Termination, write_text_record};
 pub use report::{MatchReport, MatchTally, SprtReport, Standing, TournamentReport};
 pub use runner::{
-    Adjudication, ArenaError, Fixture, GameRules, MatchConfig, PLAY_RESUMED, PlayedGame, Schedule, TournamentConfig,
-    match_schedule, play_fixture, play_game, read_results, run_match, run_tournament, tournament_schedule,
+    Adjudication, ArenaError, Fixture, GameRules, MatchConfig, PlayedGame, Schedule, TournamentConfig, match_schedule,
+    play_fixture, play_game, read_results, run_match, run_tournament, tournament_schedule,
 };
 pub use stats::SPRT_PARAMS;
 pub use stats::{Anchor, EloEstimate, Penta, RatingOptions, Ratings, Sprt, SprtDecision, SprtModel, SprtStatus, Wld};

@@ -22,8 +22,11 @@
 //! Tag values are double-quoted with `\"` and `\\` escapes. `PlayerN` names the agent in
 //! seat `N` (seat 1 moves first); `Rewards` lists each seat's reward (1 win, 0.5 draw, 0
 //! loss); `Opening` counts the leading moves that came from the opening rather than the
-//! agents. Moves are in the game's own notation, separated by spaces and wrapped at 80
-//! columns; a simultaneous step is written as the seats' moves joined by `|`.
+//! agents. `Resumed` tags (one per dispute of an end after which the rules let play go on,
+//! with the number of moves played then) and `Dispute` tags (one per dispute of the final
+//! result) follow when there are any. Moves are in the game's own notation, separated by
+//! spaces and wrapped at 80 columns; a simultaneous step is written as the seats' moves
+//! joined by `|`.
 
 use std::io::{self, Write};
 
@@ -166,8 +169,21 @@ pub struct GameRecord {
     /// One entry per agent move (opening moves have none).
     #[serde(default)]
     pub stats: Vec<MoveStats>,
-    /// Agents (external engines) that disagree with the result the rules gave.
+    /// Agents that disagree with the result the rules gave (`seat N: ...`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disputes: Vec<String>,
+    /// An earlier end that was disputed and played out (Go's cleanup phase), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed: Option<Resumption>,
+}
+
+/// A disputed end after which the rules let play go on (Go's cleanup phase, where the
+/// players capture the stones they disagree about).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resumption {
+    /// The number of moves played when the game first ended.
+    pub after: usize,
+    /// The agents' disputes of that end (`seat N: ...`).
     pub disputes: Vec<String>,
 }
 
@@ -239,6 +255,11 @@ pub fn write_text_record(record: &GameRecord, out: &mut impl Write) -> io::Resul
     writeln!(out, "[Rewards {}]", quote(&rewards.join(" ")))?;
     writeln!(out, "[Termination {}]", quote(&record.termination.describe()))?;
     writeln!(out, "[Opening {}]", quote(&record.opening_plies.to_string()))?;
+    if let Some(r) = &record.resumed {
+        for d in &r.disputes {
+            writeln!(out, "[Resumed {}]", quote(&format!("after move {}, {d}", r.after)))?;
+        }
+    }
     for d in &record.disputes {
         writeln!(out, "[Dispute {}]", quote(d))?;
     }
@@ -268,6 +289,7 @@ mod tests {
     fn sample() -> GameRecord {
         GameRecord {
             disputes: Vec::new(),
+            resumed: None,
             id: 3,
             game: "tictactoe".into(),
             participants: vec![0, 1],
@@ -290,6 +312,28 @@ mod tests {
             "[Game \"tictactoe\"]\n[Id \"3\"]\n[Player1 \"first\"]\n[Player2 \"say \\\"hi\\\"\"]\n\
              [Rewards \"1 0\"]\n[Termination \"normal\"]\n[Opening \"2\"]\na1 b2 a2 c3 a3\n\n"
         );
+    }
+
+    #[test]
+    fn a_played_out_dispute_is_kept_apart_from_those_of_the_result() {
+        let mut r = sample();
+        r.resumed = Some(Resumption { after: 4, disputes: vec!["seat 2: B2 is dead".into()] });
+        r.disputes = vec!["seat 1: still not".into()];
+        let mut out = Vec::new();
+        write_text_record(&r, &mut out).expect("write");
+        let text = String::from_utf8(out).expect("utf8");
+        assert!(
+            text.contains(
+                "[Opening \"2\"]\n[Resumed \"after move 4, seat 2: B2 is dead\"]\n[Dispute \"seat 1: still not\"]\n"
+            ),
+            "{text}"
+        );
+        let json = serde_json::to_string(&r).expect("json");
+        assert_eq!(serde_json::from_str::<GameRecord>(&json).expect("read back"), r);
+        // Records without the field (written before it, or with no resumption) read as none.
+        let plain = serde_json::to_string(&sample()).expect("json");
+        assert!(!plain.contains("resumed"), "{plain}");
+        assert_eq!(serde_json::from_str::<GameRecord>(&plain).expect("read back").resumed, None);
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! an agent, or (with a margin configured) a move past the hard time limit loses the game for
 //! the offender, and the reason is recorded. An agent may dispute the result at the end
 //! ([`Agent::dispute_result`]); where the rules settle that by playing on (Go's cleanup
-//! phase, [`Game::resume_for_cleanup`]) the game resumes once, and the record keeps the
-//! dispute with [`PLAY_RESUMED`] and the move after which play went on.
+//! phase, [`Game::resume_for_cleanup`]) the game resumes once, and the record keeps those
+//! disputes apart from any of the final result ([`Resumption`]), with the move after which
+//! play went on.
 //!
 //! Each worker thread builds its own agents with the caller's factory (agents need not be
 //! `Sync`); an agent that failed is dropped and the factory builds a fresh one for the next
@@ -31,14 +32,10 @@ use crate::clock::GameClock;
 
 pub use crate::error::ArenaError;
 use crate::openings::{Opening, Openings, apply_step, step_text};
-use crate::record::{GameRecord, MoveStats, Termination};
+use crate::record::{GameRecord, MoveStats, Resumption, Termination};
 use crate::report::{MatchReport, Tally, TournamentReport};
 pub use crate::schedule::{Fixture, Schedule, match_schedule, tournament_schedule};
 use crate::stats::{RatingOptions, Sprt, SprtDecision};
-
-/// The words a dispute in a record carries when play resumed after it (followed by the
-/// number of moves played before the resumption).
-pub const PLAY_RESUMED: &str = "play resumed after move";
 
 /// Referee settings for one game.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -106,6 +103,8 @@ pub struct PlayedGame<G: Game> {
     pub stats: Vec<MoveStats>,
     /// Agents that disagree with the result the rules gave (`seat N: ...`).
     pub disputes: Vec<String>,
+    /// A disputed end after which play resumed (Go's cleanup phase), if there was one.
+    pub resumed: Option<Resumption>,
 }
 
 /// Plays one game from `start`: the opening's moves first, then the agents (`agents[i]`
@@ -195,8 +194,8 @@ struct Referee<'r, G: Game> {
     /// Per seat, its hopeless and its drawish moves in a row (see [`Adjudication`]).
     resign_streak: Vec<u32>,
     draw_streak: Vec<u32>,
-    /// The disputes of an end after which play resumed.
-    resumed_over: Vec<String>,
+    /// The disputed end after which play resumed.
+    resumed: Option<Resumption>,
 }
 
 impl<'r, G: Game> Referee<'r, G> {
@@ -220,7 +219,7 @@ impl<'r, G: Game> Referee<'r, G> {
             legal: Vec::new(),
             resign_streak: vec![0; n],
             draw_streak: vec![0; n],
-            resumed_over: Vec::new(),
+            resumed: None,
         }
     }
 
@@ -259,10 +258,8 @@ impl<'r, G: Game> Referee<'r, G> {
                 .enumerate()
                 .filter_map(|(seat, a)| a.dispute_result(&self.state).map(|d| format!("seat {}: {d}", seat + 1)))
                 .collect();
-            if !disputes.is_empty() && self.state.resume_for_cleanup() {
-                let after = self.moves.len();
-                self.resumed_over
-                    .extend(disputes.into_iter().map(|d| format!("{d}; {PLAY_RESUMED} {after} to clean up")));
+            if !disputes.is_empty() && self.resumed.is_none() && self.state.resume_for_cleanup() {
+                self.resumed = Some(Resumption { after: self.moves.len(), disputes });
                 return None;
             }
             let mut ending = Ending::new(self.state.rewards().as_slice().to_vec(), Termination::Normal);
@@ -409,8 +406,6 @@ impl<'r, G: Game> Referee<'r, G> {
 
     /// The played game with its `ending`.
     fn finish(self, ending: Ending) -> PlayedGame<G> {
-        let mut disputes = self.resumed_over;
-        disputes.extend(ending.disputes);
         PlayedGame {
             state: self.state,
             moves: self.moves,
@@ -418,7 +413,8 @@ impl<'r, G: Game> Referee<'r, G> {
             rewards: ending.rewards,
             termination: ending.termination,
             stats: self.stats,
-            disputes,
+            disputes: ending.disputes,
+            resumed: self.resumed,
         }
     }
 }
@@ -812,6 +808,7 @@ pub fn play_fixture<G: Game>(
         termination: played.termination,
         stats: played.stats,
         disputes: played.disputes,
+        resumed: played.resumed,
     })
 }
 

@@ -182,12 +182,13 @@ fn check_range(what: &str, value: u64, low: u64, high: u64) -> Result<()> {
 }
 
 fn write_record(dir: &Option<PathBuf>, record: &GameRecord) {
-    for d in &record.disputes {
-        if d.contains(tabula_arena::PLAY_RESUMED) {
-            eprintln!("game {}: a disputed end, settled by playing on: {d}", record.id + 1);
-        } else {
-            eprintln!("warning: game {}: the result is disputed: {d}", record.id + 1);
+    if let Some(r) = &record.resumed {
+        for d in &r.disputes {
+            eprintln!("game {}: a disputed end, settled by playing on after move {}: {d}", record.id + 1, r.after);
         }
+    }
+    for d in &record.disputes {
+        eprintln!("warning: game {}: the result is disputed: {d}", record.id + 1);
     }
     if let Some(dir) = dir {
         crate::records::write(dir, record);

@@ -213,6 +213,7 @@ impl<R: BufRead, W: Write> GameVisitor for Play<'_, R, W> {
             termination,
             stats: Vec::new(),
             disputes: Vec::new(),
+            resumed: None,
         };
         offer_to_save(&record, input, out)
     }

@@ -88,6 +88,7 @@ mod tests {
             termination: Termination::Normal,
             stats: Vec::new(),
             disputes: Vec::new(),
+            resumed: None,
         }
     }
 

@@ -1470,6 +1470,7 @@ impl App {
             termination,
             stats: Vec::new(),
             disputes: Vec::new(),
+            resumed: None,
         };
         let text = serde_json::to_string(&record).map_err(|e| ApiError::bad(e.to_string()))?;
         Ok(self.gdl.hide(&text) + "\n")

@@ -64,16 +64,10 @@ fn a_disputed_end_is_played_out_and_the_dead_stone_captured() {
     assert!(game.state.in_cleanup());
     assert_eq!(game.state.score().winner(), Some(Color::White), "{}", game.state);
     assert_eq!(game.rewards, vec![0.0, 1.0]);
-    assert!(
-        game.disputes.iter().any(|d| d.starts_with("seat 2:") && d.contains("play resumed after move 18")),
-        "GNU Go disputed the first end: {:?}",
-        game.disputes
-    );
-    assert!(
-        game.disputes.iter().all(|d| d.contains("play resumed")),
-        "nobody disputes the second end: {:?}",
-        game.disputes
-    );
+    let resumed = game.resumed.as_ref().expect("play resumed after the first end");
+    assert_eq!(resumed.after, first_end, "play resumed after the first two passes");
+    assert!(resumed.disputes.iter().any(|d| d.starts_with("seat 2:")), "GNU Go disputed the first end: {resumed:?}");
+    assert!(game.disputes.is_empty(), "nobody disputes the second end: {:?}", game.disputes);
     // The SGF record holds the whole game, the moves after the first two passes included.
     let players = ["passer".to_string(), "gnugo".to_string()];
     let view = RecordView {
@@ -97,5 +91,5 @@ fn tromp_taylor_counts_the_first_end_as_it_stands() {
     assert!(!game.state.in_cleanup());
     assert_eq!(game.rewards, vec![1.0, 0.0], "the stone counts for Black: {}", game.state);
     assert_eq!(game.disputes.len(), 1, "GNU Go's count differs: {:?}", game.disputes);
-    assert!(!game.disputes[0].contains("play resumed"));
+    assert!(game.resumed.is_none(), "Tromp-Taylor does not play a disputed end out");
 }
