@@ -352,7 +352,9 @@ impl GoAgent {
     }
 
     /// Whether a pass that ends the game in `state` would win only because dead stones
-    /// count as alive.
+    /// count as alive. The stones are judged in the position the pass ends, with the
+    /// opponent to move, as [`Agent::dispute_result`] judges them once the game is over: who
+    /// moves first can change how the status playouts read a group, and the two must agree.
     pub fn pass_wins_only_by_dead_stones(state: &Go) -> bool {
         if state.consecutive_passes() == 0 {
             return false;
@@ -361,8 +363,13 @@ impl GoAgent {
         if state.score().winner() != Some(me) {
             return false;
         }
-        let dead = crate::status::dead_stones(state);
-        state.score_with_dead(&dead).ok().and_then(|s| s.winner()) != Some(me)
+        let mut end = state.clone();
+        end.play(Move::Pass);
+        if !end.is_over() {
+            return false;
+        }
+        let dead = dead_stones(&end);
+        end.score_with_dead(&dead).ok().and_then(|s| s.winner()) != Some(me)
     }
 
     /// The MCTS agent inside.
@@ -877,7 +884,12 @@ mod play_tests {
         g.play_checked(Move::Pass).unwrap();
         assert_eq!(g.score().winner(), Some(Color::Black));
         assert!(GoAgent::pass_wins_only_by_dead_stones(&g));
+        // The veto and the dispute of the end it would make judge the same position.
+        let mut end = g.clone();
+        end.play_checked(Move::Pass).unwrap();
+        assert!(end.is_over());
         let mut honest = go_agent(&Spec::parse("mcts(playouts=200,seed=4,resign=0)").unwrap()).unwrap();
+        assert!(honest.dispute_result(&end).is_some(), "Black's pass would be disputed by Black itself");
         let mut report = NullReport::callback();
         let choice = honest.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
         assert_ne!(choice.mv, Move::Pass);
