@@ -14,12 +14,13 @@
 //! `--mover TEXT` only the moves of a player whose name (`PB` or `PW`) contains `TEXT` are
 //! observed: the moves of one program in records of its games against another. The first
 //! pass counts the spatial patterns around the moves played and keeps those seen at least
-//! `--spatial-min` times (default 20; 0: no spatial patterns); the second fits the model. It reports the prediction rate on the
-//! training positions and on `--test-games` games of the `--test` archive, and writes the
-//! model with those figures in its header. The fit is deterministic; the built-in model's
-//! gammas are the output of the command above. With `--ladders` the model reads ladders
-//! (`MoveModel::reads_ladders`): an atari escape that a ladder captures is a tactic class of
-//! its own; an agent uses such a model with `mcts(model=FILE)`.
+//! `--spatial-min` times (default 20; 0: no spatial patterns); the second fits the model. It
+//! reports the prediction rate on the training positions and on `--test-games` games of the
+//! `--test` archive or folder, and writes the model with those figures in its header. The fit
+//! is deterministic; the built-in model's gammas are the output of the command above. With
+//! `--ladders` the model reads ladders (`MoveModel::reads_ladders`): an atari escape that a
+//! ladder captures is a tactic class of its own; an agent uses such a model with
+//! `mcts(model=FILE)`.
 //!
 //! A model for another board can be fitted to records of one program's games, for instance
 //! the moves of Pachi in the 9x9 records that `tabula match --records DIR` wrote:
@@ -38,7 +39,8 @@ use std::process::ExitCode;
 
 use tabula_go::sgf_replay::NodeMove;
 use tabula_go::{
-    Board, Color, ModelTrainer, MoveModel, Prediction, Rules, SpatialCounter, SpatialDict, replay_main_line,
+    Board, Color, MAX_SIZE, MIN_SIZE, ModelTrainer, MoveModel, Prediction, Rules, SpatialCounter, SpatialDict,
+    replay_main_line,
 };
 
 struct Args {
@@ -54,7 +56,6 @@ struct Args {
 }
 
 /// Which games and moves are read.
-#[derive(Clone)]
 struct Source {
     /// The board size of the games read.
     size: u8,
@@ -81,8 +82,8 @@ fn parse_args() -> Result<Args, String> {
             "--ladders" => ladders = true,
             "--size" => {
                 source.size = value("--size")?.parse().map_err(|e| format!("--size: {e}"))?;
-                if !(2..=25).contains(&source.size) {
-                    return Err("--size: 2 to 25".into());
+                if !(MIN_SIZE..=MAX_SIZE).contains(&usize::from(source.size)) {
+                    return Err(format!("--size: {MIN_SIZE} to {MAX_SIZE}"));
                 }
             }
             "--mover" => source.mover = Some(value("--mover")?.to_lowercase()),
