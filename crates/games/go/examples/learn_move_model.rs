@@ -34,9 +34,10 @@
 //! With `--test` it also reports how well the built-in model predicts the same held-out moves.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use tabula_core::resources::MAX_INPUT_FILE;
 use tabula_go::sgf_replay::NodeMove;
 use tabula_go::{
     Board, Color, MAX_SIZE, MIN_SIZE, ModelTrainer, MoveModel, Prediction, Rules, SpatialCounter, SpatialDict,
@@ -152,7 +153,7 @@ fn read_archive(
             if games >= limit {
                 break;
             }
-            if let Ok(bytes) = std::fs::read(&f) {
+            if let Some(bytes) = std::fs::File::open(&f).ok().and_then(|file| read_capped(file, &f)) {
                 read_file(&bytes, &mut games);
             }
         }
@@ -165,17 +166,28 @@ fn read_archive(
         if games >= limit {
             break;
         }
-        let mut entry = entry.map_err(|e| format!("{}: {e}", archive.display()))?;
-        if !entry.path().map(|p| p.extension().is_some_and(|e| e == "sgf")).unwrap_or(false) {
+        let entry = entry.map_err(|e| format!("{}: {e}", archive.display()))?;
+        let Ok(path) = entry.path().map(|p| p.into_owned()) else { continue };
+        if path.extension().is_none_or(|e| e != "sgf") {
             continue;
         }
-        let mut bytes = Vec::new();
-        if entry.read_to_end(&mut bytes).is_err() {
-            continue;
+        if let Some(bytes) = read_capped(entry, &archive.join(&path)) {
+            read_file(&bytes, &mut games);
         }
-        read_file(&bytes, &mut games);
     }
     Ok(games)
+}
+
+/// The bytes of one SGF file of at most [`MAX_INPUT_FILE`]; `None` (and a line naming it on
+/// standard error when it is too long) for a file that cannot be read or is longer.
+fn read_capped(reader: impl Read, name: &Path) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader.take(MAX_INPUT_FILE + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > MAX_INPUT_FILE {
+        eprintln!("  skipped {}: longer than {} bytes", name.display(), MAX_INPUT_FILE);
+        return None;
+    }
+    Some(bytes)
 }
 
 /// Gives `observe` the positions and moves of up to `limit` games of `archives` (see
@@ -251,21 +263,18 @@ fn run() -> Result<(), String> {
     );
     if let Some(test) = &args.test {
         let mut held = ModelTrainer::with_spatial(dict).reading_ladders(args.ladders);
+        let builtin = MoveModel::builtin();
+        let mut by_builtin =
+            ModelTrainer::with_spatial(builtin.spatial_dict().clone()).reading_ladders(builtin.reads_ladders());
         let n = read_archive(test, args.test_games, &args.source, |b, p| {
             held.observe(b, p);
+            by_builtin.observe(b, p);
         })?;
         let on_test = held.evaluate(&model);
         let name = test.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         eprintln!("on {n} held-out games of {name}: {}", show(&on_test));
         header.push_str(&format!("\non {n} held-out games of {name}: {}", show(&on_test)));
-        let builtin = MoveModel::builtin();
-        let mut by_builtin =
-            ModelTrainer::with_spatial(builtin.spatial_dict().clone()).reading_ladders(builtin.reads_ladders());
-        read_archive(test, args.test_games, &args.source, |b, p| {
-            by_builtin.observe(b, p);
-        })?;
-        let on_test = by_builtin.evaluate(builtin);
-        eprintln!("the built-in model on the same games: {}", show(&on_test));
+        eprintln!("the built-in model on the same games: {}", show(&by_builtin.evaluate(builtin)));
     }
     header.push_str("\nmade by: cargo run --release -p tabula-go --example learn_move_model (see its documentation)");
     std::fs::write(&args.out, model.to_text(&header)).map_err(|e| format!("{}: {e}", args.out.display()))?;
