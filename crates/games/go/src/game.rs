@@ -555,6 +555,24 @@ impl Go {
         g
     }
 
+    /// `stones`, a hash of the stones on the board, with the side to move, the simple-ko point
+    /// and the "last move was a pass" flag folded in: [`Game::hash`] and its check.
+    #[inline]
+    fn with_state_keys(&self, stones: u64) -> u64 {
+        let b = &self.board;
+        let mut h = stones;
+        if b.to_move() == Color::White {
+            h ^= SIDE_KEY;
+        }
+        if let Some(k) = b.ko_point() {
+            h ^= KEYS[KO_KEYS + k.index()];
+        }
+        if self.passes > 0 {
+            h ^= PASS_KEY;
+        }
+        h
+    }
+
     /// The move cap: the game ends after this many plies (`3 * size * size`).
     pub fn max_plies(&self) -> u32 {
         self.max_plies
@@ -940,33 +958,11 @@ impl Game for Go {
 
     #[inline]
     fn hash(&self) -> u64 {
-        let b = &self.board;
-        let mut h = b.stones_hash();
-        if b.to_move() == Color::White {
-            h ^= SIDE_KEY;
-        }
-        if let Some(k) = b.ko_point() {
-            h ^= KEYS[KO_KEYS + k.index()];
-        }
-        if self.passes > 0 {
-            h ^= PASS_KEY;
-        }
-        h
+        self.with_state_keys(self.board.stones_hash())
     }
 
     fn hash_from_scratch(&self) -> u64 {
-        let b = &self.board;
-        let mut h = b.stones_hash_from_scratch();
-        if b.to_move() == Color::White {
-            h ^= SIDE_KEY;
-        }
-        if let Some(k) = b.ko_point() {
-            h ^= KEYS[KO_KEYS + k.index()];
-        }
-        if self.passes > 0 {
-            h ^= PASS_KEY;
-        }
-        h
+        self.with_state_keys(self.board.stones_hash_from_scratch())
     }
 
     fn format_move(&self, mv: Move) -> String {
