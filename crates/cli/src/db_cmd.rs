@@ -252,18 +252,12 @@ const MAX_SGF_BYTES: u64 = 64 << 20;
 /// Reads the SGF file a search names: a regular file of at most [`MAX_SGF_BYTES`] (a request
 /// line can name any path, `/dev/zero` included).
 fn read_sgf_file(path: &std::path::Path) -> Result<Vec<u8>> {
-    use std::io::Read;
     let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     let meta = file.metadata().with_context(|| format!("cannot read {}", path.display()))?;
     if !meta.is_file() {
         bail!("{} is not a file", path.display());
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_SGF_BYTES + 1).read_to_end(&mut bytes).with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.len() as u64 > MAX_SGF_BYTES {
-        bail!("{} is larger than {} MiB", path.display(), MAX_SGF_BYTES >> 20);
-    }
-    Ok(bytes)
+    tabula_core::resources::read_capped(file, MAX_SGF_BYTES).with_context(|| format!("cannot read {}", path.display()))
 }
 
 fn sgf_point(p: Option<(u8, u8)>) -> String {

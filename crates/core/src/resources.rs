@@ -95,16 +95,23 @@ pub const MAX_DEPTH: u32 = 500;
 /// endgame problems): 64 MiB.
 pub const MAX_INPUT_FILE: u64 = 64 << 20;
 
-/// Reads a text file of at most `max` bytes; a longer one (or a device that never ends) is
-/// an error naming the limit, not an unbounded allocation.
-pub fn read_text_capped(path: impl AsRef<std::path::Path>, max: u64) -> std::io::Result<String> {
+/// Reads at most `max` bytes from `reader` (a file, an archive's entry); more (or a stream
+/// that never ends) is an error naming the limit, not an unbounded allocation.
+pub fn read_capped(reader: impl std::io::Read, max: u64) -> std::io::Result<Vec<u8>> {
     use std::io::{Error, ErrorKind, Read};
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    reader.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(Error::new(ErrorKind::InvalidData, format!("longer than the {} read at most", format_bytes(max))));
     }
-    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "not UTF-8 text"))
+    Ok(bytes)
+}
+
+/// Reads a text file of at most `max` bytes; a longer one (or a device that never ends) is
+/// an error naming the limit, not an unbounded allocation.
+pub fn read_text_capped(path: impl AsRef<std::path::Path>, max: u64) -> std::io::Result<String> {
+    let bytes = read_capped(std::fs::File::open(path)?, max)?;
+    String::from_utf8(bytes).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 /// `MemAvailable` of a `/proc/meminfo` text, in KiB.
@@ -159,6 +166,9 @@ mod tests {
         std::fs::remove_file(&dir).unwrap();
         #[cfg(unix)]
         assert!(read_text_capped("/dev/zero", 1 << 20).is_err());
+        assert_eq!(read_capped(&b"0123456789"[..], 10).unwrap(), b"0123456789");
+        let e = read_capped(&b"0123456789"[..], 9).unwrap_err().to_string();
+        assert!(e.contains("longer than the 1 KiB read at most"), "{e}");
     }
 
     #[test]

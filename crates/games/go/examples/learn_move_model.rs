@@ -37,7 +37,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use tabula_core::resources::MAX_INPUT_FILE;
+use tabula_core::resources::{self, MAX_INPUT_FILE};
 use tabula_go::sgf_replay::NodeMove;
 use tabula_go::{
     Board, Color, MAX_SIZE, MIN_SIZE, ModelTrainer, MoveModel, Prediction, Rules, SpatialCounter, SpatialDict,
@@ -181,13 +181,14 @@ fn read_archive(
 /// The bytes of one SGF file of at most [`MAX_INPUT_FILE`]; `None` (and a line naming it on
 /// standard error when it is too long) for a file that cannot be read or is longer.
 fn read_capped(reader: impl Read, name: &Path) -> Option<Vec<u8>> {
-    let mut bytes = Vec::new();
-    reader.take(MAX_INPUT_FILE + 1).read_to_end(&mut bytes).ok()?;
-    if bytes.len() as u64 > MAX_INPUT_FILE {
-        eprintln!("  skipped {}: longer than {} bytes", name.display(), MAX_INPUT_FILE);
-        return None;
+    match resources::read_capped(reader, MAX_INPUT_FILE) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            eprintln!("  skipped {}: {e}", name.display());
+            None
+        }
+        Err(_) => None,
     }
-    Some(bytes)
 }
 
 /// Gives `observe` the positions and moves of up to `limit` games of `archives` (see
