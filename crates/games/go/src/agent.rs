@@ -56,6 +56,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "heavy playouts take the vital point of small eye spaces and fill them to dead shapes",
     ),
     ParamInfo::new(
+        "ko_fights",
+        "0",
+        "percent of the heavy playouts' turns one or two after a ko was taken on which it is connected or taken back (Pachi's Moggy korate, 40 there), 0..=100; 0 off",
+    ),
+    ParamInfo::new(
         "lgrf",
         "false",
         "last good replies (LGRF-2) in the heavy playouts: true (after their atari escapes and captures), first (before every rule) or false",
@@ -254,6 +259,18 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let vital = number("vital", 0.0, 2.0)?;
     let dyn_komi = number("dyn_komi", 0.0, 50.0)?;
     let margin = number("margin", 0.0, 0.5)?;
+    let ko_fights = match spec.get("ko_fights").map(str::trim) {
+        None => 0,
+        Some(v) => v
+            .parse::<u8>()
+            .ok()
+            .filter(|&n| n <= 100)
+            .ok_or_else(|| bad(spec, "ko_fights", v, "must be a whole percent from 0 to 100"))?,
+    };
+    if ko_fights > 0 && playouts != Playouts::Heavy {
+        let value = spec.get("ko_fights").unwrap_or_default();
+        return Err(bad(spec, "ko_fights", value, "ko fights are played by heavy or full playouts, not light ones"));
+    }
     let full_from = match spec.get("full_from").map(str::trim) {
         None | Some("none") => None,
         Some(v) => Some(
@@ -280,6 +297,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_tactics(tactics)
         .with_nakade(nakade)
         .with_last_good_replies(lgrf)
+        .with_ko_fights(ko_fights)
         .with_prior_shares(config.prior_visits > 0.0)
         .with_criticality(crit as f32)
         .with_races(races as f32)
@@ -465,6 +483,9 @@ impl Agent<Go> for GoAgent {
         if policy.margin() > 0.0 {
             spec = spec.with("margin", policy.margin());
         }
+        if policy.ko_fights() > 0 {
+            spec = spec.with("ko_fights", policy.ko_fights());
+        }
         spec.to_string()
     }
 
@@ -623,6 +644,17 @@ mod tests {
         number_key("vital", "1", GoPolicy::vital_weight, "2", ["2.5", "-1", "x"]);
         number_key("margin", "0.02", GoPolicy::margin, "0.5", ["0.6", "-0.1", "x"]);
         number_key("dyn_komi", "6", GoPolicy::dynamic_komi, "50", ["51", "-1", "x"]);
+        let ko = go_agent(&Spec::parse("mcts(ko_fights=40)").unwrap()).unwrap();
+        assert_eq!(ko.inner().policy().ko_fights(), 40);
+        assert!(ko.name().contains("ko_fights=40"), "{}", ko.name());
+        assert_eq!(go_agent(&Spec::parse(&ko.name()).unwrap()).unwrap().name(), ko.name());
+        assert_eq!(agent.inner().policy().ko_fights(), 0);
+        assert!(!agent.name().contains("ko_fights"));
+        for bad in
+            ["mcts(ko_fights=101)", "mcts(ko_fights=-1)", "mcts(ko_fights=4.5)", "mcts(ko_fights=40,playout=light)"]
+        {
+            assert!(go_agent(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
+        }
         let late = go_agent(&Spec::parse("mcts(full_from=30)").unwrap()).unwrap();
         assert_eq!(late.inner().policy().full_from(), Some(30));
         assert!(late.name().contains("full_from=30"), "{}", late.name());

@@ -3,6 +3,11 @@
 //! Light playouts (uniform among non-eye-filling moves) are fast but play absurdly; the
 //! programs of the Monte Carlo era made them "heavy" with a few local rules tried in order
 //! around the opponent's last move, falling back to a random move:
+//! 0. with `ko_fights`, a ko fight (Pachi's Moggy `korate`): one or two turns after a ko was
+//!    taken, that share of the time the point is played again if it may be, i.e. the ko is
+//!    retaken (by the side that lost the stone) or connected (by the side that took it);
+//!    a playout that only forbids the ko point for one turn lets most kos lapse after a
+//!    single capture, and fights that turn on a ko are read as one-sided;
 //! 1. atari escape: an own group next to the last move is in atari — capture a neighbouring
 //!    opponent group in atari, or extend on its liberty if that gives two liberties or more
 //!    (with `tactics`, not when a ladder would capture it anyway);
@@ -561,6 +566,9 @@ pub struct HeavyPolicy<P: PatternHook = NoPatterns> {
     /// Nakade: the vital point of a small eye space next to the last move is taken, and a
     /// self-atari that leaves a dead shape when captured is allowed (step 2 of the module docs).
     pub nakade: bool,
+    /// Percent of the turns one or two after a ko was taken on which the ko point is played
+    /// again when it may be, before every other rule (step 0 of the module docs); 0 off.
+    pub ko_fights: u8,
 }
 
 impl Default for HeavyPolicy<NoPatterns> {
@@ -572,7 +580,14 @@ impl Default for HeavyPolicy<NoPatterns> {
 impl<P: PatternHook> HeavyPolicy<P> {
     /// A policy with the given patterns and the usual settings.
     pub fn new(patterns: P) -> HeavyPolicy<P> {
-        HeavyPolicy { patterns, self_atari_retries: 3, allow_single_self_atari: true, tactics: false, nakade: false }
+        HeavyPolicy {
+            patterns,
+            self_atari_retries: 3,
+            allow_single_self_atari: true,
+            tactics: false,
+            nakade: false,
+            ko_fights: 0,
+        }
     }
 
     /// The `full` preset: every rule this policy has, the fight tactics (ladders, two-liberty
@@ -873,7 +888,31 @@ impl<P: PatternHook> HeavyPolicy<P> {
         max_moves: usize,
         record: impl FnMut(Color, Point),
     ) -> i32 {
-        board.play_out(max_moves, |b| self.choose(b, rng), record)
+        let mut ko = KoMemory::default();
+        board.play_out(
+            max_moves,
+            |b| match self.ko_fight(b, rng, &mut ko) {
+                Some(p) => Some(p),
+                None => self.choose(b, rng),
+            },
+            record,
+        )
+    }
+
+    /// The ko point, when the ko-fight rule (step 0 of the module docs) plays it on this
+    /// turn: `ko` remembers the playout's last ko, and is told of every turn.
+    #[inline]
+    pub(crate) fn ko_fight(&self, board: &Board, rng: &mut Rng, ko: &mut KoMemory) -> Option<Point> {
+        if self.ko_fights == 0 {
+            return None;
+        }
+        let p = ko.turn(board)?;
+        if rng.below(100) >= self.ko_fights as usize {
+            return None;
+        }
+        let color = board.to_move();
+        let p = Point(p as u16);
+        (board.is_legal_for(color, p, false) && !self.is_self_atari(board, color, p)).then_some(p)
     }
 
     /// Whether a remembered reply may be played: playable and no self-atari.
@@ -897,9 +936,13 @@ impl<P: PatternHook> HeavyPolicy<P> {
         moves: &mut PlayoutMoves,
         mut record: impl FnMut(Color, Point),
     ) -> i32 {
+        let mut ko = KoMemory::default();
         board.play_out(
             max_moves,
             |b| {
+                if let Some(p) = self.ko_fight(b, rng, &mut ko) {
+                    return Some(p);
+                }
                 if !first {
                     return self.choose_replying(b, rng, Some(replies));
                 }
@@ -911,6 +954,37 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 record(c, p);
             },
         )
+    }
+}
+
+/// The last ko of a playout, for the ko-fight rule: where it was taken and how many turns ago.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct KoMemory {
+    /// The ko point (0: no ko yet).
+    point: usize,
+    /// Turns since the ko was taken (counted from the turn on which it was forbidden).
+    age: u32,
+}
+
+impl KoMemory {
+    /// Called once on every turn of the playout, before its move: notes a ko just taken, and
+    /// gives its point on the two turns after the one on which it is forbidden (Moggy's
+    /// `koage` of 3: the taker may connect it, then the other side may take it back).
+    #[inline]
+    fn turn(&mut self, board: &Board) -> Option<usize> {
+        if let Some(k) = board.ko_point() {
+            *self = KoMemory { point: k.index(), age: 0 };
+            return None;
+        }
+        if self.point == 0 {
+            return None;
+        }
+        self.age += 1;
+        if self.age > 2 {
+            self.point = 0;
+            return None;
+        }
+        Some(self.point)
     }
 }
 

@@ -535,6 +535,19 @@ impl GoPolicy {
         self.heavy.nakade
     }
 
+    /// Sets the heavy playouts' ko-fight rate (default 0, off): the percent of the turns one
+    /// or two after a ko was taken on which the ko point is played again when it may be
+    /// ([`HeavyPolicy::ko_fights`], Pachi's Moggy `korate`).
+    pub fn with_ko_fights(mut self, percent: u8) -> GoPolicy {
+        self.heavy = Arc::new(HeavyPolicy { ko_fights: percent.min(100), ..(*self.heavy).clone() });
+        self
+    }
+
+    /// The heavy playouts' ko-fight rate in percent (0: off).
+    pub fn ko_fights(&self) -> u8 {
+        self.heavy.ko_fights
+    }
+
     /// The heavy playouts' 3x3 patterns.
     pub fn playout_patterns(&self) -> &Pattern3x3 {
         &self.heavy.patterns

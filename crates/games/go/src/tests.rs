@@ -77,6 +77,52 @@ fn simple_ko_and_its_release() {
 }
 
 #[test]
+fn ko_fights_connect_or_retake_the_last_ko_for_two_turns() {
+    let mut g = go("go(size=5,superko=none)");
+    play(&mut g, "B3 C3 A2 B2 B1 C1 E5 D2 C2");
+    let b2 = pt(&g, "B2");
+    let always = HeavyPolicy { ko_fights: 100, ..HeavyPolicy::default() };
+    let never = HeavyPolicy::default();
+    let mut rng = tabula_core::Rng::new(5);
+    let (mut ko, mut off) = (crate::heavy::KoMemory::default(), crate::heavy::KoMemory::default());
+    // White may not retake yet: the rule stays out of it.
+    assert_eq!(always.ko_fight(g.board(), &mut rng, &mut ko), None);
+    assert_eq!(never.ko_fight(g.board(), &mut rng, &mut off), None);
+    // White plays a threat; Black, who took the ko, may connect it.
+    play(&mut g, "E1");
+    assert_eq!(always.ko_fight(g.board(), &mut rng, &mut ko), Some(b2), "\n{g}");
+    assert_eq!(never.ko_fight(g.board(), &mut rng, &mut off), None);
+    // Black answers the threat; White takes the ko back.
+    play(&mut g, "E2");
+    assert_eq!(always.ko_fight(g.board(), &mut rng, &mut ko), Some(b2), "\n{g}");
+    assert!(g.is_legal_point(b2));
+    // A turn later the ko has lapsed for the rule.
+    play(&mut g, "A4");
+    assert_eq!(always.ko_fight(g.board(), &mut rng, &mut ko), None);
+    // At 40%, about 40% of the turns play it.
+    let mut g = go("go(size=5,superko=none)");
+    play(&mut g, "B3 C3 A2 B2 B1 C1 E5 D2 C2 E1");
+    let some = HeavyPolicy { ko_fights: 40, ..HeavyPolicy::default() };
+    let fights = (0..1000)
+        .filter(|_| {
+            let mut ko = crate::heavy::KoMemory::default();
+            let mut before = go("go(size=5,superko=none)");
+            play(&mut before, "B3 C3 A2 B2 B1 C1 E5 D2 C2");
+            some.ko_fight(before.board(), &mut rng, &mut ko);
+            some.ko_fight(g.board(), &mut rng, &mut ko) == Some(b2)
+        })
+        .count();
+    assert!((330..470).contains(&fights), "{fights} of 1000");
+    // Playouts with the rule end, score and keep the board whole.
+    for seed in 0..20 {
+        let mut b = g.board().clone();
+        let score = always.playout(&mut b, &mut tabula_core::Rng::new(seed), g.max_plies() as usize);
+        assert!(score.unsigned_abs() <= 25);
+        b.check_invariants().unwrap();
+    }
+}
+
+#[test]
 fn snapback_is_not_ko() {
     let mut g = go("go(size=5,superko=none)");
     // Black: A3 B3 C2 C1; White: A2 B2? Build a snapback: White throws in and Black captures
