@@ -61,6 +61,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "percent of the heavy playouts' turns one or two after a ko was taken on which it is connected or taken back (Pachi's Moggy korate, 40 there), 0..=100; 0 off",
     ),
     ParamInfo::new(
+        "prev_patterns",
+        "false",
+        "heavy playouts also play 3x3 patterns around the side to move's own previous move (Pachi's Moggy pattern2)",
+    ),
+    ParamInfo::new(
         "lgrf",
         "false",
         "last good replies (LGRF-2) in the heavy playouts: true (after their atari escapes and captures), first (before every rule) or false",
@@ -212,6 +217,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let widen = word(spec, "widen", &[("true", true), ("false", false)], true)?;
     let tactics = word(spec, "tactics", &[("true", true), ("false", false)], full)?;
     let nakade = word(spec, "nakade", &[("true", true), ("false", false)], full)?;
+    let prev_patterns = word(spec, "prev_patterns", &[("true", true), ("false", false)], false)?;
     if full && !(tactics && nakade) {
         let key = if tactics { "nakade" } else { "tactics" };
         return Err(bad(spec, key, "false", "playout=full has tactics and nakade on"));
@@ -267,6 +273,14 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
             .filter(|&n| n <= 100)
             .ok_or_else(|| bad(spec, "ko_fights", v, "must be a whole percent from 0 to 100"))?,
     };
+    if prev_patterns && playouts != Playouts::Heavy {
+        return Err(bad(
+            spec,
+            "prev_patterns",
+            "true",
+            "the patterns are played by heavy or full playouts, not light ones",
+        ));
+    }
     if ko_fights > 0 && playouts != Playouts::Heavy {
         let value = spec.get("ko_fights").unwrap_or_default();
         return Err(bad(spec, "ko_fights", value, "ko fights are played by heavy or full playouts, not light ones"));
@@ -298,6 +312,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_nakade(nakade)
         .with_last_good_replies(lgrf)
         .with_ko_fights(ko_fights)
+        .with_prev_patterns(prev_patterns)
         .with_prior_shares(config.prior_visits > 0.0)
         .with_criticality(crit as f32)
         .with_races(races as f32)
@@ -486,6 +501,9 @@ impl Agent<Go> for GoAgent {
         if policy.ko_fights() > 0 {
             spec = spec.with("ko_fights", policy.ko_fights());
         }
+        if policy.prev_patterns() {
+            spec = spec.with("prev_patterns", true);
+        }
         spec.to_string()
     }
 
@@ -644,6 +662,12 @@ mod tests {
         number_key("vital", "1", GoPolicy::vital_weight, "2", ["2.5", "-1", "x"]);
         number_key("margin", "0.02", GoPolicy::margin, "0.5", ["0.6", "-0.1", "x"]);
         number_key("dyn_komi", "6", GoPolicy::dynamic_komi, "50", ["51", "-1", "x"]);
+        let prev = go_agent(&Spec::parse("mcts(prev_patterns=true)").unwrap()).unwrap();
+        assert!(prev.inner().policy().prev_patterns() && prev.name().contains("prev_patterns=true"));
+        assert_eq!(go_agent(&Spec::parse(&prev.name()).unwrap()).unwrap().name(), prev.name());
+        assert!(!agent.inner().policy().prev_patterns() && !agent.name().contains("prev_patterns"));
+        assert!(go_agent(&Spec::parse("mcts(prev_patterns=2)").unwrap()).is_err());
+        assert!(go_agent(&Spec::parse("mcts(prev_patterns=true,playout=light)").unwrap()).is_err());
         let ko = go_agent(&Spec::parse("mcts(ko_fights=40)").unwrap()).unwrap();
         assert_eq!(ko.inner().policy().ko_fights(), 40);
         assert!(ko.name().contains("ko_fights=40"), "{}", ko.name());

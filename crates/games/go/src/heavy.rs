@@ -21,7 +21,8 @@
 //!    a group with two liberties that cannot connect out in two ways is put in atari (the
 //!    opponent's) or extended (one's own, unless the extension gains nothing), and an own
 //!    such group counter-ataris or captures the groups around it;
-//! 4. patterns: an empty point around the last move matches a 3x3 pattern;
+//! 4. patterns: an empty point around the last move (with `prev_patterns`, or around the
+//!    side to move's own previous move, as Moggy's `pattern2`) matches a 3x3 pattern;
 //! 5. random: a light move, re-drawn a few times while it is a self-atari (a move after
 //!    which its own group has one liberty and that captures nothing; with `nakade`, not when
 //!    the group fills the opponent's eye space and its capture leaves a dead shape there),
@@ -569,6 +570,9 @@ pub struct HeavyPolicy<P: PatternHook = NoPatterns> {
     /// Percent of the turns one or two after a ko was taken on which the ko point is played
     /// again when it may be, before every other rule (step 0 of the module docs); 0 off.
     pub ko_fights: u8,
+    /// The pattern step also looks around the side to move's own previous move (Moggy's
+    /// `pattern2`), at the points not next to the last move.
+    pub prev_patterns: bool,
 }
 
 impl Default for HeavyPolicy<NoPatterns> {
@@ -587,6 +591,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
             tactics: false,
             nakade: false,
             ko_fights: 0,
+            prev_patterns: false,
         }
     }
 
@@ -727,15 +732,23 @@ impl<P: PatternHook> HeavyPolicy<P> {
                     return Some(Point(cands[rng.below(n)] as u16));
                 }
             }
-            // 4. Patterns around the last move.
-            for q in board.around(last) {
-                if board.cell(q) == EMPTY
-                    && self.patterns.accepts(key_on_board(board, color, q))
-                    && Self::playable(board, color, q)
-                    && !self.is_self_atari(board, color, Point(q as u16))
-                {
+            // 4. Patterns around the last move (and with `prev_patterns`, around the side to
+            // move's own previous move, at points not next to the last one).
+            let near_last = board.around(last);
+            for q in near_last {
+                if self.pattern_move(board, color, q) {
                     cands[n] = q;
                     n += 1;
+                }
+            }
+            if self.prev_patterns
+                && let Some(prev) = board.previous_move()
+            {
+                for q in board.around(prev.index()) {
+                    if q != last && !near_last.contains(&q) && self.pattern_move(board, color, q) {
+                        cands[n] = q;
+                        n += 1;
+                    }
                 }
             }
             if n > 0 {
@@ -756,6 +769,16 @@ impl<P: PatternHook> HeavyPolicy<P> {
             }
         }
         board.random_light_move_where(rng, |p| !self.is_self_atari(board, color, p))
+    }
+
+    /// Whether the pattern step plays `q`: an empty point whose 3x3 neighbourhood the patterns
+    /// accept, playable and no self-atari.
+    #[inline(always)]
+    fn pattern_move(&self, board: &Board, color: Color, q: usize) -> bool {
+        board.cell(q) == EMPTY
+            && self.patterns.accepts(key_on_board(board, color, q))
+            && Self::playable(board, color, q)
+            && !self.is_self_atari(board, color, Point(q as u16))
     }
 
     /// The moves of the two-liberty step around `last` for the side to move, written to

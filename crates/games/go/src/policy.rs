@@ -548,6 +548,18 @@ impl GoPolicy {
         self.heavy.ko_fights
     }
 
+    /// Turns on or off the heavy playouts' patterns around the side to move's own previous
+    /// move (default off; [`HeavyPolicy::prev_patterns`], Moggy's `pattern2`).
+    pub fn with_prev_patterns(mut self, on: bool) -> GoPolicy {
+        self.heavy = Arc::new(HeavyPolicy { prev_patterns: on, ..(*self.heavy).clone() });
+        self
+    }
+
+    /// Whether the heavy playouts look for patterns around the previous move too.
+    pub fn prev_patterns(&self) -> bool {
+        self.heavy.prev_patterns
+    }
+
     /// The heavy playouts' 3x3 patterns.
     pub fn playout_patterns(&self) -> &Pattern3x3 {
         &self.heavy.patterns

@@ -123,6 +123,35 @@ fn ko_fights_connect_or_retake_the_last_ko_for_two_turns() {
 }
 
 #[test]
+fn previous_move_patterns_widen_the_pattern_step() {
+    /// Every neighbourhood is a pattern.
+    #[derive(Clone)]
+    struct Every;
+    impl PatternHook for Every {
+        fn accepts(&self, _key: u16) -> bool {
+            true
+        }
+    }
+    let mut g = go("go(size=9)");
+    play(&mut g, "C3 G7");
+    let near = |v: &str, p: Point| {
+        let (a, b) = (g.board().coords(pt(&g, v)).unwrap(), g.board().coords(p).unwrap());
+        p != pt(&g, v) && a.0.abs_diff(b.0) <= 1 && a.1.abs_diff(b.1) <= 1
+    };
+    let last_only = HeavyPolicy::new(Every);
+    let both = HeavyPolicy { prev_patterns: true, ..HeavyPolicy::new(Every) };
+    let mut rng = tabula_core::Rng::new(9);
+    for _ in 0..100 {
+        let p = last_only.choose(g.board(), &mut rng).unwrap();
+        assert!(near("G7", p), "{p:?}");
+    }
+    let picks: Vec<Point> = (0..400).map(|_| both.choose(g.board(), &mut rng).unwrap()).collect();
+    assert!(picks.iter().all(|&p| near("G7", p) || near("C3", p)));
+    let by_prev = picks.iter().filter(|&&p| near("C3", p)).count();
+    assert!((150..250).contains(&by_prev), "{by_prev} of 400 around the previous move");
+}
+
+#[test]
 fn snapback_is_not_ko() {
     let mut g = go("go(size=5,superko=none)");
     // Black: A3 B3 C2 C1; White: A2 B2? Build a snapback: White throws in and Black captures
