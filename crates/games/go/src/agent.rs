@@ -71,6 +71,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "last good replies (LGRF-2) in the heavy playouts: true (after their atari escapes and captures), first (before every rule) or false",
     ),
     ParamInfo::new("widen", "true", "progressive widening: children by prior, base + rate * sqrt(visits) of them"),
+    ParamInfo::new(
+        "widen_urgent",
+        "false",
+        "progressive widening shows the moves of urgent fights and the liberties of groups of three stones or more with two liberties right after its first widen_base children, whatever their priors",
+    ),
     ParamInfo::new("widen_base", "3", "progressive widening's base, 0..=1000"),
     ParamInfo::new("widen_rate", "1.5", "progressive widening's rate, 0..=1000"),
     ParamInfo::new(
@@ -215,6 +220,15 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         (Playouts::Heavy, false),
     )?;
     let widen = word(spec, "widen", &[("true", true), ("false", false)], true)?;
+    let widen_urgent = word(spec, "widen_urgent", &[("true", true), ("false", false)], false)?;
+    if widen_urgent && !widen {
+        return Err(bad(
+            spec,
+            "widen_urgent",
+            "true",
+            "orders the children of progressive widening, which widen=false turns off",
+        ));
+    }
     let tactics = word(spec, "tactics", &[("true", true), ("false", false)], full)?;
     let nakade = word(spec, "nakade", &[("true", true), ("false", false)], full)?;
     let prev_patterns = word(spec, "prev_patterns", &[("true", true), ("false", false)], false)?;
@@ -306,6 +320,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
         .with_widening(widen)
         .with_widening_schedule(base, rate)
+        .with_widen_urgent(widen_urgent)
         .with_priors(priors)
         .with_playout_amaf(amaf_all)
         .with_tactics(tactics)
@@ -451,6 +466,9 @@ impl Agent<Go> for GoAgent {
         }
         if !policy.widening_enabled() {
             spec = spec.with("widen", false);
+        }
+        if policy.widen_urgent() {
+            spec = spec.with("widen_urgent", true);
         }
         if policy.tactics() && !full {
             spec = spec.with("tactics", true);
@@ -662,6 +680,11 @@ mod tests {
         number_key("vital", "1", GoPolicy::vital_weight, "2", ["2.5", "-1", "x"]);
         number_key("margin", "0.02", GoPolicy::margin, "0.5", ["0.6", "-0.1", "x"]);
         number_key("dyn_komi", "6", GoPolicy::dynamic_komi, "50", ["51", "-1", "x"]);
+        let urgent = go_agent(&Spec::parse("mcts(widen_urgent=true)").unwrap()).unwrap();
+        assert!(urgent.inner().policy().widen_urgent() && urgent.name().contains("widen_urgent=true"));
+        assert_eq!(go_agent(&Spec::parse(&urgent.name()).unwrap()).unwrap().name(), urgent.name());
+        assert!(!agent.inner().policy().widen_urgent() && !agent.name().contains("widen_urgent"));
+        assert!(go_agent(&Spec::parse("mcts(widen_urgent=true,widen=false)").unwrap()).is_err());
         let prev = go_agent(&Spec::parse("mcts(prev_patterns=true)").unwrap()).unwrap();
         assert!(prev.inner().policy().prev_patterns() && prev.name().contains("prev_patterns=true"));
         assert_eq!(go_agent(&Spec::parse(&prev.name()).unwrap()).unwrap().name(), prev.name());

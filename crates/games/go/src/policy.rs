@@ -36,7 +36,7 @@ use crate::criticality::{CRIT_MIN_PLAYOUTS, Criticality};
 use crate::game::{Go, Move};
 use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, is_vital_point, pattern_key};
 use crate::model::MoveModel;
-use crate::races::Urgent;
+use crate::races::{MAX_URGENT, Urgent};
 use crate::replies::{PlayoutMoves, Replies};
 
 /// The playout flavour of a [`GoPolicy`].
@@ -146,6 +146,9 @@ pub struct GoPolicy {
     /// How far urgent fights ([`Urgent`]) lift their moves' priors, as a fraction of the
     /// position's best prior (0: off).
     race_weight: f32,
+    /// Progressive widening shows the moves of urgent fights and of large groups with two
+    /// liberties early ([`Urgent::for_widening`]).
+    widen_urgent: bool,
     /// How far the vital points of dead eye shapes ([`is_vital_point`]) lift their moves'
     /// priors, as a fraction of the position's best prior (0: off).
     vital_weight: f32,
@@ -206,6 +209,7 @@ impl GoPolicy {
             crit_weight: 0.0,
             crit: Criticality::default(),
             race_weight: 0.0,
+            widen_urgent: false,
             vital_weight: 0.0,
             full_from: None,
             full_now: Arc::new(AtomicBool::new(false)),
@@ -337,6 +341,21 @@ impl GoPolicy {
     /// The weight of urgent fights in the priors (0: off).
     pub fn race_weight(&self) -> f32 {
         self.race_weight
+    }
+
+    /// Has progressive widening show the tree the moves of urgent fights and the liberties of
+    /// large groups with two of them ([`Urgent::for_widening`]) right after the first
+    /// `widen_base` children, whatever their priors (default off). The priors are unchanged:
+    /// such a move enters the tree within a few visits of a node instead of the hundreds its
+    /// rank would take, and selection weighs it as before.
+    pub fn with_widen_urgent(mut self, on: bool) -> GoPolicy {
+        self.widen_urgent = on;
+        self
+    }
+
+    /// Whether progressive widening shows urgent moves early.
+    pub fn widen_urgent(&self) -> bool {
+        self.widen_urgent
     }
 
     /// Raises the priors of the moves of the position's urgent fights (see
@@ -818,6 +837,31 @@ fn lift_priors(moves: &[Move], priors: &mut [f32], share: impl Fn(Point) -> Opti
     }
 }
 
+/// Moves the entries of `order` that `first` picks (at most [`MAX_URGENT`] of them) to its
+/// front, both parts keeping their order, without allocating.
+fn move_forward(order: &mut [u32], first: impl Fn(u32) -> bool) {
+    let mut picked = [0u32; MAX_URGENT];
+    let mut k = 0;
+    for &o in order.iter() {
+        if k < MAX_URGENT && first(o) {
+            picked[k] = o;
+            k += 1;
+        }
+    }
+    if k == 0 {
+        return;
+    }
+    let mut w = order.len();
+    for r in (0..order.len()).rev() {
+        let o = order[r];
+        if !picked[..k].contains(&o) {
+            w -= 1;
+            order[w] = o;
+        }
+    }
+    order[..k].copy_from_slice(&picked[..k]);
+}
+
 impl MctsPolicy<Go> for GoPolicy {
     fn reseed(&mut self, seed: u64, salt: u64) {
         self.seed = Rng::derive(seed, salt).next_u64();
@@ -853,6 +897,21 @@ impl MctsPolicy<Go> for GoPolicy {
         }
         let k = self.widen_base + self.widen_rate * (visits as f64).sqrt();
         (k as usize).min(children)
+    }
+
+    fn order_children(&self, state: &Go, moves: &[Move], order: &mut [u32]) {
+        if !self.widen || !self.widen_urgent {
+            return;
+        }
+        let keep = (self.widen_base as usize).min(order.len());
+        let urgent = Urgent::for_widening(state.board());
+        if urgent.is_empty() {
+            return;
+        }
+        move_forward(
+            &mut order[keep..],
+            |o| matches!(moves.get(o as usize), Some(&Move::Play(p)) if urgent.of_point(p) > 0.0),
+        );
     }
 
     #[inline]
@@ -1092,6 +1151,48 @@ mod tests {
         for i in (0..legal.len()).filter(|&i| i != at) {
             assert_eq!(plain[i], raised[i], "{:?}", legal[i]);
         }
+    }
+
+    #[test]
+    fn moving_forward_keeps_both_parts_in_order() {
+        let mut order = [5u32, 9, 2, 7, 4, 8, 1];
+        move_forward(&mut order, |o| o % 2 == 0);
+        assert_eq!(order, [2, 4, 8, 5, 9, 7, 1]);
+        let mut none = [3u32, 1, 2];
+        move_forward(&mut none, |_| false);
+        assert_eq!(none, [3, 1, 2]);
+        // At most MAX_URGENT move; the rest keep their places behind them.
+        let mut many: Vec<u32> = (0..40).collect();
+        move_forward(&mut many, |_| true);
+        assert_eq!(many, (0..40).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn urgent_moves_enter_right_after_the_first_children() {
+        // Black B9 A8 B8 in the corner with two liberties (A9, A7) and no eye; White to move.
+        let mut g = Go::new(9, Rules::default());
+        let parse = |g: &Go, v: &str| g.parse_point(v).unwrap();
+        let black: Vec<Point> = ["B9", "A8", "B8"].iter().map(|v| parse(&g, v)).collect();
+        let white: Vec<Point> = ["C9", "C8", "B7", "C7", "A6", "B6"].iter().map(|v| parse(&g, v)).collect();
+        g.setup(&black, &white, Color::White).unwrap();
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let policy = GoPolicy::default().with_widen_urgent(true);
+        let mut priors = Vec::new();
+        policy.priors(&g, &moves, &mut priors);
+        let mut order: Vec<u32> = (0..moves.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| priors[b as usize].total_cmp(&priors[a as usize]).then(a.cmp(&b)));
+        let a7 = moves.iter().position(|&m| m == Move::Play(parse(&g, "A7"))).unwrap() as u32;
+        let rank = order.iter().position(|&o| o == a7).unwrap();
+        assert!(rank > WIDEN_BASE as usize, "A7 ranks {rank} by prior already");
+        let by_prior = order.clone();
+        GoPolicy::default().order_children(&g, &moves, &mut order);
+        assert_eq!(order, by_prior, "off by default");
+        policy.order_children(&g, &moves, &mut order);
+        assert_eq!(order[WIDEN_BASE as usize], a7);
+        assert_eq!(order[..WIDEN_BASE as usize], by_prior[..WIDEN_BASE as usize]);
+        let rest: Vec<u32> = by_prior.iter().copied().filter(|&o| o != a7).collect();
+        assert_eq!(order.iter().copied().filter(|&o| o != a7).collect::<Vec<_>>(), rest);
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! The points come from the board's incremental liberty counts; a position lists at most
 //! [`MAX_URGENT`] of them, in a fixed array (no allocation when a node is expanded).
 
-use crate::board::{Board, Point};
+use crate::board::{BORDER, Board, EMPTY, Point};
 use crate::heavy::LADDER_BUDGET;
 
 /// The most urgent points one position lists (further ones are dropped).
@@ -88,6 +88,33 @@ impl Urgent {
                     }
                 }
                 _ => {}
+            }
+        }
+        urgent
+    }
+
+    /// The moves progressive widening should show the tree early, whatever their priors:
+    /// those of [`of`](Urgent::of), and the liberties of every group of three stones or more
+    /// with two liberties, of either colour, where the side to move's stone would have two
+    /// liberties or more (the atari that may kill a large group, or the extension that may
+    /// save it: the move model ranks such a quiet move on the first line low, and a search
+    /// that widens by prior alone misses it below the root). Each at urgency one.
+    pub fn for_widening(board: &Board) -> Urgent {
+        let mut urgent = Urgent::of(board);
+        let me = board.to_move();
+        for p in board.points() {
+            let s = p.index();
+            let cell = board.cell(s);
+            if cell == EMPTY || cell == BORDER || board.group_of(s) != s {
+                continue;
+            }
+            if board.group_size(s) < 3 || board.group_liberties(s, 3) != 2 {
+                continue;
+            }
+            for lib in two_liberties(board, s) {
+                if board.liberties_after(me, Point(lib as u16), 2) >= 2 {
+                    urgent.raise(lib, 1.0);
+                }
             }
         }
         urgent
@@ -184,6 +211,40 @@ mod tests {
         ". . . . . . . . .",
         ". . . . . . . . .",
     ];
+
+    /// Black's three stones in the corner have two liberties, A9 and A7, and no eye: White's
+    /// A7 kills them.
+    const CORNER: [&str; 9] = [
+        ". X O . . . . . .",
+        "X X O . . . . . .",
+        ". O O . . . . . .",
+        "O O . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+    ];
+
+    #[test]
+    fn widening_lists_the_liberties_of_a_large_group_with_two() {
+        let white = position(&CORNER, Color::White);
+        let pt = |v: &str| white.parse_point(v).unwrap();
+        // No capturing race (White's stones around have liberties to spare): not urgent.
+        assert!(Urgent::of(white.board()).is_empty());
+        let wide = Urgent::for_widening(white.board());
+        assert_eq!(wide.of_point(pt("A7")), 1.0);
+        // White's stone on A9 would be captured at once.
+        assert_eq!(wide.of_point(pt("A9")), 0.0);
+        assert_eq!(wide.iter().count(), 1, "{wide:?}");
+        // Black has no move there that gains a liberty.
+        let black = position(&CORNER, Color::Black);
+        assert!(Urgent::for_widening(black.board()).is_empty());
+        // Two stones are not enough.
+        let mut two = CORNER;
+        two[0] = ". . O . . . . . .";
+        assert!(Urgent::for_widening(position(&two, Color::White).board()).is_empty());
+    }
 
     #[test]
     fn a_quiet_position_lists_nothing() {

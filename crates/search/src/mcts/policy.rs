@@ -32,6 +32,13 @@ pub trait MctsPolicy<G: Game>: Clone + Send + Sync + 'static {
         children
     }
 
+    /// Reorders the children of a new node before progressive widening shows them to
+    /// selection: `order` lists move indices (into `moves`), best prior first, and the
+    /// policy may move some forward (moves that the priors rank low but that must be read,
+    /// such as the liberties of a large group short of them), keeping it a permutation. The
+    /// default keeps the order.
+    fn order_children(&self, _state: &G, _moves: &[G::Move], _order: &mut [u32]) {}
+
     /// Restarts any randomness of the policy's own from the agent's configured `seed` and
     /// `salt` (see [`Agent::reseed`](tabula_core::Agent::reseed)); called only when the
     /// agent has a seed. The default keeps nothing random.

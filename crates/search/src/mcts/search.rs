@@ -421,6 +421,7 @@ impl<G: Game> Worker<G> {
                     let pr = &self.priors;
                     self.order.sort_unstable_by(|&a, &b| pr[b as usize].total_cmp(&pr[a as usize]).then(a.cmp(&b)));
                 }
+                policy.order_children(&self.state, &self.moves, &mut self.order);
                 let Some(first) = self.alloc(tree, count) else { return false };
                 for (i, &o) in self.order.iter().enumerate() {
                     let mv = self.moves[o as usize];
