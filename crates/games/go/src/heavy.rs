@@ -21,7 +21,7 @@
 //!    a group with two liberties that cannot connect out in two ways is put in atari (the
 //!    opponent's) or extended (one's own, unless the extension gains nothing), and an own
 //!    such group counter-ataris or captures the groups around it;
-//! 4. patterns: an empty point around the last move (with `prev_patterns`, or around the
+//! 4. patterns: an empty point around the last move (with `prev_patterns`, also around the
 //!    side to move's own previous move, as Moggy's `pattern2`) matches a 3x3 pattern;
 //! 5. random: a light move, re-drawn a few times while it is a self-atari (a move after
 //!    which its own group has one liberty and that captures nothing; with `nakade`, not when

@@ -1,5 +1,5 @@
 //! Fights the move model underrates: groups in atari and capturing races, as a floor under
-//! the tree's priors.
+//! the tree's priors or as moves progressive widening shows early.
 //!
 //! The [`MoveModel`](crate::MoveModel) was fitted to expert games, where most captures are
 //! small and can wait: its capture class is worth hardly more than a quiet move (gamma 1.16
@@ -10,6 +10,9 @@
 //! playouts alone misread the race. [`Urgent::of`] lists those moves for the side to move
 //! with an urgency that grows with the stones at stake, and the policy lifts each such
 //! move's prior to at least that urgency times the position's best prior (`races=W`).
+//! [`Urgent::for_widening`] adds the liberties of every large group with two of them (the
+//! first-line atari that kills a group without eyes), and the policy moves all of them to
+//! the front of widening's order, the priors unchanged (`widen_urgent=true`).
 //!
 //! The points come from the board's incremental liberty counts; a position lists at most
 //! [`MAX_URGENT`] of them, in a fixed array (no allocation when a node is expanded).
