@@ -31,6 +31,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "heavy playouts turn full (tactics and nakade) in searches from this ply of the game on, 0..=10000; none: never",
     ),
     ParamInfo::new(
+        "full_apart",
+        "none",
+        "heavy playouts turn full (tactics and nakade) in searches whose root 512 playouts of each kind judge apart by this share of wins or more, 0.01..=1; none: never",
+    ),
+    ParamInfo::new(
         "prior",
         "model",
         "the tree's priors: model (learned from expert games) or hand (hand-written rules)",
@@ -317,6 +322,24 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
             "switches plain heavy playouts to full; drop playout, tactics and nakade",
         ));
     }
+    let full_apart = match spec.get("full_apart").map(str::trim) {
+        None | Some("none") => None,
+        Some(v) => Some(
+            v.parse::<f32>()
+                .ok()
+                .filter(|a| (0.01..=1.0).contains(a))
+                .ok_or_else(|| bad(spec, "full_apart", v, "must be a share of wins from 0.01 to 1, or none"))?,
+        ),
+    };
+    if full_apart.is_some() && (full || tactics || nakade || playouts != Playouts::Heavy) {
+        let value = spec.get("full_apart").unwrap_or_default();
+        return Err(bad(
+            spec,
+            "full_apart",
+            value,
+            "switches plain heavy playouts to full; drop playout, tactics and nakade",
+        ));
+    }
     let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
         .with_widening(widen)
         .with_widening_schedule(base, rate)
@@ -347,7 +370,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         Some(g) => policy.with_learned_patterns(g),
         None => policy,
     };
-    Ok(MctsAgent::new(config, policy.with_full_from(full_from)))
+    Ok(MctsAgent::new(config, policy.with_full_from(full_from).with_full_apart(full_apart)))
 }
 
 /// Builds a [`GoAgent`] (the agent of [`go_mcts`] with Go time management) from a spec.
@@ -509,6 +532,9 @@ impl Agent<Go> for GoAgent {
         }
         if let Some(ply) = policy.full_from() {
             spec = spec.with("full_from", ply);
+        }
+        if let Some(apart) = policy.full_apart() {
+            spec = spec.with("full_apart", apart);
         }
         if policy.dynamic_komi() > 0.0 {
             spec = spec.with("dyn_komi", policy.dynamic_komi());
@@ -709,6 +735,12 @@ mod tests {
         assert_eq!(agent.inner().policy().full_from(), None);
         assert!(!agent.name().contains("full_from"));
         assert_eq!(go_agent(&Spec::parse("mcts(full_from=none)").unwrap()).unwrap().inner().policy().full_from(), None);
+        let apart = go_agent(&Spec::parse("mcts(full_apart=0.15)").unwrap()).unwrap();
+        assert_eq!(apart.inner().policy().full_apart(), Some(0.15));
+        assert!(apart.name().contains("full_apart=0.15"), "{}", apart.name());
+        assert_eq!(go_agent(&Spec::parse(&apart.name()).unwrap()).unwrap().name(), apart.name());
+        assert_eq!(agent.inner().policy().full_apart(), None);
+        assert!(!agent.name().contains("full_apart"));
         for (bad, reason) in [
             ("mcts(full_from=-1)", "must be a ply from 0 to 10000, or none"),
             ("mcts(full_from=10001)", "must be a ply from 0 to 10000, or none"),
@@ -716,6 +748,11 @@ mod tests {
             ("mcts(full_from=20,playout=full)", "drop playout, tactics and nakade"),
             ("mcts(full_from=20,playout=light)", "drop playout, tactics and nakade"),
             ("mcts(full_from=20,nakade=true)", "drop playout, tactics and nakade"),
+            ("mcts(full_apart=0)", "must be a share of wins from 0.01 to 1, or none"),
+            ("mcts(full_apart=1.5)", "must be a share of wins from 0.01 to 1, or none"),
+            ("mcts(full_apart=x)", "must be a share of wins from 0.01 to 1, or none"),
+            ("mcts(full_apart=0.2,playout=full)", "drop playout, tactics and nakade"),
+            ("mcts(full_apart=0.2,tactics=true)", "drop playout, tactics and nakade"),
         ] {
             let err = go_agent(&Spec::parse(bad).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(err.ends_with(reason), "{bad}: {err}");

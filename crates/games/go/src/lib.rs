@@ -68,7 +68,7 @@ pub use model::{
     BASE_TACTICS, DISTANCES, LINES, ModelError, ModelTrainer, MoveFeatures, MoveModel, Prediction, TACTICS,
     move_features,
 };
-pub use policy::{GoPolicy, LastGoodReplies, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
+pub use policy::{FULL_PROBE, GoPolicy, LastGoodReplies, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 pub use sgf_replay::{IllegalFlag, IllegalReason, ReplayError, ReplaySummary, replay_main_line, replay_tree};
 pub use spatial::{
     MAX_DISTANCE, MIN_DISTANCE, SpatialCounter, SpatialDict, decode_states, encode_states, pattern_points,

@@ -115,6 +115,11 @@ pub const WIDEN_BASE: f64 = 3.0;
 /// Progressive widening's default rate: children added per square root of the visits.
 pub const WIDEN_RATE: f64 = 1.5;
 
+/// Playouts of each kind that [`GoPolicy::with_full_apart`] runs from a search's root to
+/// compare them: the standard error of the difference of the two shares is then at most
+/// about 0.03.
+pub const FULL_PROBE: u32 = 512;
+
 /// Go knowledge for [`tabula_search::MctsAgent`]: board-level playouts as the evaluation,
 /// priors from tactics and patterns, progressive widening.
 #[derive(Clone, Debug)]
@@ -152,12 +157,20 @@ pub struct GoPolicy {
     /// How far the vital points of dead eye shapes ([`is_vital_point`]) lift their moves'
     /// priors, as a fraction of the position's best prior (0: off).
     vital_weight: f32,
-    /// From which ply of the game the heavy playouts turn full ([`HeavyPolicy::full`]), with
-    /// the full policy (`None`: never).
-    full_from: Option<(u32, Arc<HeavyPolicy<Pattern3x3>>)>,
-    /// Whether the current search's root lies at or past `full_from` (set by
+    /// The full playouts ([`HeavyPolicy::full`] with these playouts' patterns), made when
+    /// `full_from` or `full_apart` asks for them.
+    full: Option<Arc<HeavyPolicy<Pattern3x3>>>,
+    /// From which ply of the game the heavy playouts turn full (`None`: never).
+    full_from: Option<u32>,
+    /// By how much the plain and the full playouts' shares of Black's wins from a search's
+    /// root must differ for that search to play full ones (`None`: never).
+    full_apart: Option<f32>,
+    /// Whether the current search plays full playouts (set by
     /// [`begin_search`](GoPolicy::begin_search), shared by the search threads).
     full_now: Arc<AtomicBool>,
+    /// The shares of Black's wins the plain and the full playouts gave the last root that
+    /// `full_apart` probed, as `f32` bits (NaN before the first).
+    last_probe: Arc<[AtomicU32; 2]>,
     /// Dynamic komi's most extra points against a player who is winning (0: off).
     dyn_komi: f32,
     /// Dynamic komi: the extra points now asked of the searching player, and the ply of its
@@ -211,8 +224,11 @@ impl GoPolicy {
             race_weight: 0.0,
             widen_urgent: false,
             vital_weight: 0.0,
+            full: None,
             full_from: None,
+            full_apart: None,
             full_now: Arc::new(AtomicBool::new(false)),
+            last_probe: Arc::new([AtomicU32::new(f32::NAN.to_bits()), AtomicU32::new(f32::NAN.to_bits())]),
             dyn_komi: 0.0,
             dyn_state: Arc::new(Mutex::new((0.0, 0))),
             shift: Arc::new(AtomicU32::new(0f32.to_bits())),
@@ -320,14 +336,70 @@ impl GoPolicy {
     /// and the full ones read the life and death and capturing races of the middle and end
     /// game. Set after the playouts' other settings (patterns), which it copies.
     pub fn with_full_from(mut self, ply: Option<u32>) -> GoPolicy {
-        self.full_from =
-            ply.map(|n| (n, Arc::new(HeavyPolicy { tactics: true, nakade: true, ..(*self.heavy).clone() })));
+        self.full_from = ply;
+        self.make_full();
         self
     }
 
     /// The ply from which the heavy playouts turn full, if they do.
     pub fn full_from(&self) -> Option<u32> {
-        self.full_from.as_ref().map(|(n, _)| *n)
+        self.full_from
+    }
+
+    /// Plays full playouts ([`HeavyPolicy::full`]) in the searches of positions that the two
+    /// kinds of playouts judge apart: before each search, [`FULL_PROBE`] plain and as many
+    /// full playouts from the root, and when their shares of Black's wins differ by `apart`
+    /// or more (a share of the games, `0..=1`), the whole search plays full ones. The plain
+    /// playouts run about twice as many a second and misjudge mostly where a corner or edge
+    /// group lives or dies by a nakade or a shared-liberty race, which the full ones read:
+    /// there the search pays for them, elsewhere not. Set after the playouts' other settings
+    /// (patterns), which it copies.
+    pub fn with_full_apart(mut self, apart: Option<f32>) -> GoPolicy {
+        self.full_apart = apart.map(|a| a.clamp(0.0, 1.0));
+        self.make_full();
+        self
+    }
+
+    /// The difference of win shares at which a search turns full, if one does.
+    pub fn full_apart(&self) -> Option<f32> {
+        self.full_apart
+    }
+
+    /// The shares of Black's wins that the plain and the full playouts gave the root of the
+    /// last search `full_apart` probed (`None` before the first).
+    pub fn last_probe(&self) -> Option<(f32, f32)> {
+        let [plain, full] = [0, 1].map(|i| f32::from_bits(self.last_probe[i].load(Ordering::Relaxed)));
+        (!plain.is_nan()).then_some((plain, full))
+    }
+
+    /// Whether the current search plays full playouts.
+    pub fn full_now(&self) -> bool {
+        self.full.is_some() && self.full_now.load(Ordering::Relaxed)
+    }
+
+    fn make_full(&mut self) {
+        self.full = (self.full_from.is_some() || self.full_apart.is_some())
+            .then(|| Arc::new(HeavyPolicy { tactics: true, nakade: true, ..(*self.heavy).clone() }));
+    }
+
+    /// The share of Black's wins in `n` playouts of `heavy` from `state`, seeded from `seed`.
+    fn win_share(&self, heavy: &HeavyPolicy<Pattern3x3>, state: &Go, seed: u64, n: u32) -> f32 {
+        let komi = state.rules().komi + f32::from_bits(self.shift.load(Ordering::Relaxed));
+        let max = state.max_plies() as usize;
+        let mut rng = Rng::new(seed);
+        let mut wins = 0.0f32;
+        for _ in 0..n {
+            let mut board = state.board().clone();
+            let score = heavy.playout_recording(&mut board, &mut rng, max, |_, _| {}) as f32 - komi;
+            wins += if score > 0.0 {
+                1.0
+            } else if score == 0.0 {
+                0.5
+            } else {
+                0.0
+            };
+        }
+        wins / n as f32
     }
 
     /// Lifts the prior of every move of an urgent fight (a group in atari, a capturing race;
@@ -429,13 +501,11 @@ impl GoPolicy {
         }
     }
 
-    /// Called before each search of `state`: picks the playouts for its ply (see
-    /// [`with_full_from`](GoPolicy::with_full_from)), and carries the criticality statistics
+    /// Called before each search of `state`: sets dynamic komi, picks the playouts for its
+    /// ply and root (see [`with_full_from`](GoPolicy::with_full_from) and
+    /// [`with_full_apart`](GoPolicy::with_full_apart)), and carries the criticality statistics
     /// over at half weight from a search a few plies before, else starts them afresh.
     pub fn begin_search(&self, state: &Go) {
-        if let Some((from, _)) = &self.full_from {
-            self.full_now.store(state.ply() >= *from, Ordering::Relaxed);
-        }
         if self.dyn_komi > 0.0 {
             let mut dyn_state = self.dyn_state.lock().unwrap_or_else(|e| e.into_inner());
             let b = state.board();
@@ -446,6 +516,18 @@ impl GoPolicy {
             dyn_state.1 = state.ply();
             let extra = if b.to_move() == Color::Black { dyn_state.0 } else { -dyn_state.0 };
             self.shift.store(extra.to_bits(), Ordering::Relaxed);
+        }
+        if let Some(full) = &self.full {
+            let mut now = self.full_from.is_some_and(|from| state.ply() >= from);
+            if !now && let Some(apart) = self.full_apart {
+                let seed = self.seed ^ state.hash();
+                let plain = self.win_share(&self.heavy, state, seed, FULL_PROBE);
+                let full = self.win_share(full, state, seed, FULL_PROBE);
+                self.last_probe[0].store(plain.to_bits(), Ordering::Relaxed);
+                self.last_probe[1].store(full.to_bits(), Ordering::Relaxed);
+                now = (plain - full).abs() >= apart;
+            }
+            self.full_now.store(now, Ordering::Relaxed);
         }
         if self.crit_weight > 0.0 {
             self.crit.begin_search(state.ply());
@@ -618,8 +700,8 @@ impl GoPolicy {
     fn play_out(&self, state: &Go, rng: &mut Rng, record: impl FnMut(Color, Point), owners: &mut [u8]) -> f32 {
         let mut board = state.board().clone();
         let max = state.max_plies() as usize;
-        let heavy = match &self.full_from {
-            Some((_, full)) if self.full_now.load(Ordering::Relaxed) => full,
+        let heavy = match &self.full {
+            Some(full) if self.full_now.load(Ordering::Relaxed) => full,
             _ => &self.heavy,
         };
         let komi = state.rules().komi + f32::from_bits(self.shift.load(Ordering::Relaxed));
@@ -1033,6 +1115,41 @@ mod tests {
         assert_eq!(scores(&late), full);
         late.begin_search(&Go::new(9, Rules::default()));
         assert_eq!((0..200u64).map(|k| late.playout(&g, &mut Rng::new(k))).collect::<Vec<_>>(), heavy);
+    }
+
+    #[test]
+    fn playouts_turn_full_where_the_two_kinds_judge_the_root_apart() {
+        // White to move at ply 37 of a 9x9 game against Pachi: White's lower left group, in
+        // a race with the Black stones inside it, dies by a nakade the plain playouts never
+        // play, and they give White most of the games the full ones give Black.
+        let mut g = Go::new(9, Rules::default());
+        play(&mut g, &["D6", "D4", "C5", "E5", "E6", "G5", "C4", "F6", "D3", "E3", "F4", "D2", "E4"]);
+        play(&mut g, &["C3", "F5", "G4", "F3", "F2", "G3", "H3", "G2", "G7", "F1", "B2", "B4", "E2"]);
+        play(&mut g, &["C1", "H2", "G1", "E1", "D5", "B3", "B1", "D3", "A3", "A2", "C7"]);
+        let scores = |policy: &GoPolicy, g: &Go| -> Vec<f32> {
+            policy.begin_search(g);
+            (0..200u64).map(|k| policy.playout(g, &mut Rng::new(k))).collect()
+        };
+        let heavy = scores(&GoPolicy::default(), &g);
+        let full = scores(&GoPolicy::default().with_tactics(true).with_nakade(true), &g);
+        let apart = GoPolicy::default().with_full_apart(Some(0.15));
+        assert_eq!(apart.last_probe(), None);
+        assert_eq!(scores(&apart, &g), full);
+        assert!(apart.full_now());
+        let (plain, full_share) = apart.last_probe().unwrap();
+        // Shares of Black's wins: about 0.22 and 0.71.
+        assert!(full_share - plain >= 0.15, "{plain} {full_share}");
+        // The empty board: both kinds judge it alike, and the plain playouts stay.
+        let empty = Go::new(9, Rules::default());
+        assert_eq!(scores(&apart, &empty), scores(&GoPolicy::default(), &empty));
+        assert!(!apart.full_now());
+        let (plain, full_share) = apart.last_probe().unwrap();
+        assert!((plain - full_share).abs() < 0.15, "{plain} {full_share}");
+        assert_ne!(heavy, full);
+        // Without the option no probe is made and nothing turns full.
+        let plain_policy = GoPolicy::default();
+        assert_eq!(scores(&plain_policy, &g), heavy);
+        assert_eq!((plain_policy.last_probe(), plain_policy.full_now()), (None, false));
     }
 
     #[test]
