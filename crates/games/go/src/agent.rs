@@ -7,6 +7,8 @@
 //! a clock into explicit limits first ([`GoAgent::limits_for`]) so that it can keep part of
 //! them back for its dead-stone check after passes.
 
+use std::time::{Duration, Instant};
+
 use tabula_core::{Agent, AgentError, Budget, Choice, Game, Limits, ParamInfo, Player, Report, Spec, SpecError};
 use tabula_search::{MctsAgent, MctsConfig};
 
@@ -454,6 +456,17 @@ impl GoAgent {
         let budget = Budget::from_limits(limits, state.moves_left());
         Limits { time: budget.soft, hard_time: budget.hard, ..limits.clone() }
     }
+
+    /// Takes `spent` off the time `limits` leave a search, or off the agent's own time
+    /// (`own`, the spec's `time_ms`) when they set none.
+    fn spend(limits: &mut Limits, own: Option<Duration>, spent: Duration) {
+        if limits.time.is_none() && limits.hard_time.is_none() {
+            limits.time = own;
+            limits.hard_time = own;
+        }
+        limits.time = limits.time.map(|t| t.saturating_sub(spent));
+        limits.hard_time = limits.hard_time.map(|t| t.saturating_sub(spent));
+    }
 }
 
 impl Agent<Go> for GoAgent {
@@ -581,7 +594,12 @@ impl Agent<Go> for GoAgent {
         } else {
             state
         };
+        let started = Instant::now();
         self.inner.policy().begin_search(searched);
+        if self.inner.policy().full_apart().is_some() {
+            // The probe of `full_apart` is part of the move's time.
+            GoAgent::spend(&mut limits, self.inner.config().time, started.elapsed());
+        }
         let mut choice = self.inner.choose(searched, player, &limits, report)?;
         let policy = self.inner.policy();
         if choice.resign && policy.dynamic_komi_now() > 0.0 {
@@ -660,6 +678,27 @@ impl Agent<Go> for GoAgent {
 mod tests {
     use super::*;
     use crate::model::MoveModel;
+
+    #[test]
+    fn the_time_spent_before_a_search_comes_off_its_limits() {
+        let ms = Duration::from_millis;
+        // The caller's times.
+        let mut limits = Limits { time: Some(ms(1000)), hard_time: Some(ms(3000)), ..Limits::none() };
+        GoAgent::spend(&mut limits, Some(ms(500)), ms(40));
+        assert_eq!((limits.time, limits.hard_time), (Some(ms(960)), Some(ms(2960))));
+        // None set: the agent's own time, less what was spent.
+        let mut limits = Limits::none();
+        GoAgent::spend(&mut limits, Some(ms(1000)), ms(40));
+        assert_eq!((limits.time, limits.hard_time), (Some(ms(960)), Some(ms(960))));
+        // No time anywhere (a playout budget): nothing to take off.
+        let mut limits = Limits { nodes: Some(5000), ..Limits::none() };
+        GoAgent::spend(&mut limits, None, ms(40));
+        assert_eq!((limits.time, limits.hard_time, limits.nodes), (None, None, Some(5000)));
+        // More spent than there was: none left, not an underflow.
+        let mut limits = Limits::none();
+        GoAgent::spend(&mut limits, Some(ms(30)), ms(40));
+        assert_eq!(limits.time, Some(Duration::ZERO));
+    }
 
     #[test]
     fn spec_keys() {
