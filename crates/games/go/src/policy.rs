@@ -350,10 +350,10 @@ impl GoPolicy {
     /// kinds of playouts judge apart: before each search, [`FULL_PROBE`] plain and as many
     /// full playouts from the root, and when their shares of Black's wins differ by `apart`
     /// or more (a share of the games, `0..=1`), the whole search plays full ones. The plain
-    /// playouts run about twice as many a second and misjudge mostly where a corner or edge
-    /// group lives or dies by a nakade or a shared-liberty race, which the full ones read:
-    /// there the search pays for them, elsewhere not. Set after the playouts' other settings
-    /// (patterns), which it copies.
+    /// playouts run about twice as many a second but misjudge groups that live or die by a
+    /// nakade or a race of shared liberties, which the full ones read: the search pays for
+    /// the full ones where the two kinds disagree, and elsewhere not. Set after the
+    /// playouts' other settings (patterns), which it copies.
     pub fn with_full_apart(mut self, apart: Option<f32>) -> GoPolicy {
         self.full_apart = apart.map(|a| a.clamp(0.0, 1.0));
         self.make_full();
