@@ -191,6 +191,16 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
     })
 }
 
+/// The check of `full_from` and `full_apart`, which switch plain heavy playouts to full ones:
+/// an error when `key` is set (`set`) and the playouts are not plain heavy ones (`not_plain`).
+fn switches_plain_to_full(spec: &Spec, key: &str, set: bool, not_plain: bool) -> Result<(), SpecError> {
+    if set && not_plain {
+        let value = spec.get(key).unwrap_or_default();
+        return Err(bad(spec, key, value, "switches plain heavy playouts to full; drop playout, tactics and nakade"));
+    }
+    Ok(())
+}
+
 /// Builds the MCTS agent for Go from an `mcts(...)` spec: every key of the generic agent
 /// (`playouts`, `time_ms`, `c`, `rave`, `threads`, `resign`, ...) plus `playout=heavy|full|light`
 /// (default heavy; `full` is heavy with `tactics` and `nakade` on, see [`HeavyPolicy::full`](crate::HeavyPolicy::full)), `widen=true|false` (progressive widening, default true) and
@@ -306,6 +316,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         let value = spec.get("ko_fights").unwrap_or_default();
         return Err(bad(spec, "ko_fights", value, "ko fights are played by heavy or full playouts, not light ones"));
     }
+    let not_plain = full || tactics || nakade || playouts != Playouts::Heavy;
     let full_from = match spec.get("full_from").map(str::trim) {
         None | Some("none") => None,
         Some(v) => Some(
@@ -315,15 +326,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
                 .ok_or_else(|| bad(spec, "full_from", v, "must be a ply from 0 to 10000, or none"))?,
         ),
     };
-    if full_from.is_some() && (full || tactics || nakade || playouts != Playouts::Heavy) {
-        let value = spec.get("full_from").unwrap_or_default();
-        return Err(bad(
-            spec,
-            "full_from",
-            value,
-            "switches plain heavy playouts to full; drop playout, tactics and nakade",
-        ));
-    }
+    switches_plain_to_full(spec, "full_from", full_from.is_some(), not_plain)?;
     let full_apart = match spec.get("full_apart").map(str::trim) {
         None | Some("none") => None,
         Some(v) => Some(
@@ -333,15 +336,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
                 .ok_or_else(|| bad(spec, "full_apart", v, "must be a share of wins from 0.01 to 1, or none"))?,
         ),
     };
-    if full_apart.is_some() && (full || tactics || nakade || playouts != Playouts::Heavy) {
-        let value = spec.get("full_apart").unwrap_or_default();
-        return Err(bad(
-            spec,
-            "full_apart",
-            value,
-            "switches plain heavy playouts to full; drop playout, tactics and nakade",
-        ));
-    }
+    switches_plain_to_full(spec, "full_apart", full_apart.is_some(), not_plain)?;
     let policy = GoPolicy::new(playouts, config.seed.unwrap_or(0x5EED_0F60))
         .with_widening(widen)
         .with_widening_schedule(base, rate)
