@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use crate::board::{Board, Color, Point};
+use crate::board::{Board, Color, MAX_SIZE, Point};
 use crate::heavy::{point_code, transform_offset};
 
 /// The smallest spatial pattern's gridcular distance (12 points: the 3x3 square and the
@@ -37,6 +37,9 @@ struct Geometry {
     perm: [[u8; POINTS]; 8],
     /// A random key per offset and point state (empty, own, opponent's, off the board).
     keys: [[u64; 4]; POINTS],
+    /// The same keys by raw cell value (`EMPTY`, Black, White, `BORDER`), for Black to move
+    /// (`[0]`) and White (`[1]`), so that a lookup reads them without [`point_code`].
+    cell_keys: [[[u64; 4]; POINTS]; 2],
 }
 
 fn distance(dx: i32, dy: i32) -> usize {
@@ -86,7 +89,34 @@ fn geometry() -> &'static Geometry {
                 *k = next();
             }
         }
-        Geometry { offsets, ends, perm, keys }
+        let cell_keys = [Color::Black, Color::White].map(|c| {
+            std::array::from_fn(|i| std::array::from_fn(|cell| keys[i][point_code(cell as u8, c.cell()) as usize]))
+        });
+        Geometry { offsets, ends, perm, keys, cell_keys }
+    })
+}
+
+/// For the board's size: for every cell index, the cell at each of the [`POINTS`] offsets
+/// in order, or a border cell where the offset leaves the board. A lookup reads the cells
+/// through it, with no coordinates to compute or check (one table per size, built the first
+/// time a board of that size asks).
+fn offset_cells(board: &Board) -> &'static [[u16; POINTS]] {
+    static TABLES: [OnceLock<Box<[[u16; POINTS]]>>; MAX_SIZE + 1] = [const { OnceLock::new() }; MAX_SIZE + 1];
+    TABLES[board.size().min(MAX_SIZE)].get_or_init(|| {
+        let g = geometry();
+        let size = board.size() as i32;
+        // Cell 0 is a corner of the border on every board.
+        let mut table = vec![[0u16; POINTS]; board.cell_count()].into_boxed_slice();
+        for p in board.points() {
+            let Some((x, y)) = board.coords(p) else { continue };
+            for (cell, &(dx, dy)) in table[p.index()].iter_mut().zip(&g.offsets) {
+                let (qx, qy) = (x as i32 + dx, y as i32 + dy);
+                if (0..size).contains(&qx) && (0..size).contains(&qy) {
+                    *cell = board.point(qx as usize, qy as usize).map_or(0, |q| q.index() as u16);
+                }
+            }
+        }
+        table
     })
 }
 
@@ -255,13 +285,13 @@ impl SpatialDict {
         if self.patterns.is_empty() {
             return 0;
         }
-        let Some((x, y)) = board.coords(p) else { return 0 };
-        let own = color.cell();
+        let Some(cells) = offset_cells(board).get(p.index()) else { return 0 };
         let g = geometry();
+        let keys = &g.cell_keys[(color == Color::White) as usize];
         let (mut h, mut found, mut i) = (0u64, 0u32, 0usize);
         for d in MIN_DISTANCE..=MAX_DISTANCE {
             while i < g.ends[d] {
-                h ^= g.keys[i][state(board, own, x, y, g.offsets[i])];
+                h ^= keys[i][(board.cell(cells[i] as usize) & 3) as usize];
                 i += 1;
             }
             match self.index.get(&h) {
@@ -373,6 +403,70 @@ mod tests {
         }
         assert!(decode_states(4, "00000g").is_err() && decode_states(11, "").is_err());
         assert_eq!(small.insert(4, &all[..12]), Ok(1), "a pattern held keeps its id");
+    }
+
+    /// The lookup as first written: coordinates and [`state`] for every offset.
+    fn lookup_by_coordinates(dict: &SpatialDict, board: &Board, color: Color, p: Point) -> u32 {
+        let (x, y) = board.coords(p).unwrap();
+        let g = geometry();
+        let (mut h, mut found, mut i) = (0u64, 0u32, 0usize);
+        for d in MIN_DISTANCE..=MAX_DISTANCE {
+            while i < g.ends[d] {
+                h ^= g.keys[i][state(board, color.cell(), x, y, g.offsets[i])];
+                i += 1;
+            }
+            match dict.index.get(&h) {
+                Some(&id) => found = id,
+                None => break,
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_offset_tables_find_what_coordinates_find() {
+        // Positions of seeded light playouts on small, odd, even and the largest boards; the
+        // dictionary holds the patterns around every other move of some of them, so that
+        // lookups stop at every size, near the edges and in the open.
+        let mut dict = SpatialDict::new();
+        let (mut compared, mut hits) = (0, [0usize; MAX_DISTANCE + 1]);
+        for size in [2, 5, 9, 10, 19, MAX_SIZE] {
+            let mut counter = SpatialCounter::new();
+            let mut positions = Vec::new();
+            for seed in 0..4 {
+                let mut rng = tabula_core::Rng::new(seed);
+                let mut b = Board::new(size).unwrap();
+                for ply in 0..size * size {
+                    if ply % 7 == 0 {
+                        positions.push(b.clone());
+                    }
+                    match b.random_light_move(&mut rng) {
+                        Some(p) => {
+                            if seed < 2 && ply % 2 == 0 {
+                                counter.observe(&b, p);
+                            }
+                            b.play(p);
+                        }
+                        None => b.pass(),
+                    }
+                }
+            }
+            for (d, states) in counter.counts.values().map(|(_, d, s)| (*d as usize, s)) {
+                dict.insert(d, states).unwrap();
+            }
+            for b in &positions {
+                for p in b.points().filter(|&p| b.color_at(p).is_none()) {
+                    for color in [Color::Black, Color::White] {
+                        let id = dict.lookup(b, color, p);
+                        assert_eq!(id, lookup_by_coordinates(&dict, b, color, p), "{color:?} {p:?}\n{b}");
+                        hits[dict.pattern(id).map_or(0, |(d, _)| d)] += 1;
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared} lookups compared");
+        assert!((MIN_DISTANCE..=MAX_DISTANCE).all(|d| hits[d] > 0) && hits[0] > 0, "every outcome seen: {hits:?}");
     }
 
     #[test]
