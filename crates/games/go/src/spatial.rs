@@ -134,27 +134,14 @@ fn points_of(d: usize) -> Result<usize, String> {
     }
 }
 
-/// The state of the point at `offset` from `(x, y)`: 0 empty, 1 own, 2 opponent's, 3 off
-/// the board.
-#[inline]
-fn state(board: &Board, own: u8, x: usize, y: usize, (dx, dy): (i32, i32)) -> usize {
-    let (qx, qy) = (x as i32 + dx, y as i32 + dy);
-    match (usize::try_from(qx), usize::try_from(qy)) {
-        (Ok(qx), Ok(qy)) => board.point(qx, qy).map_or(3, |q| point_code(board.cell(q.index()), own) as usize),
-        _ => 3,
-    }
-}
-
-/// The states of all [`POINTS`] offsets around `p` for `color` to move.
+/// The states of all [`POINTS`] offsets around `p` for `color` to move (0 empty, 1 own,
+/// 2 opponent's, 3 off the board), read through the size's [`offset_cells`] table as
+/// [`SpatialDict::lookup`] reads them; `None` for a point off the board.
 fn states(board: &Board, color: Color, p: Point) -> Option<[u8; POINTS]> {
-    let (x, y) = board.coords(p)?;
+    board.coords(p)?;
+    let cells = offset_cells(board).get(p.index())?;
     let own = color.cell();
-    let g = geometry();
-    let mut out = [0u8; POINTS];
-    for (s, &o) in out.iter_mut().zip(&g.offsets) {
-        *s = state(board, own, x, y, o) as u8;
-    }
-    Some(out)
+    Some(std::array::from_fn(|i| point_code(board.cell(cells[i] as usize), own)))
 }
 
 /// The hash of a pattern (the states of the first offsets, in order) seen through symmetry
@@ -405,6 +392,16 @@ mod tests {
         assert_eq!(small.insert(4, &all[..12]), Ok(1), "a pattern held keeps its id");
     }
 
+    /// The state of the point at `offset` from `(x, y)` computed from coordinates: 0 empty,
+    /// 1 own, 2 opponent's, 3 off the board (the reference the tables are checked against).
+    fn state(board: &Board, own: u8, x: usize, y: usize, (dx, dy): (i32, i32)) -> usize {
+        let (qx, qy) = (x as i32 + dx, y as i32 + dy);
+        match (usize::try_from(qx), usize::try_from(qy)) {
+            (Ok(qx), Ok(qy)) => board.point(qx, qy).map_or(3, |q| point_code(board.cell(q.index()), own) as usize),
+            _ => 3,
+        }
+    }
+
     /// The lookup as first written: coordinates and [`state`] for every offset.
     fn lookup_by_coordinates(dict: &SpatialDict, board: &Board, color: Color, p: Point) -> u32 {
         let (x, y) = board.coords(p).unwrap();
@@ -427,7 +424,8 @@ mod tests {
     fn the_offset_tables_find_what_coordinates_find() {
         // Positions of seeded light playouts on small, odd, even and the largest boards; the
         // dictionary holds the patterns around every other move of some of them, so that
-        // lookups stop at every size, near the edges and in the open.
+        // lookups stop at every size, near the edges and in the open. The states a model
+        // learns from are read through the same tables and compared with coordinates too.
         let mut dict = SpatialDict::new();
         let (mut compared, mut hits) = (0, [0usize; MAX_DISTANCE + 1]);
         for size in [2, 5, 9, 10, 19, MAX_SIZE] {
@@ -457,6 +455,10 @@ mod tests {
             for b in &positions {
                 for p in b.points().filter(|&p| b.color_at(p).is_none()) {
                     for color in [Color::Black, Color::White] {
+                        let (x, y) = b.coords(p).unwrap();
+                        let by_coordinates: Vec<u8> =
+                            geometry().offsets.iter().map(|&o| state(b, color.cell(), x, y, o) as u8).collect();
+                        assert_eq!(states(b, color, p).map(Vec::from), Some(by_coordinates), "{color:?} {p:?}\n{b}");
                         let id = dict.lookup(b, color, p);
                         assert_eq!(id, lookup_by_coordinates(&dict, b, color, p), "{color:?} {p:?}\n{b}");
                         hits[dict.pattern(id).map_or(0, |(d, _)| d)] += 1;
