@@ -2,10 +2,11 @@
 //! (uniform, no eye filling) and heavy ones (tactics, classic 3x3 patterns). Each playout
 //! refills one scratch board from the root with `clone_from`, as a search would.
 //!
-//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|nakade|tactics+nakade|full|all] [9|19]`
+//! Run with `cargo run --release -p tabula-go --example playout_speed [seconds-per-run] [light|heavy|tactics|nakade|tactics+nakade|full|heavy+moggy|full+moggy|all] [9|19]`
 //! (`tactics`: the heavy playouts with their ladder and two-liberty reading, `nakade`: with
 //! their nakade rules, `tactics+nakade`: with both, `full`: the `HeavyPolicy::full` preset, the
-//! `playout=full` of the Go agent; none of them is in `all`).
+//! `playout=full` of the Go agent; `heavy+moggy` and `full+moggy`: those playing their rules
+//! at Moggy's rates, the agent's `rates=moggy`; none of them is in `all`).
 //! A budget written `2000p` runs exactly 2000 playouts instead (for instruction counts under
 //! a profiler, which do not depend on the machine's load).
 //!
@@ -16,7 +17,7 @@
 use std::time::{Duration, Instant};
 
 use tabula_core::Rng;
-use tabula_go::{Board, Go, HeavyPolicy, Pattern3x3, Rules};
+use tabula_go::{Board, Go, HeavyPolicy, Pattern3x3, RuleRates, Rules};
 
 /// How long to measure.
 #[derive(Copy, Clone)]
@@ -78,7 +79,10 @@ fn main() {
     let nakade = HeavyPolicy { nakade: true, ..heavy.clone() };
     let both = HeavyPolicy { tactics: true, nakade: true, ..heavy.clone() };
     let full = HeavyPolicy::full(Pattern3x3::classic());
-    let extra = matches!(only.as_str(), "tactics" | "nakade" | "tactics+nakade" | "full");
+    let heavy_moggy = HeavyPolicy { rates: RuleRates::MOGGY, ..heavy.clone() };
+    let full_moggy = HeavyPolicy { rates: RuleRates::MOGGY, ..full.clone() };
+    let extra =
+        matches!(only.as_str(), "tactics" | "nakade" | "tactics+nakade" | "full" | "heavy+moggy" | "full+moggy");
     let sizes: Vec<usize> = match std::env::args().nth(3).and_then(|s| s.parse().ok()) {
         Some(n) if (tabula_go::MIN_SIZE..=tabula_go::MAX_SIZE).contains(&n) => vec![n],
         _ => vec![9, 19],
@@ -103,6 +107,12 @@ fn main() {
         }
         if only == "full" {
             measure("full", &go, budget, |b, rng| full.playout(b, rng, cap));
+        }
+        if only == "heavy+moggy" {
+            measure("heavy, rates=moggy", &go, budget, |b, rng| heavy_moggy.playout(b, rng, cap));
+        }
+        if only == "full+moggy" {
+            measure("full, rates=moggy", &go, budget, |b, rng| full_moggy.playout(b, rng, cap));
         }
     }
 }

@@ -14,6 +14,7 @@ use tabula_search::{MctsAgent, MctsConfig};
 
 use crate::game::{Go, Move};
 use crate::gtp::capture_before_passing;
+use crate::heavy::RuleRates;
 use crate::policy::{GoPolicy, LastGoodReplies, Playouts, Priors, WIDEN_BASE, WIDEN_RATE, fills_own_eye};
 use crate::status::dead_stones;
 
@@ -71,6 +72,36 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "prev_patterns",
         "false",
         "heavy playouts also play 3x3 patterns around the side to move's own previous move (Pachi's Moggy pattern2)",
+    ),
+    ParamInfo::new(
+        "rates",
+        "always",
+        "how often the heavy playouts play each rule where it applies: always, or moggy (Pachi's Moggy rates: ataris next to the last move 90%, nakade 80%, two-liberty fights 90%, patterns 100%, self-atari check 60%)",
+    ),
+    ParamInfo::new(
+        "local_rate",
+        "100",
+        "percent of the moves on which the heavy playouts' atari escapes and captures next to the last move are played where they apply (groups of three stones or more always escape), 0..=100; where given, over the rates preset's",
+    ),
+    ParamInfo::new(
+        "nakade_rate",
+        "100",
+        "percent for the heavy playouts' nakade vital points, 0..=100; where given, over the rates preset's",
+    ),
+    ParamInfo::new(
+        "two_liberty_rate",
+        "100",
+        "percent for the heavy playouts' two-liberty fights, 0..=100; where given, over the rates preset's",
+    ),
+    ParamInfo::new(
+        "pattern_rate",
+        "100",
+        "percent for the heavy playouts' 3x3 patterns, 0..=100; where given, over the rates preset's",
+    ),
+    ParamInfo::new(
+        "self_atari_rate",
+        "100",
+        "percent of the heavy playouts' random moves checked for self-atari (unchecked, only a self-atari of three stones or more is redrawn), 0..=100; where given, over the rates preset's",
     ),
     ParamInfo::new(
         "lgrf",
@@ -304,6 +335,34 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
             .filter(|&n| n <= 100)
             .ok_or_else(|| bad(spec, "ko_fights", v, "must be a whole percent from 0 to 100"))?,
     };
+    let mut rates =
+        word(spec, "rates", &[("always", RuleRates::ALWAYS), ("moggy", RuleRates::MOGGY)], RuleRates::ALWAYS)?;
+    for (key, rate) in [
+        ("local_rate", &mut rates.local),
+        ("nakade_rate", &mut rates.nakade),
+        ("two_liberty_rate", &mut rates.two_liberty),
+        ("pattern_rate", &mut rates.pattern),
+        ("self_atari_rate", &mut rates.self_atari),
+    ] {
+        match spec.get(key).map(str::trim) {
+            None | Some("") => {}
+            Some(v) => {
+                *rate = v
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|&n| n <= 100)
+                    .ok_or_else(|| bad(spec, key, v, "must be a whole percent from 0 to 100"))?;
+            }
+        }
+    }
+    if !rates.is_always() && playouts != Playouts::Heavy {
+        return Err(bad(
+            spec,
+            "rates",
+            spec.get("rates").unwrap_or("custom"),
+            "the rates are those of the heavy or full playouts' rules, not light ones",
+        ));
+    }
     if prev_patterns && playouts != Playouts::Heavy {
         return Err(bad(
             spec,
@@ -348,6 +407,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         .with_last_good_replies(lgrf)
         .with_ko_fights(ko_fights)
         .with_prev_patterns(prev_patterns)
+        .with_rule_rates(rates)
         .with_prior_shares(config.prior_visits > 0.0)
         .with_criticality(crit as f32)
         .with_races(races as f32)
@@ -555,6 +615,23 @@ impl Agent<Go> for GoAgent {
         }
         if policy.prev_patterns() {
             spec = spec.with("prev_patterns", true);
+        }
+        let rates = policy.rule_rates();
+        if rates == RuleRates::MOGGY {
+            spec = spec.with("rates", "moggy");
+        } else {
+            let always = RuleRates::ALWAYS;
+            for (key, rate, default) in [
+                ("local_rate", rates.local, always.local),
+                ("nakade_rate", rates.nakade, always.nakade),
+                ("two_liberty_rate", rates.two_liberty, always.two_liberty),
+                ("pattern_rate", rates.pattern, always.pattern),
+                ("self_atari_rate", rates.self_atari, always.self_atari),
+            ] {
+                if rate != default {
+                    spec = spec.with(key, rate);
+                }
+            }
         }
         spec.to_string()
     }
@@ -844,6 +921,35 @@ mod tests {
             assert_eq!(a.name(), b.name());
         }
         assert!(go_mcts(&Spec::parse("mcts(amaf=some)").unwrap()).is_err());
+    }
+
+    #[test]
+    fn rule_rates_are_read_named_back_and_checked() {
+        let moggy = go_agent(&Spec::parse("mcts(rates=moggy)").unwrap()).unwrap();
+        assert_eq!(moggy.inner().policy().rule_rates(), RuleRates::MOGGY);
+        assert!(moggy.name().contains("rates=moggy"), "{}", moggy.name());
+        let plain = go_agent(&Spec::parse("mcts()").unwrap()).unwrap();
+        assert_eq!(plain.inner().policy().rule_rates(), RuleRates::ALWAYS);
+        assert!(!plain.name().contains("rate"), "{}", plain.name());
+        // One rule's rate over a preset's; the name builds the same player again.
+        let one = go_agent(&Spec::parse("mcts(rates=moggy,self_atari_rate=95)").unwrap()).unwrap();
+        assert_eq!(one.inner().policy().rule_rates(), RuleRates { self_atari: 95, ..RuleRates::MOGGY });
+        let again = go_agent(&Spec::parse(&one.name()).unwrap()).unwrap();
+        assert_eq!(again.inner().policy().rule_rates(), one.inner().policy().rule_rates(), "{}", one.name());
+        let local = go_agent(&Spec::parse("mcts(local_rate=90)").unwrap()).unwrap();
+        assert_eq!(local.inner().policy().rule_rates(), RuleRates { local: 90, ..RuleRates::ALWAYS });
+        assert!(local.name().contains("local_rate=90") && !local.name().contains("rates="), "{}", local.name());
+        for bad in [
+            "mcts(rates=often)",
+            "mcts(local_rate=101)",
+            "mcts(pattern_rate=-1)",
+            "mcts(nakade_rate=4.5)",
+            "mcts(rates=moggy,playout=light)",
+            "mcts(self_atari_rate=60,playout=light)",
+        ] {
+            assert!(go_agent(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
+        }
+        assert!(go_agent(&Spec::parse("mcts(rates=always,playout=light)").unwrap()).is_ok());
     }
 
     #[test]

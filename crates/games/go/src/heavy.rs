@@ -30,6 +30,10 @@
 //!    in Pachi's Moggy), so that the shared liberties of a seki are left empty and the
 //!    playout scores it as the seki it is.
 //!
+//! Where a rule applies it is played every time, unless [`RuleRates`] says how often: Moggy
+//! plays its rules at rates tuned together (`rates=moggy` of the Go agent), so that the
+//! playouts do not answer every local threat the same way.
+//!
 //! Patterns come through [`PatternHook`]; [`Pattern3x3`] is a table of 3x3 neighbourhoods
 //! (the eight points around an empty point, seen from the side to move), closed under the
 //! eight symmetries of the square. [`PatternStats`] harvests them from game records: every
@@ -540,6 +544,55 @@ fn nakade_fill(board: &Board, color: Color, p: usize) -> bool {
     enclosed && !races && nakade_shape(board, &stones[..n]).is_some()
 }
 
+/// How often each rule of the heavy playouts is played where it applies, in percent, as
+/// Pachi's Moggy plays its rules (`lcapturerate`, `nakaderate`, `atarirate`, `patternrate`,
+/// `selfatarirate`): a rule that is skipped leaves the move to the rules after it. At 100
+/// (every rate of [`RuleRates::ALWAYS`]) a rule is played every time and no random number is
+/// drawn for it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RuleRates {
+    /// Atari escapes and captures next to the last move (steps 1 and 2 of the module docs;
+    /// Moggy's `lcapturerate`). An own group of three stones or more in atari is always
+    /// defended, as in Moggy.
+    pub local: u8,
+    /// The vital point of a small eye space (with `nakade`; Moggy's `nakaderate`).
+    pub nakade: u8,
+    /// Two-liberty fights (step 3, with `tactics`; Moggy's `atarirate`).
+    pub two_liberty: u8,
+    /// Patterns around the last move (step 4; Moggy's `patternrate`).
+    pub pattern: u8,
+    /// The self-atari check of the random move (step 5; Moggy's `selfatarirate`). When it is
+    /// skipped, a self-atari is still redrawn if it would leave three stones or more in atari.
+    pub self_atari: u8,
+}
+
+impl RuleRates {
+    /// Every rule every time (the default).
+    pub const ALWAYS: RuleRates =
+        RuleRates { local: 100, nakade: 100, two_liberty: 100, pattern: 100, self_atari: 100 };
+
+    /// Moggy's rates on boards up to 13x13 (`lcapturerate` 90, `nakaderate` 80, `atarirate`
+    /// 90, `patternrate` 100, `selfatarirate` 60).
+    pub const MOGGY: RuleRates = RuleRates { local: 90, nakade: 80, two_liberty: 90, pattern: 100, self_atari: 60 };
+
+    /// Whether every rate is 100.
+    pub fn is_always(&self) -> bool {
+        *self == RuleRates::ALWAYS
+    }
+}
+
+impl Default for RuleRates {
+    fn default() -> Self {
+        RuleRates::ALWAYS
+    }
+}
+
+/// Whether a rule of this rate is played this time (always at 100 and above, with no draw).
+#[inline(always)]
+fn fires(rate: u8, rng: &mut Rng) -> bool {
+    rate >= 100 || rng.below(100) < rate as usize
+}
+
 /// Adds the point `l` to the candidates `cands[..n]` if there is room, it is not there yet and
 /// `ok()` holds (asked last, as it is the dear part).
 #[inline]
@@ -573,6 +626,8 @@ pub struct HeavyPolicy<P: PatternHook = NoPatterns> {
     /// The pattern step also looks around the side to move's own previous move (Moggy's
     /// `pattern2`), at the points not next to the last move.
     pub prev_patterns: bool,
+    /// How often each rule is played where it applies.
+    pub rates: RuleRates,
 }
 
 impl Default for HeavyPolicy<NoPatterns> {
@@ -592,6 +647,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
             nakade: false,
             ko_fights: 0,
             prev_patterns: false,
+            rates: RuleRates::ALWAYS,
         }
     }
 
@@ -659,6 +715,8 @@ impl<P: PatternHook> HeavyPolicy<P> {
             // 1. Atari escape for own groups next to the last move (each once: a group met again
             // would give the same candidates).
             let mut escaped = [usize::MAX; 4];
+            // An own group of three stones or more in atari is defended whatever the rate.
+            let mut forced = false;
             for (i, nb) in board.nbrs(last).into_iter().enumerate() {
                 if board.neighbour_count(last, own) == 0 {
                     break;
@@ -671,6 +729,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                     continue;
                 }
                 escaped[i] = g;
+                forced |= self.rates.local < 100 && board.group_size(nb) >= 3;
                 // Capture an opponent group in atari touching the group.
                 let before = n;
                 board.for_each_neighbour_group(g, opp, |h| {
@@ -692,12 +751,19 @@ impl<P: PatternHook> HeavyPolicy<P> {
                         }
                 });
             }
+            // One draw for steps 1 and 2 together, as Moggy's local atari check.
+            let mut local_skipped = false;
             if n > 0 {
-                return Some(Point(cands[rng.below(n)] as u16));
+                if forced || fires(self.rates.local, rng) {
+                    return Some(Point(cands[rng.below(n)] as u16));
+                }
+                (n, local_skipped) = (0, true);
             }
             // 2. Capture opponent groups next to the last move (the last stone's own group
             // included: when the stone is there, it is the group of all the others).
-            if board.cell(last) == opp {
+            if local_skipped {
+                // Moggy skips its local atari check as a whole: no capture either.
+            } else if board.cell(last) == opp {
                 let g = board.group_of(last);
                 if board.group_in_atari(g) {
                     let l = board.atari_liberty(g);
@@ -712,7 +778,10 @@ impl<P: PatternHook> HeavyPolicy<P> {
                 }
             }
             if n > 0 {
-                return Some(Point(cands[rng.below(n)] as u16));
+                if fires(self.rates.local, rng) {
+                    return Some(Point(cands[rng.below(n)] as u16));
+                }
+                n = 0;
             }
             if let Some(r) = replies
                 && let Some(p) = r.reply(board, |p| self.may_reply(board, color, p))
@@ -722,6 +791,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
             // The vital point of an eye space that the last move made or shrank.
             if self.nakade
                 && let Some(v) = nakade_reply(board, last)
+                && fires(self.rates.nakade, rng)
             {
                 return Some(Point(v as u16));
             }
@@ -729,7 +799,10 @@ impl<P: PatternHook> HeavyPolicy<P> {
             if self.tactics {
                 n = self.two_liberty_moves(board, last, &mut cands);
                 if n > 0 {
-                    return Some(Point(cands[rng.below(n)] as u16));
+                    if fires(self.rates.two_liberty, rng) {
+                        return Some(Point(cands[rng.below(n)] as u16));
+                    }
+                    n = 0;
                 }
             }
             // 4. Patterns around the last move (and with `prev_patterns`, around the side to
@@ -751,7 +824,7 @@ impl<P: PatternHook> HeavyPolicy<P> {
                     }
                 }
             }
-            if n > 0 {
+            if n > 0 && fires(self.rates.pattern, rng) {
                 return Some(Point(cands[rng.below(n)] as u16));
             }
         }
@@ -762,6 +835,9 @@ impl<P: PatternHook> HeavyPolicy<P> {
         if self.self_atari_retries == 0 || !self.is_self_atari(board, color, mv) {
             return Some(mv);
         }
+        if !fires(self.rates.self_atari, rng) && !self.joins_three_stones(board, color, mv.index()) {
+            return Some(mv);
+        }
         for _ in 0..self.self_atari_retries {
             let mv = board.random_light_move(rng)?;
             if !self.is_self_atari(board, color, mv) {
@@ -769,6 +845,23 @@ impl<P: PatternHook> HeavyPolicy<P> {
             }
         }
         board.random_light_move_where(rng, |p| !self.is_self_atari(board, color, p))
+    }
+
+    /// Whether a stone of `color` on `p` would be in a group of three stones or more (the
+    /// self-atari that a skipped check still redraws).
+    pub(crate) fn joins_three_stones(&self, board: &Board, color: Color, p: usize) -> bool {
+        let own = color.cell();
+        let (mut seen, mut stones) = ([usize::MAX; 4], 1);
+        for (i, q) in board.nbrs(p).into_iter().enumerate() {
+            if board.cell(q) == own {
+                let g = board.group_of(q);
+                if !seen.contains(&g) {
+                    seen[i] = g;
+                    stones += board.group_size(q);
+                }
+            }
+        }
+        stones >= 3
     }
 
     /// Whether the pattern step plays `q`: an empty point whose 3x3 neighbourhood the patterns

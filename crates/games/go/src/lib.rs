@@ -76,7 +76,8 @@ pub use spatial::{
 pub use status::LEANING;
 
 pub use heavy::{
-    HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, canonical_key, pattern_key, transform_key,
+    HeavyPolicy, NoPatterns, Pattern3x3, PatternHook, PatternStats, RuleRates, canonical_key, pattern_key,
+    transform_key,
 };
 
 #[cfg(test)]

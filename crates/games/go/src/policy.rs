@@ -34,7 +34,7 @@ use tabula_search::{MctsPolicy, OWNER_NONE};
 use crate::board::{Board, Color, Point};
 use crate::criticality::{CRIT_MIN_PLAYOUTS, Criticality};
 use crate::game::{Go, Move};
-use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, is_vital_point, pattern_key};
+use crate::heavy::{HeavyPolicy, Pattern3x3, PatternHook, RuleRates, is_vital_point, pattern_key};
 use crate::model::MoveModel;
 use crate::races::{MAX_URGENT, Urgent};
 use crate::replies::{PlayoutMoves, Replies};
@@ -659,6 +659,26 @@ impl GoPolicy {
     /// Whether the heavy playouts look for patterns around the previous move too.
     pub fn prev_patterns(&self) -> bool {
         self.heavy.prev_patterns
+    }
+
+    /// Sets how often the heavy playouts play each rule where it applies (default
+    /// [`RuleRates::ALWAYS`]; [`RuleRates::MOGGY`] is Pachi's).
+    pub fn with_rule_rates(mut self, rates: RuleRates) -> GoPolicy {
+        let clamp = |r: u8| r.min(100);
+        let rates = RuleRates {
+            local: clamp(rates.local),
+            nakade: clamp(rates.nakade),
+            two_liberty: clamp(rates.two_liberty),
+            pattern: clamp(rates.pattern),
+            self_atari: clamp(rates.self_atari),
+        };
+        self.heavy = Arc::new(HeavyPolicy { rates, ..(*self.heavy).clone() });
+        self
+    }
+
+    /// How often the heavy playouts play each rule where it applies.
+    pub fn rule_rates(&self) -> RuleRates {
+        self.heavy.rates
     }
 
     /// The heavy playouts' 3x3 patterns.

@@ -870,6 +870,52 @@ fn full_playouts_are_legal_and_repeat_per_seed() {
     }
 }
 
+#[test]
+fn rule_rates_skip_a_rule_as_often_as_asked() {
+    // No patterns, so that a skipped rule leaves the move to the random step alone.
+    let with_local =
+        |local: u8| HeavyPolicy { rates: RuleRates { local, ..RuleRates::ALWAYS }, ..HeavyPolicy::default() };
+    let count = |policy: &HeavyPolicy, g: &Go, p: &str| {
+        let mut rng = tabula_core::Rng::new(11);
+        (0..400).filter(|_| policy.choose(g.board(), &mut rng) == Some(pt(g, p))).count()
+    };
+    // White's last stone A1 is in atari: Black takes it at B1 as often as the rate says, and
+    // otherwise only when a later rule or the random move happens to.
+    let mut capture = go("go(size=7)");
+    play(&mut capture, "A2 A1");
+    assert_eq!(count(&with_local(100), &capture, "B1"), 400);
+    let half = count(&with_local(50), &capture, "B1");
+    assert!((170..=250).contains(&half), "{half} of 400 at 50%");
+    assert!(count(&with_local(0), &capture, "B1") < 60);
+    // Black's two stones D1 E1 in atari (White's last move E2): escaped at F1 by the rate...
+    let mut two = go("go(size=7)");
+    play(&mut two, "D1 D2 E1 C1 G7 E2");
+    assert!(two.board().in_atari(pt(&two, "D1")));
+    assert_eq!(count(&with_local(100), &two, "F1"), 400);
+    assert!(count(&with_local(0), &two, "F1") < 60);
+    // ...but three stones in atari escape whatever the rate, as in Moggy.
+    let mut three = go("go(size=7)");
+    play(&mut three, "C1 C2 D1 D2 E1 B1 G7 E2");
+    assert!(three.board().in_atari(pt(&three, "C1")));
+    assert_eq!(count(&with_local(0), &three, "F1"), 400);
+    // A skipped self-atari check still redraws a self-atari of three stones or more.
+    let policy = HeavyPolicy::default();
+    assert!(policy.joins_three_stones(three.board(), Color::Black, pt(&three, "F1").index()));
+    assert!(!policy.joins_three_stones(two.board(), Color::White, pt(&two, "B1").index()));
+    assert!(!policy.joins_three_stones(two.board(), Color::Black, pt(&two, "A7").index()));
+}
+
+#[test]
+fn moggy_rates_play_legal_seeded_playouts_of_their_own() {
+    let always = HeavyPolicy::full(Pattern3x3::classic());
+    let moggy = HeavyPolicy { rates: RuleRates::MOGGY, ..always.clone() };
+    for size in [9, 19] {
+        let first = seeded_playouts_fingerprint(&moggy, size, 30);
+        assert_eq!(first, seeded_playouts_fingerprint(&moggy, size, 30), "{size}x{size}");
+        assert_ne!(first, seeded_playouts_fingerprint(&always, size, 30), "{size}x{size}");
+    }
+}
+
 /// The liberties of the group on `p` in the order a walk of its stones from `p` meets them.
 fn walked_liberties(b: &Board, p: Point) -> Vec<usize> {
     let mut libs = Vec::new();
