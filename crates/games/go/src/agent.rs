@@ -222,6 +222,32 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
     })
 }
 
+/// The value of `key` as a whole percent, 0 to 100, or `None` when absent or empty.
+fn percent(spec: &Spec, key: &str) -> Result<Option<u8>, SpecError> {
+    match spec.get(key).map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => v
+            .parse::<u8>()
+            .ok()
+            .filter(|&n| n <= 100)
+            .map(Some)
+            .ok_or_else(|| bad(spec, key, v, "must be a whole percent from 0 to 100")),
+    }
+}
+
+/// Picks one rate out of a [`RuleRates`].
+type RateField = fn(&mut RuleRates) -> &mut u8;
+
+/// The spec's key of each of the heavy playouts' rule rates, and the rate it sets: read by
+/// [`go_mcts`] and written back by the player's name.
+const RATE_KEYS: [(&str, RateField); 5] = [
+    ("local_rate", |r| &mut r.local),
+    ("nakade_rate", |r| &mut r.nakade),
+    ("two_liberty_rate", |r| &mut r.two_liberty),
+    ("pattern_rate", |r| &mut r.pattern),
+    ("self_atari_rate", |r| &mut r.self_atari),
+];
+
 /// The check of `full_from` and `full_apart`, which switch plain heavy playouts to full ones:
 /// an error when `key` is set (`set`) and the playouts are not plain heavy ones (`not_plain`).
 fn switches_plain_to_full(spec: &Spec, key: &str, set: bool, not_plain: bool) -> Result<(), SpecError> {
@@ -327,39 +353,25 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
     let vital = number("vital", 0.0, 2.0)?;
     let dyn_komi = number("dyn_komi", 0.0, 50.0)?;
     let margin = number("margin", 0.0, 0.5)?;
-    let ko_fights = match spec.get("ko_fights").map(str::trim) {
-        None => 0,
-        Some(v) => v
-            .parse::<u8>()
-            .ok()
-            .filter(|&n| n <= 100)
-            .ok_or_else(|| bad(spec, "ko_fights", v, "must be a whole percent from 0 to 100"))?,
-    };
+    let ko_fights = percent(spec, "ko_fights")?.unwrap_or(0);
     let mut rates =
         word(spec, "rates", &[("always", RuleRates::ALWAYS), ("moggy", RuleRates::MOGGY)], RuleRates::ALWAYS)?;
-    for (key, rate) in [
-        ("local_rate", &mut rates.local),
-        ("nakade_rate", &mut rates.nakade),
-        ("two_liberty_rate", &mut rates.two_liberty),
-        ("pattern_rate", &mut rates.pattern),
-        ("self_atari_rate", &mut rates.self_atari),
-    ] {
-        match spec.get(key).map(str::trim) {
-            None | Some("") => {}
-            Some(v) => {
-                *rate = v
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|&n| n <= 100)
-                    .ok_or_else(|| bad(spec, key, v, "must be a whole percent from 0 to 100"))?;
-            }
+    for (key, field) in RATE_KEYS {
+        if let Some(rate) = percent(spec, key)? {
+            *field(&mut rates) = rate;
         }
     }
     if !rates.is_always() && playouts != Playouts::Heavy {
+        // Name the first key of the spec that asked for rates below 100.
+        let asks = |key: &str, value: &str| match key {
+            "rates" => !value.trim().eq_ignore_ascii_case("always"),
+            key => RATE_KEYS.iter().any(|&(k, _)| k == key) && value.trim() != "100",
+        };
+        let key = spec.params.iter().find(|(k, v)| asks(k, &v.0)).map_or("rates", |(key, _)| key.as_str());
         return Err(bad(
             spec,
-            "rates",
-            spec.get("rates").unwrap_or("custom"),
+            key,
+            spec.get(key).unwrap_or_default(),
             "the rates are those of the heavy or full playouts' rules, not light ones",
         ));
     }
@@ -616,19 +628,14 @@ impl Agent<Go> for GoAgent {
         if policy.prev_patterns() {
             spec = spec.with("prev_patterns", true);
         }
-        let rates = policy.rule_rates();
+        let mut rates = policy.rule_rates();
         if rates == RuleRates::MOGGY {
             spec = spec.with("rates", "moggy");
         } else {
-            let always = RuleRates::ALWAYS;
-            for (key, rate, default) in [
-                ("local_rate", rates.local, always.local),
-                ("nakade_rate", rates.nakade, always.nakade),
-                ("two_liberty_rate", rates.two_liberty, always.two_liberty),
-                ("pattern_rate", rates.pattern, always.pattern),
-                ("self_atari_rate", rates.self_atari, always.self_atari),
-            ] {
-                if rate != default {
+            let mut always = RuleRates::ALWAYS;
+            for (key, field) in RATE_KEYS {
+                let rate = *field(&mut rates);
+                if rate != *field(&mut always) {
                     spec = spec.with(key, rate);
                 }
             }
@@ -950,6 +957,21 @@ mod tests {
             assert!(go_agent(&Spec::parse(bad).unwrap()).is_err(), "{bad}");
         }
         assert!(go_agent(&Spec::parse("mcts(rates=always,playout=light)").unwrap()).is_ok());
+        // A rate refused with light playouts is named by the key that asked for it.
+        for (spec, named) in [
+            ("mcts(self_atari_rate=60,playout=light)", "self_atari_rate"),
+            ("mcts(rates=moggy,playout=light)", "rates"),
+            ("mcts(two_liberty_rate=50,nakade_rate=100,playout=light)", "two_liberty_rate"),
+        ] {
+            match go_mcts(&Spec::parse(spec).unwrap()) {
+                Err(SpecError::BadValue { key, .. }) => assert_eq!(key, named, "{spec}"),
+                Err(e) => panic!("{spec}: {e}"),
+                Ok(_) => panic!("{spec} was taken"),
+            }
+        }
+        // The whole-percent check is the same for ko_fights.
+        assert!(go_agent(&Spec::parse("mcts(ko_fights=101)").unwrap()).is_err());
+        assert_eq!(go_agent(&Spec::parse("mcts(ko_fights=40)").unwrap()).unwrap().inner().policy().ko_fights(), 40);
     }
 
     #[test]

@@ -579,6 +579,18 @@ impl RuleRates {
     pub fn is_always(&self) -> bool {
         *self == RuleRates::ALWAYS
     }
+
+    /// These rates with each one above 100 brought down to 100, which plays the same.
+    pub fn capped(self) -> RuleRates {
+        let cap = |r: u8| r.min(100);
+        RuleRates {
+            local: cap(self.local),
+            nakade: cap(self.nakade),
+            two_liberty: cap(self.two_liberty),
+            pattern: cap(self.pattern),
+            self_atari: cap(self.self_atari),
+        }
+    }
 }
 
 impl Default for RuleRates {

@@ -664,14 +664,7 @@ impl GoPolicy {
     /// Sets how often the heavy playouts play each rule where it applies (default
     /// [`RuleRates::ALWAYS`]; [`RuleRates::MOGGY`] is Pachi's).
     pub fn with_rule_rates(mut self, rates: RuleRates) -> GoPolicy {
-        let clamp = |r: u8| r.min(100);
-        let rates = RuleRates {
-            local: clamp(rates.local),
-            nakade: clamp(rates.nakade),
-            two_liberty: clamp(rates.two_liberty),
-            pattern: clamp(rates.pattern),
-            self_atari: clamp(rates.self_atari),
-        };
+        let rates = rates.capped();
         self.heavy = Arc::new(HeavyPolicy { rates, ..(*self.heavy).clone() });
         self
     }

@@ -871,6 +871,15 @@ fn full_playouts_are_legal_and_repeat_per_seed() {
 }
 
 #[test]
+fn rule_rates_above_100_are_capped_and_play_as_always() {
+    let over = RuleRates { local: 250, nakade: 101, two_liberty: 100, pattern: 99, self_atari: 0 };
+    let capped = over.capped();
+    assert_eq!(capped, RuleRates { local: 100, nakade: 100, two_liberty: 100, pattern: 99, self_atari: 0 });
+    assert_eq!(GoPolicy::new(Playouts::Heavy, 1).with_rule_rates(over).rule_rates(), capped);
+    assert!(RuleRates::ALWAYS.capped().is_always());
+}
+
+#[test]
 fn rule_rates_skip_a_rule_as_often_as_asked() {
     // No patterns, so that a skipped rule leaves the move to the random step alone.
     let with_local =
