@@ -3,11 +3,11 @@
 //! takes hours.
 //!
 //! The positions come from an arena results file (JSON lines; Go games only, games with a
-//! winner only): every ply from `FROM` to `TO` of each game, or, with `--turns-of TEXT`, only
-//! the plies of the seat whose player's name contains `TEXT` (for instance the stronger
-//! program's turns, so that its moves are the ones compared with). Each `SPEC` (a Go
-//! `mcts(...)` player; give it `playouts=N` so that the work is the same whatever the machine's
-//! load) searches each position afresh, and is scored on
+//! winner only): every ply from `FROM` to `TO` of each game past its opening, or, with
+//! `--turns-of TEXT`, only the plies of the seat whose player's name contains `TEXT` (for
+//! instance the stronger program's turns, so that its moves are the ones compared with). Each
+//! `SPEC` (a Go `mcts(...)` player; give it `playouts=N` so that the work is the same whatever
+//! the machine's load) searches each position afresh, and is scored on
 //!
 //! - **AUC**: how well its win rate for the side to move tells whether that side went on to
 //!   win the game (the share of (won, lost) position pairs it orders right; 1 is perfect,
@@ -22,8 +22,10 @@
 //! `--games N` reads the first N Go games, drawn ones included (default all); `--jobs J`
 //! searches J positions at once (default the machine's cores). The bands are eight plies wide
 //! from `FROM`, the last one up to fifteen, to `TO`. The positions and results are the same
-//! for every spec, so two specs' figures are paired; a difference of a few hundredths of AUC
-//! over about a thousand positions is within the noise.
+//! for every spec, so two specs' figures are paired: each spec's AUC and agreement less the
+//! first spec's come with 95% intervals from a bootstrap over whole games. A search's seed
+//! alone moves the agreement by about two points over 900 positions (docs/BENCHMARKS.md), so
+//! run a spec with two or three seeds before trusting a small difference.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -144,7 +146,8 @@ fn positions(args: &Args) -> Vec<Position> {
             }
             let seat = state.current_player().index();
             let turn = args.turns_of.as_ref().is_none_or(|t| record.players.get(seat).is_some_and(|p| p.contains(t)));
-            if ply >= args.from && turn {
+            // The opening's moves were given to the players, not chosen by them.
+            if ply >= args.from.max(record.opening_plies) && turn {
                 out.push(Position {
                     game: record.id,
                     ply,
@@ -287,8 +290,14 @@ fn against_first(positions: &[Position], judged: &[Vec<Judgement>]) -> Vec<[(f64
         .into_iter()
         .map(|d| {
             d.map(|mut v| {
+                // A resample without a won or a lost position has no AUC.
+                v.retain(|x| !x.is_nan());
                 v.sort_by(f64::total_cmp);
-                (v[v.len() * 25 / 1000], v[v.len() * 975 / 1000 - 1])
+                if v.is_empty() {
+                    (f64::NAN, f64::NAN)
+                } else {
+                    (v[v.len() * 25 / 1000], v[(v.len() * 975).div_ceil(1000) - 1])
+                }
             })
         })
         .collect()
