@@ -222,10 +222,10 @@ fn word<T: Copy>(spec: &Spec, key: &str, options: &[(&str, T)], default: T) -> R
     })
 }
 
-/// The value of `key` as a whole percent, 0 to 100, or `None` when absent or empty.
+/// The value of `key` as a whole percent, 0 to 100, or `None` when absent.
 fn percent(spec: &Spec, key: &str) -> Result<Option<u8>, SpecError> {
     match spec.get(key).map(str::trim) {
-        None | Some("") => Ok(None),
+        None => Ok(None),
         Some(v) => v
             .parse::<u8>()
             .ok()
@@ -971,6 +971,9 @@ mod tests {
         }
         // The whole-percent check is the same for ko_fights.
         assert!(go_agent(&Spec::parse("mcts(ko_fights=101)").unwrap()).is_err());
+        // An empty value (which only a spec built in code can hold) is not a percent either.
+        assert!(go_agent(&Spec::named("mcts").with("ko_fights", "")).is_err());
+        assert!(go_agent(&Spec::named("mcts").with("local_rate", "")).is_err());
         assert_eq!(go_agent(&Spec::parse("mcts(ko_fights=40)").unwrap()).unwrap().inner().policy().ko_fights(), 40);
     }
 
