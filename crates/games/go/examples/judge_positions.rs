@@ -84,6 +84,9 @@ struct Args {
     specs: Vec<Spec>,
 }
 
+/// The most searches `--jobs` may run at once (one thread each).
+const MAX_JOBS: usize = 256;
+
 fn parse_args() -> Args {
     let usage = "usage: judge_positions RESULTS FROM TO [--games N] [--turns-of TEXT] [--jobs J] SPEC...";
     let mut rest = std::env::args().skip(1);
@@ -116,8 +119,8 @@ fn parse_args() -> Args {
         .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = jobs.unwrap_or(cores);
-    if jobs == 0 {
-        fail("--jobs must be 1 or more".into());
+    if !(1..=MAX_JOBS).contains(&jobs) {
+        fail(format!("--jobs must be from 1 to {MAX_JOBS}"));
     }
     Args { results: positional[0].clone(), from, to, games, turns_of, jobs, specs }
 }
