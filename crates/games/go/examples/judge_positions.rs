@@ -13,7 +13,8 @@
 //!   win the game (the share of (won, lost) position pairs it orders right; 1 is perfect,
 //!   0.5 a coin toss), by band of plies and over all;
 //! - **Brier**: the mean squared difference between that win rate and the result (1 or 0);
-//! - **agrees**: the share of positions where it chooses the move played in the game.
+//! - **agrees**: the share of positions where it chooses the move played in the game, by
+//!   band of plies and over all.
 //!
 //! ```text
 //! cargo run --release -p tabula-go --example judge_positions -- RESULTS FROM TO [--games N] [--turns-of TEXT] [--jobs J] SPEC...
@@ -227,23 +228,20 @@ fn main() {
     }
     let judged: Vec<Vec<Judgement>> =
         judged.into_iter().map(|j| j.into_inner().unwrap_or_else(|e| e.into_inner())).collect();
-    let head: Vec<String> = bands.iter().map(|(lo, hi)| format!("{lo}-{hi} AUC (n)")).collect();
+    let head: Vec<String> = bands.iter().map(|(lo, hi)| format!("{lo}-{hi} AUC, agrees (n)")).collect();
     println!("# spec | {} | Brier | agrees | AUC and agrees against the first spec, 95% by games", head.join(" | "));
     let spread = against_first(&positions, &judged);
     for ((spec, judged), spread) in args.specs.iter().zip(&judged).zip(spread) {
-        let pairs = |lo: usize, hi: usize| -> Vec<(f64, bool)> {
-            positions
-                .iter()
-                .zip(judged)
-                .filter(|(p, _)| (lo..=hi).contains(&p.ply))
-                .map(|(p, j)| (j.value, p.won))
-                .collect()
-        };
+        let in_band =
+            |lo: usize, hi: usize| positions.iter().zip(judged).filter(move |(p, _)| (lo..=hi).contains(&p.ply));
+        let pairs =
+            |lo: usize, hi: usize| -> Vec<(f64, bool)> { in_band(lo, hi).map(|(p, j)| (j.value, p.won)).collect() };
         let cells: Vec<String> = bands
             .iter()
             .map(|&(lo, hi)| {
                 let band = pairs(lo, hi);
-                format!("{:.3} ({})", auc(&band), band.len())
+                let agreed = in_band(lo, hi).filter(|(_, j)| j.agrees).count();
+                format!("{:.3}, {:.1}% ({})", auc(&band), 100.0 * agreed as f64 / band.len().max(1) as f64, band.len())
             })
             .collect();
         let agrees = judged.iter().filter(|j| j.agrees).count() as f64 / judged.len() as f64;
