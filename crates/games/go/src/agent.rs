@@ -128,6 +128,11 @@ pub const MCTS_PARAMS: &[ParamInfo] = &[
         "weight of criticality (how much owning a point goes with winning the playouts) in the priors, 0..=10; 0 off",
     ),
     ParamInfo::new(
+        "full_rules",
+        "full",
+        "what full_from and full_apart switch the heavy playouts to: full (tactics and nakade) or nakade (the nakade rules alone)",
+    ),
+    ParamInfo::new(
         "races",
         "0",
         "lift the priors of urgent fights (groups in atari, capturing races) to this share of the best prior times their urgency, 0..=2; 0 off",
@@ -439,6 +444,16 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         Some(g) => policy.with_learned_patterns(g),
         None => policy,
     };
+    let full_tactics = match spec.get("full_rules").map(|s| s.trim().to_ascii_lowercase()) {
+        None => true,
+        Some(s) if s == "full" => true,
+        Some(s) if s == "nakade" => false,
+        Some(s) => return Err(bad(spec, "full_rules", &s, "must be full or nakade")),
+    };
+    if !full_tactics && full_from.is_none() && full_apart.is_none() {
+        return Err(bad(spec, "full_rules", "nakade", "sets the rules of full_from or full_apart; give one of them"));
+    }
+    let policy = policy.with_full_tactics(full_tactics);
     Ok(MctsAgent::new(config, policy.with_full_from(full_from).with_full_apart(full_apart)))
 }
 
@@ -615,6 +630,9 @@ impl Agent<Go> for GoAgent {
         }
         if let Some(apart) = policy.full_apart() {
             spec = spec.with("full_apart", apart);
+        }
+        if !policy.full_tactics() {
+            spec = spec.with("full_rules", "nakade");
         }
         if policy.dynamic_komi() > 0.0 {
             spec = spec.with("dyn_komi", policy.dynamic_komi());
@@ -859,6 +877,13 @@ mod tests {
         assert_eq!(go_agent(&Spec::parse(&apart.name()).unwrap()).unwrap().name(), apart.name());
         assert_eq!(agent.inner().policy().full_apart(), None);
         assert!(!agent.name().contains("full_apart"));
+        let late_nakade = go_agent(&Spec::parse("mcts(full_from=12,full_rules=nakade)").unwrap()).unwrap();
+        assert!(!late_nakade.inner().policy().full_tactics());
+        assert!(late_nakade.name().contains("full_rules=nakade"), "{}", late_nakade.name());
+        assert_eq!(go_agent(&Spec::parse(&late_nakade.name()).unwrap()).unwrap().name(), late_nakade.name());
+        let late_full = go_agent(&Spec::parse("mcts(full_from=12,full_rules=full)").unwrap()).unwrap();
+        assert!(late_full.inner().policy().full_tactics() && !late_full.name().contains("full_rules"));
+        assert!(agent.inner().policy().full_tactics() && !agent.name().contains("full_rules"));
         for (bad, reason) in [
             ("mcts(full_from=-1)", "must be a ply from 0 to 10000, or none"),
             ("mcts(full_from=10001)", "must be a ply from 0 to 10000, or none"),
@@ -869,6 +894,8 @@ mod tests {
             ("mcts(full_apart=0)", "must be a share of wins from 0.01 to 1, or none"),
             ("mcts(full_apart=1.5)", "must be a share of wins from 0.01 to 1, or none"),
             ("mcts(full_apart=x)", "must be a share of wins from 0.01 to 1, or none"),
+            ("mcts(full_rules=nakade)", "give one of them"),
+            ("mcts(full_from=12,full_rules=tactics)", "must be full or nakade"),
             ("mcts(full_apart=0.2,playout=full)", "drop playout, tactics and nakade"),
             ("mcts(full_apart=0.2,tactics=true)", "drop playout, tactics and nakade"),
         ] {
