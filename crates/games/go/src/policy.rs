@@ -338,7 +338,8 @@ impl GoPolicy {
     /// in the searches of positions at or past ply `ply` of the game, and without them before:
     /// the plain ones run about 1.6 times as many a second, which counts most in the opening,
     /// and the full ones read the life and death and capturing races of the middle and end
-    /// game. Set after the playouts' other settings (patterns), which it copies.
+    /// game ([`with_full_tactics`](GoPolicy::with_full_tactics) makes them the nakade rules
+    /// alone). Set after the playouts' other settings (patterns), which it copies.
     pub fn with_full_from(mut self, ply: Option<u32>) -> GoPolicy {
         self.full_from = ply;
         self.make_full();
@@ -384,8 +385,9 @@ impl GoPolicy {
     /// Makes the playouts that [`with_full_from`](GoPolicy::with_full_from) and
     /// [`with_full_apart`](GoPolicy::with_full_apart) switch to the nakade rules alone
     /// (`false`) instead of the full preset (`true`, the default). On 9x9 the nakade rules
-    /// give most of what the full playouts judge better, at under half their cost
-    /// (docs/BENCHMARKS.md). Either order of the `with_` calls gives the same policy.
+    /// give most of what the full playouts judge better, at under 40% of the full preset's
+    /// extra cost over the plain heavy playouts (docs/BENCHMARKS.md). Either order of the
+    /// `with_` calls gives the same policy.
     pub fn with_full_tactics(mut self, on: bool) -> GoPolicy {
         self.full_tactics = on;
         self.make_full();
