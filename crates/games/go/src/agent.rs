@@ -444,12 +444,7 @@ pub fn go_mcts(spec: &Spec) -> Result<MctsAgent<Go, GoPolicy>, SpecError> {
         Some(g) => policy.with_learned_patterns(g),
         None => policy,
     };
-    let full_tactics = match spec.get("full_rules").map(|s| s.trim().to_ascii_lowercase()) {
-        None => true,
-        Some(s) if s == "full" => true,
-        Some(s) if s == "nakade" => false,
-        Some(s) => return Err(bad(spec, "full_rules", &s, "must be full or nakade")),
-    };
+    let full_tactics = word(spec, "full_rules", &[("full", true), ("nakade", false)], true)?;
     if !full_tactics && full_from.is_none() && full_apart.is_none() {
         return Err(bad(spec, "full_rules", "nakade", "sets the rules of full_from or full_apart; give one of them"));
     }
