@@ -1172,6 +1172,29 @@ mod play_tests {
     }
 
     #[test]
+    fn ends_a_won_game_by_passing_after_the_opponents_pass() {
+        // Black owns the left five columns, White the right four, komi 7: Black wins by 2
+        // however the stones are judged. White passes.
+        let mut g = Go::new(9, crate::game::Rules { komi: 7.0, ..crate::game::Rules::default() });
+        for row in 1..=9 {
+            for col in ["E", "F"] {
+                let mv = g.parse_point(&format!("{col}{row}")).map(Move::Play).unwrap();
+                g.play_checked(mv).unwrap();
+            }
+        }
+        g.play_checked(Move::Play(g.parse_point("A1").unwrap())).unwrap();
+        g.play_checked(Move::Pass).unwrap();
+        assert_eq!(g.score().winner(), Some(Color::Black));
+        assert!(!GoAgent::pass_wins_only_by_dead_stones(&g));
+        let mut agent = go_agent(&Spec::parse("mcts(playouts=5000,seed=4,resign=0)").unwrap()).unwrap();
+        let mut report = NullReport::callback();
+        let choice = agent.choose(&g, Player(0), &Limits::none(), &mut report).unwrap();
+        // Every other move wins too, by the same count: only the pass ends the game.
+        assert_eq!(choice.mv, Move::Pass);
+        assert!(choice.info.proven_in.is_some(), "{:?}", choice.info.proven_in);
+    }
+
+    #[test]
     fn does_not_pass_to_win_by_dead_stones() {
         // Black owns the left five columns, White the right four with a dead black stone at
         // H5, komi 10; White passes. Counting every stone alive Black wins by passing

@@ -883,7 +883,10 @@ fn hand_prior(b: &Board, passes: usize, mv: Move) -> f32 {
 /// The model's priors (own eyes 0). As a progressive bias: each move's gamma over the
 /// strongest move's, passes as in the hand-written rules. As virtual experience (`shares`):
 /// the square root of each move's probability under the model, its gamma over the sum of
-/// all, as Pachi weighs its pattern priors; passes a tenth of the hand-written prior.
+/// all, as Pachi weighs its pattern priors; passes a tenth of the hand-written prior, but
+/// 1 right after a pass. That pass ends the game, so its first visit proves it won or lost;
+/// with a tenth (0.03), in a decided position where every move wins, the pass never had a
+/// first visit, and the player played on until the move cap.
 fn model_priors(b: &Board, passes: usize, model: &MoveModel, moves: &[Move], shares: bool, priors: &mut Vec<f32>) {
     let color = b.to_move();
     let (mut best, mut sum) = (0.0f32, 0.0f32);
@@ -903,6 +906,7 @@ fn model_priors(b: &Board, passes: usize, model: &MoveModel, moves: &[Move], sha
     };
     for (pr, &mv) in priors.iter_mut().zip(moves) {
         *pr = match mv {
+            Move::Pass if shares && passes > 0 => 1.0,
             Move::Pass => pass_prior(b, passes) * pass_scale,
             Move::Play(_) if shares => (*pr * scale).sqrt(),
             Move::Play(_) => *pr * scale,
