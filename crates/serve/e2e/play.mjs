@@ -185,9 +185,11 @@ async function shot(page, name) {
 
 const scenarios = {
   // Go 9x9 against MCTS: moves clicked, one pass, then Resign; then a new game with the
-  // colours swapped, in which the agent opens and the human answers.
+  // colours swapped, in which the agent opens and the human answers. Komi -20 keeps the
+  // human ahead by the count, so that the agent answers the pass by playing on: a pass
+  // back that wins would end the game.
   async go(page) {
-    await newGame(page, "go", { size: "9" }, ["human", "mcts(playouts=100)"]);
+    await newGame(page, "go", { size: "9", komi: "-20" }, ["human", "mcts(playouts=100)"]);
     await checkFits(page);
     let s;
     for (let i = 0; i < 6; i++) s = await clickMove(page);
@@ -233,7 +235,7 @@ const scenarios = {
       komi: document.querySelector('#game-params input[data-param="komi"]').value,
       players: [...document.querySelectorAll("#seats input[data-seat]")].map((i) => i.value),
     }));
-    check(form.game === "go" && form.size === "9" && form.komi === "7.5", `the form shows ${JSON.stringify(form)}`);
+    check(form.game === "go" && form.size === "9" && form.komi === "-20", `the form shows ${JSON.stringify(form)}`);
     check(form.players.join(" vs ") === "mcts(playouts=100) vs human", `the form's players: ${form.players}`);
     check((await page.$eval("#play-title", (e) => e.textContent)) === swapped, "the reload shows another game");
 

@@ -100,7 +100,7 @@ async fn go_9x9_is_clicked_passed_resigned_saved_then_replayed_with_colours_swap
     assert!(r["result"].as_str().unwrap().contains("wins by resignation"), "{r}");
     assert_eq!(
         r["swapped"],
-        "go(size=9,komi=7.5,rules=chinese,superko=positional,suicide=false,handicap=0): mcts(playouts=100) vs human",
+        "go(size=9,komi=-20,rules=chinese,superko=positional,suicide=false,handicap=0): mcts(playouts=100) vs human",
         "{r}"
     );
 }
