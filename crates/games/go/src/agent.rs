@@ -1171,17 +1171,24 @@ mod play_tests {
         assert!(!choice.info.root_moves.is_empty() && choice.info.root_moves[0].prior.is_some());
     }
 
-    #[test]
-    fn ends_a_won_game_by_passing_after_the_opponents_pass() {
-        // Black owns the left five columns, White the right four, komi 7: Black wins by 2
-        // however the stones are judged. White passes.
-        let mut g = Go::new(9, crate::game::Rules { komi: 7.0, ..crate::game::Rules::default() });
+    /// A 9x9 board split by a black wall on column E and a white one on column F, Black to
+    /// move.
+    fn walled(komi: f32) -> Go {
+        let mut g = Go::new(9, crate::game::Rules { komi, ..crate::game::Rules::default() });
         for row in 1..=9 {
             for col in ["E", "F"] {
                 let mv = g.parse_point(&format!("{col}{row}")).map(Move::Play).unwrap();
                 g.play_checked(mv).unwrap();
             }
         }
+        g
+    }
+
+    #[test]
+    fn ends_a_won_game_by_passing_after_the_opponents_pass() {
+        // Black owns the left five columns, White the right four, komi 7: Black wins by 2
+        // however the stones are judged. White passes.
+        let mut g = walled(7.0);
         g.play_checked(Move::Play(g.parse_point("A1").unwrap())).unwrap();
         g.play_checked(Move::Pass).unwrap();
         assert_eq!(g.score().winner(), Some(Color::Black));
@@ -1199,13 +1206,7 @@ mod play_tests {
         // Black owns the left five columns, White the right four with a dead black stone at
         // H5, komi 10; White passes. Counting every stone alive Black wins by passing
         // (White's area is neutral), but with H5 dead White wins by 1.
-        let mut g = Go::new(9, crate::game::Rules { komi: 10.0, ..crate::game::Rules::default() });
-        for row in 1..=9 {
-            for col in ["E", "F"] {
-                let mv = g.parse_point(&format!("{col}{row}")).map(Move::Play).unwrap();
-                g.play_checked(mv).unwrap();
-            }
-        }
+        let mut g = walled(10.0);
         g.play_checked(Move::Play(g.parse_point("H5").unwrap())).unwrap();
         g.play_checked(Move::Pass).unwrap();
         assert_eq!(g.score().winner(), Some(Color::Black));
